@@ -1,0 +1,75 @@
+"""Attention matrices as alignments: subword → word merging and hard links.
+
+Word-level attention sums a word's source pieces (how much of α_t fell on
+the word, so rows still sum to 1) and averages a word's target pieces (a
+word's typical step). Hard alignments link each target word to the source
+word it attends most, written in Pharaoh ``src-tgt`` format (0-based).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .decoding import Trace
+from .tokenization import EOS, WORD_MARK, word_groups
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionView:
+    """An attention-like matrix with its labels, at piece or word level."""
+
+    rows: tuple[str, ...]  # [T] target labels
+    columns: tuple[str, ...]  # [S] source labels
+    unknown: tuple[bool, ...]  # [S] True where the source contains an unknown piece
+    weights: np.ndarray  # [T, S]
+    energies: np.ndarray | None  # [T, S], piece level only
+
+
+def _label(piece: str) -> str:
+    return piece.replace(WORD_MARK, "") or WORD_MARK
+
+
+def piece_view(trace: Trace) -> AttentionView:
+    if trace.attention is None:
+        raise ValueError("this model has no attention")
+    return AttentionView(
+        rows=tuple(_label(p) for p in trace.target_pieces),
+        columns=trace.source.surfaces,
+        unknown=trace.source.unknown,
+        weights=trace.attention,
+        energies=trace.energies,
+    )
+
+
+def word_view(trace: Trace) -> AttentionView:
+    """Attention between whole words (pieces joined by the ``▁`` convention)."""
+    if trace.attention is None:
+        raise ValueError("this model has no attention")
+    src_groups = word_groups(trace.source.pieces)
+    tgt_groups = word_groups(trace.target_pieces)
+    by_src = np.stack([trace.attention[:, g].sum(axis=1) for g in src_groups], axis=1)  # [T, Sw]
+    words = np.stack([by_src[g].mean(axis=0) for g in tgt_groups])  # [Tw, Sw]
+    surfaces = trace.source.surfaces
+    return AttentionView(
+        rows=tuple("".join(_label(trace.target_pieces[i]) for i in g) for g in tgt_groups),
+        columns=tuple("".join(surfaces[i] for i in g) if surfaces[g[0]] != EOS else EOS for g in src_groups),
+        unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
+        weights=words,
+        energies=None,
+    )
+
+
+def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:
+    """``(source, target)`` index pairs: each target's most attended source, EOS left out."""
+    pairs = []
+    for t, row in enumerate(view.weights):
+        s = int(np.argmax(row))
+        if view.rows[t] != EOS and view.columns[s] != EOS:
+            pairs.append((s, t))
+    return pairs
+
+
+def pharaoh(pairs: list[tuple[int, int]]) -> str:
+    """Pharaoh format: ``"0-0 1-2 …"`` (source-target)."""
+    return " ".join(f"{s}-{t}" for s, t in pairs)

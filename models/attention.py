@@ -1,0 +1,164 @@
+"""Attention scores: one interface, five ways of comparing a query with a key.
+
+Dimension names used everywhere in this package:
+    B batch, T queries (target steps), S keys (source positions),
+    Dq / Dk / Dv query / key / value widths, A attention (common-space) width.
+
+Every scorer turns energies ``e[b, t, s]`` into weights and a context::
+
+    α[b, t, :] = softmax_s(e[b, t, :])   (masked positions get weight exactly 0)
+    c[b, t]    = Σ_s α[b, t, s] · v[b, s]
+
+and differs only in the score (Bahdanau et al. 2015, §3.1 and appendix A.1.2;
+Luong et al. 2015, §3.1):
+
+    additive   e = vᵀ tanh(W_q q + W_k k)            Bahdanau "concat"
+    dot        e = (W_q q)·(W_k k) / √A              same projections as additive,
+                                                      only the combination differs
+    general    e = qᵀ W k                            Luong "general"
+    plain_dot  e = qᵀ k                              Luong "dot", needs Dq == Dk
+
+``W_q`` and ``W_k`` carry biases: for ``additive`` the pair of biases is one
+bias of the hidden layer that the score is (a one-hidden-layer MLP on
+``[q; k]``); for ``dot`` they let each side shift into the common space.
+
+Keys are projected once per source sentence with :meth:`project_keys`; the
+result is returned to the caller and passed back on every decoding step, so a
+module never holds per-sentence state.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+#: Upper bound on elements of the additive [B, T, S, A] broadcast held at once.
+ADDITIVE_CHUNK_ELEMENTS = 1 << 22
+
+
+def masked_softmax(energies: Tensor, mask: Tensor | None) -> Tensor:
+    """Softmax over the last axis; ``mask`` [B, S] is True on real tokens."""
+    if mask is not None:
+        energies = energies.masked_fill(~mask[:, None, :], float("-inf"))
+    return torch.softmax(energies, dim=-1)
+
+
+class Attention(nn.Module):
+    """Base class: subclasses define :meth:`project_keys` and :meth:`score`."""
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        """Per-sentence key projection, [B, S, Dk] -> [B, S, *]."""
+        raise NotImplementedError
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        """Energies [B, T, S] for queries [B, T, Dq] against projected keys."""
+        raise NotImplementedError
+
+    def energies(self, query: Tensor, keys: Tensor, proj_keys: Tensor | None = None) -> Tensor:
+        """Raw energies before the softmax, [B, T, S]."""
+        if proj_keys is None:
+            proj_keys = self.project_keys(keys)
+        return self.score(query, proj_keys)
+
+    def forward(
+        self,
+        query: Tensor,  # [B, T, Dq]
+        keys: Tensor,  # [B, S, Dk]
+        values: Tensor | None = None,  # [B, S, Dv], defaults to keys
+        mask: Tensor | None = None,  # [B, S] bool, True = real token
+        proj_keys: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """Return ``(context [B, T, Dv], weights [B, T, S])``."""
+        weights = masked_softmax(self.energies(query, keys, proj_keys), mask)
+        values = keys if values is None else values
+        return weights @ values, weights  # [B, T, Dv], [B, T, S]
+
+
+class AdditiveAttention(Attention):
+    """Bahdanau's score ``e = vᵀ tanh(W_q q + W_k k)`` (2015, appendix A.1.2)."""
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int):
+        super().__init__()
+        self.W_q = nn.Linear(query_dim, attn_dim)
+        self.W_k = nn.Linear(key_dim, attn_dim)
+        self.v = nn.Linear(attn_dim, 1, bias=False)
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        return self.W_k(keys)  # [B, S, A]
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        q = self.W_q(query)  # [B, T, A]
+        B, T, A = q.shape
+        S = proj_keys.shape[1]
+        # The broadcast below is [B, t, S, A]; chunk over T so long inputs stay bounded.
+        step = max(1, ADDITIVE_CHUNK_ELEMENTS // max(1, B * S * A))
+        chunks = [
+            self.v(torch.tanh(q[:, i : i + step, None, :] + proj_keys[:, None, :, :])).squeeze(-1)
+            for i in range(0, T, step)
+        ]  # each [B, t, S]
+        return torch.cat(chunks, dim=1)  # [B, T, S]
+
+
+class DotProductAttention(Attention):
+    """``e = (W_q q)·(W_k k) / √A`` — the additive projections, multiplied instead."""
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, scaled: bool = True):
+        super().__init__()
+        self.W_q = nn.Linear(query_dim, attn_dim)
+        self.W_k = nn.Linear(key_dim, attn_dim)
+        self.scale = 1 / math.sqrt(attn_dim) if scaled else 1.0
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        return self.W_k(keys)  # [B, S, A]
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        return (self.W_q(query) @ proj_keys.transpose(1, 2)) * self.scale  # [B, T, S]
+
+
+class GeneralAttention(Attention):
+    """Luong's "general" score ``e = qᵀ W k``; W maps keys into the query space."""
+
+    def __init__(self, query_dim: int, key_dim: int):
+        super().__init__()
+        self.W = nn.Linear(key_dim, query_dim, bias=False)
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        return self.W(keys)  # [B, S, Dq]
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        return query @ proj_keys.transpose(1, 2)  # [B, T, S]
+
+
+class PlainDotAttention(Attention):
+    """Luong's "dot" score ``e = qᵀ k``: no parameters, so Dq must equal Dk."""
+
+    def __init__(self, query_dim: int, key_dim: int):
+        super().__init__()
+        if query_dim != key_dim:
+            raise ValueError(
+                f"plain_dot attention needs equal query and key sizes, got {query_dim} and "
+                f"{key_dim}; use 'general' or 'dot', which project them first"
+            )
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        return keys  # [B, S, Dk]
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        return query @ proj_keys.transpose(1, 2)  # [B, T, S]
+
+
+SCORES = ("additive", "dot", "general", "plain_dot")
+
+
+def build_attention(score: str, query_dim: int, key_dim: int, attn_dim: int) -> Attention:
+    """The scorer named ``score`` (one of :data:`SCORES`)."""
+    if score == "additive":
+        return AdditiveAttention(query_dim, key_dim, attn_dim)
+    if score == "dot":
+        return DotProductAttention(query_dim, key_dim, attn_dim, scaled=True)
+    if score == "general":
+        return GeneralAttention(query_dim, key_dim)
+    if score == "plain_dot":
+        return PlainDotAttention(query_dim, key_dim)
+    raise ValueError(f"unknown attention score {score!r}; expected one of {SCORES} or 'none'")

@@ -1,0 +1,153 @@
+"""Speed and memory figures, printed as tables.
+
+    python -m models.bench attention              # scorers vs a per-query textbook loop
+    python -m models.bench translate --model additive
+
+``attention`` times the additive and dot-product scorers (median of repeats)
+and measures their peak memory: on CUDA the allocator's peak, on CPU the
+process's peak resident set (Linux ``VmHWM``) above its level before the call,
+each measured in a fresh process. The reference is the simplest textbook
+code: one query position at a time, keys re-projected for each.
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+from .attention import build_attention
+
+SIZES = (  # name, B, T, S
+    ("decode step", 64, 1, 30),
+    ("teacher forcing", 64, 30, 30),
+    ("long", 1, 500, 500),
+    ("very long", 1, 2000, 2000),
+)
+DIM, ATTN_DIM = 256, 128
+
+
+def naive_forward(scorer, query, keys):
+    """One query position at a time, as the simplest per-step implementations do."""
+    outs = [scorer(query[:, t : t + 1], keys) for t in range(query.shape[1])]
+    return torch.cat([c for c, _ in outs], 1), torch.cat([w for _, w in outs], 1)
+
+
+def _setup(score: str, B: int, T: int, S: int, device: str):
+    torch.manual_seed(0)
+    scorer = build_attention(score, DIM, DIM, ATTN_DIM).to(device)
+    return scorer, torch.randn(B, T, DIM, device=device), torch.randn(B, S, DIM, device=device)
+
+
+def _run(impl: str, scorer, query, keys):
+    with torch.inference_mode():
+        return scorer(query, keys) if impl == "vectorised" else naive_forward(scorer, query, keys)
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def time_ms(impl: str, score: str, B: int, T: int, S: int, device: str, repeats: int) -> float:
+    scorer, query, keys = _setup(score, B, T, S, device)
+    _run(impl, scorer, query, keys)  # warm-up
+    times = []
+    for _ in range(repeats):
+        _sync(device)
+        start = time.perf_counter()
+        _run(impl, scorer, query, keys)
+        _sync(device)
+        times.append(1000 * (time.perf_counter() - start))
+    return statistics.median(times)
+
+
+def _vm_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _cpu_peak_child(args, queue) -> None:
+    impl, score, B, T, S = args
+    scorer, query, keys = _setup(score, B, T, S, "cpu")
+    Path("/proc/self/clear_refs").write_text("5")  # reset the peak to the current level
+    before = _vm_kib("VmRSS")
+    _run(impl, scorer, query, keys)
+    queue.put((_vm_kib("VmHWM") - before) / 1024)
+
+
+def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> float:
+    if device.startswith("cuda"):
+        scorer, query, keys = _setup(score, B, T, S, device)
+        torch.cuda.reset_peak_memory_stats()
+        start = torch.cuda.memory_allocated()
+        _run(impl, scorer, query, keys)
+        return (torch.cuda.max_memory_allocated() - start) / 2**20
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_cpu_peak_child, args=((impl, score, B, T, S), queue))
+    child.start()
+    result = queue.get(timeout=600)
+    child.join()
+    return result
+
+
+def bench_attention(device: str, repeats: int) -> None:
+    print(f"attention scorers on {device}, {torch.get_num_threads()} threads; D={DIM}, A={ATTN_DIM}; "
+          f"time = median of {repeats}")
+    print(f"| size | B×T×S | score | vectorised ms | naive ms | speed-up | vectorised peak MiB | naive peak MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, B, T, S in SIZES:
+        for score in ("additive", "dot"):
+            fast, slow = (time_ms(i, score, B, T, S, device, repeats) for i in ("vectorised", "naive"))
+            mem_fast, mem_slow = (peak_mib(i, score, B, T, S, device) for i in ("vectorised", "naive"))
+            print(f"| {name} | {B}×{T}×{S} | {score} | {fast:.2f} | {slow:.2f} | {slow / fast:.1f}× "
+                  f"| {mem_fast:.1f} | {mem_slow:.1f} |", flush=True)
+
+
+def sentence_of(words: int, pool: list[str]) -> str:
+    """An in-domain sentence of exactly ``words`` words cut from the example pool."""
+    tokens = " ".join(pool).split()
+    return " ".join((tokens * (words // len(tokens) + 1))[:words])
+
+
+def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
+    from .decoding import greedy
+    from .hub import load_model
+
+    loaded = load_model(model_ref, device=device)
+    pool = (Path(__file__).resolve().parent.parent / "assets" / "examples.txt").read_text().splitlines()
+    print(f"full greedy trace of {model_ref} on {loaded.device}, {torch.get_num_threads()} threads, {repeats} runs")
+    print("| words | median ms | p95 ms |\n|---|---|---|")
+    for words in (5, 20, 50):
+        text = sentence_of(words, [line for line in pool if line and not line.startswith("#")])
+        greedy(loaded.model, loaded.tokenizers, text)  # warm-up
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            greedy(loaded.model, loaded.tokenizers, text)
+            times.append(1000 * (time.perf_counter() - start))
+        p95 = statistics.quantiles(times, n=20)[-1]
+        print(f"| {words} | {statistics.median(times):.1f} | {p95:.1f} |", flush=True)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
+    p.add_argument("what", choices=["attention", "translate"])
+    p.add_argument("--model", default="additive", help="for translate: bundled name, directory or Hub id")
+    p.add_argument("--device", help="default: cuda if available, else cpu")
+    p.add_argument("--repeats", type=int, default=20)
+    args = p.parse_args(argv)
+    if args.what == "attention":
+        bench_attention(args.device or ("cuda" if torch.cuda.is_available() else "cpu"), args.repeats)
+    else:
+        bench_translate(args.model, args.device, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Score a checkpoint with sacreBLEU on a Multi30k-style split.
+
+    python -m models.evaluate --model additive --data ../shared/data/multi30k
+
+Reports BLEU (cased and lowercased) and chrF with their signatures, for greedy
+decoding and beam search, plus BLEU by source length (Bahdanau et al. 2015,
+Figure 2). Results go to ``--out`` (default: ``evaluation.json`` inside the
+checkpoint directory, whose model card is then refreshed).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from sacrebleu.metrics import BLEU, CHRF
+from tqdm import tqdm
+
+from .card import write_card
+from .data import read_parallel
+from .hub import LoadedModel, load_model
+from .translate import translate_lines
+
+LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive
+
+
+def scores(hyps: list[str], refs: list[str]) -> tuple[dict, dict]:
+    """BLEU, lowercased BLEU and chrF of ``hyps``, and the metrics' signatures."""
+    metrics = {"bleu": BLEU(), "bleu_lc": BLEU(lowercase=True), "chrf": CHRF()}
+    values = {k: m.corpus_score(hyps, [refs]).score for k, m in metrics.items()}
+    return values, {k: str(m.get_signature()) for k, m in metrics.items()}
+
+
+def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[str]) -> list[dict]:
+    """Cased BLEU of each decoding within each source-length bucket."""
+    rows = []
+    for lo, hi in LENGTH_BUCKETS:
+        idx = [i for i, s in enumerate(sources) if lo <= len(s.split()) <= hi]
+        if not idx:
+            continue
+        row = {"min_words": lo, "max_words": hi, "sentences": len(idx)}
+        for mode, h in hyps.items():
+            row[f"{mode}_bleu"] = BLEU().corpus_score([h[i] for i in idx], [[refs[i] for i in idx]]).score
+        rows.append(row)
+    return rows
+
+
+def evaluate(loaded: LoadedModel, data: str, split: str, src: str, tgt: str, beam: int) -> dict:
+    sources, refs = read_parallel(data, split, src, tgt)
+    hyps = {"greedy": translate_lines(loaded, sources, 1)}
+    if beam > 1:
+        hyps["beam"] = translate_lines(loaded, tqdm(sources, desc=f"beam {beam}"), beam)
+    result = {"model": loaded.path.name, "score": loaded.score, "split": split, "sentences": len(sources), "beam_size": beam}
+    for mode, h in hyps.items():
+        result[mode], result["signatures"] = scores(h, refs)
+    result["by_length"] = by_length(sources, hyps, refs)
+    result["examples"] = [{"source": s, "reference": r, "greedy": h} for s, r, h in zip(sources[:5], refs, hyps["greedy"])]
+    return result
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n")[0])
+    p.add_argument("--model", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--split", default="test_2016_flickr")
+    p.add_argument("--src", default="en")
+    p.add_argument("--tgt", default="fr")
+    p.add_argument("--beam", type=int, default=5, help="beam size (1: greedy only)")
+    p.add_argument("--device")
+    p.add_argument("--out", help="JSON file to write (default: evaluation.json in the checkpoint)")
+    args = p.parse_args(argv)
+    loaded = load_model(args.model, device=args.device)
+    result = evaluate(loaded, args.data, args.split, args.src, args.tgt, args.beam)
+    result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
+    checkpoint = loaded.path
+    out = Path(args.out) if args.out else checkpoint / "evaluation.json"
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+    if out == checkpoint / "evaluation.json" and (checkpoint / "training.json").exists():
+        write_card(checkpoint)
+    print(json.dumps({k: result[k] for k in ("greedy", "beam") if k in result}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""The attentional RNN encoder–decoder of Bahdanau, Cho & Bengio (2015).
+
+Encoder (§3.2): embeddings → bidirectional GRU; the annotation of source word
+s is ``h_s = [→h_s; ←h_s]`` (width 2·He, the keys and values of attention).
+
+Decoder (§3.1, appendix A.2.2), one step t, with Bahdanau's ordering:
+
+    e_t, α_t = score(s_{t-1}, h)          the query is the *previous* state
+    c_t      = Σ_s α_ts h_s               fed into the recurrence …
+    s_t      = GRU([E y_{t-1}; c_t], s_{t-1})
+    logits   = W_o tanh(W_r [s_t; c_t; E y_{t-1}])   … and into the read-out
+
+``s_0 = tanh(W_init ←h_1)``, from the backward encoder's summary of the whole
+sentence. With ``score="none"`` the decoder gets no attention: every step
+receives the same fixed summary ``c = [→h_S; ←h_1]`` (the paper's RNNencdec
+baseline), so the comparison isolates what attention adds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from huggingface_hub import PyTorchModelHubMixin
+from torch import Tensor, nn
+
+from .attention import build_attention, masked_softmax
+
+#: Bumped whenever the meaning of a saved config or weight changes.
+FORMAT_VERSION = 1
+SCORE_CHOICES = ("additive", "dot", "general", "plain_dot", "none")
+
+
+@dataclass(frozen=True)
+class EncoderOutput:
+    """What the decoder needs from one batch of source sentences."""
+
+    annotations: Tensor  # [B, S, 2He]  keys and values
+    proj_keys: Tensor | None  # [B, S, *]  score-specific key projection; None without attention
+    mask: Tensor  # [B, S] bool, True = real token
+    summary: Tensor  # [B, 2He]  [→h_S; ←h_1], the fixed context without attention
+    init_state: Tensor  # [B, H]
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    """One decoding step for a batch."""
+
+    logits: Tensor  # [B, V]
+    state: Tensor  # [B, H]  s_t
+    context: Tensor  # [B, 2He]  c_t
+    weights: Tensor | None  # [B, S]  α_t (None without attention)
+    energies: Tensor | None  # [B, S]  e_t before the softmax
+
+
+class Seq2Seq(
+    nn.Module,
+    PyTorchModelHubMixin,
+    library_name="attention-atlas",
+    tags=["translation", "attention", "seq2seq", "bahdanau"],
+    license="mit",
+):
+    """Bidirectional-GRU encoder, GRU decoder, pluggable attention score."""
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        score: str = "additive",
+        emb_dim: int = 128,
+        enc_hidden: int = 128,
+        dec_hidden: int = 256,
+        attn_dim: int = 128,
+        dropout: float = 0.2,
+        pad_id: int = 0,
+        format_version: int = FORMAT_VERSION,
+    ):
+        super().__init__()
+        if score not in SCORE_CHOICES:
+            raise ValueError(f"unknown score {score!r}; expected one of {SCORE_CHOICES}")
+        if format_version != FORMAT_VERSION:
+            raise ValueError(f"checkpoint format {format_version} is not supported (this code reads {FORMAT_VERSION})")
+        self.score, self.pad_id = score, pad_id
+        ctx_dim = 2 * enc_hidden
+        self.src_embed = nn.Embedding(src_vocab_size, emb_dim, padding_idx=pad_id)
+        self.tgt_embed = nn.Embedding(tgt_vocab_size, emb_dim, padding_idx=pad_id)
+        self.encoder = nn.GRU(emb_dim, enc_hidden, batch_first=True, bidirectional=True)
+        self.init_state = nn.Linear(enc_hidden, dec_hidden)
+        self.attention = None if score == "none" else build_attention(score, dec_hidden, ctx_dim, attn_dim)
+        self.decoder = nn.GRUCell(emb_dim + ctx_dim, dec_hidden)
+        self.readout = nn.Linear(dec_hidden + ctx_dim + emb_dim, emb_dim)
+        self.output = nn.Linear(emb_dim, tgt_vocab_size)
+        self.dropout = nn.Dropout(dropout)
+
+    def encode(self, src: Tensor, mask: Tensor) -> EncoderOutput:
+        """Annotate a padded batch: ``src`` [B, S] ids, ``mask`` [B, S] True on tokens."""
+        lengths = mask.sum(1).cpu()
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.dropout(self.src_embed(src)), lengths, batch_first=True, enforce_sorted=False
+        )
+        out, final = self.encoder(packed)  # final: [2, B, He] (forward, backward)
+        annotations, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
+        proj_keys = None if self.attention is None else self.attention.project_keys(annotations)
+        return EncoderOutput(
+            annotations=annotations,  # [B, S, 2He]
+            proj_keys=proj_keys,
+            mask=mask,
+            summary=torch.cat([final[0], final[1]], dim=-1),  # [B, 2He]
+            init_state=torch.tanh(self.init_state(final[1])),  # [B, H]
+        )
+
+    def attend(self, state: Tensor, enc: EncoderOutput, override: Tensor | None = None):
+        """Context, weights and energies for queries ``state`` [B, H].
+
+        ``override`` [B, S] replaces the computed weights (what-if exploration).
+        """
+        if self.attention is None:
+            return enc.summary, None, None
+        energies = self.attention.score(state[:, None, :], enc.proj_keys)  # [B, 1, S]
+        weights = masked_softmax(energies, enc.mask) if override is None else override[:, None, :]
+        context = (weights @ enc.annotations).squeeze(1)  # [B, 2He]
+        return context, weights.squeeze(1), energies.squeeze(1)
+
+    def decode_step(
+        self, prev: Tensor, state: Tensor, enc: EncoderOutput, override: Tensor | None = None
+    ) -> StepOutput:
+        """One step: previous tokens ``prev`` [B] and state ``s_{t-1}`` [B, H]."""
+        context, weights, energies = self.attend(state, enc, override)
+        emb = self.dropout(self.tgt_embed(prev))  # [B, E]
+        state = self.decoder(torch.cat([emb, context], dim=-1), state)  # [B, H]
+        hidden = torch.tanh(self.readout(self.dropout(torch.cat([state, context, emb], dim=-1))))
+        logits = self.output(self.dropout(hidden))  # [B, V]
+        return StepOutput(logits, state, context, weights, energies)
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> Tensor:
+        """Teacher-forced logits [B, T, V] for target inputs ``tgt_in`` [B, T]."""
+        enc = self.encode(src, src_mask)
+        state, logits = enc.init_state, []
+        for t in range(tgt_in.shape[1]):
+            step = self.decode_step(tgt_in[:, t], state, enc)
+            state = step.state
+            logits.append(step.logits)
+        return torch.stack(logits, dim=1)  # [B, T, V]
+
+    @property
+    def device(self) -> torch.device:
+        return self.output.weight.device

@@ -1,0 +1,128 @@
+"""Subword tokenisation with Hugging Face ``tokenizers`` (BPE, SentencePiece-style).
+
+Text is NFKC-normalised, split on spaces with a ``▁`` word marker and on
+punctuation, then cut into BPE pieces. Characters never seen in training
+(emoji, CJK, …) become ``<unk>``; the original text of each piece is kept
+from the encoding's offsets so the app can show and flag it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+SPECIALS = (PAD, UNK, BOS, EOS)
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(4)
+WORD_MARK = "▁"
+SOURCE_FILE, TARGET_FILE = "source_tokenizer.json", "target_tokenizer.json"
+
+
+class InputError(ValueError):
+    """Text that cannot be translated (e.g. empty); the message is for users."""
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A source sentence ready for the encoder (EOS included)."""
+
+    ids: tuple[int, ...]
+    pieces: tuple[str, ...]  # BPE pieces with the ▁ word marker
+    surfaces: tuple[str, ...]  # the original text each piece covers
+    unknown: tuple[bool, ...]  # True where the piece is <unk>
+    truncated: bool  # True when the text was cut to the length cap
+
+
+def train_tokenizer(lines: Iterable[str], vocab_size: int) -> Tokenizer:
+    """Train a BPE tokenizer whose first ids are :data:`SPECIALS`."""
+    tok = Tokenizer(models.BPE(unk_token=UNK))
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Metaspace(replacement=WORD_MARK), pre_tokenizers.Punctuation()]
+    )
+    tok.decoder = decoders.Metaspace(replacement=WORD_MARK)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=list(SPECIALS), min_frequency=2, show_progress=False
+    )
+    tok.train_from_iterator(lines, trainer=trainer)
+    return tok
+
+
+class SubwordTokenizer:
+    """A trained ``tokenizers.Tokenizer`` with this project's conventions."""
+
+    def __init__(self, tokenizer: Tokenizer):
+        for i, special in enumerate(SPECIALS):
+            if tokenizer.token_to_id(special) != i:
+                raise ValueError(f"tokenizer must map {special} to id {i}")
+        self.tokenizer = tokenizer
+
+    @classmethod
+    def load(cls, path: str | Path) -> SubwordTokenizer:
+        return cls(Tokenizer.from_file(str(path)))
+
+    def save(self, path: str | Path) -> None:
+        self.tokenizer.save(str(path))
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.get_vocab_size()
+
+    def encode(self, text: str, max_tokens: int) -> Encoded:
+        """Pieces of ``text`` plus EOS, at most ``max_tokens`` in all."""
+        if not text.strip():
+            raise InputError("Type a sentence to translate.")
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        keep = max_tokens - 1
+        ids, pieces, offsets = enc.ids[:keep], enc.tokens[:keep], enc.offsets[:keep]
+        surfaces = [text[a:b].strip() or p for p, (a, b) in zip(pieces, offsets)]
+        return Encoded(
+            ids=(*ids, EOS_ID),
+            pieces=(*pieces, EOS),
+            surfaces=(*surfaces, EOS),
+            unknown=(*(i == UNK_ID for i in ids), False),
+            truncated=len(enc.ids) > keep,
+        )
+
+    def ids(self, text: str) -> list[int]:
+        """Piece ids without specials (for training targets)."""
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def pieces(self, ids: Iterable[int]) -> list[str]:
+        return [self.tokenizer.id_to_token(i) for i in ids]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Normal text for piece ids; specials are dropped."""
+        return self.tokenizer.decode([i for i in ids if i >= len(SPECIALS)])
+
+
+@dataclass(frozen=True)
+class TokenizerPair:
+    source: SubwordTokenizer
+    target: SubwordTokenizer
+
+    @classmethod
+    def load(cls, directory: str | Path) -> TokenizerPair:
+        d = Path(directory)
+        return cls(SubwordTokenizer.load(d / SOURCE_FILE), SubwordTokenizer.load(d / TARGET_FILE))
+
+    def save(self, directory: str | Path) -> None:
+        d = Path(directory)
+        self.source.save(d / SOURCE_FILE)
+        self.target.save(d / TARGET_FILE)
+
+
+def word_groups(pieces: Iterable[str]) -> list[list[int]]:
+    """Indices of pieces grouped into words: ``▁`` starts a word, BOS/EOS/PAD stand alone."""
+    alone = (PAD, BOS, EOS)
+    groups: list[list[int]] = []
+    previous = EOS
+    for i, piece in enumerate(pieces):
+        if piece.startswith(WORD_MARK) or piece in alone or previous in alone:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+        previous = piece
+    return groups

@@ -1,0 +1,212 @@
+"""Train an English→French translator on Multi30k-style data.
+
+    python -m models.train --data ../shared/data/multi30k --score additive \\
+        --out assets/checkpoints/en-fr-additive --minutes 40
+
+Each epoch ends with a validation pass (teacher-forced loss, greedy sacreBLEU);
+the best epoch by BLEU is the checkpoint in ``--out``. Training state (weights,
+Adam moments, epoch, learning rate) is kept in ``--out/train_state`` as
+safetensors + JSON, so ``--resume`` continues an interrupted run exactly at the
+last finished epoch. Deterministic on CPU for a given ``--seed``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import sacrebleu
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from tqdm import tqdm
+
+from .card import write_card
+from .data import batches, read_parallel, tokenize_pairs
+from .decoding import translate_batch
+from .hub import pick_device, save_checkpoint
+from .seq2seq import SCORE_CHOICES, Seq2Seq
+from .tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
+
+STATE_DIR = "train_state"
+MAX_TRAIN_PIECES = 64
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.split("\n")[0])
+    p.add_argument("--data", required=True, help="folder of {split}.{lang}.gz files")
+    p.add_argument("--src", default="en")
+    p.add_argument("--tgt", default="fr")
+    p.add_argument("--score", choices=SCORE_CHOICES, default="additive")
+    p.add_argument("--out", required=True, help="checkpoint directory to write")
+    p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
+    p.add_argument("--vocab-size", type=int, default=8000)
+    p.add_argument("--emb-dim", type=int, default=128)
+    p.add_argument("--enc-hidden", type=int, default=128)
+    p.add_argument("--dec-hidden", type=int, default=256)
+    p.add_argument("--attn-dim", type=int, default=128)
+    p.add_argument("--dropout", type=float, default=0.2)
+    p.add_argument("--label-smoothing", type=float, default=0.1)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--minutes", type=float, help="wall-clock budget; training stops when it is spent")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--device", help="cpu, cuda, cuda:1 … (default: cuda if available)")
+    p.add_argument("--threads", type=int, help="torch CPU threads")
+    p.add_argument("--train-split", default="train")
+    p.add_argument("--val-split", default="val")
+    p.add_argument("--resume", action="store_true", help="continue from --out/train_state")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the checkpoint to this Hub model repo")
+    return p.parse_args(argv)
+
+
+def build_tokenizers(args, sources, targets) -> TokenizerPair:
+    if args.tokenizers:
+        return TokenizerPair.load(args.tokenizers)
+    return TokenizerPair(
+        SubwordTokenizer(train_tokenizer(sources, args.vocab_size)),
+        SubwordTokenizer(train_tokenizer(targets, args.vocab_size)),
+    )
+
+
+def train_epoch(model, optimizer, pairs, args, rng, deadline, device) -> tuple[float, bool]:
+    """One pass over ``pairs``; returns mean loss and whether the budget ran out."""
+    model.train()
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=args.label_smoothing)
+    total, count = 0.0, 0
+    bar = tqdm(batches(pairs, args.batch_size, rng), total=-(-len(pairs) // args.batch_size), unit="batch")
+    for src, mask, tgt_in, tgt_out in bar:
+        src, mask, tgt_in, tgt_out = (x.to(device) for x in (src, mask, tgt_in, tgt_out))
+        logits = model(src, mask, tgt_in)  # [B, T, V]
+        loss = loss_fn(logits.flatten(0, 1), tgt_out.flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        total, count = total + loss.item(), count + 1
+        bar.set_postfix(loss=f"{total / count:.3f}")
+        if deadline and time.monotonic() > deadline:
+            return total / count, True
+    return total / max(count, 1), False
+
+
+@torch.inference_mode()
+def validate(model, tokenizers, pairs, sources, targets, device) -> dict:
+    """Teacher-forced loss on ``pairs`` and greedy sacreBLEU on ``sources``."""
+    model.eval()
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, reduction="sum")
+    loss, n = 0.0, 0
+    for src, mask, tgt_in, tgt_out in batches(pairs, 128):
+        logits = model(src.to(device), mask.to(device), tgt_in.to(device))
+        loss += loss_fn(logits.flatten(0, 1), tgt_out.to(device).flatten()).item()
+        n += int((tgt_out != PAD_ID).sum())
+    hyps = [h for i in range(0, len(sources), 128) for h in translate_batch(model, tokenizers, sources[i : i + 128])]
+    return {"val_loss": loss / n, "val_bleu": sacrebleu.corpus_bleu(hyps, [targets]).score}
+
+
+def save_state(out: Path, model, optimizer, state: dict) -> None:
+    d = out / STATE_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, d / "model.safetensors")
+    opt = optimizer.state_dict()
+    tensors = {f"{i}.{k}": v for i, s in opt["state"].items() for k, v in s.items()}
+    save_file(tensors, d / "optimizer.safetensors")
+    (d / "state.json").write_text(json.dumps({**state, "param_groups": opt["param_groups"]}, indent=1))
+
+
+def load_state(out: Path, model, optimizer) -> dict:
+    d = out / STATE_DIR
+    state = json.loads((d / "state.json").read_text())
+    model.load_state_dict(load_file(d / "model.safetensors"), strict=True)
+    per_param: dict[int, dict] = {}
+    for key, value in load_file(d / "optimizer.safetensors").items():
+        i, name = key.split(".", 1)
+        per_param.setdefault(int(i), {})[name] = value
+    optimizer.load_state_dict({"state": per_param, "param_groups": state.pop("param_groups")})
+    return state
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    device, out = pick_device(args.device), Path(args.out)
+    train_src, train_tgt = read_parallel(args.data, args.train_split, args.src, args.tgt)
+    val_src, val_tgt = read_parallel(args.data, args.val_split, args.src, args.tgt)
+    resuming = args.resume and (out / STATE_DIR / "state.json").exists()
+    tokenizers = TokenizerPair.load(out) if resuming else build_tokenizers(args, train_src, train_tgt)
+    pairs = tokenize_pairs(tokenizers, train_src, train_tgt, MAX_TRAIN_PIECES)
+    val_pairs = tokenize_pairs(tokenizers, val_src, val_tgt, 10 * MAX_TRAIN_PIECES)
+    model = Seq2Seq(
+        tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=args.score, emb_dim=args.emb_dim,
+        enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
+    ).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": []}
+    if resuming:
+        state = load_state(out, model, optimizer)
+        print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
+    else:
+        save_checkpoint(out, model, tokenizers)
+    start = time.monotonic() - state["elapsed_s"]
+    deadline = start + 60 * args.minutes if args.minutes else None
+    while state["epoch"] < args.epochs:
+        epoch = state["epoch"] + 1
+        torch.manual_seed(args.seed + epoch)
+        loss, out_of_time = train_epoch(model, optimizer, pairs, args, random.Random(args.seed + epoch), deadline, device)
+        scores = validate(model, tokenizers, val_pairs, val_src, val_tgt, device)
+        lr = optimizer.param_groups[0]["lr"]
+        record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
+        print(json.dumps(record), file=sys.stderr)
+        if scores["val_bleu"] > state["best_bleu"]:
+            state["best_bleu"] = scores["val_bleu"]
+            save_checkpoint(out, model, tokenizers)
+        else:  # no gain: halve the step size
+            for group in optimizer.param_groups:
+                group["lr"] = lr / 2
+        state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
+        save_state(out, model, optimizer, state)
+        if out_of_time:
+            break
+    write_training_record(out, args, model, state, argv)
+    if args.push_to_hub:
+        push(out, args.push_to_hub)
+
+
+def write_training_record(out: Path, args, model, state, argv) -> None:
+    """``training.json``: the command, time, sizes and curve, read by the model card."""
+    command = "python -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
+    record = {
+        "command": command,
+        "score": args.score,
+        "languages": [args.src, args.tgt],
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "wall_clock_s": round(state["elapsed_s"], 1),
+        "epochs": state["epoch"],
+        "best_val_bleu": state["best_bleu"],
+        "threads": torch.get_num_threads(),
+        "device": str(pick_device(args.device)),
+        "history": state["history"],
+    }
+    (out / "training.json").write_text(json.dumps(record, indent=1))
+    write_card(out)
+
+
+def push(out: Path, repo_id: str) -> None:
+    """Upload the checkpoint (not its training state) to the Hub; needs a token."""
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    api.create_repo(repo_id, exist_ok=True)
+    api.upload_folder(folder_path=out, repo_id=repo_id, ignore_patterns=[f"{STATE_DIR}/*"])
+    print(f"pushed to https://huggingface.co/{repo_id}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

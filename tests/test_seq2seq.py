@@ -1,0 +1,90 @@
+"""models/seq2seq.py: shapes, masking, learning a toy task, and Hub-style round trips."""
+import pytest
+import torch
+from torch import nn
+
+from models.data import batches, tokenize_pairs
+from models.decoding import translate_batch
+from models.hub import load_model, save_checkpoint
+from models.seq2seq import Seq2Seq
+from models.tokenization import PAD_ID
+
+from .conftest import make_model, synthetic_pairs
+
+
+@pytest.mark.parametrize("score", ["additive", "dot", "general", "none"])
+def test_forward_shapes(tiny_tokenizers, score):
+    model = make_model(tiny_tokenizers, score)
+    pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(4)), max_len=50)
+    src, mask, tgt_in, _ = next(batches(pairs, 4))
+    logits = model(src, mask, tgt_in)
+    assert logits.shape == (*tgt_in.shape, tiny_tokenizers.target.vocab_size)
+
+
+def test_padding_does_not_change_a_sentence(tiny_model, tiny_tokenizers):
+    """A sentence alone and padded inside a batch gets the same encoding and first step."""
+    ids = tiny_tokenizers.source.encode("a dog runs", 50).ids
+    long = tiny_tokenizers.source.encode("a big red dog runs on the grass", 50).ids
+    src = torch.full((2, len(long)), PAD_ID)
+    src[0, : len(ids)], src[1] = torch.tensor(ids), torch.tensor(long)
+    batched = tiny_model.encode(src, src != PAD_ID)
+    alone = tiny_model.encode(src[:1, : len(ids)], src[:1, : len(ids)] != PAD_ID)
+    torch.testing.assert_close(batched.annotations[0, : len(ids)], alone.annotations[0])
+    prev = torch.full((2,), 2)
+    step_b = tiny_model.decode_step(prev, batched.init_state, batched)
+    step_a = tiny_model.decode_step(prev[:1], alone.init_state, alone)
+    torch.testing.assert_close(step_b.weights[0, : len(ids)], step_a.weights[0])
+    assert (step_b.weights[0, len(ids):] == 0).all()
+
+
+def train_toy(tokenizers, score: str, steps: int = 400):
+    model = make_model(tokenizers, score).train()
+    pairs = tokenize_pairs(tokenizers, *zip(*synthetic_pairs(2000, 5)), max_len=50)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID)
+    losses = []
+    while len(losses) < steps:
+        for src, mask, tgt_in, tgt_out in batches(pairs, 32):
+            loss = loss_fn(model(src, mask, tgt_in).flatten(0, 1), tgt_out.flatten())
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+            if len(losses) == steps:
+                break
+    return model.eval(), losses
+
+
+@pytest.mark.parametrize("score", ["additive", "dot"])
+def test_learns_to_translate_and_reverse(tiny_tokenizers, score):
+    model, losses = train_toy(tiny_tokenizers, score)
+    assert sum(losses[-20:]) / 20 < 0.2 * sum(losses[:5]) / 5
+    test = synthetic_pairs(50, 99)
+    hyps = translate_batch(model, tiny_tokenizers, [s for s, _ in test])
+    correct = sum(h == t for h, (_, t) in zip(hyps, test))
+    assert correct >= 35, hyps[:5]  # most of 50, exact match
+
+
+def test_save_and_load_round_trip(tmp_path, tiny_model, tiny_tokenizers):
+    save_checkpoint(tmp_path / "ck", tiny_model, tiny_tokenizers)
+    loaded = load_model(str(tmp_path / "ck"), device="cpu")
+    assert isinstance(loaded.model, Seq2Seq) and loaded.score == "additive"
+    src = torch.tensor([tiny_tokenizers.source.encode("a red cat sleeps", 50).ids])
+    tgt = torch.tensor([[2, 5, 6, 7]])
+    mask = src != PAD_ID
+    torch.testing.assert_close(loaded.model(src, mask, tgt), tiny_model(src, mask, tgt), rtol=0, atol=0)
+
+
+def test_config_holds_only_json_hyperparameters(tmp_path, tiny_model, tiny_tokenizers):
+    import json
+
+    save_checkpoint(tmp_path, tiny_model, tiny_tokenizers)
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["score"] == "additive" and config["format_version"] == 1
+    assert all(isinstance(v, (int, float, str)) for v in config.values())
+
+
+def test_bad_score_is_rejected():
+    with pytest.raises(ValueError, match="unknown score"):
+        Seq2Seq(10, 10, score="bilinear")

@@ -1,0 +1,41 @@
+"""models/translate.py: the stdin → stdout CLI keeps order and blank lines."""
+import io
+import json
+
+import pytest
+
+from models import translate
+from models.hub import save_checkpoint
+
+
+@pytest.fixture
+def checkpoint(tmp_path, tiny_model, tiny_tokenizers):
+    save_checkpoint(tmp_path, tiny_model, tiny_tokenizers)
+    return str(tmp_path)
+
+
+def run(monkeypatch, capsys, argv, stdin):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = translate.main(argv)
+    return code, capsys.readouterr()
+
+
+@pytest.mark.parametrize("beam", ["1", "3"])
+def test_one_line_out_per_line_in(monkeypatch, capsys, checkpoint, beam):
+    code, out = run(monkeypatch, capsys, ["--model", checkpoint, "--beam", beam], "a dog\n\nthe cat sleeps\n  \n")
+    lines = out.out.split("\n")[:-1]
+    assert code == 0 and len(lines) == 4
+    assert lines[1] == "" and lines[3] == "" and lines[0] and lines[2]
+
+
+def test_json_traces(monkeypatch, capsys, checkpoint):
+    _, out = run(monkeypatch, capsys, ["--model", checkpoint, "--json"], "a dog\n\n")
+    first, blank = (json.loads(line) for line in out.out.splitlines())
+    assert blank is None
+    assert len(first["attention"]) == len(first["target_pieces"])
+    assert len(first["attention"][0]) == len(first["source_pieces"])
+
+
+def test_missing_model_is_a_clear_error(monkeypatch, capsys):
+    code, out = run(monkeypatch, capsys, ["--model", "nope"], "a dog\n")
+    assert code == 2 and "not found" in out.err
