@@ -44,18 +44,14 @@ def piece_view(trace: Trace) -> AttentionView:
 
 def word_view(trace: Trace) -> AttentionView:
     """Attention between whole words (pieces joined by the ``▁`` convention)."""
-    if trace.attention is None:
-        raise ValueError("this model has no attention")
-    src_groups = word_groups(trace.source.pieces)
+    columns, by_src = source_word_weights(trace)  # [T, Sw]
     tgt_groups = word_groups(trace.target_pieces)
-    by_src = np.stack([trace.attention[:, g].sum(axis=1) for g in src_groups], axis=1)  # [T, Sw]
-    words = np.stack([by_src[g].mean(axis=0) for g in tgt_groups])  # [Tw, Sw]
-    surfaces = trace.source.surfaces
+    src_groups = word_groups(trace.source.pieces)
     return AttentionView(
         rows=tuple("".join(_label(trace.target_pieces[i]) for i in g) for g in tgt_groups),
-        columns=tuple("".join(surfaces[i] for i in g) if surfaces[g[0]] != EOS else EOS for g in src_groups),
+        columns=columns,
         unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
-        weights=words,
+        weights=np.stack([by_src[g].mean(axis=0) for g in tgt_groups]),  # [Tw, Sw]
         energies=None,
     )
 
@@ -73,3 +69,19 @@ def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:
 def pharaoh(pairs: list[tuple[int, int]]) -> str:
     """Pharaoh format: ``"0-0 1-2 …"`` (source-target)."""
     return " ".join(f"{s}-{t}" for s, t in pairs)
+
+
+def source_word_weights(trace: Trace) -> tuple[tuple[str, ...], np.ndarray]:
+    """Source words and each step's attention summed over a word's pieces, [T, Sw]."""
+    view = piece_view(trace)
+    groups = word_groups(trace.source.pieces)
+    words = tuple("".join(view.columns[i] for i in g) if view.columns[g[0]] != EOS else EOS for g in groups)
+    return words, np.stack([view.weights[:, g].sum(axis=1) for g in groups], axis=1)
+
+
+def focus_on_word(trace: Trace, word: int) -> np.ndarray:
+    """Attention weights [S] that put everything on source word ``word``, spread over its pieces."""
+    group = word_groups(trace.source.pieces)[word]
+    weights = np.zeros(len(trace.source.ids), dtype=np.float32)
+    weights[group] = 1 / len(group)
+    return weights

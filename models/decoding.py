@@ -30,7 +30,8 @@ class Trace:
     attention: np.ndarray | None  # [T, S]
     energies: np.ndarray | None  # [T, S]
     contexts: np.ndarray  # [T, Dv]
-    states: np.ndarray  # [T, H]
+    queries: np.ndarray  # [T, H]  s_{t-1}, what step t's attention was asked with
+    states: np.ndarray  # [T, H]  s_t
     annotations: np.ndarray  # [S, Dv]
     top_k: tuple[tuple[tuple[str, float], ...], ...]  # [T][k] (piece, probability)
     token_logprobs: np.ndarray  # [T]
@@ -109,6 +110,7 @@ def trace_row(
         attention=None if att is None else att[:, :S],
         energies=None if en is None else en[:, :S],
         contexts=stack("context"),
+        queries=stack("query"),
         states=stack("state"),
         annotations=annotations[row, :S].float().cpu().numpy(),
         top_k=tuple(

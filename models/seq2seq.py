@@ -46,6 +46,7 @@ class StepOutput:
     """One decoding step for a batch."""
 
     logits: Tensor  # [B, V]
+    query: Tensor  # [B, H]  s_{t-1}, the attention query of this step
     state: Tensor  # [B, H]  s_t
     context: Tensor  # [B, 2He]  c_t
     weights: Tensor | None  # [B, S]  α_t (None without attention)
@@ -126,10 +127,10 @@ class Seq2Seq(
         """One step: previous tokens ``prev`` [B] and state ``s_{t-1}`` [B, H]."""
         context, weights, energies = self.attend(state, enc, override)
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
-        state = self.decoder(torch.cat([emb, context], dim=-1), state)  # [B, H]
-        hidden = torch.tanh(self.readout(self.dropout(torch.cat([state, context, emb], dim=-1))))
+        new_state = self.decoder(torch.cat([emb, context], dim=-1), state)  # [B, H]
+        hidden = torch.tanh(self.readout(self.dropout(torch.cat([new_state, context, emb], dim=-1))))
         logits = self.output(self.dropout(hidden))  # [B, V]
-        return StepOutput(logits, state, context, weights, energies)
+        return StepOutput(logits, state, new_state, context, weights, energies)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> Tensor:
         """Teacher-forced logits [B, T, V] for target inputs ``tgt_in`` [B, T]."""

@@ -1,0 +1,94 @@
+"""The score, taken apart; and why dot products need 1/√d.
+
+For step t and source position s of a trace, the additive energy is a
+one-hidden-layer network on (s_{t−1}, h_s):
+
+    u = W_q s_{t−1} + W_k h_s        (A hidden pre-activations)
+    e = Σ_k v_k · tanh(u_k)           (A contributions that add up to e)
+
+and the dot-product energy is a sum of A per-dimension products
+``(W_q s)_k (W_k h)_k / √A``. :func:`scaling_curves` shows, on random
+vectors, how the softmax saturates as the width d grows when scores are not
+scaled (Vaswani et al. 2017, §3.2.1), and that 1/√d or additive scoring avoid it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .attention import AdditiveAttention, DotProductAttention
+from .decoding import Trace
+from .seq2seq import Seq2Seq
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreAnatomy:
+    score: str  # "additive" or "dot"
+    query_part: np.ndarray  # [A]  W_q s_{t−1} (+ bias)
+    key_part: np.ndarray  # [A]  W_k h_s (+ bias)
+    hidden: np.ndarray  # [A]  tanh(query_part + key_part) (additive); empty for dot
+    contributions: np.ndarray  # [A]  the terms that add up to the energy
+    energy: float
+
+
+@torch.inference_mode()
+def score_anatomy(model: Seq2Seq, trace: Trace, t: int, s: int) -> ScoreAnatomy:
+    """The energy e[t, s] of ``trace`` rebuilt term by term from the model's weights."""
+    att = model.attention
+    if not isinstance(att, (AdditiveAttention, DotProductAttention)):
+        raise ValueError(f"score anatomy covers additive and dot-product attention, not {model.score!r}")
+    query = torch.as_tensor(trace.queries[t], device=model.device)
+    key = torch.as_tensor(trace.annotations[s], device=model.device)
+    q, k = att.W_q(query), att.W_k(key)  # [A], [A]
+    if isinstance(att, AdditiveAttention):
+        hidden = torch.tanh(q + k)
+        terms = att.v.weight[0] * hidden
+    else:
+        hidden = torch.empty(0)
+        terms = q * k * att.scale
+    return ScoreAnatomy(
+        score=model.score,
+        query_part=q.cpu().numpy(),
+        key_part=k.cpu().numpy(),
+        hidden=hidden.cpu().numpy(),
+        contributions=terms.cpu().numpy(),
+        energy=float(terms.sum()),
+    )
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    dim: int
+    method: str  # "dot (unscaled)", "dot / √d" or "additive"
+    max_weight: float  # mean over trials of the largest softmax weight
+    entropy_bits: float  # mean entropy of the weights
+    gradient: float  # mean Frobenius norm of the softmax Jacobian ∂α/∂e
+
+
+def _softmax_stats(energies: torch.Tensor) -> tuple[float, float, float]:
+    """Mean max weight, entropy (bits) and Jacobian norm over rows of ``energies`` [N, S]."""
+    a = torch.softmax(energies, dim=-1)
+    ent = -(a * torch.log2(a.clamp_min(1e-30))).sum(-1)
+    jac = torch.diag_embed(a) - a[:, :, None] * a[:, None, :]  # [N, S, S]
+    return a.max(-1).values.mean().item(), ent.mean().item(), jac.flatten(1).norm(dim=1).mean().item()
+
+
+@torch.inference_mode()
+def scaling_curves(dims: list[int], keys: int = 10, trials: int = 200, seed: int = 0) -> list[ScalingPoint]:
+    """Softmax behaviour of each score on random N(0, 1) queries and keys of width d."""
+    gen = torch.Generator().manual_seed(seed)
+    points = []
+    for d in dims:
+        q = torch.randn(trials, 1, d, generator=gen)
+        k = torch.randn(trials, keys, d, generator=gen)
+        dot = (q @ k.transpose(1, 2)).squeeze(1)  # [N, S]
+        # additive with the usual init: W ~ U(±1/√d) maps to width d, v ~ U(±1/√d)
+        bound = 1 / np.sqrt(d)
+        w_q, w_k = (torch.rand(d, d, generator=gen) * 2 - 1) * bound, (torch.rand(d, d, generator=gen) * 2 - 1) * bound
+        v = (torch.rand(d, generator=gen) * 2 - 1) * bound
+        additive = torch.tanh(q @ w_q.T + k @ w_k.T) @ v  # [N, S]
+        for method, energies in (("dot (unscaled)", dot), ("dot / √d", dot / np.sqrt(d)), ("additive", additive)):
+            points.append(ScalingPoint(d, method, *_softmax_stats(energies)))
+    return points
