@@ -28,6 +28,7 @@ class ScoreAnatomy:
     score: str  # "additive" or "dot"
     query_part: np.ndarray  # [A]  W_q s_{t−1} (+ bias)
     key_part: np.ndarray  # [A]  W_k h_s (+ bias)
+    pre_activation: np.ndarray  # [A]  u = query_part + key_part (additive); empty for dot
     hidden: np.ndarray  # [A]  tanh(query_part + key_part) (additive); empty for dot
     contributions: np.ndarray  # [A]  the terms that add up to the energy
     energy: float
@@ -43,15 +44,17 @@ def score_anatomy(model: Seq2Seq, trace: Trace, t: int, s: int) -> ScoreAnatomy:
     key = torch.as_tensor(trace.annotations[s], device=model.device)
     q, k = att.W_q(query), att.W_k(key)  # [A], [A]
     if isinstance(att, AdditiveAttention):
-        hidden = torch.tanh(q + k)
+        pre = q + k
+        hidden = torch.tanh(pre)
         terms = att.v.weight[0] * hidden
     else:
-        hidden = torch.empty(0)
+        pre = hidden = torch.empty(0)
         terms = q * k * att.scale
     return ScoreAnatomy(
         score=model.score,
         query_part=q.cpu().numpy(),
         key_part=k.cpu().numpy(),
+        pre_activation=pre.cpu().numpy(),
         hidden=hidden.cpu().numpy(),
         contributions=terms.cpu().numpy(),
         energy=float(terms.sum()),

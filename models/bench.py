@@ -118,14 +118,15 @@ def sentence_of(words: int, pool: list[str]) -> str:
 
 def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
     from .decoding import greedy
+    from .examples import load_examples
     from .hub import load_model
 
     loaded = load_model(model_ref, device=device)
-    pool = (Path(__file__).resolve().parent.parent / "assets" / "examples.txt").read_text().splitlines()
+    pool = [e.text for e in load_examples()]
     print(f"full greedy trace of {model_ref} on {loaded.device}, {torch.get_num_threads()} threads, {repeats} runs")
     print("| words | median ms | p95 ms |\n|---|---|---|")
     for words in (5, 20, 50):
-        text = sentence_of(words, [line for line in pool if line and not line.startswith("#")])
+        text = sentence_of(words, pool)
         greedy(loaded.model, loaded.tokenizers, text)  # warm-up
         times = []
         for _ in range(repeats):

@@ -50,11 +50,17 @@ def _results_table(evaluation: dict) -> str:
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
 
-def render_card(directory: str | Path) -> str:
+def load_records(directory: str | Path) -> tuple[dict, dict | None]:
+    """``training.json`` and, if the checkpoint was evaluated, ``evaluation.json``."""
     d = Path(directory)
-    training = json.loads((d / "training.json").read_text())
+    training = json.loads((d / "training.json").read_text(encoding="utf-8"))
     evaluation_file = d / "evaluation.json"
-    evaluation = json.loads(evaluation_file.read_text()) if evaluation_file.exists() else None
+    evaluation = json.loads(evaluation_file.read_text(encoding="utf-8")) if evaluation_file.exists() else None
+    return training, evaluation
+
+
+def render_card(directory: str | Path) -> str:
+    training, evaluation = load_records(directory)
     minutes = training["wall_clock_s"] / 60
     body = f"""
 # Attention Atlas — English→French, {training['score']}

@@ -126,3 +126,8 @@ def word_groups(pieces: Iterable[str]) -> list[list[int]]:
             groups[-1].append(i)
         previous = piece
     return groups
+
+
+def word_index(pieces: Iterable[str]) -> list[int]:
+    """For each piece, the index of the word (as in :func:`word_groups`) it belongs to."""
+    return [w for w, group in enumerate(word_groups(pieces)) for _ in group]

@@ -1,0 +1,42 @@
+"""Context vectors: how c_t = Σ_s α_ts h_s moves through the space of the source annotations."""
+from dataclasses import replace
+
+import streamlit as st
+
+from models.alignment import source_word_weights
+from models.geometry import context_geometry
+from pages._shared import charts, ui
+
+st.set_page_config(page_title="Context vectors · Attention Atlas", page_icon="🧭", layout="wide")
+st.title("Context vectors")
+st.caption("Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this sentence's "
+           "annotations shows where each c_t sits: always inside the grey hull, because a weighted average with "
+           "weights ≥ 0 summing to 1 cannot leave it, and PCA is linear.")
+
+settings = ui.sidebar(with_model=False)
+text = ui.sentence_input()
+if text is None:
+    st.stop()
+
+for column, model in zip(st.columns(2), ("additive", "dot")):
+    model_settings, loaded = ui.model_or_fallback(replace(settings, model=model))
+    trace = ui.trace_or_stop(model_settings, text)
+    geo = context_geometry(trace)
+    source = charts.token_labels(trace.source.surfaces, list(trace.source.unknown))
+    target = charts.token_labels([p.replace("▁", "") for p in trace.target_pieces])
+    name = ui.MODEL_LABELS[model]
+    with column:
+        st.markdown(f"**{name}** — {ui.safe(trace.translation)}")
+        st.plotly_chart(charts.context_path(geo, source, target, name), width="stretch", key=f"path_{model}")
+        if not geo.inside_hull.all():
+            st.error("A context left the hull: this would mean the weights were not a distribution.")
+        steps = range(len(target))
+        st.plotly_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far c_t moves each step",
+                                     "distance", target), width="stretch", key=f"dist_{model}")
+        st.plotly_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much c_t turns each step",
+                                     "cosine", target), width="stretch", key=f"cos_{model}")
+        words, by_word = source_word_weights(trace)
+        st.plotly_chart(charts.shares(by_word, charts.token_labels(words), target), width="stretch",
+                        key=f"share_{model}")
+        st.plotly_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the contexts"),
+                        width="stretch", key=f"sim_{model}")

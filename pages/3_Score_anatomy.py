@@ -1,0 +1,63 @@
+"""Score anatomy: one attention energy taken apart, and why unscaled dot products saturate."""
+from dataclasses import replace
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from models.anatomy import scaling_curves, score_anatomy
+from pages._shared import charts, ui
+
+st.set_page_config(page_title="Score anatomy · Attention Atlas", page_icon="🧭", layout="wide")
+st.title("Score anatomy")
+
+settings = ui.sidebar(with_model=False)
+st.header("One energy, term by term")
+st.caption("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
+           "e = Σ_k v_k·tanh(u_k). The dot-product score is a sum of per-dimension products "
+           "(W_q s)_k (W_k h)_k / √A. The bars add up to the energy the model used.")
+text = ui.sentence_input()
+if text is None:
+    st.stop()
+settings, loaded = ui.model_or_fallback(replace(settings, model="additive", beam=1))
+trace = ui.trace_or_stop(settings, text)
+dot_settings, dot_loaded = ui.model_or_fallback(replace(settings, model="dot"), "dot")
+
+target = charts.token_labels([p.replace("▁", "") for p in trace.target_pieces])
+source = charts.token_labels(trace.source.surfaces, list(trace.source.unknown))
+t = st.select_slider("Decoding step (additive model's output)", range(len(target)), format_func=lambda i: target[i])
+s = st.select_slider("Source token", range(len(source)), format_func=lambda i: source[i],
+                     value=int(trace.attention[t].argmax()))
+dot_trace = ui.cached_forced(dot_settings.model, None, text, trace.target_ids)
+
+left, right = st.columns(2)
+for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):
+    parts = score_anatomy(model, tr, t, s)
+    order = parts.contributions.argsort()[::-1]
+    with column:
+        st.markdown(f"**{ui.MODEL_LABELS[parts.score]}**: e = **{parts.energy:.3f}**, "
+                    f"α = **{tr.attention[t, s]:.3f}** (the model's own energy: {tr.energies[t, s]:.3f})")
+        st.plotly_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
+                                    "Each hidden unit's contribution, largest first", "unit k"),
+                        width="stretch", key=f"contrib_{parts.score}")
+        table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
+        if parts.hidden.size:
+            table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
+        st.dataframe(pd.DataFrame(table | {"term": parts.contributions}), height=240)
+
+st.header("Scaling playground")
+st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials per width d. Unscaled dot products "
+           "have variance d, so as d grows the softmax puts almost all weight on one key and its gradient vanishes. "
+           "Dividing by √d, or scoring additively through a tanh, keeps it in a useful range.")
+max_dim = st.select_slider("Largest width d", [2**k for k in range(3, 13)], value=1024)
+dims = [d for d in [2**k for k in range(1, 13)] if d <= max_dim]
+points = pd.DataFrame([p.__dict__ for p in scaling_curves(dims)])
+for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),
+                                ("Largest weight", "Entropy (bits)", "Softmax gradient ‖∂α/∂e‖")):
+    column.altair_chart(
+        alt.Chart(points, title=title).mark_line(point=True).encode(
+            x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
+            y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
+            tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
+        ).properties(height=260), width="stretch",
+    )

@@ -1,0 +1,60 @@
+"""Models & results: the bundled translators, their measured scores, BLEU against sentence length."""
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from models.card import SCORE_NAMES, load_records
+from models.hub import bundled_models, resolve
+from pages._shared import ui
+
+st.set_page_config(page_title="Models & results · Attention Atlas", page_icon="🧭", layout="wide")
+st.title("Models & results")
+st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
+
+rows, lengths = [], []
+for name in bundled_models():
+    try:
+        training, evaluation = load_records(resolve(name))
+    except (OSError, ValueError) as e:
+        st.warning(f"{name}: no training record ({e}).")
+        continue
+    with st.expander(f"{ui.MODEL_LABELS.get(name, name)} — {training['parameters']:,} parameters", expanded=True):
+        st.markdown(f"Score: {SCORE_NAMES[training['score']]}.  \n"
+                    f"Trained on Multi30k train for {training['epochs']} epochs in "
+                    f"{training['wall_clock_s'] / 60:.1f} min on {training['device']} "
+                    f"({training['threads']} thread(s)); best validation BLEU {training['best_val_bleu']:.1f}.")
+        st.code(training["command"], language="bash")
+        if evaluation is None:
+            st.info("Not evaluated yet.")
+            continue
+        st.code(evaluation["command"], language="bash")
+    for mode in ("greedy", "beam"):
+        if mode in evaluation:
+            r = evaluation[mode]
+            rows.append({"model": ui.MODEL_LABELS.get(name, name), "decoding": mode if mode == "greedy"
+                         else f"beam {evaluation['beam_size']}", "BLEU": r["bleu"], "BLEU (lowercased)": r["bleu_lc"],
+                         "chrF": r["chrf"]})
+    lengths += [{"model": ui.MODEL_LABELS.get(name, name), "source words": f"{b['min_words']}–{b['max_words']}"
+                 if b["max_words"] < 1000 else f"{b['min_words']}+", "first": b["min_words"],
+                 "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for b in evaluation["by_length"]]
+
+if rows:
+    st.subheader("Multi30k test_2016_flickr, English→French")
+    st.dataframe(pd.DataFrame(rows).style.format(precision=1), hide_index=True)
+    st.subheader("BLEU against sentence length")
+    st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")
+    st.altair_chart(
+        alt.Chart(pd.DataFrame(lengths)).mark_line(point=True).encode(
+            x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
+            y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
+            tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
+        ).properties(height=340), width="stretch",
+    )
+
+st.subheader("Load your own model")
+st.markdown("""
+Train one with `python -m models.train --data DIR --score additive --out my-model --push-to-hub you/my-model`
+(or upload a folder written by it), then choose **Hugging Face Hub repo…** in the sidebar and type `you/my-model`.
+A checkpoint holds `config.json`, `model.safetensors`, `source_tokenizer.json`, `target_tokenizer.json` and a
+model card; weights are read with safetensors only, never unpickled. Set `HF_TOKEN` for private repos.
+""")

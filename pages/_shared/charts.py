@@ -1,0 +1,138 @@
+"""Plotly figures shared by the pages. Every label passes through :func:`ui.safe`.
+
+Axes are numeric with text ticks, so repeated tokens ("the … the") stay
+separate rows and columns.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from models.alignment import AttentionView
+
+from .ui import safe
+
+BLUE, GREY, ORANGE = "#3b5bdb", "#adb5bd", "#f08c00"
+
+
+def token_labels(tokens, unknown=None) -> list[str]:
+    unknown = unknown or [False] * len(tokens)
+    return [("⁇" if u else "") + safe(t) for t, u in zip(tokens, unknown)]
+
+
+def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
+    fig.update_xaxes(tickvals=list(range(len(columns))), ticktext=columns, side="top", tickangle=-45)
+    fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=rows, autorange="reversed")
+    fig.update_layout(height=max(260, 28 * len(rows) + 140), margin=dict(l=10, r=10, t=90, b=10))
+    return fig
+
+
+def heatmap(view: AttentionView, title: str = "") -> go.Figure:
+    """Attention: rows = target tokens, columns = source tokens; hover gives α and the energy."""
+    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    energies = view.energies if view.energies is not None else np.full_like(view.weights, np.nan)
+    hover = [[f"{rows[t]} ← {cols[s]}" for s in range(len(cols))] for t in range(len(rows))]
+    fig = go.Figure(
+        go.Heatmap(
+            z=view.weights, customdata=np.dstack([energies, np.array(hover, dtype=object)]),
+            colorscale="Blues", zmin=0, zmax=1, colorbar=dict(title="α"),
+            hovertemplate="%{customdata[1]}<br>α = %{z:.3f}<br>energy e = %{customdata[0]:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title)
+    return _axes(fig, cols, rows)
+
+
+def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> go.Figure:
+    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    fig = go.Figure(
+        go.Heatmap(z=diff, colorscale="RdBu", zmid=0, zmin=-1, zmax=1, colorbar=dict(title="Δα"),
+                   hovertemplate=f"{names[0]} − {names[1]} = %{{z:.3f}}<extra></extra>")
+    )
+    fig.update_layout(title=f"{names[0]} minus {names[1]}")
+    return _axes(fig, cols, rows)
+
+
+def bars(labels: list[str], values, highlight: int | None = None, title: str = "", x_title: str = "") -> go.Figure:
+    colours = [ORANGE if i == highlight else BLUE for i in range(len(values))]
+    fig = go.Figure(go.Bar(x=list(range(len(values))), y=list(values), marker_color=colours,
+                           hovertemplate="%{customdata}: %{y:.3f}<extra></extra>", customdata=labels))
+    fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, title=x_title)
+    fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> go.Figure:
+    """The step's most likely next pieces, the one written in orange."""
+    pieces = [p for p, _ in choices]
+    return bars(token_labels([p.replace("▁", "") for p in pieces]), [q for _, q in choices],
+                pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
+
+
+def links(view: AttentionView, step: int, min_weight: float = 0.05) -> go.Figure:
+    """Source tokens above, target tokens below; a line per link, width ∝ α, step ``step`` in colour."""
+    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    S, T = len(cols), len(rows)
+    xs, xt = np.linspace(0, 1, S), np.linspace(0, 1, T)
+    fig = go.Figure()
+    for t in range(T):
+        for s in np.flatnonzero(view.weights[t] >= min_weight):
+            w = float(view.weights[t, s])
+            fig.add_trace(go.Scatter(
+                x=[xs[s], xt[t]], y=[1, 0], mode="lines", hoverinfo="text",
+                text=f"{rows[t]} ← {cols[s]}: α = {w:.2f}", opacity=0.9 if t == step else 0.25,
+                line=dict(width=1 + 9 * w, color=ORANGE if t == step else GREY), showlegend=False,
+            ))
+    fig.add_trace(go.Scatter(x=xs, y=[1] * S, mode="text", text=cols, textposition="top center", hoverinfo="skip",
+                             showlegend=False))
+    fig.add_trace(go.Scatter(x=xt, y=[0] * T, mode="text", text=rows, textposition="bottom center",
+                             hoverinfo="skip", showlegend=False))
+    fig.update_xaxes(visible=False, range=[-0.05, 1.05])
+    fig.update_yaxes(visible=False, range=[-0.3, 1.3])
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=10))
+    return fig
+
+
+def lines(x, series: dict[str, np.ndarray], title: str, y_title: str, x_labels: list[str] | None = None) -> go.Figure:
+    fig = go.Figure([go.Scatter(x=list(x), y=list(v), mode="lines+markers", name=k) for k, v in series.items()])
+    if x_labels is not None:
+        fig.update_xaxes(tickvals=list(x), ticktext=x_labels)
+    fig.update_layout(title=title, yaxis_title=y_title, height=300, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def context_path(geo, source: list[str], target: list[str], title: str) -> go.Figure:
+    """Annotations h_s as labelled points, their convex hull, and the path of c_1 … c_T."""
+    hull = np.vstack([geo.hull, geo.hull[:1]]) if len(geo.hull) else geo.hull
+    fig = go.Figure([
+        go.Scatter(x=hull[:, 0], y=hull[:, 1], fill="toself", mode="lines", name="hull of the h_s",
+                   line=dict(color=GREY, dash="dot"), fillcolor="rgba(173,181,189,0.15)", hoverinfo="skip"),
+        go.Scatter(x=geo.annotations_2d[:, 0], y=geo.annotations_2d[:, 1], mode="markers+text", text=source,
+                   textposition="top center", name="annotations h_s", marker=dict(size=9, color=BLUE),
+                   hovertemplate="h: %{text}<extra></extra>"),
+        go.Scatter(x=geo.contexts_2d[:, 0], y=geo.contexts_2d[:, 1], mode="lines+markers", name="contexts c_t",
+                   marker=dict(size=8, color=ORANGE, symbol="diamond"), line=dict(color=ORANGE),
+                   customdata=[f"c{t + 1} → {w}" for t, w in enumerate(target)],
+                   hovertemplate="%{customdata}<extra></extra>"),
+    ])
+    share = 100 * geo.explained.sum()
+    fig.update_layout(title=f"{title} (PCA keeps {share:.0f}% of the annotations' variance)", height=460,
+                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="PC 1", yaxis_title="PC 2")
+    return fig
+
+
+def shares(weights: np.ndarray, source: list[str], target: list[str]) -> go.Figure:
+    """Stacked bars: each source word's share α of every context c_t."""
+    fig = go.Figure([go.Bar(x=list(range(len(target))), y=weights[:, s], name=source[s],
+                            hovertemplate=f"{source[s]}: %{{y:.2f}}<extra></extra>") for s in range(len(source))])
+    fig.update_xaxes(tickvals=list(range(len(target))), ticktext=target)
+    fig.update_layout(barmode="stack", title="Who makes up c_t", yaxis_title="share α", height=320,
+                      margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def similarity(matrix: np.ndarray, labels: list[str], title: str) -> go.Figure:
+    fig = go.Figure(go.Heatmap(z=matrix, colorscale="Viridis", zmin=-1, zmax=1, colorbar=dict(title="cos"),
+                               hovertemplate="cos = %{z:.3f}<extra></extra>"))
+    fig.update_layout(title=title)
+    return _axes(fig, labels, labels)

@@ -1,0 +1,113 @@
+"""End to end in a real browser: `streamlit run app.py` on localhost, driven by Playwright in Debian's Chromium.
+
+Set ATLAS_SCREENSHOTS=DIR to also keep a full-page screenshot of every page there.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+        "--disable-component-update", "--disable-sync"]
+PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results"]
+
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs Debian's chromium package")
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
+         "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(90_000)
+        yield page
+        browser.close()
+
+
+def shoot(page, tmp_path, name):
+    path = tmp_path / f"{name or 'Home'}.png"
+    page.screenshot(path=path, full_page=True)
+    assert path.stat().st_size > 10_000
+    if os.environ.get("ATLAS_SCREENSHOTS"):
+        shutil.copy(path, Path(os.environ["ATLAS_SCREENSHOTS"]) / path.name)
+
+
+def wait_idle(page):
+    """Wait until the script run finishes (Streamlit shows its status widget while running)."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+
+
+def test_translate_step_and_compare(server, page, tmp_path):
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    box = page.get_by_label("English sentence")
+    box.fill("A little girl in a red dress is playing with a ball.")
+    box.press("Control+Enter")
+    page.wait_for_function("document.body.innerText.includes('robe')", timeout=90_000)
+    wait_idle(page)
+    assert page.locator(".js-plotly-plot").count() >= 4  # heatmap, two bar charts, links
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    slider.press("ArrowRight")
+    page.wait_for_function("document.body.innerText.includes('Step 2 wrote')")
+    shoot(page, tmp_path, "")
+
+    page.goto(f"{server}/Compare_scoring?text=A%20black%20dog%20is%20running%20on%20the%20beach.")
+    page.wait_for_function("document.body.innerText.includes('Same target, two attentions')")
+    wait_idle(page)
+    assert page.locator(".js-plotly-plot").count() >= 2
+    shoot(page, tmp_path, "Compare_scoring")
+
+
+@pytest.mark.parametrize("name", PAGES[2:])
+def test_other_pages_render(server, page, tmp_path, name):
+    page.goto(f"{server}/{name}")
+    page.wait_for_selector("h1")
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    assert not page.locator("[data-testid='stException']").count()
+    shoot(page, tmp_path, name)
