@@ -35,7 +35,8 @@ for column, name, trace in zip(st.columns(2), names, traces):
 
 st.subheader("Same target, two attentions")
 st.caption("Forced decoding feeds both models one common French sentence, so the two matrices have the same rows.")
-source = st.radio("Common target", [f"{names[0]}'s output", f"{names[1]}'s output", "My reference"], horizontal=True)
+source = st.radio("Common target", [f"{names[0]}'s output", f"{names[1]}'s output", "My reference"],
+                  horizontal=True, key="common")
 if source == "My reference":
     target = st.text_input("Reference translation (French)", value=traces[0].translation)
 else:

@@ -57,7 +57,9 @@ def bars(labels: list[str], values, highlight: int | None = None, title: str = "
     colours = [ORANGE if i == highlight else BLUE for i in range(len(values))]
     fig = go.Figure(go.Bar(x=list(range(len(values))), y=list(values), marker_color=colours,
                            hovertemplate="%{customdata}: %{y:.3f}<extra></extra>", customdata=labels))
-    fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, title=x_title)
+    if len(labels) <= 40:  # beyond that tick text is unreadable; hover still names each bar
+        fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels)
+    fig.update_xaxes(title=x_title)
     fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
@@ -116,7 +118,7 @@ def context_path(geo, source: list[str], target: list[str], title: str) -> go.Fi
                    hovertemplate="%{customdata}<extra></extra>"),
     ])
     share = 100 * geo.explained.sum()
-    fig.update_layout(title=f"{title} (PCA keeps {share:.0f}% of the annotations' variance)", height=460,
+    fig.update_layout(title=f"{title}: PCA plane, {share:.0f}% of variance", height=460,
                       margin=dict(l=10, r=10, t=50, b=10), xaxis_title="PC 1", yaxis_title="PC 2")
     return fig
 

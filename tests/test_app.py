@@ -1,0 +1,87 @@
+"""app.py (home page) through Streamlit's AppTest, on the bundled default model."""
+import json
+
+import pytest
+
+from models.decoding import greedy
+from models.hub import load_model
+
+from .pages_helpers import APP, figures, heat_shape, run_page
+
+
+@pytest.fixture(scope="module")
+def additive():
+    return load_model("additive", device="cpu")
+
+
+def test_renders_translation_and_heatmap_sized_to_the_trace(additive):
+    text = "A little girl in a red dress is playing with a ball."
+    at = run_page(APP, text=text, level="subwords")
+    trace = greedy(additive.model, additive.tokenizers, text)
+    assert at.code[0].value == trace.translation
+    assert heat_shape(figures(at)[0]) == (len(trace.target_ids), len(trace.source.ids))
+
+
+def test_word_level_heatmap_has_one_column_per_word():
+    at = run_page(APP, text="A black dog is running on the beach.")
+    heat = figures(at)[0]
+    assert len(heat["layout"]["xaxis"]["ticktext"]) == 9  # 8 words and </s>
+
+
+@pytest.mark.parametrize("text", ["", "   \n  "])
+def test_empty_text_gets_a_prompt(text):
+    at = run_page(APP, text=text)
+    assert not at.exception
+    assert any("Type an English sentence" in i.value for i in at.info)
+    assert not figures(at)
+
+
+def test_very_long_text_is_capped_with_a_notice():
+    at = run_page(APP, text="A dog runs on the beach. " * 60)
+    assert not at.exception
+    assert any("characters long" in w.value for w in at.warning)
+
+
+def test_html_is_shown_as_text_never_markup():
+    at = run_page(APP, text='<script>alert("x")</script> a <b>dog</b>', level="subwords")
+    assert not at.exception
+    spec = json.dumps(figures(at)[0])
+    assert "<script>" not in spec and "<b>" not in spec and "&lt;" in spec
+
+
+@pytest.mark.parametrize("text", ["A dog 🐕 runs 🏃", "一只狗在跑", "كلب يركض", "a\x1bdog\u202e runs"])
+def test_unusual_scripts_are_marked_unknown(text):
+    at = run_page(APP, text=text, level="subwords")
+    assert not at.exception
+    assert any("Unknown to the model" in c.value for c in at.caption)
+    assert "⁇" in json.dumps(figures(at)[0], ensure_ascii=False)
+
+
+def test_unreachable_hub_model_keeps_the_bundled_one(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    at = run_page(APP, text="A dog runs.", model="someone/not-cached")
+    assert not at.exception
+    assert any("Cannot reach the Hugging Face Hub" in e.value for e in at.error)
+    assert at.code[0].value  # still translated, by the bundled model
+
+
+def test_step_slider_and_what_if():
+    at = run_page(APP, text="A black dog is running on the beach.")
+    at.slider(key="step").set_value(3).run()
+    assert any("Step **3** wrote" in m.value for m in at.markdown)
+    at.selectbox(key="focus").set_value(1).run()  # look only at "black" at step 3
+    assert not at.exception
+    assert any("Looking only at" in m.value for m in at.markdown)
+
+
+def test_settings_live_in_the_url():
+    at = run_page(APP, text="A dog runs.", beam="3", level="subwords")
+    assert at.query_params["beam"] == "3" and at.query_params["level"] == "subwords"
+    assert at.query_params["text"] == "A dog runs."
+
+
+def test_no_attention_model_explains_why_there_is_no_heatmap():
+    at = run_page(APP, text="A dog runs.", model="none")
+    assert not at.exception
+    assert any("no attention" in i.value for i in at.info)

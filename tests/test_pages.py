@@ -1,0 +1,75 @@
+"""pages/: each view renders on the bundled models through AppTest and handles bad input."""
+import json
+
+import pytest
+
+from models.decoding import forced, greedy
+from models.hub import load_model
+
+from .pages_helpers import figures, heat_shape, page, run_page
+
+PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results"]
+TEXT = "A small white dog is sleeping on the couch."
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_renders_without_exception(name):
+    at = run_page(page(name), text=TEXT)
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error
+
+
+@pytest.mark.parametrize("name", PAGES[:3])
+@pytest.mark.parametrize("text", ["", "  "])
+def test_empty_text_gets_a_prompt(name, text):
+    at = run_page(page(name), text=text)
+    assert not at.exception
+    assert any("Type an English sentence" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("name", PAGES[:3])
+def test_hostile_text_renders(name):
+    at = run_page(page(name), text='<img src=x onerror=alert(1)> 🐕 一只狗 ' + "a dog runs " * 60)
+    assert not at.exception
+    assert "<img" not in json.dumps([f for f in figures(at)])
+
+
+def test_compare_forces_a_common_target():
+    at = run_page(page("Compare_scoring"), text=TEXT, level="subwords")
+    additive, dot = load_model("additive", device="cpu"), load_model("dot", device="cpu")
+    own = [greedy(m.model, m.tokenizers, TEXT) for m in (additive, dot)]
+    common = forced(dot.model, dot.tokenizers, TEXT, own[0].translation)
+    shapes = [heat_shape(f) for f in figures(at)[:5]]
+    assert shapes[0] == (len(own[0].target_ids), len(own[0].source.ids))
+    assert shapes[1] == (len(own[1].target_ids), len(own[1].source.ids))
+    assert shapes[2] == shapes[3] == shapes[4] == (len(common.target_ids), len(common.source.ids))
+    assert any("steps" in s.value for s in at.success)  # the plain-language summary
+
+
+def test_compare_with_a_typed_reference():
+    at = run_page(page("Compare_scoring"), text="A dog runs.")
+    at.radio(key="common").set_value("My reference").run()
+    at.text_input[0].set_value("Un chien court.").run()
+    assert not at.exception
+    assert heat_shape(figures(at)[2])[0] == 4  # Un chien court. </s>
+
+
+def test_context_page_draws_both_models_paths():
+    at = run_page(page("Context_vectors"), text=TEXT)
+    paths = [f for f in figures(at) if any(d.get("name") == "contexts c_t" for d in f["data"])]
+    assert len(paths) == 2
+    assert not any("left the hull" in e.value for e in at.error)
+
+
+def test_anatomy_energy_matches_the_model():
+    at = run_page(page("Score_anatomy"), text=TEXT)
+    text = " ".join(m.value for m in at.markdown)
+    assert "e = **" in text and "the model's own energy" in text
+    at.select_slider[2].set_value(64).run()  # scaling playground
+    assert not at.exception
+
+
+def test_models_page_reads_measured_results():
+    at = run_page(page("Models_and_results"))
+    assert not at.exception
+    assert at.dataframe, "a results table read from evaluation.json"
