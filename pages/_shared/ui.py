@@ -22,7 +22,8 @@ from models.tokenization import InputError
 MODEL_LABELS = {"additive": "Additive (Bahdanau)", "dot": "Dot-product (scaled)", "none": "No attention (baseline)"}
 HUB_CHOICE = "Hugging Face Hub repo…"
 MAX_CHARS = 500
-DEFAULT_HUB_REPO = os.environ.get("ATLAS_HUB_REPO", "")
+#: Deployments may default to a Hub model (env var or a root-level Streamlit secret of that name).
+DEFAULT_HUB_REPO = os.environ.get("ATLAS_HUB_REPO", "").strip()
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def model_picker(label: str, default: str, key: str) -> tuple[str, str | None]:
     return choice, revision
 
 
-def sidebar(default_model: str = DEFAULT_MODEL, with_model: bool = True) -> Settings:
+def sidebar(default_model: str = DEFAULT_HUB_REPO or DEFAULT_MODEL, with_model: bool = True) -> Settings:
     """Model, decoding and view controls; their values live in the URL."""
     with st.sidebar:
         st.header("Settings")

@@ -1,0 +1,60 @@
+"""assets/: the three bundled checkpoints and the curated examples."""
+import json
+
+import pytest
+
+from models.decoding import greedy, translate_batch
+from models.examples import load_examples
+from models.hub import BUNDLED_DIR, load_model
+
+NAMES = ("additive", "dot", "none")
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: load_model(name, device="cpu") for name in NAMES}
+
+
+def test_three_checkpoints_differ_only_in_the_score(bundled):
+    configs = {n: json.loads((m.path / "config.json").read_text()) for n, m in bundled.items()}
+    assert {c.pop("score") for c in configs.values()} == set(NAMES)
+    assert configs["additive"] == configs["dot"] == configs["none"]
+
+
+def test_they_share_the_same_tokenizers(bundled):
+    for name in ("source_tokenizer.json", "target_tokenizer.json"):
+        assert len({(m.path / name).read_bytes() for m in bundled.values()}) == 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checkpoint_is_small_and_carded(name):
+    path = BUNDLED_DIR / f"en-fr-{name}"
+    assert (path / "model.safetensors").stat().st_size <= 25 * 2**20
+    card = (path / "README.md").read_text()
+    assert card.startswith("---\n") and "model-index" in card and "python -m models.train" in card
+    evaluation = json.loads((path / "evaluation.json").read_text())
+    assert evaluation["split"] == "test_2016_flickr" and evaluation["sentences"] == 1000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_translates_every_curated_example(bundled, name):
+    examples = [e.text for e in load_examples()]
+    outputs = translate_batch(bundled[name].model, bundled[name].tokenizers, examples)
+    assert all(o.strip() for o in outputs)
+
+
+def test_attention_models_align_adjective_noun_inversion(bundled):
+    """'a black dog' → 'un chien noir': 'noir' looks at 'black', 'chien' at 'dog'."""
+    for name in ("additive", "dot"):
+        trace = greedy(bundled[name].model, bundled[name].tokenizers, "A black dog is running on the beach.")
+        pieces = [p.strip("▁") for p in trace.target_pieces]
+        assert "noir" in pieces and "chien" in pieces, trace.translation
+        looked = {pieces[t]: trace.source.surfaces[int(trace.attention[t].argmax())] for t in range(len(pieces))}
+        assert looked["noir"] == "black" and looked["chien"] == "dog"
+
+
+def test_examples_are_curated():
+    examples = load_examples()
+    assert 15 <= len(examples) <= 30
+    assert len({e.text for e in examples}) == len(examples)
+    assert all(e.note for e in examples)
