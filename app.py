@@ -23,7 +23,7 @@ if text is None:
 trace = ui.trace_or_stop(settings, text)
 
 st.subheader("Translation")
-st.code(trace.translation or "(empty)", language=None)
+st.code(trace.translation or "(empty)", language=None, wrap_lines=True)
 if trace.attention is None:
     st.info("This model has no attention: the decoder sees one fixed summary of the sentence at every step, "
             "so there is no heatmap to draw. Pick an attention model in the sidebar.")
@@ -60,10 +60,10 @@ focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words
 what_if = ui.trace_or_stop(settings, text, overrides=((step, tuple(focus_on_word(trace, focus).tolist())),))
 before, after = st.columns(2)
 before.markdown("**As decoded**")
-before.code(base.translation, language=None)
+before.code(base.translation, language=None, wrap_lines=True)
 before.plotly_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
 after.markdown(f"**Looking only at “{ui.safe(source_words[focus])}” at step {step + 1}**")
-after.code(what_if.translation, language=None)
+after.code(what_if.translation, language=None, wrap_lines=True)
 after.plotly_chart(charts.top_k(what_if.top_k[step], what_if.target_pieces[step]), width="stretch", key="wi_after")
 
 st.subheader("Downloads")

@@ -30,7 +30,7 @@ st.subheader("Each model's own translation")
 traces = [ui.trace_or_stop(s, text) for s in (left, right)]
 for column, name, trace in zip(st.columns(2), names, traces):
     column.markdown(f"**{name}**")
-    column.code(trace.translation, language=None)
+    column.code(trace.translation, language=None, wrap_lines=True)
     column.plotly_chart(charts.heatmap(ui.view_of(trace, settings.words)), width="stretch", key=f"own_{name}")
 
 st.subheader("Same target, two attentions")
@@ -60,4 +60,4 @@ a.plotly_chart(charts.lines(steps, {names[0]: comparison.entropy_a, names[1]: co
 b.plotly_chart(charts.lines(steps, {"Jensen–Shannon": comparison.js}, "Divergence between the two per step",
                             "bits (0 = identical, 1 = disjoint)", row_labels), width="stretch")
 st.markdown(f"Most-attended source token agrees at **{comparison.argmax_agree.sum()} of {len(steps)}** steps: "
-            + " ".join("✅" if ok else "❌" for ok in comparison.argmax_agree))
+            + " ".join("✓" if ok else "✗" for ok in comparison.argmax_agree))

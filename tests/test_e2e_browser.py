@@ -67,8 +67,13 @@ def page(server):
 
 
 def shoot(page, tmp_path, name):
+    """Screenshot the whole page (Streamlit scrolls inside its main block, so grow the viewport to fit)."""
+    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(max(height, 1000), 6000)})
+    page.wait_for_timeout(1000)
     path = tmp_path / f"{name or 'Home'}.png"
-    page.screenshot(path=path, full_page=True)
+    page.screenshot(path=path)
+    page.set_viewport_size({"width": 1400, "height": 1000})
     assert path.stat().st_size > 10_000
     if os.environ.get("ATLAS_SCREENSHOTS"):
         shutil.copy(path, Path(os.environ["ATLAS_SCREENSHOTS"]) / path.name)
