@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 from sacrebleu.metrics import BLEU, CHRF
-from tqdm import tqdm
 
 from .card import write_card
 from .data import read_parallel
@@ -51,7 +50,7 @@ def evaluate(loaded: LoadedModel, data: str, split: str, src: str, tgt: str, bea
     sources, refs = read_parallel(data, split, src, tgt)
     hyps = {"greedy": translate_lines(loaded, sources, 1)}
     if beam > 1:
-        hyps["beam"] = translate_lines(loaded, tqdm(sources, desc=f"beam {beam}"), beam)
+        hyps["beam"] = translate_lines(loaded, sources, beam)
     result = {"model": loaded.path.name, "score": loaded.score, "split": split, "sentences": len(sources), "beam_size": beam}
     for mode, h in hyps.items():
         result[mode], result["signatures"] = scores(h, refs)

@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from tqdm import tqdm
+
 from .beam import beam_search
 from .decoding import Trace, translate_batch
 from .hub import DEFAULT_MODEL, CheckpointError, load_model
@@ -45,7 +47,7 @@ def translate_lines(loaded, lines: list[str], beam: int) -> list[str]:
             for (i, _), hyp in zip(chunk, translate_batch(loaded.model, loaded.tokenizers, [t for _, t in chunk])):
                 out[i] = hyp
     else:
-        for i, text in texts:
+        for i, text in tqdm(texts, desc=f"beam {beam}", unit="sentence", disable=None):
             out[i] = beam_search(loaded.model, loaded.tokenizers, text, beam)[0].translation
     return out
 
