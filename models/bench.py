@@ -6,13 +6,16 @@
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
 process's peak resident set (Linux ``VmHWM``) above its level before the call,
-each measured in a fresh process. The reference is the simplest textbook
+each measured in a fresh process whose glibc mmap threshold is pinned
+(``MALLOC_MMAP_THRESHOLD_``), so that freed tensors return to the system and
+the peak reflects live memory rather than the allocator's heap growth. The reference is the simplest textbook
 code: one query position at a time, keys re-projected for each.
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import statistics
 import time
 from pathlib import Path
@@ -91,7 +94,11 @@ def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> floa
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     child = ctx.Process(target=_cpu_peak_child, args=((impl, score, B, T, S), queue))
-    child.start()
+    os.environ["MALLOC_MMAP_THRESHOLD_"] = str(1 << 16)  # read by the child's glibc at start
+    try:
+        child.start()
+    finally:
+        del os.environ["MALLOC_MMAP_THRESHOLD_"]
     result = queue.get(timeout=600)
     child.join()
     return result
