@@ -6,7 +6,7 @@
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
 process's peak resident set (Linux ``VmHWM``) above its level before the call,
-each measured in a fresh process whose glibc mmap threshold is pinned
+each measured in a fresh Python process whose glibc mmap threshold is pinned
 (``MALLOC_MMAP_THRESHOLD_``), so that freed tensors return to the system and
 the peak reflects live memory rather than the allocator's heap growth. The reference is the simplest textbook
 code: one query position at a time, keys re-projected for each.
@@ -14,9 +14,10 @@ code: one query position at a time, keys re-projected for each.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +32,7 @@ SIZES = (  # name, B, T, S
     ("very long", 1, 2000, 2000),
 )
 DIM, ATTN_DIM = 256, 128
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def naive_forward(scorer, query, keys):
@@ -75,13 +77,13 @@ def _vm_kib(field: str) -> int:
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
-def _cpu_peak_child(args, queue) -> None:
-    impl, score, B, T, S = args
+def cpu_peak(impl: str, score: str, B: int, T: int, S: int) -> float:
+    """Peak resident memory (MiB) of one call above the level before it; run in a fresh process."""
     scorer, query, keys = _setup(score, B, T, S, "cpu")
     Path("/proc/self/clear_refs").write_text("5")  # reset the peak to the current level
     before = _vm_kib("VmRSS")
     _run(impl, scorer, query, keys)
-    queue.put((_vm_kib("VmHWM") - before) / 1024)
+    return (_vm_kib("VmHWM") - before) / 1024
 
 
 def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> float:
@@ -91,17 +93,11 @@ def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> floa
         start = torch.cuda.memory_allocated()
         _run(impl, scorer, query, keys)
         return (torch.cuda.max_memory_allocated() - start) / 2**20
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_cpu_peak_child, args=((impl, score, B, T, S), queue))
-    os.environ["MALLOC_MMAP_THRESHOLD_"] = str(1 << 16)  # read by the child's glibc at start
-    try:
-        child.start()
-    finally:
-        del os.environ["MALLOC_MMAP_THRESHOLD_"]
-    result = queue.get(timeout=600)
-    child.join()
-    return result
+    code = f"from models.bench import cpu_peak; print(cpu_peak({impl!r}, {score!r}, {B}, {T}, {S}))"
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(1 << 16)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True, timeout=600)
+    return float(done.stdout.split()[-1])
 
 
 def bench_attention(device: str, repeats: int) -> None:
