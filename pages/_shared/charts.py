@@ -28,17 +28,16 @@ def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
 
 
 def heatmap(view: AttentionView, title: str = "") -> go.Figure:
-    """Attention: rows = target tokens, columns = source tokens; hover gives α and the energy."""
+    """Attention: rows = target tokens, columns = source tokens; hover gives α (and the energy, per piece)."""
     cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
-    energies = view.energies if view.energies is not None else np.full_like(view.weights, np.nan)
-    hover = [[f"{rows[t]} ← {cols[s]}" for s in range(len(cols))] for t in range(len(rows))]
-    fig = go.Figure(
-        go.Heatmap(
-            z=view.weights, customdata=np.dstack([energies, np.array(hover, dtype=object)]),
-            colorscale="Blues", zmin=0, zmax=1, colorbar=dict(title="α"),
-            hovertemplate="%{customdata[1]}<br>α = %{z:.3f}<br>energy e = %{customdata[0]:.3f}<extra></extra>",
-        )
-    )
+    hover = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(len(cols))] for t in range(len(rows))], dtype=object)
+    template = "%{customdata[0]}<br>α = %{z:.3f}"
+    custom = hover[:, :, None]
+    if view.energies is not None:  # word-level views have no single energy per cell
+        custom = np.dstack([hover, view.energies.astype(object)])
+        template += "<br>energy e = %{customdata[1]:.3f}"
+    fig = go.Figure(go.Heatmap(z=view.weights, customdata=custom, colorscale="Blues", zmin=0, zmax=1,
+                               colorbar=dict(title="α"), hovertemplate=template + "<extra></extra>"))
     fig.update_layout(title=title)
     return _axes(fig, cols, rows)
 
