@@ -21,6 +21,7 @@ text = ui.sentence_input()
 if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)
+ui.source_notices(trace)
 
 st.subheader("Translation")
 st.code(trace.translation or "(empty)", language=None, wrap_lines=True)
@@ -34,14 +35,14 @@ heatmap = charts.heatmap(view, "Attention α — one row per output token, one c
 st.plotly_chart(heatmap, width="stretch", key="heatmap")
 
 st.subheader("Step explorer")
-written = [p.replace("▁", "") for p in trace.target_pieces]
+written = charts.piece_labels(trace.target_pieces)
 step = st.slider("Decoding step", 1, len(written), 1, key="step", help="Each step writes one subword.") - 1
-st.markdown(f"Step **{step + 1}** wrote **{ui.safe(written[step])}**.")
+st.markdown(f"Step **{step + 1}** wrote **{written[step]}**.")
 source_words, by_word = source_word_weights(trace)
 if settings.words:
     source_labels, weights = charts.token_labels(source_words), by_word[step]
 else:
-    source_labels = charts.token_labels(trace.source.surfaces, list(trace.source.unknown))
+    source_labels = charts.source_labels(trace)
     weights = trace.attention[step]
 left, right = st.columns(2)
 left.plotly_chart(charts.bars(source_labels, weights, int(weights.argmax()), "Attention over the source"),

@@ -28,6 +28,7 @@ if text is None:
 
 st.subheader("Each model's own translation")
 traces = [ui.trace_or_stop(s, text) for s in (left, right)]
+ui.source_notices(traces[0])
 for column, name, trace in zip(st.columns(2), names, traces):
     column.markdown(f"**{name}**")
     column.code(trace.translation, language=None, wrap_lines=True)

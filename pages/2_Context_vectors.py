@@ -18,12 +18,14 @@ text = ui.sentence_input()
 if text is None:
     st.stop()
 
-for column, model in zip(st.columns(2), ("additive", "dot")):
-    model_settings, loaded = ui.model_or_fallback(replace(settings, model=model))
-    trace = ui.trace_or_stop(model_settings, text)
+models = ("additive", "dot")
+traces = [ui.trace_or_stop(ui.model_or_fallback(replace(settings, model=m), m)[0], text) for m in models]
+ui.source_notices(traces[0])
+
+for column, model, trace in zip(st.columns(2), models, traces):
     geo = context_geometry(trace)
-    source = charts.token_labels(trace.source.surfaces, list(trace.source.unknown))
-    target = charts.token_labels([p.replace("▁", "") for p in trace.target_pieces])
+    source = charts.source_labels(trace)
+    target = charts.piece_labels(trace.target_pieces)
     name = ui.MODEL_LABELS[model]
     with column:
         st.markdown(f"**{name}** — {ui.safe(trace.translation)}")

@@ -21,10 +21,11 @@ if text is None:
     st.stop()
 settings, loaded = ui.model_or_fallback(replace(settings, model="additive", beam=1))
 trace = ui.trace_or_stop(settings, text)
+ui.source_notices(trace)
 dot_settings, dot_loaded = ui.model_or_fallback(replace(settings, model="dot"), "dot")
 
-target = charts.token_labels([p.replace("▁", "") for p in trace.target_pieces])
-source = charts.token_labels(trace.source.surfaces, list(trace.source.unknown))
+target = charts.piece_labels(trace.target_pieces)
+source = charts.source_labels(trace)
 t = st.select_slider("Decoding step (additive model's output)", range(len(target)), format_func=lambda i: target[i])
 s = st.select_slider("Source token", range(len(source)), format_func=lambda i: source[i],
                      value=int(trace.attention[t].argmax()))

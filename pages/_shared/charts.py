@@ -9,6 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from models.alignment import AttentionView
+from models.decoding import Trace
+from models.tokenization import WORD_MARK
 
 from .ui import safe
 
@@ -18,6 +20,16 @@ BLUE, GREY, ORANGE = "#3b5bdb", "#adb5bd", "#f08c00"
 def token_labels(tokens, unknown=None) -> list[str]:
     unknown = unknown or [False] * len(tokens)
     return [("⁇" if u else "") + safe(t) for t, u in zip(tokens, unknown)]
+
+
+def piece_labels(pieces) -> list[str]:
+    """Safe labels for target pieces, without the ▁ word marker."""
+    return token_labels([p.replace(WORD_MARK, "") for p in pieces])
+
+
+def source_labels(trace: Trace) -> list[str]:
+    """Safe labels for a trace's source pieces as typed, unknown ones marked ⁇."""
+    return token_labels(trace.source.surfaces, list(trace.source.unknown))
 
 
 def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
@@ -66,7 +78,7 @@ def bars(labels: list[str], values, highlight: int | None = None, title: str = "
 def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> go.Figure:
     """The step's most likely next pieces, the one written in orange."""
     pieces = [p for p, _ in choices]
-    return bars(token_labels([p.replace("▁", "") for p in pieces]), [q for _, q in choices],
+    return bars(piece_labels(pieces), [q for _, q in choices],
                 pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
 
 

@@ -49,7 +49,7 @@ def cached_trace(ref: str, revision: str | None, text: str, beam: int, overrides
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(ref: str, revision: str | None, text: str, target: str) -> Trace:
+def cached_forced(ref: str, revision: str | None, text: str, target: str | tuple[int, ...]) -> Trace:
     loaded = load(ref, revision)
     return forced(loaded.model, loaded.tokenizers, text, target)
 
@@ -124,17 +124,21 @@ def sentence_input(key: str = "text") -> str | None:
 
 
 def trace_or_stop(settings: Settings, text: str, overrides: tuple = ()) -> Trace:
+    """The cached trace, or a friendly message and the end of this run."""
     try:
-        trace = cached_trace(settings.model, settings.revision, text, settings.beam, overrides)
+        return cached_trace(settings.model, settings.revision, text, settings.beam, overrides)
     except InputError as e:
         st.info(str(e))
         st.stop()
+
+
+def source_notices(trace: Trace) -> None:
+    """Say when the source was cut, and which of its pieces the model does not know."""
     if trace.source.truncated:
         st.warning(f"The sentence is longer than {MAX_SOURCE_TOKENS} tokens: only the beginning was translated.")
     unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
     if unknown:
         st.caption("Unknown to the model (marked ⁇ in the charts): " + ", ".join(safe(u) for u in dict.fromkeys(unknown)))
-    return trace
 
 
 def view_of(trace: Trace, words: bool) -> AttentionView:
