@@ -131,6 +131,32 @@ def load_state(out: Path, model, optimizer) -> dict:
     return state
 
 
+def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> dict:
+    """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state."""
+    out, device = Path(args.out), model.device
+    start = time.monotonic() - state["elapsed_s"]
+    deadline = start + 60 * args.minutes if args.minutes else None
+    while state["epoch"] < args.epochs:
+        epoch = state["epoch"] + 1
+        torch.manual_seed(args.seed + epoch)
+        loss, out_of_time = train_epoch(model, optimizer, pairs, args, random.Random(args.seed + epoch), deadline, device)
+        scores = validate(model, tokenizers, *validation, device)
+        lr = optimizer.param_groups[0]["lr"]
+        record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
+        print(json.dumps(record), file=sys.stderr)
+        if scores["val_bleu"] > state["best_bleu"]:
+            state["best_bleu"] = scores["val_bleu"]
+            save_checkpoint(out, model, tokenizers)
+        else:  # no gain: halve the step size
+            for group in optimizer.param_groups:
+                group["lr"] = lr / 2
+        state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
+        save_state(out, model, optimizer, state)
+        if out_of_time:
+            break
+    return state
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.threads:
@@ -154,26 +180,7 @@ def main(argv=None) -> None:
         print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
     else:
         save_checkpoint(out, model, tokenizers)
-    start = time.monotonic() - state["elapsed_s"]
-    deadline = start + 60 * args.minutes if args.minutes else None
-    while state["epoch"] < args.epochs:
-        epoch = state["epoch"] + 1
-        torch.manual_seed(args.seed + epoch)
-        loss, out_of_time = train_epoch(model, optimizer, pairs, args, random.Random(args.seed + epoch), deadline, device)
-        scores = validate(model, tokenizers, val_pairs, val_src, val_tgt, device)
-        lr = optimizer.param_groups[0]["lr"]
-        record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
-        print(json.dumps(record), file=sys.stderr)
-        if scores["val_bleu"] > state["best_bleu"]:
-            state["best_bleu"] = scores["val_bleu"]
-            save_checkpoint(out, model, tokenizers)
-        else:  # no gain: halve the step size
-            for group in optimizer.param_groups:
-                group["lr"] = lr / 2
-        state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
-        save_state(out, model, optimizer, state)
-        if out_of_time:
-            break
+    state = fit(model, optimizer, tokenizers, pairs, (val_pairs, val_src, val_tgt), args, state)
     write_training_record(out, args, model, state, argv)
     if args.push_to_hub:
         push(out, args.push_to_hub)
