@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.anatomy import scaling_curves, score_anatomy
+from models.anatomy import score_anatomy
 from pages._shared import charts, ui
 
 st.set_page_config(page_title="Score anatomy · Attention Atlas", page_icon="🧭", layout="wide")
@@ -52,7 +52,7 @@ st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials pe
            "Dividing by √d, or scoring additively through a tanh, keeps it in a useful range.")
 max_dim = st.select_slider("Largest width d", [2**k for k in range(3, 13)], value=1024)
 dims = [d for d in [2**k for k in range(1, 13)] if d <= max_dim]
-points = pd.DataFrame([p.__dict__ for p in scaling_curves(dims)])
+points = pd.DataFrame(ui.cached_scaling_curves(tuple(dims)))
 for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),
                                 ("Largest weight", "Entropy (bits)", "Softmax gradient ‖∂α/∂e‖")):
     column.altair_chart(

@@ -8,11 +8,12 @@ from __future__ import annotations
 import html
 import os
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 import streamlit as st
 
 from models.alignment import AttentionView, piece_view, word_view
+from models.anatomy import scaling_curves
 from models.beam import beam_search
 from models.decoding import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.examples import load_examples
@@ -52,6 +53,11 @@ def cached_trace(ref: str, revision: str | None, text: str, beam: int, overrides
 def cached_forced(ref: str, revision: str | None, text: str, target: str | tuple[int, ...]) -> Trace:
     loaded = load(ref, revision)
     return forced(loaded.model, loaded.tokenizers, text, target)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_scaling_curves(dims: tuple[int, ...]) -> list[dict]:
+    return [asdict(p) for p in scaling_curves(list(dims))]
 
 
 def _param(name: str, default: str) -> str:
