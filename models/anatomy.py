@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from .attention import AdditiveAttention, DotProductAttention
+from .compare import entropy
 from .decoding import Trace
 from .seq2seq import Seq2Seq
 
@@ -73,9 +74,8 @@ class ScalingPoint:
 def _softmax_stats(energies: torch.Tensor) -> tuple[float, float, float]:
     """Mean max weight, entropy (bits) and Jacobian norm over rows of ``energies`` [N, S]."""
     a = torch.softmax(energies, dim=-1)
-    ent = -(a * torch.log2(a.clamp_min(1e-30))).sum(-1)
     jac = torch.diag_embed(a) - a[:, :, None] * a[:, None, :]  # [N, S, S]
-    return a.max(-1).values.mean().item(), ent.mean().item(), jac.flatten(1).norm(dim=1).mean().item()
+    return a.max(-1).values.mean().item(), float(entropy(a.numpy()).mean()), jac.flatten(1).norm(dim=1).mean().item()
 
 
 @torch.inference_mode()

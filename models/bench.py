@@ -8,8 +8,9 @@ and measures their peak memory: on CUDA the allocator's peak, on CPU the
 process's peak resident set (Linux ``VmHWM``) above its level before the call,
 each measured in a fresh Python process whose glibc mmap threshold is pinned
 (``MALLOC_MMAP_THRESHOLD_``), so that freed tensors return to the system and
-the peak reflects live memory rather than the allocator's heap growth. The reference is the simplest textbook
-code: one query position at a time, keys re-projected for each.
+the peak reflects live memory rather than the allocator's heap growth.
+The reference is the simplest textbook code: one query position at a time,
+keys re-projected for each.
 """
 from __future__ import annotations
 
