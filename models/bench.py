@@ -2,6 +2,7 @@
 
     python -m models.bench attention              # scorers vs a per-query textbook loop
     python -m models.bench translate --model additive
+    python -m models.bench train                  # one training step: read-out over all steps vs per step
 
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
@@ -11,6 +12,11 @@ each measured in a fresh Python process whose glibc mmap threshold is pinned
 the peak reflects live memory rather than the allocator's heap growth.
 The reference is the simplest textbook code: one query position at a time,
 keys re-projected for each.
+
+``train`` times one teacher-forced training step (forward, backward, Adam) of
+the default-size model on a random batch shaped like Multi30k (B=64, 20 source
+and 24 target pieces, 8,000-piece vocabularies): ``Seq2Seq.forward`` against
+the same logits computed by calling ``decode_step`` once per target position.
 """
 from __future__ import annotations
 
@@ -141,15 +147,65 @@ def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
         print(f"| {words} | {statistics.median(times):.1f} | {p95:.1f} |", flush=True)
 
 
+TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
+
+
+def stepwise_logits(model, src, mask, tgt_in):
+    """Teacher-forced logits [B, T, V] from one ``decode_step`` per position."""
+    enc = model.encode(src, mask)
+    state, logits = enc.init_state, []
+    for t in range(tgt_in.shape[1]):
+        step = model.decode_step(tgt_in[:, t], state, enc)
+        state = step.state
+        logits.append(step.logits)
+    return torch.stack(logits, dim=1)  # [B, T, V]
+
+
+def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
+    from .seq2seq import Seq2Seq
+
+    torch.manual_seed(0)
+    B, S, T, V = TRAIN_SHAPE
+    model = Seq2Seq(V, V, score=score).to(device).train()
+    optimizer = torch.optim.Adam(model.parameters())
+    src, tgt = (torch.randint(4, V, shape, device=device) for shape in ((B, S), (B, T + 1)))
+    mask = torch.ones_like(src, dtype=torch.bool)
+    times = []
+    for _ in range(repeats + 1):  # the first is a warm-up
+        _sync(device)
+        start = time.perf_counter()
+        logits = model(src, mask, tgt[:, :-1]) if impl == "all steps" else stepwise_logits(model, src, mask, tgt[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        _sync(device)
+        times.append(1000 * (time.perf_counter() - start))
+    return statistics.median(times[1:])
+
+
+def bench_train(device: str, repeats: int) -> None:
+    B, S, T, V = TRAIN_SHAPE
+    print(f"one training step on {device}, {torch.get_num_threads()} threads; B={B}, S={S}, T={T}, V={V}; "
+          f"median of {repeats}")
+    print("| score | read-out over all steps ms | read-out per step ms | speed-up |\n|---|---|---|---|")
+    for score in ("additive", "dot", "none"):
+        fast, slow = (train_step_ms(score, impl, device, repeats) for impl in ("all steps", "per step"))
+        print(f"| {score} | {fast:.0f} | {slow:.0f} | {slow / fast:.2f}× |", flush=True)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate"])
+    p.add_argument("what", choices=["attention", "translate", "train"])
     p.add_argument("--model", default="additive", help="for translate: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     args = p.parse_args(argv)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.what == "attention":
-        bench_attention(args.device or ("cuda" if torch.cuda.is_available() else "cpu"), args.repeats)
+        bench_attention(device, args.repeats)
+    elif args.what == "train":
+        bench_train(device, args.repeats)
     else:
         bench_translate(args.model, args.device, args.repeats)
 

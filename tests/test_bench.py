@@ -1,8 +1,12 @@
 """models/bench.py: the reference it compares against is correct, and its measurements run."""
+import pytest
 import torch
 
 from models import bench
 from models.attention import build_attention
+from models.data import batches, tokenize_pairs
+
+from .conftest import make_model, synthetic_pairs
 
 
 def test_naive_reference_matches_vectorised():
@@ -21,3 +25,16 @@ def test_measurements_are_positive():
 
 def test_sentence_of_has_the_asked_length():
     assert len(bench.sentence_of(50, ["a dog runs.", "two cats sleep"]).split()) == 50
+
+
+@pytest.mark.parametrize("score", ["additive", "dot", "none"])
+def test_stepwise_reference_matches_forward(tiny_tokenizers, score):
+    """forward() reads out all steps at once; the reference one decode_step at a time — same logits."""
+    model = make_model(tiny_tokenizers, score).eval()
+    pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(4)), max_len=50)
+    src, mask, tgt_in, _ = next(batches(pairs, 4))
+    torch.testing.assert_close(model(src, mask, tgt_in), bench.stepwise_logits(model, src, mask, tgt_in))
+
+
+def test_train_step_is_timed():
+    assert bench.train_step_ms("dot", "per step", "cpu", repeats=1) > 0

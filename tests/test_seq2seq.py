@@ -21,21 +21,6 @@ def test_forward_shapes(tiny_tokenizers, score):
     assert logits.shape == (*tgt_in.shape, tiny_tokenizers.target.vocab_size)
 
 
-@pytest.mark.parametrize("score", ["additive", "dot", "none"])
-def test_forward_agrees_with_step_by_step_decoding(tiny_tokenizers, score):
-    """forward() reads out all steps at once; decode_step() one at a time — same logits."""
-    model = make_model(tiny_tokenizers, score).eval()
-    pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(4)), max_len=50)
-    src, mask, tgt_in, _ = next(batches(pairs, 4))
-    enc, steps = model.encode(src, mask), []
-    state = enc.init_state
-    for t in range(tgt_in.shape[1]):
-        step = model.decode_step(tgt_in[:, t], state, enc)
-        state = step.state
-        steps.append(step.logits)
-    torch.testing.assert_close(model(src, mask, tgt_in), torch.stack(steps, dim=1))
-
-
 def test_padding_does_not_change_a_sentence(tiny_model, tiny_tokenizers):
     """A sentence alone and padded inside a batch gets the same encoding and first step."""
     ids = tiny_tokenizers.source.encode("a dog runs", 50).ids
