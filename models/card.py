@@ -50,15 +50,6 @@ def _results_table(evaluation: dict) -> str:
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
 
-def kept_checkpoint(training: dict) -> str:
-    """Which epoch and which weights (trained or averaged) the checkpoint holds, from the history."""
-    best = max(
-        ((max(r["val_bleu"], r.get("ema_val_bleu", -1.0)), r) for r in training["history"]), key=lambda x: x[0]
-    )[1]
-    averaged = best.get("ema_val_bleu", -1.0) > best["val_bleu"]
-    return f"epoch {best['epoch']}, {'moving-average' if averaged else 'trained'} weights"
-
-
 def load_records(directory: str | Path) -> tuple[dict, dict | None]:
     """``training.json`` and, if the checkpoint was evaluated, ``evaluation.json``."""
     d = Path(directory)
@@ -81,7 +72,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 - Parameters: {training['parameters']:,}
 - Training data: Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)
 - Training: {training['epochs']} epochs in {minutes:.1f} minutes on {training['device']} with {training['threads']} thread(s);
-  best validation BLEU {training['best_val_bleu']:.1f} ({kept_checkpoint(training)})
+  best validation BLEU {training['best_val_bleu']:.1f}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies
 
 Trained with:

@@ -5,7 +5,6 @@ import torch
 from safetensors.torch import load_file
 
 from models import train
-from models.card import kept_checkpoint
 from models.hub import load_model
 
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
@@ -79,12 +78,3 @@ def test_checkpoint_is_the_better_of_trained_and_averaged_weights(tiny_corpus, t
         expected = trained
     for name, value in expected.items():
         torch.testing.assert_close(saved[name], value, rtol=0, atol=0)
-
-
-def test_card_names_the_kept_epoch_and_weights():
-    history = [{"epoch": 1, "val_bleu": 10.0, "ema_val_bleu": 12.0}, {"epoch": 2, "val_bleu": 13.0, "ema_val_bleu": 11.0},
-               {"epoch": 3, "val_bleu": 12.5, "ema_val_bleu": 12.9}]
-    assert kept_checkpoint({"history": history}) == "epoch 2, trained weights"
-    history[2]["ema_val_bleu"] = 13.5
-    assert kept_checkpoint({"history": history}) == "epoch 3, moving-average weights"
-    assert kept_checkpoint({"history": [{"epoch": 1, "val_bleu": 5.0}]}) == "epoch 1, trained weights"
