@@ -3,15 +3,11 @@
     python -m models.train --data ../shared/data/multi30k --score additive \\
         --out assets/checkpoints/en-fr-additive --minutes 40
 
-Besides the trained weights, an exponential moving average of them is kept
-(``--ema`` decay per step; Polyak & Juditsky 1992), which smooths out the noise
-of the last updates. Each epoch ends with a validation pass (teacher-forced
-loss, greedy sacreBLEU) of both; the step size is halved when the trained
-weights stop gaining BLEU, and the checkpoint in ``--out`` is the best by BLEU
-of either. Training state (weights, average, Adam moments, epoch, learning
-rate) is kept in ``--out/train_state`` as safetensors + JSON, so ``--resume``
-continues an interrupted run exactly at the last finished epoch. Deterministic
-on CPU for a given ``--seed``.
+Each epoch ends with a validation pass (teacher-forced loss, greedy sacreBLEU);
+the best epoch by BLEU is the checkpoint in ``--out``. Training state (weights,
+Adam moments, epoch, learning rate) is kept in ``--out/train_state`` as
+safetensors + JSON, so ``--resume`` continues an interrupted run exactly at the
+last finished epoch. Deterministic on CPU for a given ``--seed``.
 """
 from __future__ import annotations
 
@@ -27,7 +23,6 @@ import sacrebleu
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm import tqdm
 
 from .card import write_card
@@ -58,7 +53,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--ema", type=float, default=0.999, help="decay of the weight average per step (0: none)")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--minutes", type=float, help="wall-clock budget; training stops when it is spent")
     p.add_argument("--seed", type=int, default=1)
@@ -80,7 +74,7 @@ def build_tokenizers(args, sources, targets) -> TokenizerPair:
     )
 
 
-def train_epoch(model, optimizer, average, pairs, args, rng, deadline, device) -> tuple[float, bool]:
+def train_epoch(model, optimizer, pairs, args, rng, deadline, device) -> tuple[float, bool]:
     """One pass over ``pairs``; returns mean loss and whether the budget ran out."""
     model.train()
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=args.label_smoothing)
@@ -94,7 +88,6 @@ def train_epoch(model, optimizer, average, pairs, args, rng, deadline, device) -
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        average.update_parameters(model)
         total, count = total + loss.item(), count + 1
         bar.set_postfix(loss=f"{total / count:.3f}")
         if deadline and time.monotonic() > deadline:
@@ -116,22 +109,20 @@ def validate(model, tokenizers, pairs, sources, targets, device) -> dict:
     return {"val_loss": loss / n, "val_bleu": sacrebleu.corpus_bleu(hyps, [targets]).score}
 
 
-def save_state(out: Path, model, optimizer, average, state: dict) -> None:
+def save_state(out: Path, model, optimizer, state: dict) -> None:
     d = out / STATE_DIR
     d.mkdir(parents=True, exist_ok=True)
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, d / "model.safetensors")
-    save_file({k: v.contiguous() for k, v in average.state_dict().items()}, d / "average.safetensors")
     opt = optimizer.state_dict()
     tensors = {f"{i}.{k}": v for i, s in opt["state"].items() for k, v in s.items()}
     save_file(tensors, d / "optimizer.safetensors")
     (d / "state.json").write_text(json.dumps({**state, "param_groups": opt["param_groups"]}, indent=1))
 
 
-def load_state(out: Path, model, optimizer, average) -> dict:
+def load_state(out: Path, model, optimizer) -> dict:
     d = out / STATE_DIR
     state = json.loads((d / "state.json").read_text())
     model.load_state_dict(load_file(d / "model.safetensors"), strict=True)
-    average.load_state_dict(load_file(d / "average.safetensors"), strict=True)
     per_param: dict[int, dict] = {}
     for key, value in load_file(d / "optimizer.safetensors").items():
         i, name = key.split(".", 1)
@@ -140,7 +131,7 @@ def load_state(out: Path, model, optimizer, average) -> dict:
     return state
 
 
-def fit(model, optimizer, average, tokenizers, pairs, validation, args, state: dict) -> dict:
+def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> dict:
     """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state."""
     out, device = Path(args.out), model.device
     start = time.monotonic() - state["elapsed_s"]
@@ -148,25 +139,19 @@ def fit(model, optimizer, average, tokenizers, pairs, validation, args, state: d
     while state["epoch"] < args.epochs:
         epoch = state["epoch"] + 1
         torch.manual_seed(args.seed + epoch)
-        rng = random.Random(args.seed + epoch)
-        loss, out_of_time = train_epoch(model, optimizer, average, pairs, args, rng, deadline, device)
+        loss, out_of_time = train_epoch(model, optimizer, pairs, args, random.Random(args.seed + epoch), deadline, device)
         scores = validate(model, tokenizers, *validation, device)
-        averaged = validate(average.module, tokenizers, *validation, device)
         lr = optimizer.param_groups[0]["lr"]
-        record = {"epoch": epoch, "train_loss": loss, **scores, "ema_val_bleu": averaged["val_bleu"], "lr": lr,
-                  "partial": out_of_time}
+        record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
         print(json.dumps(record), file=sys.stderr)
-        best = max((scores["val_bleu"], model), (averaged["val_bleu"], average.module), key=lambda x: x[0])
-        if best[0] > state["best_bleu"]:
-            state["best_bleu"] = best[0]
-            save_checkpoint(out, best[1], tokenizers)
-        if scores["val_bleu"] > state["best_trained_bleu"]:
-            state["best_trained_bleu"] = scores["val_bleu"]
-        else:  # the trained weights did not gain: halve the step size
+        if scores["val_bleu"] > state["best_bleu"]:
+            state["best_bleu"] = scores["val_bleu"]
+            save_checkpoint(out, model, tokenizers)
+        else:  # no gain: halve the step size
             for group in optimizer.param_groups:
                 group["lr"] = lr / 2
         state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
-        save_state(out, model, optimizer, average, state)
+        save_state(out, model, optimizer, state)
         if out_of_time:
             break
     return state
@@ -189,14 +174,13 @@ def main(argv=None) -> None:
         enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
     ).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    average = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(args.ema))
-    state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "best_trained_bleu": -1.0, "history": []}
+    state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": []}
     if resuming:
-        state = load_state(out, model, optimizer, average)
+        state = load_state(out, model, optimizer)
         print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
     else:
         save_checkpoint(out, model, tokenizers)
-    state = fit(model, optimizer, average, tokenizers, pairs, (val_pairs, val_src, val_tgt), args, state)
+    state = fit(model, optimizer, tokenizers, pairs, (val_pairs, val_src, val_tgt), args, state)
     write_training_record(out, args, model, state, argv)
     if args.push_to_hub:
         push(out, args.push_to_hub)

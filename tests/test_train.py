@@ -51,30 +51,3 @@ def test_time_budget_stops_training(tiny_corpus, tmp_path):
     run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.001")
     record = json.loads((tmp_path / "ck" / "training.json").read_text())
     assert record["epochs"] == 1 and record["history"][0]["partial"]
-
-
-def test_weight_average_with_zero_decay_is_the_trained_weights(tiny_corpus, tmp_path):
-    run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--ema", "0")
-    state = tmp_path / "ck" / train.STATE_DIR
-    trained, average = load_file(state / "model.safetensors"), load_file(state / "average.safetensors")
-    for name, value in trained.items():
-        torch.testing.assert_close(average[f"module.{name}"], value, rtol=0, atol=0)
-    batches = -(-300 // 32)  # the fixture's 300 training pairs
-    assert int(average["n_averaged"]) == batches
-    record = json.loads((tmp_path / "ck" / "training.json").read_text())["history"][0]
-    assert record["ema_val_bleu"] == record["val_bleu"]
-
-
-def test_checkpoint_is_the_better_of_trained_and_averaged_weights(tiny_corpus, tmp_path):
-    out = tmp_path / "ck"
-    run(tiny_corpus, out, "--epochs", "1", "--ema", "0.5")
-    state = out / train.STATE_DIR
-    trained, average = load_file(state / "model.safetensors"), load_file(state / "average.safetensors")
-    saved = load_file(out / "model.safetensors")
-    record = json.loads((out / "training.json").read_text())["history"][0]
-    expected = {k.removeprefix("module."): v for k, v in average.items() if k.startswith("module.")}
-    assert any(not torch.equal(trained[k], expected[k]) for k in trained)
-    if record["val_bleu"] >= record["ema_val_bleu"]:
-        expected = trained
-    for name, value in expected.items():
-        torch.testing.assert_close(saved[name], value, rtol=0, atol=0)
