@@ -62,6 +62,7 @@ def load_records(directory: str | Path) -> tuple[dict, dict | None]:
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     minutes = training["wall_clock_s"] / 60
+    commands = "\n".join("    " + c for c in training["commands"])
     body = f"""
 # Attention Atlas — English→French, {training['score']}
 
@@ -75,9 +76,9 @@ Made for looking at attention in the Attention Atlas app, not for production tra
   best validation BLEU {training['best_val_bleu']:.1f}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies
 
-Trained with:
+Trained with (one line per invocation; a resumed run continues the one before it exactly):
 
-    {training['command']}
+{commands}
 
 ## Test results (Multi30k test_2016_flickr)
 

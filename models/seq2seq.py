@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pathlib import Path
+
 import torch
 from huggingface_hub import PyTorchModelHubMixin
+from safetensors.torch import save_file
 from torch import Tensor, nn
 
 from .attention import build_attention, masked_softmax
@@ -91,6 +94,11 @@ class Seq2Seq(
         self.readout = nn.Linear(dec_hidden + ctx_dim + emb_dim, emb_dim)
         self.output = nn.Linear(emb_dim, tgt_vocab_size)
         self.dropout = nn.Dropout(dropout)
+
+    def _save_pretrained(self, save_directory: Path) -> None:
+        """Hub-mixin hook: store the weights in float16, half the download; loading casts them back to float32."""
+        weights = {k: v.detach().to(torch.float16).contiguous() for k, v in self.state_dict().items()}
+        save_file(weights, str(Path(save_directory) / "model.safetensors"), metadata={"format": "pt"})
 
     def encode(self, src: Tensor, mask: Tensor) -> EncoderOutput:
         """Annotate a padded batch: ``src`` [B, S] ids, ``mask`` [B, S] True on tokens."""

@@ -53,6 +53,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--halve-lr-after", type=int, nargs="+", default=[], metavar="EPOCH",
+                   help="also halve the learning rate after these epochs (it is always halved when val BLEU stalls)")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--minutes", type=float, help="wall-clock budget; training stops when it is spent")
     p.add_argument("--seed", type=int, default=1)
@@ -144,10 +146,12 @@ def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> d
         lr = optimizer.param_groups[0]["lr"]
         record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
         print(json.dumps(record), file=sys.stderr)
-        if scores["val_bleu"] > state["best_bleu"]:
+        improved = scores["val_bleu"] > state["best_bleu"]
+        if improved:
             state["best_bleu"] = scores["val_bleu"]
             save_checkpoint(out, model, tokenizers)
-        else:  # no gain: halve the step size
+        # A slow creep never trips the stall rule; the milestones make the decay explicit.
+        if not improved or epoch in args.halve_lr_after:
             for group in optimizer.param_groups:
                 group["lr"] = lr / 2
         state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
@@ -174,23 +178,24 @@ def main(argv=None) -> None:
         enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
     ).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": []}
+    state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": []}
     if resuming:
         state = load_state(out, model, optimizer)
         print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
     else:
         save_checkpoint(out, model, tokenizers)
+    command = "python -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
+    state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
     state = fit(model, optimizer, tokenizers, pairs, (val_pairs, val_src, val_tgt), args, state)
-    write_training_record(out, args, model, state, argv)
+    write_training_record(out, args, model, state)
     if args.push_to_hub:
         push(out, args.push_to_hub)
 
 
-def write_training_record(out: Path, args, model, state, argv) -> None:
-    """``training.json``: the command, time, sizes and curve, read by the model card."""
-    command = "python -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
+def write_training_record(out: Path, args, model, state) -> None:
+    """``training.json``: the commands, time, sizes and curve, read by the model card."""
     record = {
-        "command": command,
+        "commands": state["commands"],
         "score": args.score,
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in model.parameters()),

@@ -23,7 +23,7 @@ for name in bundled_models():
                     f"Trained on Multi30k train for {training['epochs']} epochs in "
                     f"{training['wall_clock_s'] / 60:.1f} min on {training['device']} "
                     f"({training['threads']} thread(s)); best validation BLEU {training['best_val_bleu']:.1f}.")
-        st.code(training["command"], language="bash")
+        st.code("\n".join(training["commands"]), language="bash")
         if evaluation is None:
             st.info("Not evaluated yet.")
             continue

@@ -48,7 +48,7 @@ def test_hub_repo_id_loads_from_offline_cache(checkpoint, offline_cache, tiny_mo
     loaded = load_model(REPO_ID, device="cpu")
     assert loaded.path.name == commit
     for a, b in zip(loaded.model.state_dict().values(), tiny_model.state_dict().values()):
-        assert (a == b).all()
+        assert (a == b.half().float()).all()  # the weights are stored in float16
     assert load_model(REPO_ID, revision=commit, device="cpu").path == loaded.path
 
 

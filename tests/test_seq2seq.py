@@ -1,6 +1,9 @@
 """models/seq2seq.py: shapes, masking, learning a toy task, and Hub-style round trips."""
+import copy
+
 import pytest
 import torch
+from safetensors.torch import load_file
 from torch import nn
 
 from models.data import batches, tokenize_pairs
@@ -70,10 +73,17 @@ def test_save_and_load_round_trip(tmp_path, tiny_model, tiny_tokenizers):
     save_checkpoint(tmp_path / "ck", tiny_model, tiny_tokenizers)
     loaded = load_model(str(tmp_path / "ck"), device="cpu")
     assert isinstance(loaded.model, Seq2Seq) and loaded.score == "additive"
+    assert all(p.dtype == torch.float32 for p in loaded.model.parameters())  # computed in float32 …
+    stored = load_file(tmp_path / "ck" / "model.safetensors")
+    assert {t.dtype for t in stored.values()} == {torch.float16}  # … stored in float16
+    rounded = copy.deepcopy(tiny_model)
+    with torch.no_grad():
+        for p in rounded.parameters():
+            p.copy_(p.half().float())
     src = torch.tensor([tiny_tokenizers.source.encode("a red cat sleeps", 50).ids])
     tgt = torch.tensor([[2, 5, 6, 7]])
     mask = src != PAD_ID
-    torch.testing.assert_close(loaded.model(src, mask, tgt), tiny_model(src, mask, tgt), rtol=0, atol=0)
+    torch.testing.assert_close(loaded.model(src, mask, tgt), rounded(src, mask, tgt), rtol=0, atol=0)
 
 
 def test_config_holds_only_json_hyperparameters(tmp_path, tiny_model, tiny_tokenizers):

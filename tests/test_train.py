@@ -37,7 +37,8 @@ def test_resume_continues_exactly(tiny_corpus, tmp_path):
     b = load_file(resumed / train.STATE_DIR / "model.safetensors")
     for name in a:
         torch.testing.assert_close(a[name], b[name], rtol=0, atol=0)
-    assert json.loads((resumed / "training.json").read_text())["epochs"] == 2
+    record = json.loads((resumed / "training.json").read_text())
+    assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
 
 
 def test_reuses_given_tokenizers(tiny_corpus, tmp_path):
@@ -51,3 +52,9 @@ def test_time_budget_stops_training(tiny_corpus, tmp_path):
     run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.001")
     record = json.loads((tmp_path / "ck" / "training.json").read_text())
     assert record["epochs"] == 1 and record["history"][0]["partial"]
+
+
+def test_learning_rate_is_halved_after_the_given_epochs(tiny_corpus, tmp_path):
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "3", "--lr", "0.004", "--halve-lr-after", "1", "2")
+    history = json.loads((tmp_path / "ck" / "training.json").read_text())["history"]
+    assert [r["lr"] for r in history] == [0.004, 0.002, 0.001]
