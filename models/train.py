@@ -1,7 +1,7 @@
 """Train an English→French translator on Multi30k-style data.
 
     python -m models.train --data ../shared/data/multi30k --score additive \\
-        --out assets/checkpoints/en-fr-additive --minutes 40
+        --out my-model --epochs 16 --halve-lr-after 11 13 14 15
 
 Each epoch ends with a validation pass (teacher-forced loss, greedy sacreBLEU);
 the best epoch by BLEU is the checkpoint in ``--out``. Training state (weights,
@@ -45,10 +45,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", required=True, help="checkpoint directory to write")
     p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
     p.add_argument("--vocab-size", type=int, default=8000)
-    p.add_argument("--emb-dim", type=int, default=128)
-    p.add_argument("--enc-hidden", type=int, default=128)
-    p.add_argument("--dec-hidden", type=int, default=256)
-    p.add_argument("--attn-dim", type=int, default=128)
+    p.add_argument("--emb-dim", type=int, default=256)
+    p.add_argument("--enc-hidden", type=int, default=256)
+    p.add_argument("--dec-hidden", type=int, default=512)
+    p.add_argument("--attn-dim", type=int, default=256)
     p.add_argument("--dropout", type=float, default=0.2)
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
