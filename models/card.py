@@ -59,9 +59,17 @@ def load_records(directory: str | Path) -> tuple[dict, dict | None]:
     return training, evaluation
 
 
+def training_summary(training: dict) -> str:
+    """'16 epochs in 68.8 min on cpu (1 thread(s))': for the card and the Models page."""
+    runs = len(training["commands"])
+    threads = f"{training['threads']} thread(s)"
+    if runs > 1:
+        threads = f"{runs} invocations, the last with {threads}"
+    return f"{training['epochs']} epochs in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
+
+
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
-    minutes = training["wall_clock_s"] / 60
     commands = "\n".join("    " + c for c in training["commands"])
     body = f"""
 # Attention Atlas — English→French, {training['score']}
@@ -72,7 +80,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 
 - Parameters: {training['parameters']:,}
 - Training data: Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)
-- Training: {training['epochs']} epochs in {minutes:.1f} minutes on {training['device']} with {training['threads']} thread(s);
+- Training: {training_summary(training)};
   best validation BLEU {training['best_val_bleu']:.1f}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies
 

@@ -1,7 +1,7 @@
 """Train an English→French translator on Multi30k-style data.
 
     python -m models.train --data ../shared/data/multi30k --score additive \\
-        --out my-model --epochs 16 --halve-lr-after 11 13 14 15
+        --out my-model --epochs 16 --halve-lr-after 11 14 15
 
 Each epoch ends with a validation pass (teacher-forced loss, greedy sacreBLEU);
 the best epoch by BLEU is the checkpoint in ``--out``. Training state (weights,

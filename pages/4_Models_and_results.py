@@ -3,7 +3,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.card import SCORE_NAMES, load_records
+from models.card import SCORE_NAMES, load_records, training_summary
 from models.hub import bundled_models, resolve
 from pages._shared import ui
 
@@ -20,9 +20,8 @@ for name in bundled_models():
         continue
     with st.expander(f"{ui.MODEL_LABELS.get(name, name)} — {training['parameters']:,} parameters", expanded=True):
         st.markdown(f"Score: {SCORE_NAMES[training['score']]}.  \n"
-                    f"Trained on Multi30k train for {training['epochs']} epochs in "
-                    f"{training['wall_clock_s'] / 60:.1f} min on {training['device']} "
-                    f"({training['threads']} thread(s)); best validation BLEU {training['best_val_bleu']:.1f}.")
+                    f"Trained on Multi30k train for {training_summary(training)}; "
+                    f"best validation BLEU {training['best_val_bleu']:.1f}.")
         st.code("\n".join(training["commands"]), language="bash")
         if evaluation is None:
             st.info("Not evaluated yet.")
