@@ -26,15 +26,21 @@ class AttentionView:
     energies: np.ndarray | None  # [T, S], piece level only
 
 
-def _label(piece: str) -> str:
+def piece_label(piece: str) -> str:
+    """A target piece as text: the ``▁`` word marker dropped, unless it is all there is."""
     return piece.replace(WORD_MARK, "") or WORD_MARK
+
+
+def _word(pieces, group: list[int]) -> str:
+    """The text of a word made of ``pieces[group]``: word markers dropped (a bare "▁" stays visible)."""
+    return "".join(pieces[i].replace(WORD_MARK, "") for i in group) or WORD_MARK
 
 
 def piece_view(trace: Trace) -> AttentionView:
     if trace.attention is None:
         raise ValueError("this model has no attention")
     return AttentionView(
-        rows=tuple(_label(p) for p in trace.target_pieces),
+        rows=tuple(piece_label(p) for p in trace.target_pieces),
         columns=trace.source.surfaces,
         unknown=trace.source.unknown,
         weights=trace.attention,
@@ -48,7 +54,7 @@ def word_view(trace: Trace) -> AttentionView:
     tgt_groups = word_groups(trace.target_pieces)
     src_groups = word_groups(trace.source.pieces)
     return AttentionView(
-        rows=tuple("".join(_label(trace.target_pieces[i]) for i in g) for g in tgt_groups),
+        rows=tuple(_word(trace.target_pieces, g) for g in tgt_groups),
         columns=columns,
         unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
         weights=np.stack([by_src[g].mean(axis=0) for g in tgt_groups]),  # [Tw, Sw]
@@ -73,9 +79,10 @@ def pharaoh(pairs: list[tuple[int, int]]) -> str:
 
 def source_word_weights(trace: Trace) -> tuple[tuple[str, ...], np.ndarray]:
     """Source words and each step's attention summed over a word's pieces, [T, Sw]."""
-    view = piece_view(trace)
-    groups = word_groups(trace.source.pieces)
-    words = tuple("".join(view.columns[i] for i in g) if view.columns[g[0]] != EOS else EOS for g in groups)
+    view, pieces = piece_view(trace), trace.source.pieces
+    groups = word_groups(pieces)
+    # A bare "▁" piece (a space before punctuation) shows as "▁" alone, never inside a word.
+    words = tuple("".join(view.columns[i] for i in g if pieces[i] != WORD_MARK) or view.columns[g[0]] for g in groups)
     return words, np.stack([view.weights[:, g].sum(axis=1) for g in groups], axis=1)
 
 

@@ -49,7 +49,7 @@ def beam_search(model: Seq2Seq, tokenizers: TokenizerPair, text: str, beam: int)
         step = model.decode_step(prev, state, _rows(enc, parents))
         scores = torch.tensor([h.logprob for h in alive], device=model.device)[:, None]
         scores = scores + step.logits.log_softmax(-1)  # [n, V]
-        values, flat = scores.view(-1).topk(beam - len(finished))
+        values, flat = scores.view(-1).topk(min(beam - len(finished), scores.numel()))  # tiny vocabularies
         V = scores.shape[1]
         next_alive, next_rows = [], []
         for value, index in zip(values.tolist(), flat.tolist()):

@@ -8,34 +8,44 @@ nothing is ever unpickled.
 :func:`load_model` resolves a reference, in this order: a bundled checkpoint
 name (``additive`` or ``en-fr-additive``, under ``assets/checkpoints``), a
 local directory, a Hub repo id (``owner/name``, with an optional revision).
+
+Checkpoints may come from strangers (a public app loads any Hub id a visitor
+types), so before anything is allocated the config's values are bounded, the
+parameter count is taken from a model built on the ``meta`` device, and the
+weight file's declared shapes are compared with it; Hub downloads are sized
+first and refused above :attr:`LoadPolicy.max_download_mb`.
 """
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from huggingface_hub import snapshot_download
+from huggingface_hub import HfApi, snapshot_download
 from huggingface_hub.errors import (
     HFValidationError,
     LocalEntryNotFoundError,
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
-from safetensors import SafetensorError
+from huggingface_hub.utils import filter_repo_objects, validate_repo_id
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import load_file
 
-from .seq2seq import FORMAT_VERSION, Seq2Seq
+from .seq2seq import FORMAT_VERSION, SCORE_CHOICES, Seq2Seq
 from .tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
+DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json")
+MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
+MAX_VOCAB = 100_000
+MAX_WIDTH = 4096
 
 
 class CheckpointError(RuntimeError):
@@ -52,6 +62,18 @@ class LoadedModel:
     @property
     def score(self) -> str:
         return self.model.score
+
+
+@dataclass(frozen=True)
+class LoadPolicy:
+    """Which references may be loaded. The CLIs trust their user; a public app trusts nobody."""
+
+    local_paths: bool = True  # may a reference name a directory on this machine?
+    hub_allow: frozenset[str] | None = None  # Hub ids allowed; None = any
+    max_download_mb: float = 200.0  # refuse Hub checkpoints larger than this
+
+
+TRUSTED = LoadPolicy()
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -75,7 +97,7 @@ def save_checkpoint(directory: str | Path, model: Seq2Seq, tokenizers: Tokenizer
     tokenizers.save(directory)
 
 
-def resolve(ref: str, revision: str | None = None) -> Path:
+def resolve(ref: str, revision: str | None = None, policy: LoadPolicy = TRUSTED) -> Path:
     """Local directory holding the checkpoint ``ref`` (downloading from the Hub if needed)."""
     ref = ref.strip()
     if not ref:
@@ -83,20 +105,33 @@ def resolve(ref: str, revision: str | None = None) -> Path:
     for name in (ref, BUNDLED_PREFIX + ref):
         if (BUNDLED_DIR / name).is_dir() and "/" not in ref:
             return BUNDLED_DIR / name
-    if Path(ref).expanduser().is_dir():
+    if policy.local_paths and Path(ref).expanduser().is_dir():
         return Path(ref).expanduser()
     if ref.count("/") != 1 or ref.startswith((".", "/", "~")):
+        where = "not a local directory, " if policy.local_paths else "(this app loads no local paths) "
         raise CheckpointError(
             f"Model {ref!r} not found: it is not a bundled model ({', '.join(bundled_models())}), "
-            "not a local directory, and not a Hub repo id of the form owner/name."
+            f"{where}and not a Hub repo id of the form owner/name."
         )
-    return _download(ref, revision)
+    if policy.hub_allow is not None and ref not in policy.hub_allow:
+        raise CheckpointError(f"Hub repo {ref} is not among the models this app may load.")
+    return _download(ref, revision, policy.max_download_mb)
 
 
-def _download(repo_id: str, revision: str | None) -> Path:
+def download_bytes(siblings) -> int:
+    """Bytes of a repo's files (``ModelInfo.siblings``) that :func:`resolve` would download."""
+    wanted = filter_repo_objects(siblings, allow_patterns=list(DOWNLOAD_PATTERNS), key=lambda f: f.rfilename)
+    return sum(f.size or 0 for f in wanted)
+
+
+def _download(repo_id: str, revision: str | None, max_mb: float) -> Path:
     where = f"{repo_id}" + (f" (revision {revision})" if revision else "")
     try:
-        path = snapshot_download(repo_id, revision=revision, allow_patterns=[*CHECKPOINT_FILES, "*.md", "*.json"])
+        validate_repo_id(repo_id)
+        # Size the files first; without a network answer, only the local cache may be used.
+        commit = None if _offline() else _sized_commit(repo_id, revision, max_mb)
+        path = snapshot_download(repo_id, revision=commit or revision, allow_patterns=list(DOWNLOAD_PATTERNS),
+                                 local_files_only=commit is None)
     except RevisionNotFoundError as e:
         raise CheckpointError(f"Hub repo {repo_id} has no revision {revision!r}.") from e
     except RepositoryNotFoundError as e:
@@ -108,49 +143,98 @@ def _download(repo_id: str, revision: str | None) -> Path:
         ) from e
     except HFValidationError as e:
         raise CheckpointError(f"{repo_id!r} is not a valid Hub repo id.") from e
-    except OSError as e:  # connection errors surface as OSError subclasses
+    except OSError as e:  # connection errors during a download surface as OSError subclasses
         raise CheckpointError(f"Could not download {where} from the Hub: {e}") from e
     return Path(path)
+
+
+def _sized_commit(repo_id: str, revision: str | None, max_mb: float) -> str | None:
+    """The commit to download once its files are known to fit in ``max_mb``; None if the Hub cannot be asked."""
+    try:
+        info = HfApi().model_info(repo_id, revision=revision, files_metadata=True)
+    except (RepositoryNotFoundError, RevisionNotFoundError):
+        raise
+    except Exception:  # no answer (the HTTP client's errors differ between versions): only the cache may be used
+        return None
+    size_mb = download_bytes(info.siblings or []) / 1e6
+    if size_mb > max_mb:
+        raise CheckpointError(f"Hub repo {repo_id} holds {size_mb:,.0f} MB of checkpoint files; this app loads at "
+                              f"most {max_mb:,.0f} MB.")
+    return info.sha
 
 
 def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
 
 
-def _check_files(path: Path) -> dict:
+def check_config(config: dict) -> None:
+    """Raise ValueError unless every value is of the right type and within bounds (nothing is allocated)."""
+    expected = inspect.signature(Seq2Seq.__init__).parameters
+    if config.get("format_version") != FORMAT_VERSION or not set(config) <= set(expected) - {"self"}:
+        raise ValueError(f"written by an incompatible version (format {config.get('format_version')!r}, this code "
+                         f"reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - set(expected))})")
+    for key, value in config.items():
+        default = expected[key].default
+        kind = float if isinstance(default, float) else type(default) if default is not inspect.Parameter.empty else int
+        if type(value) is not kind and not (kind is float and type(value) is int):
+            raise ValueError(f"{key} must be a {kind.__name__}, got {value!r}")
+    bounds = {"src_vocab_size": (5, MAX_VOCAB), "tgt_vocab_size": (5, MAX_VOCAB), "emb_dim": (1, MAX_WIDTH),
+              "enc_hidden": (1, MAX_WIDTH), "dec_hidden": (1, MAX_WIDTH), "attn_dim": (1, MAX_WIDTH),
+              "dropout": (0, 0.99), "pad_id": (0, 0)}
+    for key, (low, high) in bounds.items():
+        if key in config and not low <= config[key] <= high:
+            raise ValueError(f"{key} = {config[key]!r} is outside {low}…{high}")
+    if config.get("score", "additive") not in SCORE_CHOICES:
+        raise ValueError(f"unknown score {config['score']!r}")
+
+
+def _read_config(path: Path) -> dict:
     missing = [f for f in CHECKPOINT_FILES if not (path / f).is_file()]
     if missing:
         raise CheckpointError(f"Checkpoint {path} is incomplete: missing {', '.join(missing)}.")
     try:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        if not isinstance(config, dict):
+            raise ValueError("not a JSON object")
+        check_config(config)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"Checkpoint {path}: config.json is not valid JSON ({e}).") from e
-    expected = set(inspect.signature(Seq2Seq.__init__).parameters) - {"self"}
-    version = config.get("format_version")
-    if version != FORMAT_VERSION or not set(config) <= expected:
-        raise CheckpointError(
-            f"Checkpoint {path} was written by an incompatible version (format {version!r}, "
-            f"this code reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - expected) or 'none'})."
-        )
+    except ValueError as e:
+        raise CheckpointError(f"Checkpoint {path}: config.json {e}.") from e
     return config
 
 
-def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None) -> LoadedModel:
+def _read_weights(path: Path, config: dict) -> Seq2Seq:
+    """Build the model and fill it from ``model.safetensors``, its declared shapes checked first."""
+    with torch.device("meta"):
+        shapes = {k: tuple(v.shape) for k, v in Seq2Seq(**config).state_dict().items()}
+    if sum(torch.Size(s).numel() for s in shapes.values()) > MAX_PARAMETERS:
+        raise CheckpointError(f"Checkpoint {path}: config.json describes a model over {MAX_PARAMETERS:,} parameters.")
+    file = path / "model.safetensors"
+    try:
+        with safe_open(file, framework="pt") as f:
+            stored = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+        if stored != shapes:
+            raise CheckpointError(f"Checkpoint {path}: the weights do not match config.json "
+                                  f"(differing tensors: {sorted(set(stored.items()) ^ set(shapes.items()))[:3]}).")
+        model = Seq2Seq(**config)
+        model.load_state_dict(load_file(file), strict=True)  # float16 on disk, copied into float32
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"Checkpoint {path}: model.safetensors is corrupt or truncated ({e}).") from e
+    return model
+
+
+def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None,
+               policy: LoadPolicy = TRUSTED) -> LoadedModel:
     """Load ``ref`` onto ``device`` (auto by default); raises :class:`CheckpointError`."""
-    path = resolve(ref, revision)
-    config = _check_files(path)
+    path = resolve(ref, revision, policy)
+    config = _read_config(path)
     try:
         tokenizers = TokenizerPair.load(path)
     except Exception as e:  # tokenizers raises plain Exception on a bad file
         raise CheckpointError(f"Checkpoint {path}: the tokenizer files cannot be read ({e}).") from e
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # the mixin prints; stdout may be our output
-            model = Seq2Seq.from_pretrained(path, strict=True, map_location="cpu")
-    except (SafetensorError, OSError, ValueError) as e:
-        raise CheckpointError(f"Checkpoint {path}: model.safetensors is corrupt or truncated ({e}).") from e
-    except RuntimeError as e:
-        raise CheckpointError(f"Checkpoint {path}: the weights do not match config.json ({e}).") from e
     if (config["src_vocab_size"], config["tgt_vocab_size"]) != (tokenizers.source.vocab_size, tokenizers.target.vocab_size):
         raise CheckpointError(f"Checkpoint {path}: the tokenizers do not match the model's vocabulary sizes.")
+    model = _read_weights(path, config)
     target = pick_device(device)
     return LoadedModel(model.to(target).eval(), tokenizers, path, target)

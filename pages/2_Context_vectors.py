@@ -6,6 +6,7 @@ import streamlit as st
 from models.alignment import source_word_weights
 from models.geometry import context_geometry
 from pages._shared import charts, ui
+from pages._shared.labels import for_markdown
 
 st.set_page_config(page_title="Context vectors · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Context vectors")
@@ -24,11 +25,11 @@ ui.source_notices(traces[0])
 
 for column, model, trace in zip(st.columns(2), models, traces):
     geo = context_geometry(trace)
-    source = charts.source_labels(trace)
-    target = charts.piece_labels(trace.target_pieces)
-    name = ui.MODEL_LABELS[model]
+    source = charts.source_text(trace)
+    target = charts.piece_text(trace.target_pieces)
+    name = ui.model_name(model)
     with column:
-        st.markdown(f"**{name}** — {ui.safe(trace.translation)}")
+        st.markdown(f"**{name}** — {for_markdown(trace.translation)}")
         st.plotly_chart(charts.context_path(geo, source, target, name), width="stretch", key=f"path_{model}")
         if not geo.inside_hull.all():
             st.error("A context left the hull: this would mean the weights were not a distribution.")
@@ -38,7 +39,7 @@ for column, model, trace in zip(st.columns(2), models, traces):
         st.plotly_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much c_t turns each step",
                                      "cosine", target), width="stretch", key=f"cos_{model}")
         words, by_word = source_word_weights(trace)
-        st.plotly_chart(charts.shares(by_word, charts.token_labels(words), target), width="stretch",
+        st.plotly_chart(charts.shares(by_word, list(words), target), width="stretch",
                         key=f"share_{model}")
         st.plotly_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the contexts"),
                         width="stretch", key=f"sim_{model}")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from models.anatomy import score_anatomy
 from pages._shared import charts, ui
+from pages._shared.labels import plain
 
 st.set_page_config(page_title="Score anatomy · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Score anatomy")
@@ -24,10 +25,11 @@ trace = ui.trace_or_stop(settings, text)
 ui.source_notices(trace)
 dot_settings, dot_loaded = ui.model_or_fallback(replace(settings, model="dot"), "dot")
 
-target = charts.piece_labels(trace.target_pieces)
-source = charts.source_labels(trace)
-t = st.select_slider("Decoding step (additive model's output)", range(len(target)), format_func=lambda i: target[i])
-s = st.select_slider("Source token", range(len(source)), format_func=lambda i: source[i],
+target = charts.piece_text(trace.target_pieces)
+source = charts.source_text(trace)
+t = st.select_slider("Decoding step (additive model's output)", range(len(target)), format_func=lambda i: plain(target[i]),
+                     key="anatomy_step")
+s = st.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
                      value=int(trace.attention[t].argmax()))
 dot_trace = ui.cached_forced(dot_settings.model, None, text, trace.target_ids)
 
@@ -36,7 +38,7 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
     parts = score_anatomy(model, tr, t, s)
     order = parts.contributions.argsort()[::-1]
     with column:
-        st.markdown(f"**{ui.MODEL_LABELS[parts.score]}**: e = **{parts.energy:.3f}**, "
+        st.markdown(f"**{ui.model_name(parts.score)}**: e = **{parts.energy:.3f}**, "
                     f"α = **{tr.attention[t, s]:.3f}** (the model's own energy: {tr.energies[t, s]:.3f})")
         st.plotly_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
                                     "Each hidden unit's contribution, largest first", "unit k"),
@@ -44,7 +46,7 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
         table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
         if parts.hidden.size:
             table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
-        st.dataframe(pd.DataFrame(table | {"term": parts.contributions}), height=240)
+        st.dataframe(pd.DataFrame(table | {"term": parts.contributions}), height=240, key=f"terms_{parts.score}")
 
 st.header("Scaling playground")
 st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials per width d. Unscaled dot products "
@@ -60,5 +62,5 @@ for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "g
             x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
             y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
             tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
-        ).properties(height=260), width="stretch",
+        ).properties(height=260), width="stretch", key=f"scaling_{field}",
     )

@@ -18,7 +18,7 @@ for name in bundled_models():
     except (OSError, ValueError) as e:
         st.warning(f"{name}: no training record ({e}).")
         continue
-    with st.expander(f"{ui.MODEL_LABELS.get(name, name)} — {training['parameters']:,} parameters", expanded=True):
+    with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
         st.markdown(f"Score: {SCORE_NAMES[training['score']]}.  \n"
                     f"Trained on Multi30k train for {training_summary(training)}; "
                     f"best validation BLEU {training['best_val_bleu']:.1f}.")
@@ -30,10 +30,10 @@ for name in bundled_models():
     for mode in ("greedy", "beam"):
         if mode in evaluation:
             r = evaluation[mode]
-            rows.append({"model": ui.MODEL_LABELS.get(name, name), "decoding": mode if mode == "greedy"
+            rows.append({"model": ui.model_name(name), "decoding": mode if mode == "greedy"
                          else f"beam {evaluation['beam_size']}", "BLEU": r["bleu"], "BLEU (lowercased)": r["bleu_lc"],
                          "chrF": r["chrf"]})
-    lengths += [{"model": ui.MODEL_LABELS.get(name, name), "source words": f"{b['min_words']}–{b['max_words']}"
+    lengths += [{"model": ui.model_name(name), "source words": f"{b['min_words']}–{b['max_words']}"
                  if b["max_words"] < 1000 else f"{b['min_words']}+", "first": b["min_words"],
                  "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for b in evaluation["by_length"]]
 

@@ -37,9 +37,13 @@ def test_empty_text_gets_a_prompt(text):
 
 
 def test_very_long_text_is_capped_with_a_notice():
-    at = run_page(APP, text="A dog runs on the beach. " * 60)
+    at = run_page(APP, text="A dog runs on the beach. " * 60)  # from a link: cut while the URL is read
     assert not at.exception
+    assert any("cut to its first 500 characters" in t.value for t in at.toast)
+    assert len(at.text_area(key="text").value) == 500
+    at.text_area(key="text").set_value("A cat sleeps. " * 60).run()  # typed: cut with a warning
     assert any("characters long" in w.value for w in at.warning)
+    assert not at.exception
 
 
 def test_html_is_shown_as_text_never_markup():

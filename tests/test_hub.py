@@ -6,7 +6,9 @@ import shutil
 import pytest
 
 from models import hub
-from models.hub import CheckpointError, load_model, pick_device, save_checkpoint
+from huggingface_hub.hf_api import RepoSibling
+
+from models.hub import CheckpointError, LoadPolicy, load_model, pick_device, save_checkpoint
 
 REPO_ID = "attention-atlas/tiny-en-fr"
 
@@ -112,13 +114,103 @@ def test_config_that_does_not_match_the_weights(checkpoint):
         load_model(str(checkpoint))
 
 
-def test_device_is_automatic_or_chosen():
+def test_device_is_automatic_or_chosen(monkeypatch):
     assert pick_device("cpu").type == "cpu"
-    assert pick_device().type in {"cpu", "cuda"}
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    assert pick_device().type == "cpu"
+    monkeypatch.setattr("torch.cuda.is_available", lambda: True)
+    assert pick_device().type == "cuda"
 
 
-def test_bundled_names_resolve_by_short_name():
-    names = hub.bundled_models()
-    if not names:
-        pytest.skip("no bundled checkpoints")
-    assert hub.resolve(names[0]) == hub.BUNDLED_DIR / f"{hub.BUNDLED_PREFIX}{names[0]}"
+def rewrite_config(checkpoint, **changes):
+    config = json.loads((checkpoint / "config.json").read_text())
+    (checkpoint / "config.json").write_text(json.dumps({**config, **changes}))
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"src_vocab_size": 10**9}, "src_vocab_size = 1000000000 is outside"),
+    ({"emb_dim": -3}, "emb_dim = -3 is outside"),
+    ({"dec_hidden": "512"}, "dec_hidden must be a int"),
+    ({"enc_hidden": True}, "enc_hidden must be a int"),
+    ({"dropout": 2.0}, "dropout = 2.0 is outside"),
+    ({"score": "bilinear"}, "unknown score"),
+    ({"emb_dim": 4096, "dec_hidden": 4096, "enc_hidden": 4096}, "over 50,000,000 parameters"),
+])
+def test_config_is_bounded_before_anything_is_allocated(checkpoint, changes, message):
+    rewrite_config(checkpoint, **changes)
+    with pytest.raises(CheckpointError, match=message):
+        load_model(str(checkpoint))
+
+
+def test_config_that_is_not_an_object(checkpoint):
+    (checkpoint / "config.json").write_text("[1, 2]")
+    with pytest.raises(CheckpointError, match="not a JSON object"):
+        load_model(str(checkpoint))
+
+
+def test_public_policy_refuses_local_paths(checkpoint):
+    assert load_model(str(checkpoint)).path == checkpoint  # trusted (the CLIs)
+    with pytest.raises(CheckpointError, match="loads no local paths"):
+        load_model(str(checkpoint), policy=LoadPolicy(local_paths=False))
+
+
+def test_public_policy_still_loads_bundled_models():
+    assert load_model("dot", policy=LoadPolicy(local_paths=False)).score == "dot"
+
+
+def test_hub_allow_list(checkpoint, offline_cache):
+    populate_hf_cache(offline_cache, REPO_ID, checkpoint)
+    allowed = LoadPolicy(local_paths=False, hub_allow=frozenset({REPO_ID}))
+    assert load_model(REPO_ID, policy=allowed).score == "additive"
+    with pytest.raises(CheckpointError, match="not among the models this app may load"):
+        load_model("someone/else", policy=allowed)
+
+
+def test_download_size_counts_only_the_files_fetched():
+    siblings = [RepoSibling("model.safetensors", size=150_000_000), RepoSibling("config.json", size=300),
+                RepoSibling("README.md", size=2_000), RepoSibling("train_state/optimizer.pt", size=10**9),
+                RepoSibling("notes.txt", size=10**9)]
+    assert hub.download_bytes(siblings) == 150_002_300
+
+
+@pytest.fixture
+def local_hub(monkeypatch):
+    """A loopback HTTP server standing in for huggingface.co's API; records the paths asked for."""
+    import http.server
+    import threading
+
+    asked, answer = [], {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            body = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
+    monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    yield asked, answer
+    server.shutdown()
+
+
+def test_oversized_hub_repo_is_refused_before_download(local_hub):
+    """The real HfApi asks for the file list; the refusal comes before any file is requested."""
+    asked, answer = local_hub
+    answer.update(id=REPO_ID, sha="a" * 40, siblings=[{"rfilename": "model.safetensors", "size": 900_000_000},
+                                                      {"rfilename": "config.json", "size": 400}])
+    with pytest.raises(CheckpointError, match="holds 900 MB of checkpoint files; this app loads at most 200 MB"):
+        load_model(REPO_ID)
+    assert any(p.startswith(f"/api/models/{REPO_ID}") for p in asked)
+    assert not [p for p in asked if "/resolve/" in p], "no file was downloaded"
+    with pytest.raises(CheckpointError, match="at most 100 MB"):
+        load_model(REPO_ID, policy=LoadPolicy(max_download_mb=100))

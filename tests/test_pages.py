@@ -48,7 +48,7 @@ def test_compare_forces_a_common_target():
 
 def test_compare_with_a_typed_reference():
     at = run_page(page("Compare_scoring"), text="A dog runs.")
-    at.radio(key="common").set_value("My reference").run()
+    at.radio(key="common").set_value("mine").run()
     at.text_input[0].set_value("Un chien court.").run()
     assert not at.exception
     assert heat_shape(figures(at)[2])[0] == 4  # Un chien court. </s>

@@ -1,35 +1,43 @@
-"""Plotly figures shared by the pages. Every label passes through :func:`ui.safe`.
+"""Plotly figures shared by the pages.
 
-Axes are numeric with text ticks, so repeated tokens ("the … the") stay
-separate rows and columns.
+Pages pass raw text; every label, title and hover text is escaped here, once,
+for plotly (:func:`.labels.for_plotly`). Axes are numeric with text ticks, so
+repeated tokens ("the … the") stay separate rows and columns.
 """
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from models.alignment import AttentionView
+from models.alignment import AttentionView, piece_label
 from models.decoding import Trace
-from models.tokenization import WORD_MARK
 
-from .ui import safe
+from .labels import for_plotly
 
 BLUE, GREY, ORANGE = "#3b5bdb", "#adb5bd", "#f08c00"
 
 
-def token_labels(tokens, unknown=None) -> list[str]:
-    unknown = unknown or [False] * len(tokens)
-    return [("⁇" if u else "") + safe(t) for t, u in zip(tokens, unknown)]
+def marked(tokens, unknown) -> list[str]:
+    """Raw labels, unknown ones prefixed with ⁇."""
+    return [("⁇" if u else "") + t for t, u in zip(tokens, unknown)]
 
 
-def piece_labels(pieces) -> list[str]:
-    """Safe labels for target pieces, without the ▁ word marker."""
-    return token_labels([p.replace(WORD_MARK, "") for p in pieces])
+def piece_text(pieces) -> list[str]:
+    """Target pieces as text, without the ▁ word marker (raw)."""
+    return [piece_label(p) for p in pieces]
 
 
-def source_labels(trace: Trace) -> list[str]:
-    """Safe labels for a trace's source pieces as typed, unknown ones marked ⁇."""
-    return token_labels(trace.source.surfaces, list(trace.source.unknown))
+def source_text(trace: Trace) -> list[str]:
+    """A trace's source pieces as typed, unknown ones marked ⁇ (raw)."""
+    return marked(trace.source.surfaces, trace.source.unknown)
+
+
+def _esc(labels) -> list[str]:
+    return [for_plotly(t) for t in labels]
+
+
+def _view_labels(view: AttentionView) -> tuple[list[str], list[str]]:
+    return _esc(marked(view.columns, view.unknown)), _esc(view.rows)
 
 
 def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
@@ -41,7 +49,7 @@ def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
 
 def heatmap(view: AttentionView, title: str = "") -> go.Figure:
     """Attention: rows = target tokens, columns = source tokens; hover gives α (and the energy, per piece)."""
-    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    cols, rows = _view_labels(view)
     hover = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(len(cols))] for t in range(len(rows))], dtype=object)
     template = "%{customdata[0]}<br>α = %{z:.3f}"
     custom = hover[:, :, None]
@@ -50,21 +58,23 @@ def heatmap(view: AttentionView, title: str = "") -> go.Figure:
         template += "<br>energy e = %{customdata[1]:.3f}"
     fig = go.Figure(go.Heatmap(z=view.weights, customdata=custom, colorscale="Blues", zmin=0, zmax=1,
                                colorbar=dict(title="α"), hovertemplate=template + "<extra></extra>"))
-    fig.update_layout(title=title)
+    fig.update_layout(title=for_plotly(title))
     return _axes(fig, cols, rows)
 
 
 def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> go.Figure:
-    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    cols, rows = _view_labels(view)
+    a, b = _esc(names)
     fig = go.Figure(
         go.Heatmap(z=diff, colorscale="RdBu", zmid=0, zmin=-1, zmax=1, colorbar=dict(title="Δα"),
-                   hovertemplate=f"{names[0]} − {names[1]} = %{{z:.3f}}<extra></extra>")
+                   hovertemplate=f"{a} − {b} = %{{z:.3f}}<extra></extra>")
     )
-    fig.update_layout(title=f"{names[0]} minus {names[1]}")
+    fig.update_layout(title=f"{a} minus {b}")
     return _axes(fig, cols, rows)
 
 
 def bars(labels: list[str], values, highlight: int | None = None, title: str = "", x_title: str = "") -> go.Figure:
+    labels = _esc(labels)
     colours = [ORANGE if i == highlight else BLUE for i in range(len(values))]
     fig = go.Figure(go.Bar(x=list(range(len(values))), y=list(values), marker_color=colours,
                            hovertemplate="%{customdata}: %{y:.3f}<extra></extra>", customdata=labels))
@@ -78,13 +88,13 @@ def bars(labels: list[str], values, highlight: int | None = None, title: str = "
 def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> go.Figure:
     """The step's most likely next pieces, the one written in orange."""
     pieces = [p for p, _ in choices]
-    return bars(piece_labels(pieces), [q for _, q in choices],
+    return bars(piece_text(pieces), [q for _, q in choices],
                 pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
 
 
 def links(view: AttentionView, step: int, min_weight: float = 0.05) -> go.Figure:
     """Source tokens above, target tokens below; a line per link, width ∝ α, step ``step`` in colour."""
-    cols, rows = token_labels(view.columns, list(view.unknown)), token_labels(view.rows)
+    cols, rows = _view_labels(view)
     S, T = len(cols), len(rows)
     xs, xt = np.linspace(0, 1, S), np.linspace(0, 1, T)
     fig = go.Figure()
@@ -107,15 +117,17 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05) -> go.Figure
 
 
 def lines(x, series: dict[str, np.ndarray], title: str, y_title: str, x_labels: list[str] | None = None) -> go.Figure:
-    fig = go.Figure([go.Scatter(x=list(x), y=list(v), mode="lines+markers", name=k) for k, v in series.items()])
+    fig = go.Figure([go.Scatter(x=list(x), y=list(v), mode="lines+markers", name=for_plotly(k))
+                     for k, v in series.items()])
     if x_labels is not None:
-        fig.update_xaxes(tickvals=list(x), ticktext=x_labels)
+        fig.update_xaxes(tickvals=list(x), ticktext=_esc(x_labels))
     fig.update_layout(title=title, yaxis_title=y_title, height=300, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
 def context_path(geo, source: list[str], target: list[str], title: str) -> go.Figure:
     """Annotations h_s as labelled points, their convex hull, and the path of c_1 … c_T."""
+    source, target = _esc(source), _esc(target)
     hull = np.vstack([geo.hull, geo.hull[:1]]) if len(geo.hull) else geo.hull
     fig = go.Figure([
         go.Scatter(x=hull[:, 0], y=hull[:, 1], fill="toself", mode="lines", name="hull of the h_s",
@@ -129,13 +141,14 @@ def context_path(geo, source: list[str], target: list[str], title: str) -> go.Fi
                    hovertemplate="%{customdata}<extra></extra>"),
     ])
     share = 100 * geo.explained.sum()
-    fig.update_layout(title=f"{title}: PCA plane, {share:.0f}% of variance", height=460,
+    fig.update_layout(title=f"{for_plotly(title)}: PCA plane, {share:.0f}% of variance", height=460,
                       margin=dict(l=10, r=10, t=50, b=10), xaxis_title="PC 1", yaxis_title="PC 2")
     return fig
 
 
 def shares(weights: np.ndarray, source: list[str], target: list[str]) -> go.Figure:
     """Stacked bars: each source word's share α of every context c_t."""
+    source, target = _esc(source), _esc(target)
     fig = go.Figure([go.Bar(x=list(range(len(target))), y=weights[:, s], name=source[s],
                             hovertemplate=f"{source[s]}: %{{y:.2f}}<extra></extra>") for s in range(len(source))])
     fig.update_xaxes(tickvals=list(range(len(target))), ticktext=target)
@@ -148,4 +161,4 @@ def similarity(matrix: np.ndarray, labels: list[str], title: str) -> go.Figure:
     fig = go.Figure(go.Heatmap(z=matrix, colorscale="Viridis", zmin=-1, zmax=1, colorbar=dict(title="cos"),
                                hovertemplate="cos = %{z:.3f}<extra></extra>"))
     fig.update_layout(title=title)
-    return _axes(fig, labels, labels)
+    return _axes(fig, _esc(labels), _esc(labels))

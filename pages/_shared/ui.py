@@ -1,30 +1,55 @@
-"""What every page shares: the sidebar, the cached model loader and traces, safe labels.
+"""What every page shares: the sidebar, the cached model loader and traces, the URL and deployment settings.
 
 Streamlit does not list this folder as a page. Nothing here does math: it
-calls ``models`` and caches the results.
+calls ``models`` and caches the results. The query string is read only
+through :func:`read_url` (validated by :mod:`.url`).
 """
 from __future__ import annotations
 
-import html
 import os
-import unicodedata
 from dataclasses import asdict, dataclass, replace
 
 import streamlit as st
 
-from models.alignment import AttentionView, piece_view, word_view
+from models.alignment import AttentionView, focus_on_word, piece_view, word_view
 from models.anatomy import scaling_curves
 from models.beam import beam_search
 from models.decoding import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.examples import load_examples
-from models.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models, load_model
+from models.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, LoadPolicy, bundled_models, load_model
 from models.tokenization import InputError
+
+from . import url
+from .labels import for_markdown
 
 MODEL_LABELS = {"additive": "Additive (Bahdanau)", "dot": "Dot-product (scaled)", "none": "No attention (baseline)"}
 HUB_CHOICE = "Hugging Face Hub repo…"
-MAX_CHARS = 500
-#: Deployments may default to a Hub model (env var or a root-level Streamlit secret of that name).
-DEFAULT_HUB_REPO = os.environ.get("ATLAS_HUB_REPO", "").strip()
+
+
+def setting(name: str, default: str = "") -> str:
+    """A deployment setting: the environment variable ``name``, else a root-level Streamlit secret."""
+    if name in os.environ:
+        return os.environ[name].strip()
+    try:
+        return str(st.secrets.get(name, default)).strip()
+    except Exception:  # no secrets file: Streamlit raises its own not-found error, which varies by version
+        return default
+
+
+def load_policy() -> LoadPolicy:
+    """Public mode (``ATLAS_PUBLIC=1``): bundled models and Hub ids only, optionally an allow-list of Hub ids."""
+    allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
+    try:
+        max_mb = float(setting("ATLAS_MAX_DOWNLOAD_MB", "200"))
+    except ValueError:
+        max_mb = 200.0
+    return LoadPolicy(local_paths=setting("ATLAS_PUBLIC").lower() not in {"1", "true", "yes", "on"},
+                      hub_allow=frozenset(allow) if allow else None, max_download_mb=max_mb)
+
+
+def default_model() -> str:
+    """The model a fresh visitor sees: ``ATLAS_HUB_REPO`` if the deployment sets one, else the bundled default."""
+    return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
 
 
 @dataclass(frozen=True)
@@ -37,16 +62,20 @@ class Settings:
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")
 def load(ref: str, revision: str | None) -> LoadedModel:
-    return load_model(ref, revision)
+    return load_model(ref, revision, policy=load_policy())
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, text: str, beam: int, overrides: tuple = ()) -> Trace:
-    """Greedy (with what-if ``overrides`` ((t, weights), …)) or best-beam trace of ``text``."""
+def cached_trace(ref: str, revision: str | None, text: str, beam: int, what_if: tuple[int, int] | None = None) -> Trace:
+    """The best-beam trace of ``text``, or greedy; ``what_if`` = (step, word) forces that step onto that word."""
     loaded = load(ref, revision)
-    if beam > 1 and not overrides:
+    if what_if is not None:  # what-ifs always decode greedily on from the forced step
+        step, word = what_if
+        focus = focus_on_word(cached_trace(ref, revision, text, 1), word)
+        return greedy(loaded.model, loaded.tokenizers, text, overrides={step: focus})
+    if beam > 1:
         return beam_search(loaded.model, loaded.tokenizers, text, beam)[0]
-    return greedy(loaded.model, loaded.tokenizers, text, overrides=dict(overrides) or None)
+    return greedy(loaded.model, loaded.tokenizers, text)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -60,38 +89,47 @@ def cached_scaling_curves(dims: tuple[int, ...]) -> list[dict]:
     return [asdict(p) for p in scaling_curves(list(dims))]
 
 
-def _param(name: str, default: str) -> str:
-    return st.query_params.get(name, default)
+def read_url() -> url.UrlState:
+    """The validated query string (bad values already replaced by defaults)."""
+    return url.parse({key: st.query_params.get(key) for key in st.query_params})
 
 
-def model_picker(label: str, default: str, key: str) -> tuple[str, str | None]:
+def model_picker(label: str, wanted: str, key: str, revision: str | None = None) -> tuple[str, str | None]:
     """A bundled model or a Hub repo id (+ revision); the choice is kept in the URL under ``key``."""
     bundled = bundled_models()
-    wanted = _param(key, default)
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
     choice = st.selectbox(label, options, index=index, format_func=lambda m: MODEL_LABELS.get(m, m), key=f"{key}_pick")
-    revision = None
     if choice == HUB_CHOICE:
-        choice = st.text_input("Hub repo id", value=wanted if wanted not in bundled else DEFAULT_HUB_REPO,
-                               placeholder="owner/name", key=f"{key}_repo").strip() or default
-        revision = st.text_input("Revision (optional)", value=_param(f"{key}_rev", ""), key=f"{key}_rev").strip() or None
+        typed = st.text_input("Hub repo id", value="" if wanted in bundled else wanted, max_chars=url.MAX_REF_CHARS,
+                              placeholder="owner/name", key=f"{key}_repo").strip()
+        choice = typed or default_model()
+        revision = st.text_input("Revision (optional)", value=revision or "", max_chars=url.MAX_REVISION_CHARS,
+                                 key=f"{key}_rev").strip() or None
+    else:
+        revision = None
     st.query_params[key] = choice
     if revision:
         st.query_params[f"{key}_rev"] = revision
+    else:
+        st.query_params.pop(f"{key}_rev", None)
     return choice, revision
 
 
-def sidebar(default_model: str = DEFAULT_HUB_REPO or DEFAULT_MODEL, with_model: bool = True) -> Settings:
+def sidebar(with_model: bool = True) -> Settings:
     """Model, decoding and view controls; their values live in the URL."""
+    state = read_url()
+    for notice in state.notices:
+        st.toast(notice, icon="⚠️")
     with st.sidebar:
         st.header("Settings")
-        choice, revision = model_picker("Model", default_model, "model") if with_model else (default_model, None)
-        greedy_mode = st.radio("Decoding", ["greedy", "beam search"], index=int(_param("beam", "1") != "1"),
-                               horizontal=True)
-        beam = st.slider("Beam size", 2, 8, max(2, int(_param("beam", "4")))) if greedy_mode == "beam search" else 1
-        words = st.radio("Tokens", ["words", "subwords"], index=int(_param("level", "words") == "subwords"),
-                         horizontal=True) == "words"
+        if with_model:
+            choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
+        else:
+            choice, revision = default_model(), None
+        mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
+        beam = st.slider("Beam size", 2, url.MAX_BEAM, max(2, state.beam)) if mode == "beam search" else 1
+        words = st.radio("Tokens", url.LEVELS, index=url.LEVELS.index(state.level), horizontal=True) == "words"
     st.query_params.update(beam=str(beam), level="words" if words else "subwords")
     return Settings(choice, revision, beam, words)
 
@@ -101,38 +139,45 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
     try:
         loaded = load(settings.model, settings.revision)
     except CheckpointError as e:
-        st.error(f"{e} Using the bundled {MODEL_LABELS.get(fallback, fallback)} model instead.")
+        st.error(f"{for_markdown(str(e))} Using the bundled {MODEL_LABELS.get(fallback, fallback)} model instead.")
         settings = replace(settings, model=fallback, revision=None)
         loaded = load(fallback, None)
-    st.sidebar.caption(f"{MODEL_LABELS.get(settings.model, settings.model)}: running on **{loaded.device}**, "
+    st.sidebar.caption(f"{for_markdown(model_name(settings.model))}: running on **{loaded.device}**, "
                        f"score **{loaded.score}**")
     return settings, loaded
+
+
+def model_name(ref: str) -> str:
+    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
+    return MODEL_LABELS.get(ref, ref)
 
 
 def sentence_input(key: str = "text") -> str | None:
     """Example picker and text box; returns the sentence, or None (with a prompt) when empty."""
     examples = load_examples()
-    pick = st.selectbox("Examples", [e.text for e in examples], index=None, placeholder="Pick an example…",
-                        format_func=lambda t: f"{t}  — {next(e.note for e in examples if e.text == t)}")
+    notes = {e.text: e.note for e in examples}
+    pick = st.selectbox("Examples", list(notes), index=None, placeholder="Pick an example…",
+                        format_func=lambda t: f"{t}  — {notes[t]}")
     if pick and st.session_state.get("_picked") != pick:
         st.session_state[key], st.session_state["_picked"] = pick, pick
     if key not in st.session_state:
-        st.session_state[key] = _param("text", examples[0].text)
+        linked = read_url().text
+        st.session_state[key] = examples[0].text if linked is None else linked
     text = st.text_area("English sentence", key=key, height=80)
+    if len(text) > url.MAX_TEXT_CHARS:
+        st.warning(f"The text is {len(text):,} characters long; only the first {url.MAX_TEXT_CHARS} are translated.")
+        text = text[: url.MAX_TEXT_CHARS]
     st.query_params["text"] = text
     if not text.strip():
         st.info("Type an English sentence above (or pick an example) to see its translation and attention.")
         return None
-    if len(text) > MAX_CHARS:
-        st.warning(f"The text is {len(text):,} characters long; only the first {MAX_CHARS} are translated.")
-        text = text[:MAX_CHARS]
     return text
 
 
-def trace_or_stop(settings: Settings, text: str, overrides: tuple = ()) -> Trace:
+def trace_or_stop(settings: Settings, text: str, what_if: tuple[int, int] | None = None) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
     try:
-        return cached_trace(settings.model, settings.revision, text, settings.beam, overrides)
+        return cached_trace(settings.model, settings.revision, text, settings.beam, what_if)
     except InputError as e:
         st.info(str(e))
         st.stop()
@@ -144,15 +189,10 @@ def source_notices(trace: Trace) -> None:
         st.warning(f"The sentence is longer than {MAX_SOURCE_TOKENS} tokens: only the beginning was translated.")
     unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
     if unknown:
-        st.caption("Unknown to the model (marked ⁇ in the charts): " + ", ".join(safe(u) for u in dict.fromkeys(unknown)))
+        st.caption("Unknown to the model (marked ⁇ in the charts): "
+                   + ", ".join(for_markdown(u) for u in dict.fromkeys(unknown)))
 
 
 def view_of(trace: Trace, words: bool) -> AttentionView:
     return word_view(trace) if words else piece_view(trace)
-
-
-def safe(text: str) -> str:
-    """A label that shows any text literally: control characters made visible, HTML escaped."""
-    shown = "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
-    return html.escape(shown, quote=True)
 

@@ -1,0 +1,107 @@
+"""The query string, parsed and validated in one place.
+
+Any visitor can type any URL, so every parameter a page reads goes through
+:func:`parse`: a value that is missing, malformed or out of range becomes the
+default, with a short notice naming what was ignored. Pure Python (no
+Streamlit), so it is tested on arbitrary input.
+
+Whether a *model reference* may be loaded (public mode: bundled names and Hub
+ids only) is the loader's decision (:class:`models.hub.LoadPolicy`); here a
+reference is only checked to be short, printable text.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+
+MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
+MAX_BEAM = 8
+LEVELS = ("words", "subwords")
+MAX_REF_CHARS = 200  # a Hub id is at most 96 characters; paths get some room
+MAX_REVISION_CHARS = 100
+MAX_STEP = 10_000  # the page clamps a step to its trace; this only bounds the integer
+
+
+@dataclass(frozen=True)
+class UrlState:
+    """What a page may take from its URL; ``None`` means "not given, use the page's default"."""
+
+    text: str | None = None
+    beam: int = 1
+    level: str = "words"
+    step: int = 1  # 1-based decoding step of the step explorer
+    model: str | None = None
+    model_rev: str | None = None
+    left: str | None = None
+    left_rev: str | None = None
+    right: str | None = None
+    right_rev: str | None = None
+    notices: tuple[str, ...] = ()  # one line per ignored or shortened value
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:  # "2.5", "abc", ""
+            raise ValueError("not a whole number") from None
+        if not low <= value <= high:
+            raise ValueError(f"outside {low}–{high}")
+        return value
+
+    return parse
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw not in choices:
+            raise ValueError(f"not one of {', '.join(choices)}")
+        return raw
+
+    return parse
+
+
+def _printable(limit: int) -> Callable[[str], str | None]:
+    def parse(raw: str) -> str | None:
+        value = raw.strip()
+        if len(value) > limit:
+            raise ValueError(f"longer than {limit} characters")
+        if any(unicodedata.category(c).startswith("C") for c in value):
+            raise ValueError("contains control characters")
+        return value or None
+
+    return parse
+
+
+_PARSERS: dict[str, Callable[[str], object]] = {
+    "beam": _int_in(1, MAX_BEAM),
+    "level": _one_of(LEVELS),
+    "step": _int_in(1, MAX_STEP),
+    **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
+    **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
+}
+
+
+def parse(params: Mapping[str, str]) -> UrlState:
+    """Every known parameter of ``params`` validated; unknown keys are ignored."""
+    values: dict[str, object] = {}
+    notices: list[str] = []
+    for field in fields(UrlState):
+        raw = params.get(field.name)
+        if raw is None or field.name == "notices":
+            continue
+        if field.name == "text":
+            values["text"] = raw[:MAX_TEXT_CHARS]
+            if len(raw) > MAX_TEXT_CHARS:
+                notices.append(f"The text in the link was cut to its first {MAX_TEXT_CHARS} characters.")
+            continue
+        try:
+            values[field.name] = _PARSERS[field.name](raw)
+        except ValueError as e:
+            notices.append(f"Ignored {field.name}={_shorten(raw)!r} from the link ({e}).")
+    return UrlState(**values, notices=tuple(notices))
+
+
+def _shorten(raw: str, limit: int = 40) -> str:
+    return raw if len(raw) <= limit else raw[:limit] + "…"
