@@ -91,13 +91,19 @@ class AdditiveAttention(Attention):
         q = self.W_q(query)  # [B, T, A]
         B, T, A = q.shape
         S = proj_keys.shape[1]
-        # The broadcast below is [B, t, S, A]; chunk over T so long inputs stay bounded.
+        # The broadcast below is [B, t, S, A]; chunk over T so long inputs stay bounded. Each chunk's
+        # energies go straight into one preallocated output: kept as a list of small tensors, they
+        # would land inside the freed chunk buffers, fragment the heap and make every chunk take
+        # fresh memory (`python -m models.bench attention` measures the peak in a plain process).
         step = max(1, ADDITIVE_CHUNK_ELEMENTS // max(1, B * S * A))
-        chunks = [
-            self.v(torch.tanh(q[:, i : i + step, None, :] + proj_keys[:, None, :, :])).squeeze(-1)
-            for i in range(0, T, step)
-        ]  # each [B, t, S]
-        return torch.cat(chunks, dim=1)  # [B, T, S]
+        if step >= T:
+            return self.v(torch.tanh(q[:, :, None, :] + proj_keys[:, None, :, :])).squeeze(-1)  # [B, T, S]
+        energies = q.new_empty(B, T, S)
+        for i in range(0, T, step):
+            hidden = torch.tanh(q[:, i : i + step, None, :] + proj_keys[:, None, :, :])  # [B, t, S, A]
+            energies[:, i : i + step] = self.v(hidden).squeeze(-1)  # [B, t, S]
+            del hidden  # free before the next chunk is allocated
+        return energies  # [B, T, S]
 
 
 class DotProductAttention(Attention):

@@ -7,9 +7,8 @@
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
 process's peak resident set (Linux ``VmHWM``) above its level before the call,
-each measured in a fresh Python process whose glibc mmap threshold is pinned
-(``MALLOC_MMAP_THRESHOLD_``), so that freed tensors return to the system and
-the peak reflects live memory rather than the allocator's heap growth.
+each measured in a fresh, plain Python process (every ``MALLOC_*`` setting
+removed from its environment), as a user runs it.
 The reference is the simplest textbook code: one query position at a time,
 keys re-projected for each.
 
@@ -101,7 +100,7 @@ def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> floa
         _run(impl, scorer, query, keys)
         return (torch.cuda.max_memory_allocated() - start) / 2**20
     code = f"from models.bench import cpu_peak; print(cpu_peak({impl!r}, {score!r}, {B}, {T}, {S}))"
-    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(1 << 16)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}  # glibc's defaults
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=True, timeout=600)
     return float(done.stdout.split()[-1])

@@ -5,11 +5,12 @@ import os
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from models.alignment import AttentionView
 from pages._shared import exports
 
-from .pages_helpers import APP, run_page
+from .pages_helpers import APP, figures, run_page
 
 VIEW = AttentionView(("un", "chien", "</s>"), ("a", "dog", "</s>"), (False, False, False),
                      np.array([[0.9, 0.1, 0.0], [0.2, 0.8, 0.0], [0.1, 0.1, 0.8]]), None)
@@ -30,10 +31,23 @@ def test_page_offers_every_download():
     at = run_page(APP, text="A dog runs.")
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Matrix (CSV)", "Matrix (JSON)", "Alignments (Pharaoh)"]
-    at.button[0].click().run()  # render PNG / SVG on the server
-    labels = [b.proto.label for b in at.get("download_button")]
+
+
+def test_images_render_on_the_server_with_a_browser():
+    if exports.browser_path() is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium found; .ci/run installs Debian's chromium")
+        pytest.skip("no Chromium installed")
+    at = run_page(APP, text="A dog runs.")
+    at.button[0].click().run()
     assert not at.exception
-    if os.path.exists("/usr/bin/chromium"):  # kaleido renders through a local Chromium
-        assert labels[3:] == ["PNG", "SVG"]
-    else:
-        assert any("Could not render images" in w.value for w in at.warning)
+    assert [b.proto.label for b in at.get("download_button")][3:] == ["PNG", "SVG"]
+    png, svg = exports._images(json.dumps(figures(at)[0]))
+    assert png.startswith(b"\x89PNG") and b"<svg" in svg[:500]
+
+
+def test_without_a_browser_the_image_buttons_become_a_message(monkeypatch):
+    monkeypatch.setattr(exports, "browser_path", lambda: None)
+    at = run_page(APP, text="A dog runs.")
+    assert not at.exception and not at.button
+    assert any("need a Chromium on the server" in c.value for c in at.caption)

@@ -6,7 +6,7 @@ import pytest
 from models.decoding import forced, greedy
 from models.hub import load_model
 
-from .pages_helpers import figures, heat_shape, page, run_page
+from .pages_helpers import APP, figures, heat_shape, page, run_page
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results"]
 TEXT = "A small white dog is sleeping on the couch."
@@ -73,3 +73,32 @@ def test_models_page_reads_measured_results():
     at = run_page(page("Models_and_results"))
     assert not at.exception
     assert at.dataframe, "a results table read from evaluation.json"
+
+
+HOSTILE_QUERIES = [
+    {"beam": "abc", "level": "letters", "step": "-4"},
+    {"beam": "2.5", "step": "99999", "text": "A dog runs."},
+    {"beam": "10000", "model": "/etc", "left": "../..", "right": "/tmp"},
+    {"beam": "8", "model": "someone/not-cached", "model_rev": "nope", "text": "<script>alert(1)</script> \"q\" &"},
+    {"left": "additive", "right": "additive", "level": "subwords"},
+    {"left": "none", "right": "dot", "step": "0"},
+    {"model": "m" * 500, "left": "\x00", "right_rev": "\u202e", "text": "x" * 3000},
+    {"model": "none", "beam": "3", "text": "🐕 一只狗 كلب"},
+    {"text": "", "beam": "", "level": "", "step": ""},
+]
+
+
+@pytest.mark.parametrize("name", ["app", *PAGES])
+def test_no_query_string_raises(name, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    for params in HOSTILE_QUERIES:
+        at = run_page(APP if name == "app" else page(name), **params)
+        assert not at.exception, (params, [e.message for e in at.exception])
+
+
+def test_same_model_on_both_sides_of_compare():
+    at = run_page(page("Compare_scoring"), text=TEXT, left="dot", right="dot")
+    assert not at.exception
+    summary = at.success[0].value.replace("\\", "")  # markdown escapes removed
+    assert "(scaled) (left) and Dot-product (scaled) (right)" in summary

@@ -21,6 +21,16 @@ def matrix_json(view: AttentionView) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1)
 
 
+def browser_path() -> str | None:
+    """The Chromium kaleido would drive to render images on the server, or None."""
+    try:
+        from choreographer.browsers.chromium import Chromium  # kaleido's browser finder
+
+        return Chromium.find_browser(skip_local=False)
+    except Exception:  # a kaleido without choreographer, or a finder that changed: treat as "no browser"
+        return None
+
+
 @st.cache_data(max_entries=16, show_spinner="Rendering the images…")
 def _images(fig_json: str) -> tuple[bytes, bytes]:
     fig = go.Figure(json.loads(fig_json))
@@ -33,7 +43,11 @@ def download_buttons(view: AttentionView, fig: go.Figure, stem: str) -> None:
     cols[1].download_button("Matrix (JSON)", matrix_json(view), f"{stem}.json", "application/json")
     cols[2].download_button("Alignments (Pharaoh)", pharaoh(hard_alignments(view)) + "\n", f"{stem}.pharaoh.txt",
                             "text/plain", help="source-target index pairs, 0-based, EOS left out")
-    if cols[3].button("Heatmap as PNG / SVG", help="renders the figure on the server (needs Chromium)"):
+    if browser_path() is None:
+        cols[3].caption("PNG / SVG need a Chromium on the server (`packages.txt`). The camera icon on the heatmap "
+                        "saves a PNG from your browser.")
+        return
+    if cols[3].button("Heatmap as PNG / SVG", help="renders the figure on the server with Chromium"):
         st.session_state[f"{stem}_images"] = True
     if st.session_state.get(f"{stem}_images"):
         try:
