@@ -3,6 +3,8 @@
     python -m models.bench attention              # scorers vs a per-query textbook loop
     python -m models.bench translate --model additive
     python -m models.bench train                  # one training step: read-out over all steps vs per step
+    python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions
+    python -m models.bench step                   # the step slider in a browser: key press → settled
 
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
@@ -195,11 +197,23 @@ def bench_train(device: str, repeats: int) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate", "train"])
+    p.add_argument("what", choices=["attention", "translate", "train", "load", "step"])
     p.add_argument("--model", default="additive", help="for translate: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
+    p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
+    p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
+    p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
     args = p.parse_args(argv)
+    if args.what in ("load", "step"):
+        from . import app_bench
+
+        if args.what == "load":
+            app_bench.bench_load(args.sessions, args.sentences, args.threads, args.cpus)
+        else:
+            app_bench.bench_step(args.repeats)
+        return
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.what == "attention":
         bench_attention(device, args.repeats)

@@ -4,7 +4,7 @@ import pytest
 
 from models.alignment import hard_alignments, pharaoh, piece_view, word_view
 from models.decoding import forced, greedy
-from models.tokenization import EOS
+from models.tokenization import EOS, WORD_MARK, word_groups
 
 from .conftest import make_model
 
@@ -20,9 +20,19 @@ def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
 def test_word_view_sums_source_pieces_and_averages_target_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dogdog runs", "un chienchien court")
     pieces, words = piece_view(trace), word_view(trace)
-    assert len(pieces.columns) > len(words.columns) and len(pieces.rows) > len(words.rows)
-    np.testing.assert_allclose(words.weights.sum(1), 1, rtol=1e-5)
-    assert words.columns[1] == "dogdog"
+    src, tgt = word_groups(trace.source.pieces), word_groups(trace.target_pieces)
+    assert len(src[1]) > 1 and len(tgt[1]) > 1, "the test needs multi-piece words on both sides"
+    expected = np.array([[pieces.weights[np.ix_(t, s)].sum(1).mean() for s in src] for t in tgt])
+    np.testing.assert_allclose(words.weights, expected, rtol=1e-6)
+    assert words.columns[1] == "dogdog" and words.rows[1] == "chienchien"
+
+
+def test_word_labels_never_show_the_word_marker(tiny_model, tiny_tokenizers):
+    """A space before punctuation is a bare "▁" piece: it belongs to the next word, invisibly."""
+    trace = forced(tiny_model, tiny_tokenizers, 'a "dog" & cat', 'un " chien " & chat')
+    assert WORD_MARK in trace.source.pieces and WORD_MARK in trace.target_pieces
+    words = word_view(trace)
+    assert words.columns[:4] == ("a", '"dog"', "&", "cat") and not any(WORD_MARK in w for w in words.rows)
 
 
 def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):

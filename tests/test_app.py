@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from models.alignment import focus_on_word
 from models.decoding import greedy
 from models.hub import load_model
 
@@ -70,13 +71,26 @@ def test_unreachable_hub_model_keeps_the_bundled_one(monkeypatch):
     assert at.code[0].value  # still translated, by the bundled model
 
 
-def test_step_slider_and_what_if():
-    at = run_page(APP, text="A black dog is running on the beach.")
+def test_step_slider_and_what_if(additive):
+    """Step 3 forced onto "black": the page shows what greedy decoding with that override writes."""
+    text = "A black dog is running on the beach."
+    at = run_page(APP, text=text)
     at.slider(key="step").set_value(3).run()
-    assert any("Step **3** wrote" in m.value for m in at.markdown)
+    base = greedy(additive.model, additive.tokenizers, text)
+    assert any(f"Step **3** wrote **{base.target_pieces[2].strip('▁')}**" in m.value for m in at.markdown)
+    assert at.query_params["step"] == "3"
     at.selectbox(key="focus").set_value(1).run()  # look only at "black" at step 3
+    expected = greedy(additive.model, additive.tokenizers, text, overrides={2: focus_on_word(base, 1)})
     assert not at.exception
-    assert any("Looking only at" in m.value for m in at.markdown)
+    assert at.code[2].value == expected.translation  # translation, as decoded, what-if
+    assert expected.attention[2, 1] == 1.0 and base.attention[2, 1] < 1.0
+
+
+def test_step_comes_from_the_url_and_is_clamped():
+    at = run_page(APP, text="A dog runs.", step="2")
+    assert at.slider(key="step").value == 2
+    at = run_page(APP, text="A dog runs.", step="400")
+    assert at.slider(key="step").value == at.slider(key="step").max
 
 
 def test_settings_live_in_the_url():

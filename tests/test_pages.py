@@ -62,9 +62,20 @@ def test_context_page_draws_both_models_paths():
 
 
 def test_anatomy_energy_matches_the_model():
+    """The energy rebuilt term by term, shown for each model, equals the energy the model used."""
+    import re
+
+    additive, dot = load_model("additive", device="cpu"), load_model("dot", device="cpu")
+    trace = greedy(additive.model, additive.tokenizers, TEXT)
+    dot_trace = forced(dot.model, dot.tokenizers, TEXT, trace.target_ids)
     at = run_page(page("Score_anatomy"), text=TEXT)
-    text = " ".join(m.value for m in at.markdown)
-    assert "e = **" in text and "the model's own energy" in text
+    t = at.select_slider(key="anatomy_step").value
+    s = int(trace.attention[t].argmax())  # the source slider starts on the most attended token
+    shown = [m.value for m in at.markdown if "the model's own energy" in m.value]
+    assert len(shown) == 2
+    for line, tr in zip(shown, (trace, dot_trace)):
+        rebuilt, own = map(float, re.findall(r"e = \*\*(-?[\d.]+)\*\*.*own energy: (-?[\d.]+)", line)[0])
+        assert abs(rebuilt - tr.energies[t, s]) < 2e-3 and abs(own - tr.energies[t, s]) < 2e-3
     at.select_slider[2].set_value(64).run()  # scaling playground
     assert not at.exception
 

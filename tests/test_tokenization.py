@@ -1,7 +1,9 @@
 """models/tokenization.py: hostile text never crashes, unknowns are flagged, text round-trips."""
 import pytest
 
-from models.tokenization import EOS, EOS_ID, UNK_ID, InputError, SubwordTokenizer, word_groups
+from .conftest import LEXICON
+
+from models.tokenization import EOS, EOS_ID, WORD_MARK, UNK_ID, InputError, SubwordTokenizer, word_groups
 
 HOSTILE = {
     "emoji": "a dog 🐕 runs 🏃‍♂️",
@@ -19,7 +21,11 @@ def test_hostile_text_tokenises(tiny_tokenizers, name):
     assert enc.ids[-1] == EOS_ID and len(enc.ids) <= 80
     assert len(enc.ids) == len(enc.pieces) == len(enc.surfaces) == len(enc.unknown)
     assert enc.unknown == tuple(i == UNK_ID for i in enc.ids)
-    tiny_tokenizers.source.decode(enc.ids)  # no crash
+    text = HOSTILE[name]
+    assert all(s in text for s, p in zip(enc.surfaces[:-1], enc.pieces) if p != WORD_MARK)  # as typed
+    decoded = tiny_tokenizers.source.decode(enc.ids).split()
+    known = [w for w in text.split()[:10] if w in LEXICON]
+    assert known == [w for w in decoded[: len(known) + 20] if w in LEXICON][: len(known)]
 
 
 def test_unknown_pieces_keep_their_original_text(tiny_tokenizers):

@@ -10,6 +10,7 @@ import os
 from dataclasses import asdict, dataclass, replace
 
 import streamlit as st
+import torch
 
 from models.alignment import AttentionView, focus_on_word, piece_view, word_view
 from models.anatomy import scaling_curves
@@ -52,6 +53,17 @@ def default_model() -> str:
     return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
 
 
+SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m models.bench load --threads N`
+
+
+def set_serving_threads() -> None:
+    """Torch's intra-op threads (``ATLAS_TORCH_THREADS``): sessions run in parallel threads of one process."""
+    try:
+        torch.set_num_threads(max(1, int(setting("ATLAS_TORCH_THREADS", str(SERVING_THREADS)))))
+    except ValueError:
+        torch.set_num_threads(SERVING_THREADS)
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str  # bundled name or Hub repo id
@@ -62,6 +74,7 @@ class Settings:
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")
 def load(ref: str, revision: str | None) -> LoadedModel:
+    set_serving_threads()
     return load_model(ref, revision, policy=load_policy())
 
 

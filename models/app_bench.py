@@ -1,0 +1,244 @@
+"""The running app measured from real browsers, as Streamlit's own load tests do.
+
+    python -m models.bench load --sessions 1 4 8     # concurrent sessions typing sentences
+    python -m models.bench step                      # step slider: key press → settled
+
+One ``streamlit run app.py`` server; one Debian Chromium (Playwright, never a
+downloaded browser) with a fresh context per session. While sessions run, the
+server's resident memory, CPU and thread count are sampled from ``/proc``.
+Each session opens the home page (load time: navigation → first heatmap), then
+types its own sentences one after another (rerun time: Ctrl+Enter → the
+translation and a heatmap with one row per output word on screen). Every
+translation a browser shows must equal what ``python -m models.translate``
+writes for that sentence, else the session counts as failed.
+
+Nothing here imports Streamlit: the app runs in its own process, as users run it.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+                 "--disable-component-update", "--disable-sync"]
+TRANSLATION = "[...document.querySelectorAll('[data-testid=stCode]')].map(e => e.innerText.trim())"
+HEATMAP_ROWS = "document.querySelector('.js-plotly-plot') ? " \
+               "document.querySelector('.js-plotly-plot').querySelectorAll('.yaxislayer-above .ytick').length : -1"
+IDLE = "!document.querySelector('[data-testid=stStatusWidget]')"
+
+
+@dataclass
+class Server:
+    """``streamlit run app.py`` in a subprocess, its memory, CPU and threads sampled every 0.2 s."""
+
+    python: str = sys.executable
+    cpus: str | None = None  # e.g. "0": pin the server with taskset, as on a one-CPU host
+    env: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)  # (seconds, rss MiB, cpu seconds, threads)
+
+    def __enter__(self) -> Server:
+        self.port = _free_port()
+        command = [self.python, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+                   "--server.address", "127.0.0.1", "--server.headless", "true"]
+        if self.cpus is not None:
+            command = ["taskset", "-c", self.cpus, *command]
+        self.proc = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **self.env},
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._wait_healthy()
+        self._stop = threading.Event()
+        threading.Thread(target=self._sample, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+    def _wait_healthy(self, seconds: float = 90) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).read() == b"ok":
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.proc.kill()
+        raise RuntimeError("streamlit did not start")
+
+    def _sample(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        start = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                status = Path(f"/proc/{self.proc.pid}/status").read_text()
+                stat = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            self.samples.append((time.monotonic() - start, int(fields["VmRSS"].split()[0]) / 1024,
+                                 (int(stat[11]) + int(stat[12])) / ticks, int(fields["Threads"])))
+            time.sleep(0.2)
+
+    def peak_rss_mib(self) -> float:
+        return max(s[1] for s in self.samples)
+
+    def summary(self) -> str:
+        (t0, _, c0, _), (t1, _, c1, _) = self.samples[0], self.samples[-1]
+        return (f"server: peak RSS {self.peak_rss_mib():.0f} MiB, mean CPU {100 * (c1 - c0) / max(t1 - t0, 1e-9):.0f}%, "
+                f"up to {max(s[3] for s in self.samples)} threads")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def expected_translations(sentences: list[str], model: str = "additive") -> dict[str, str]:
+    """What the command-line translator writes for each sentence (greedy, as the app's default)."""
+    done = subprocess.run([sys.executable, "-m", "models.translate", "--model", model], cwd=ROOT, check=True,
+                          input="\n".join(sentences) + "\n", capture_output=True, text=True, timeout=600)
+    return dict(zip(sentences, done.stdout.splitlines()))
+
+
+def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int]:
+    """Rows of the word-level heatmap (output words and EOS) the page must draw for each sentence."""
+    from .alignment import word_view
+    from .decoding import greedy
+    from .hub import load_model
+
+    loaded = load_model(model, device="cpu")
+    return {s: len(word_view(greedy(loaded.model, loaded.tokenizers, s)).rows) for s in sentences}
+
+
+@dataclass
+class SessionResult:
+    load_ms: float | None = None
+    rerun_ms: list = field(default_factory=list)
+    error: str | None = None
+
+
+async def _session(browser, url: str, sentences: list[str], expected: dict, rows: dict, out: SessionResult) -> None:
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        start = time.perf_counter()
+        await page.goto(url)
+        await page.wait_for_selector(".js-plotly-plot")
+        out.load_ms = 1000 * (time.perf_counter() - start)
+        await page.wait_for_function(IDLE)
+        box = page.get_by_label("English sentence")
+        for sentence in sentences:
+            await box.fill(sentence)
+            start = time.perf_counter()
+            await box.press("Control+Enter")
+            await page.wait_for_function(f"([text, rows]) => {TRANSLATION}.includes(text) && ({HEATMAP_ROWS}) === rows",
+                                         arg=[expected[sentence], rows[sentence]])
+            out.rerun_ms.append(1000 * (time.perf_counter() - start))
+            await page.wait_for_function(IDLE)  # the rest of the page, before the next sentence
+    except Exception as e:  # a timeout here means the page never showed the CLI's translation
+        shown = await page.evaluate(TRANSLATION) if not page.is_closed() else []
+        out.error = f"{type(e).__name__} (page shows {shown[:1]}): {str(e).splitlines()[0][:200]}"
+    finally:
+        await context.close()
+
+
+async def _sessions(url: str, plans: list[list[str]], expected: dict, rows: dict) -> list[SessionResult]:
+    from playwright.async_api import async_playwright
+
+    results = [SessionResult() for _ in plans]
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        await asyncio.gather(*(_session(browser, url, plan, expected, rows, r) for plan, r in zip(plans, results)))
+        await browser.close()
+    return results
+
+
+def sentence_plans(sessions: int, per_session: int) -> list[list[str]]:
+    """Different curated sentences for every session (the first example is the page's default, so it is skipped)."""
+    from .examples import load_examples
+
+    pool = [e.text for e in load_examples()][1:]
+    if sessions * per_session > len(pool):
+        raise ValueError(f"at most {len(pool)} distinct sentences: lower --sessions or --sentences")
+    return [pool[i * per_session:(i + 1) * per_session] for i in range(sessions)]
+
+
+def load_test(sessions: int, per_session: int = 3, server: Server | None = None) -> tuple[list[SessionResult], Server]:
+    """Run ``sessions`` browser sessions at once against one server; returns their results and the server."""
+    plans = sentence_plans(sessions, per_session)
+    flat = [s for plan in plans for s in plan]
+    expected, rows = expected_translations(flat), heatmap_rows(flat)
+    with server or Server() as srv:
+        results = asyncio.run(_sessions(srv.url, plans, expected, rows))
+    return results, srv
+
+
+def percentiles(values: list[float]) -> str:
+    """p50 / p95 / p99 by nearest rank."""
+    if not values:
+        return "–"
+    ordered = sorted(values)
+    pick = [ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))] for q in (50, 95, 99)]
+    return " / ".join(f"{v:.0f}" for v in pick)
+
+
+def bench_load(session_counts: list[int], per_session: int, threads: str | None, cpus: str | None) -> None:
+    env = {"ATLAS_TORCH_THREADS": threads} if threads else {}
+    print(f"load test: {per_session} sentences per session; server torch threads: {threads or 'app default'}; "
+          f"server CPUs: {cpus or 'all'} of {os.cpu_count()}; times in ms, p50 / p95 / p99")
+    print("| sessions | failed | load (open → heatmap) | rerun (submit → heatmap) | server peak RSS MiB | "
+          "mean server CPU | max threads |\n|---|---|---|---|---|---|---|")
+    for n in session_counts:
+        results, srv = load_test(n, per_session, Server(cpus=cpus, env=env))
+        failed = [r.error for r in results if r.error]
+        reruns = [ms for r in results for ms in r.rerun_ms]
+        cpu = srv.summary().split("mean CPU ")[1].split(",")[0]
+        print(f"| {n} | {len(failed)} | {percentiles([r.load_ms for r in results if r.load_ms])} | "
+              f"{percentiles(reruns)} | {srv.peak_rss_mib():.0f} | {cpu} | {max(s[3] for s in srv.samples)} |",
+              flush=True)
+        for error in failed:
+            print(f"  failed session: {error}")
+
+
+async def _step_presses(url: str, presses: int) -> list[float]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        await page.goto(f"{url}/?text=A%20little%20girl%20in%20a%20red%20dress%20is%20playing%20with%20a%20ball.")
+        await page.wait_for_selector(".js-plotly-plot")
+        await page.wait_for_function(IDLE)
+        slider, times = page.get_by_role("slider").first, []
+        await slider.focus()
+        for i in range(presses):
+            key, step = ("ArrowRight", i % 8 + 2) if (i // 8) % 2 == 0 else ("ArrowLeft", 8 - i % 8)
+            start = time.perf_counter()
+            await slider.press(key)
+            await page.wait_for_function(f"document.body.innerText.includes('Step {step} wrote')")
+            await page.wait_for_function(IDLE)
+            times.append(1000 * (time.perf_counter() - start))
+        await browser.close()
+    return times
+
+
+def bench_step(presses: int) -> None:
+    with Server() as srv:
+        times = asyncio.run(_step_presses(srv.url, presses))
+    print(f"step slider, key press → step explorer and what-if settled: median {statistics.median(times):.0f} ms, "
+          f"p95 {percentiles(times).split(' / ')[1]} ms over {presses} presses; {srv.summary()}")
