@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -116,3 +117,28 @@ def test_other_pages_render(server, page, tmp_path, name):
     page.wait_for_timeout(500)
     assert not page.locator("[data-testid='stException']").count()
     shoot(page, tmp_path, name)
+
+
+def test_labels_show_typed_text_exactly_once_escaped(server, page):
+    """Quotes, &, tags and </script> reach every label as typed: heatmap ticks, hover, select box, headings."""
+    from models.alignment import word_view
+    from models.decoding import greedy
+    from models.hub import load_model
+
+    text = '"Go" & <b>run</b> </script> now'
+    loaded = load_model("additive", device="cpu")
+    view = word_view(greedy(loaded.model, loaded.tokenizers, text))
+    expected = [("⁇" if u else "") + c for c, u in zip(view.columns, view.unknown)]
+    assert expected[:2] == ['"Go"', "&"] and "<b>run</b>" in expected[2]
+    page.goto(f"{server}/?text={urllib.parse.quote(text)}")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    ticks = page.evaluate("[...document.querySelector('.js-plotly-plot').querySelectorAll('.xaxislayer-above .xtick')]"
+                          ".map(e => e.textContent).filter(t => t)")
+    assert ticks == expected
+    body = page.inner_text("body")
+    assert '“"Go"” at step' in body  # the what-if heading (markdown)
+    assert "Unknown to the model (marked ⁇ in the charts): <, >, /" in body  # the caption (markdown)
+    assert page.locator("[data-testid=stSelectbox]").filter(has_text="At step").locator("input").input_value() == '"Go"'
+    assert "&amp;" not in body and "&quot;" not in body and "&lt;" not in body
+    assert not page.locator("b:has-text('run')").count()  # no tag was interpreted

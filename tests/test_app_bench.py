@@ -1,0 +1,31 @@
+"""models/app_bench.py: concurrent browser sessions against one server see the CLI's translations."""
+import os
+
+import pytest
+
+from models import app_bench
+
+needs_browser = pytest.mark.skipif(not os.path.exists(app_bench.CHROMIUM) and not os.environ.get("CI"),
+                                   reason="Debian's chromium is not installed (apt-get install chromium)")
+
+
+def test_percentiles_by_nearest_rank():
+    assert app_bench.percentiles(list(range(1, 101))) == "50 / 95 / 99"
+    assert app_bench.percentiles([7.0]) == "7 / 7 / 7" and app_bench.percentiles([]) == "–"
+
+
+def test_every_session_gets_its_own_sentences():
+    plans = app_bench.sentence_plans(8, 3)
+    flat = [s for plan in plans for s in plan]
+    assert len(plans) == 8 and len(set(flat)) == 24
+    with pytest.raises(ValueError, match="distinct sentences"):
+        app_bench.sentence_plans(30, 3)
+
+
+@needs_browser
+def test_three_concurrent_sessions_see_the_cli_translations():
+    """Correctness under concurrency (no timing asserts): each browser shows what `models.translate` writes."""
+    results, server = app_bench.load_test(3, per_session=2)
+    assert [r.error for r in results] == [None, None, None]
+    assert all(len(r.rerun_ms) == 2 and r.load_ms for r in results)
+    assert server.peak_rss_mib() > 100  # the sampler read the server's /proc entry while it served
