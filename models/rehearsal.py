@@ -73,7 +73,7 @@ def install(venv: Path, workdir: Path) -> float:
     uv = uv_command()
     start = time.perf_counter()
     subprocess.run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
-    subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), "-r",
+    subprocess.run([*uv, "pip", "install", "--quiet", "--no-cache", "--python", str(venv / "bin" / "python"), "-r",
                     str(requirements), *extra], check=True, cwd=ROOT)
     return time.perf_counter() - start
 

@@ -2,6 +2,7 @@
 import json
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from models.alignment import focus_on_word
 from models.decoding import greedy
@@ -103,3 +104,28 @@ def test_no_attention_model_explains_why_there_is_no_heatmap():
     at = run_page(APP, text="A dog runs.", model="none")
     assert not at.exception
     assert any("no attention" in i.value for i in at.info)
+
+
+def test_public_mode_refuses_local_paths_from_the_url(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    path = str(load_model("dot", device="cpu").path)  # a real checkpoint directory on this machine
+    at = run_page(APP, text="A dog runs.", model=path)
+    assert not at.exception
+    assert any("this app loads no local paths" in e.value for e in at.error)
+    assert "score **additive**" in at.sidebar.caption[0].value  # the bundled default, not the dot model
+
+
+def test_public_mode_from_a_root_level_secret():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.secrets["ATLAS_PUBLIC"] = "true"
+    at.secrets["ATLAS_HUB_ALLOW"] = "owner/allowed"
+    at.query_params.update(text="A dog runs.", model="someone/else")
+    at.run()
+    assert not at.exception
+    assert any("not among the models this app may load" in e.value for e in at.error)
+
+
+def test_trusted_mode_loads_a_local_directory():
+    path = str(load_model("dot", device="cpu").path)
+    at = run_page(APP, text="A dog runs.", model=path)
+    assert not at.error and "score **dot**" in at.sidebar.caption[0].value

@@ -72,10 +72,15 @@ class Settings:
     words: bool  # word-level (True) or subword view
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the model…")
 def load(ref: str, revision: str | None) -> LoadedModel:
+    """The model ``ref`` under this deployment's policy (the policy is part of the cache key)."""
+    return _load(ref, revision, load_policy())
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the model…")
+def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
-    return load_model(ref, revision, policy=load_policy())
+    return load_model(ref, revision, policy=policy)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
