@@ -47,10 +47,12 @@ def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_wo
     st.subheader("What if…")
     st.caption("Force the attention at the chosen step onto one source word and let the decoder carry on from there "
                "(greedy decoding, whatever the sidebar says).")
+    focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
+                         placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
+    if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
+        return
     base = trace if settings.beam == 1 else ui.trace_or_stop(replace(settings, beam=1), text)
-    step = min(step, len(base.target_ids) - 1)
-    focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)),
-                         format_func=lambda i: plain(source_words[i]), key="focus")
+    step = min(step, len(base.target_ids) - 1)  # the greedy output may be shorter than the beam's
     changed = ui.trace_or_stop(settings, text, what_if=(step, focus))
     before, after = st.columns(2)
     before.markdown("**As decoded**")
