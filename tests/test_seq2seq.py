@@ -42,7 +42,7 @@ def test_padding_does_not_change_a_sentence(tiny_model, tiny_tokenizers):
 
 
 def train_toy(tokenizers, score: str, steps: int = 500):
-    """Adam at a moderate rate on shuffled batches: over seeds 0–5 every run reaches ≥ 46 of 50 exact."""
+    """Adam at a moderate rate on shuffled batches: model seeds 0–5 reached 40–50 of 50 exact (the test asks 30)."""
     model = make_model(tokenizers, score).train()
     pairs = tokenize_pairs(tokenizers, *zip(*synthetic_pairs(2000, 5)), max_len=50)
     opt = torch.optim.Adam(model.parameters(), lr=5e-3)
