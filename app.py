@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from models.alignment import AttentionView, source_word_weights
-from models.decoding import Trace
-from models.tokenization import word_index
+from models.analysis.alignment import AttentionView, source_word_weights
+from models.decoding.greedy import Trace
+from models.network.tokenization import word_index
 from pages._shared import charts, exports, ui
 from pages._shared.labels import for_markdown, plain
 

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import torch
 
-from .attention import build_attention
+from . import ROOT
+from .network.attention import build_attention
 
 SIZES = (  # name, B, T, S
     ("decode step", 64, 1, 30),
@@ -40,7 +41,6 @@ SIZES = (  # name, B, T, S
     ("very long", 1, 2000, 2000),
 )
 DIM, ATTN_DIM = 256, 128
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def naive_forward(scorer, query, keys):
@@ -111,7 +111,7 @@ def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> floa
 def bench_attention(device: str, repeats: int) -> None:
     print(f"attention scorers on {device}, {torch.get_num_threads()} threads; D={DIM}, A={ATTN_DIM}; "
           f"time = median of {repeats}")
-    print(f"| size | B×T×S | score | vectorised ms | naive ms | speed-up | vectorised peak MiB | naive peak MiB |")
+    print("| size | B×T×S | score | vectorised ms | naive ms | speed-up | vectorised peak MiB | naive peak MiB |")
     print("|---|---|---|---|---|---|---|---|")
     for name, B, T, S in SIZES:
         for score in ("additive", "dot"):
@@ -128,9 +128,9 @@ def sentence_of(words: int, pool: list[str]) -> str:
 
 
 def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
-    from .decoding import greedy
-    from .examples import load_examples
-    from .hub import load_model
+    from .decoding.greedy import greedy
+    from .storage.examples import load_examples
+    from .storage.hub import load_model
 
     loaded = load_model(model_ref, device=device)
     pool = [e.text for e in load_examples()]
@@ -163,7 +163,7 @@ def stepwise_logits(model, src, mask, tgt_in):
 
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
-    from .seq2seq import Seq2Seq
+    from .network.seq2seq import Seq2Seq
 
     torch.manual_seed(0)
     B, S, T, V = TRAIN_SHAPE

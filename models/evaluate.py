@@ -17,10 +17,10 @@ from pathlib import Path
 
 from sacrebleu.metrics import BLEU, CHRF
 
-from .card import write_card
-from .data import read_parallel
-from .hub import LoadedModel, load_model
-from .translate import translate_lines
+from .decoding.lines import translate_lines
+from .storage.card import write_card
+from .storage.data import read_parallel
+from .storage.hub import LoadedModel, load_model
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive
 
@@ -48,9 +48,9 @@ def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[str]) -
 
 def evaluate(loaded: LoadedModel, data: str, split: str, src: str, tgt: str, beam: int) -> dict:
     sources, refs = read_parallel(data, split, src, tgt)
-    hyps = {"greedy": translate_lines(loaded, sources, 1)}
+    hyps = {"greedy": translate_lines(loaded.model, loaded.tokenizers, sources, 1)}
     if beam > 1:
-        hyps["beam"] = translate_lines(loaded, sources, beam)
+        hyps["beam"] = translate_lines(loaded.model, loaded.tokenizers, sources, beam)
     result = {"model": loaded.path.name, "score": loaded.score, "split": split, "sentences": len(sources), "beam_size": beam}
     for mode, h in hyps.items():
         result[mode], result["signatures"] = scores(h, refs)

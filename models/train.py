@@ -25,12 +25,12 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from tqdm import tqdm
 
-from .card import write_card
-from .data import batches, read_parallel, tokenize_pairs
-from .decoding import translate_batch
-from .hub import pick_device, save_checkpoint
-from .seq2seq import SCORE_CHOICES, Seq2Seq
-from .tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
+from .decoding.greedy import translate_batch
+from .network.seq2seq import SCORE_CHOICES, Seq2Seq
+from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
+from .storage.card import write_card
+from .storage.data import batches, read_parallel, tokenize_pairs
+from .storage.hub import pick_device, save_checkpoint
 
 STATE_DIR = "train_state"
 MAX_TRAIN_PIECES = 64

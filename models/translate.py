@@ -10,13 +10,10 @@ import argparse
 import json
 import sys
 
-from tqdm import tqdm
-
-from .beam import beam_search
-from .decoding import Trace, translate_batch
-from .hub import DEFAULT_MODEL, CheckpointError, load_model
-
-BATCH = 64
+from .decoding.beam import beam_search
+from .decoding.greedy import Trace
+from .decoding.lines import translate_lines
+from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
 
 
 def trace_json(trace: Trace) -> dict:
@@ -37,21 +34,6 @@ def trace_json(trace: Trace) -> dict:
     }
 
 
-def translate_lines(loaded, lines: list[str], beam: int) -> list[str]:
-    """Translations of ``lines`` in order; blank lines give blank outputs."""
-    texts = [(i, line) for i, line in enumerate(lines) if line.strip()]
-    out = [""] * len(lines)
-    if beam == 1:
-        for k in range(0, len(texts), BATCH):
-            chunk = texts[k : k + BATCH]
-            for (i, _), hyp in zip(chunk, translate_batch(loaded.model, loaded.tokenizers, [t for _, t in chunk])):
-                out[i] = hyp
-    else:
-        for i, text in tqdm(texts, desc=f"beam {beam}", unit="sentence", disable=None):
-            out[i] = beam_search(loaded.model, loaded.tokenizers, text, beam)[0].translation
-    return out
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.translate", description=__doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
@@ -67,7 +49,7 @@ def main(argv=None) -> int:
         return 2
     lines = sys.stdin.read().splitlines()
     if not args.json:
-        print("\n".join(translate_lines(loaded, lines, args.beam)))
+        print("\n".join(translate_lines(loaded.model, loaded.tokenizers, lines, args.beam)))
         return 0
     for line in lines:
         trace = beam_search(loaded.model, loaded.tokenizers, line, args.beam)[0] if line.strip() else None

@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from models.compare import compare_views
+from models.analysis.compare import compare_views
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 

@@ -3,8 +3,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from models.alignment import source_word_weights
-from models.geometry import context_geometry
+from models.analysis.alignment import source_word_weights
+from models.analysis.geometry import context_geometry
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 

@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.anatomy import score_anatomy
+from models.analysis.anatomy import score_anatomy
 from pages._shared import charts, ui
 from pages._shared.labels import plain
 

@@ -3,8 +3,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.card import SCORE_NAMES, load_records, training_summary
-from models.hub import bundled_models, resolve
+from models.storage.card import SCORE_NAMES, load_records, training_summary
+from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
 
 st.set_page_config(page_title="Models & results · Attention Atlas", page_icon="🧭", layout="wide")

@@ -9,8 +9,8 @@ import random
 import pytest
 import torch
 
-from models.seq2seq import Seq2Seq
-from models.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
+from models.network.seq2seq import Seq2Seq
+from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 
 LEXICON = {
     "a": "un", "dog": "chien", "cat": "chat", "red": "rouge", "big": "grand", "man": "homme",

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from models.alignment import hard_alignments, pharaoh, piece_view, word_view
-from models.decoding import forced, greedy
-from models.tokenization import EOS, WORD_MARK, word_groups
+from models.analysis.alignment import hard_alignments, pharaoh, piece_view, word_view
+from models.decoding.greedy import forced, greedy
+from models.network.tokenization import EOS, WORD_MARK, word_groups
 
 from .conftest import make_model
 

@@ -1,8 +1,8 @@
 """models/anatomy.py: the terms add up to the model's own energy; the scaling curves saturate."""
 import pytest
 
-from models.anatomy import scaling_curves, score_anatomy
-from models.decoding import greedy
+from models.analysis.anatomy import scaling_curves, score_anatomy
+from models.decoding.greedy import greedy
 
 from .conftest import make_model
 

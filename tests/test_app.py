@@ -4,9 +4,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.alignment import focus_on_word
-from models.decoding import greedy
-from models.hub import load_model
+from models.analysis.alignment import focus_on_word
+from models.decoding.greedy import greedy
+from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, run_page
 

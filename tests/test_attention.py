@@ -4,8 +4,8 @@ import math
 import pytest
 import torch
 
-from models import attention
-from models.attention import build_attention
+from models.network import attention
+from models.network.attention import build_attention
 
 B, S, DQ, DK, A = 3, 7, 10, 6, 5
 

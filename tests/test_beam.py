@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from models.beam import beam_search
-from models.decoding import greedy
+from models.decoding.beam import beam_search
+from models.decoding.greedy import greedy
 
 
 @pytest.mark.parametrize("text", ["a dog runs on the grass", "the cat", "big big big red man sleeps"])

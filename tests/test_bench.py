@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from models import bench
-from models.attention import build_attention
-from models.data import batches, tokenize_pairs
+from models.network.attention import build_attention
+from models.storage.data import batches, tokenize_pairs
 
 from .conftest import make_model, synthetic_pairs
 

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from models.decoding import greedy, translate_batch
-from models.examples import load_examples
-from models.hub import BUNDLED_DIR, load_model
+from models.decoding.greedy import greedy, translate_batch
+from models.storage.examples import load_examples
+from models.storage.hub import BUNDLED_DIR, load_model
 
 NAMES = ("additive", "dot", "none")
 

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from models.alignment import AttentionView, word_view
-from models.compare import compare_views, entropy, js_divergence
-from models.decoding import forced
+from models.analysis.alignment import AttentionView, word_view
+from models.analysis.compare import compare_views, entropy, js_divergence
+from models.decoding.greedy import forced
 
 from .conftest import make_model
 

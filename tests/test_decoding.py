@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from models.decoding import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
-from models.tokenization import EOS_ID, InputError
+from models.decoding.greedy import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
+from models.network.tokenization import EOS_ID, InputError
 
 from .conftest import make_model
 

@@ -88,11 +88,24 @@ def test_other_pages_render(server, page, tmp_path, name):
     shoot(page, tmp_path, name)
 
 
+def open_options(combobox) -> None:
+    """Open a select box's list (a key press can arrive before the widget listens: retry)."""
+    for _ in range(5):
+        combobox.click()
+        combobox.press("ArrowDown")
+        try:
+            combobox.page.get_by_role("option").first.wait_for(timeout=3000)
+            return
+        except sync_api.TimeoutError:
+            continue
+    raise AssertionError("the select box never opened")
+
+
 def test_labels_show_typed_text_exactly_once_escaped(server, page):
     """Quotes, &, tags and </script> reach every label as typed: heatmap ticks, hover, select box, headings."""
-    from models.alignment import word_view
-    from models.decoding import greedy
-    from models.hub import load_model
+    from models.analysis.alignment import word_view
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
 
     text = '"Go" & <b>run</b> </script> now'
     loaded = load_model("additive", device="cpu")
@@ -106,8 +119,7 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
                           ".map(e => e.textContent).filter(t => t)")
     assert ticks == expected
     assert "Unknown to the model (marked ⁇ in the charts): <, >, /" in page.inner_text("body")  # a markdown caption
-    page.get_by_role("combobox", name="At step 1, look only at").press("ArrowDown")  # open the options
-    page.get_by_role("option").first.wait_for()
+    open_options(page.get_by_role("combobox", name="At step 1, look only at"))
     assert page.get_by_role("option").all_inner_texts() == list(view.columns)  # the select box's options
     page.get_by_role("option").first.click()
     page.wait_for_function("document.body.innerText.includes('Looking only at')")

@@ -4,9 +4,9 @@ import json
 import sacrebleu
 
 from models import evaluate
-from models.data import read_parallel
-from models.hub import load_model, save_checkpoint
-from models.translate import translate_lines
+from models.decoding.lines import translate_lines
+from models.storage.data import read_parallel
+from models.storage.hub import load_model, save_checkpoint
 
 
 def test_writes_results_json(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers):
@@ -24,7 +24,8 @@ def test_writes_results_json(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers)
     assert result["command"].startswith("python -m models.evaluate --model")
 
     sources, refs = read_parallel(tiny_corpus, "test_2016_flickr", "en", "fr")
-    hyps = translate_lines(load_model(str(ck), device="cpu"), sources, 1)
+    loaded = load_model(str(ck), device="cpu")
+    hyps = translate_lines(loaded.model, loaded.tokenizers, sources, 1)
     assert result["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
     assert result["greedy"]["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score
 

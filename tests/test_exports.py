@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.alignment import AttentionView
+from models.analysis.alignment import AttentionView
 from pages._shared import exports
 
 from .pages_helpers import APP, figures, run_page

@@ -1,8 +1,8 @@
 """models/geometry.py: PCA agrees with numpy's SVD, contexts stay inside the hull."""
 import numpy as np
 
-from models.decoding import greedy
-from models.geometry import context_geometry, convex_hull, inside, pca_2d
+from models.analysis.geometry import context_geometry, convex_hull, inside, pca_2d
+from models.decoding.greedy import greedy
 
 
 def test_pca_matches_numpy_svd():

@@ -4,11 +4,10 @@ import json
 import shutil
 
 import pytest
-
-from models import hub
 from huggingface_hub.hf_api import RepoSibling
 
-from models.hub import CheckpointError, LoadPolicy, load_model, pick_device, save_checkpoint
+from models.storage import hub
+from models.storage.hub import CheckpointError, LoadPolicy, load_model, pick_device, save_checkpoint
 
 REPO_ID = "attention-atlas/tiny-en-fr"
 

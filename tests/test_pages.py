@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from models.decoding import forced, greedy
-from models.hub import load_model
+from models.decoding.greedy import forced, greedy
+from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, run_page
 

@@ -7,11 +7,11 @@ import torch
 from safetensors.torch import load_file
 from torch import nn
 
-from models.data import batches, tokenize_pairs
-from models.decoding import translate_batch
-from models.hub import load_model, save_checkpoint
-from models.seq2seq import Seq2Seq
-from models.tokenization import PAD_ID
+from models.decoding.greedy import translate_batch
+from models.network.seq2seq import Seq2Seq
+from models.network.tokenization import PAD_ID
+from models.storage.data import batches, tokenize_pairs
+from models.storage.hub import load_model, save_checkpoint
 
 from .conftest import make_model, synthetic_pairs
 

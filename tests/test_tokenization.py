@@ -1,9 +1,9 @@
 """models/tokenization.py: hostile text never crashes, unknowns are flagged, text round-trips."""
 import pytest
 
-from .conftest import LEXICON
+from models.network.tokenization import EOS, EOS_ID, UNK_ID, WORD_MARK, InputError, SubwordTokenizer, word_groups
 
-from models.tokenization import EOS, EOS_ID, WORD_MARK, UNK_ID, InputError, SubwordTokenizer, word_groups
+from .conftest import LEXICON
 
 HOSTILE = {
     "emoji": "a dog 🐕 runs 🏃‍♂️",

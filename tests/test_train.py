@@ -5,7 +5,7 @@ import torch
 from safetensors.torch import load_file
 
 from models import train
-from models.hub import load_model
+from models.storage.hub import load_model
 
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
          "--batch-size", "32", "--seed", "3", "--threads", "1"]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from models import translate
-from models.hub import save_checkpoint
+from models.storage.hub import save_checkpoint
 
 
 @pytest.fixture

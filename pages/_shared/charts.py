@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from models.alignment import AttentionView, piece_label
-from models.decoding import Trace
+from models.analysis.alignment import AttentionView, piece_label
+from models.decoding.greedy import Trace
 
 from .labels import for_plotly
 

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from models.alignment import AttentionView, hard_alignments, pharaoh
+from models.analysis.alignment import AttentionView, hard_alignments, pharaoh
 
 
 def matrix_csv(view: AttentionView) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from models.bench import sentence_of
-from models.examples import load_examples
+from models.storage.examples import load_examples
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RUNS = 15

@@ -12,13 +12,13 @@ from dataclasses import asdict, dataclass, replace
 import streamlit as st
 import torch
 
-from models.alignment import AttentionView, focus_on_word, piece_view, word_view
-from models.anatomy import scaling_curves
-from models.beam import beam_search
-from models.decoding import MAX_SOURCE_TOKENS, Trace, forced, greedy
-from models.examples import load_examples
-from models.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, LoadPolicy, bundled_models, load_model
-from models.tokenization import InputError
+from models.analysis.alignment import AttentionView, focus_on_word, piece_view, word_view
+from models.analysis.anatomy import scaling_curves
+from models.decoding.beam import beam_search
+from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
+from models.network.tokenization import InputError
+from models.storage.examples import load_examples
+from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, LoadPolicy, bundled_models, load_model
 
 from . import url
 from .labels import for_markdown

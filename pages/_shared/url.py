@@ -6,7 +6,7 @@ default, with a short notice naming what was ignored. Pure Python (no
 Streamlit), so it is tested on arbitrary input.
 
 Whether a *model reference* may be loaded (public mode: bundled names and Hub
-ids only) is the loader's decision (:class:`models.hub.LoadPolicy`); here a
+ids only) is the loader's decision (:class:`models.storage.hub.LoadPolicy`); here a
 reference is only checked to be short, printable text.
 """
 from __future__ import annotations

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decoding import Trace
-from .tokenization import EOS, WORD_MARK, word_groups
+from ..decoding.greedy import Trace
+from ..network.tokenization import EOS, WORD_MARK, word_groups
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from .tokenization import BOS_ID, EOS_ID, PAD_ID, TokenizerPair
+from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, TokenizerPair
 
 Pair = tuple[list[int], list[int]]  # source ids (EOS included), target ids (no specials)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .attention import AdditiveAttention, DotProductAttention
+from ..decoding.greedy import Trace
+from ..network.attention import AdditiveAttention, DotProductAttention
+from ..network.seq2seq import Seq2Seq
 from .compare import entropy
-from .decoding import Trace
-from .seq2seq import Seq2Seq
 
 
 @dataclass(frozen=True, eq=False)

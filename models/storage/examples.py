@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-EXAMPLES_FILE = Path(__file__).resolve().parent.parent / "assets" / "examples.txt"
+from .. import ROOT
+
+EXAMPLES_FILE = ROOT / "assets" / "examples.txt"
 
 
 @dataclass(frozen=True)

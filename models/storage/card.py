@@ -95,8 +95,8 @@ Trained with (one line per invocation; a resumed run continues the one before it
 ## Use
 
 ```python
-from models.hub import load_model
-from models.decoding import greedy
+from models.storage.hub import load_model
+from models.decoding.greedy import greedy
 loaded = load_model("path/or/owner/repo")
 print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").translation)
 ```

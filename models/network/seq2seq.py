@@ -18,7 +18,6 @@ baseline), so the comparison isolates what attention adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from pathlib import Path
 
 import torch

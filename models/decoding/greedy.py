@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .seq2seq import EncoderOutput, Seq2Seq, StepOutput
-from .tokenization import BOS_ID, EOS_ID, PAD_ID, Encoded, InputError, TokenizerPair
+from ..network.seq2seq import EncoderOutput, Seq2Seq, StepOutput
+from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, Encoded, InputError, TokenizerPair
 
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
 TOP_K = 5

@@ -35,10 +35,11 @@ from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file
 
-from .seq2seq import FORMAT_VERSION, SCORE_CHOICES, Seq2Seq
-from .tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
+from .. import ROOT
+from ..network.seq2seq import FORMAT_VERSION, SCORE_CHOICES, Seq2Seq
+from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
+BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
@@ -89,7 +90,7 @@ def bundled_models() -> list[str]:
 
 
 def save_checkpoint(directory: str | Path, model: Seq2Seq, tokenizers: TokenizerPair) -> None:
-    """Write weights, config and tokenizers (the card is written by :mod:`models.card`)."""
+    """Write weights, config and tokenizers (the card is written by :mod:`models.storage.card`)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "README.md").touch()  # keep the mixin from writing its generic card

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
+from tokenizers.models import BPE
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)
@@ -37,7 +38,7 @@ class Encoded:
 
 def train_tokenizer(lines: Iterable[str], vocab_size: int) -> Tokenizer:
     """Train a BPE tokenizer whose first ids are :data:`SPECIALS`."""
-    tok = Tokenizer(models.BPE(unk_token=UNK))
+    tok = Tokenizer(BPE(unk_token=UNK))
     tok.normalizer = normalizers.NFKC()
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.Metaspace(replacement=WORD_MARK), pre_tokenizers.Punctuation()]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .decoding import Trace
+from ..decoding.greedy import Trace
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from .decoding import MAX_SOURCE_TOKENS, Trace, encode_batch, max_target_len, trace_row
-from .seq2seq import EncoderOutput, Seq2Seq, StepOutput
-from .tokenization import BOS_ID, EOS_ID, TokenizerPair
+from ..network.seq2seq import EncoderOutput, Seq2Seq, StepOutput
+from ..network.tokenization import BOS_ID, EOS_ID, TokenizerPair
+from .greedy import MAX_SOURCE_TOKENS, Trace, encode_batch, max_target_len, trace_row
 
 
 @dataclass(frozen=True)
