@@ -27,12 +27,14 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
 
 from . import ROOT
 from .network.attention import build_attention
+from .network.device import pick_device
 
 SIZES = (  # name, B, T, S
     ("decode step", 64, 1, 30),
@@ -45,8 +47,8 @@ DIM, ATTN_DIM = 256, 128
 
 def naive_forward(scorer, query, keys):
     """One query position at a time, as the simplest per-step implementations do."""
-    outs = [scorer(query[:, t : t + 1], keys) for t in range(query.shape[1])]
-    return torch.cat([c for c, _ in outs], 1), torch.cat([w for _, w in outs], 1)
+    outs = [scorer(query[:, t : t + 1], keys) for t in range(query.shape[1])]  # each ([B,1,Dv], [B,1,S], [B,1,S])
+    return tuple(torch.cat(parts, 1) for parts in zip(*outs))  # context, weights, energies
 
 
 def _setup(score: str, B: int, T: int, S: int, device: str):
@@ -163,23 +165,22 @@ def stepwise_logits(model, src, mask, tgt_in):
 
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
-    from .network.seq2seq import Seq2Seq
+    """Median ms of :func:`train_step` (the training CLI's) with the read-out over all steps or per step."""
+    from .network.seq2seq import ModelConfig, Seq2Seq
+    from .network.training import loss_function, train_step
 
     torch.manual_seed(0)
     B, S, T, V = TRAIN_SHAPE
-    model = Seq2Seq(V, V, score=score).to(device).train()
-    optimizer = torch.optim.Adam(model.parameters())
+    model = Seq2Seq(ModelConfig(V, V, score=score)).to(device).train()
+    optimizer, loss_fn = torch.optim.Adam(model.parameters()), loss_function(0.1)
     src, tgt = (torch.randint(4, V, shape, device=device) for shape in ((B, S), (B, T + 1)))
-    mask = torch.ones_like(src, dtype=torch.bool)
+    batch = (src, torch.ones_like(src, dtype=torch.bool), tgt[:, :-1], tgt[:, 1:])
+    forward = None if impl == "all steps" else partial(stepwise_logits, model)
     times = []
     for _ in range(repeats + 1):  # the first is a warm-up
         _sync(device)
         start = time.perf_counter()
-        logits = model(src, mask, tgt[:, :-1]) if impl == "all steps" else stepwise_logits(model, src, mask, tgt[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten())
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        train_step(model, batch, optimizer, loss_fn, forward)
         _sync(device)
         times.append(1000 * (time.perf_counter() - start))
     return statistics.median(times[1:])
@@ -214,7 +215,7 @@ def main(argv=None) -> None:
         else:
             app_bench.bench_step(args.repeats)
         return
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = str(pick_device(args.device))
     if args.what == "attention":
         bench_attention(device, args.repeats)
     elif args.what == "train":

@@ -18,11 +18,9 @@ from pathlib import Path
 from sacrebleu.metrics import BLEU, CHRF
 
 from .decoding.lines import translate_lines
-from .storage.card import write_card
+from .storage.card import LENGTH_BUCKETS, write_card
 from .storage.data import read_parallel
 from .storage.hub import LoadedModel, load_model
-
-LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive
 
 
 def scores(hyps: list[str], refs: list[str]) -> tuple[dict, dict]:

@@ -26,11 +26,14 @@ from torch import nn
 from tqdm import tqdm
 
 from .decoding.greedy import translate_batch
-from .network.seq2seq import SCORE_CHOICES, Seq2Seq
+from .network.attention import SCORES
+from .network.device import pick_device
+from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
+from .network.training import loss_function, train_step
 from .storage.card import write_card
 from .storage.data import batches, read_parallel, tokenize_pairs
-from .storage.hub import pick_device, save_checkpoint
+from .storage.hub import save_checkpoint
 
 STATE_DIR = "train_state"
 MAX_TRAIN_PIECES = 64
@@ -41,15 +44,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--data", required=True, help="folder of {split}.{lang}.gz files")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
-    p.add_argument("--score", choices=SCORE_CHOICES, default="additive")
+    p.add_argument("--score", choices=list(SCORES), default=ModelConfig.score)
     p.add_argument("--out", required=True, help="checkpoint directory to write")
     p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
     p.add_argument("--vocab-size", type=int, default=8000)
-    p.add_argument("--emb-dim", type=int, default=256)
-    p.add_argument("--enc-hidden", type=int, default=256)
-    p.add_argument("--dec-hidden", type=int, default=512)
-    p.add_argument("--attn-dim", type=int, default=256)
-    p.add_argument("--dropout", type=float, default=0.2)
+    p.add_argument("--emb-dim", type=int, default=ModelConfig.emb_dim)
+    p.add_argument("--enc-hidden", type=int, default=ModelConfig.enc_hidden)
+    p.add_argument("--dec-hidden", type=int, default=ModelConfig.dec_hidden)
+    p.add_argument("--attn-dim", type=int, default=ModelConfig.attn_dim)
+    p.add_argument("--dropout", type=float, default=ModelConfig.dropout)
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=2e-3)
@@ -79,18 +82,12 @@ def build_tokenizers(args, sources, targets) -> TokenizerPair:
 def train_epoch(model, optimizer, pairs, args, rng, deadline, device) -> tuple[float, bool]:
     """One pass over ``pairs``; returns mean loss and whether the budget ran out."""
     model.train()
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=args.label_smoothing)
+    loss_fn = loss_function(args.label_smoothing)
     total, count = 0.0, 0
     bar = tqdm(batches(pairs, args.batch_size, rng), total=-(-len(pairs) // args.batch_size), unit="batch")
-    for src, mask, tgt_in, tgt_out in bar:
-        src, mask, tgt_in, tgt_out = (x.to(device) for x in (src, mask, tgt_in, tgt_out))
-        logits = model(src, mask, tgt_in)  # [B, T, V]
-        loss = loss_fn(logits.flatten(0, 1), tgt_out.flatten())
-        optimizer.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        total, count = total + loss.item(), count + 1
+    for batch in bar:
+        loss = train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
+        total, count = total + loss, count + 1
         bar.set_postfix(loss=f"{total / count:.3f}")
         if deadline and time.monotonic() > deadline:
             return total / count, True
@@ -101,7 +98,7 @@ def train_epoch(model, optimizer, pairs, args, rng, deadline, device) -> tuple[f
 def validate(model, tokenizers, pairs, sources, targets, device) -> dict:
     """Teacher-forced loss on ``pairs`` and greedy sacreBLEU on ``sources``."""
     model.eval()
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, reduction="sum")
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, reduction="sum")  # summed, then divided by pieces
     loss, n = 0.0, 0
     for src, mask, tgt_in, tgt_out in batches(pairs, 128):
         logits = model(src.to(device), mask.to(device), tgt_in.to(device))
@@ -173,10 +170,10 @@ def main(argv=None) -> None:
     tokenizers = TokenizerPair.load(out) if resuming else build_tokenizers(args, train_src, train_tgt)
     pairs = tokenize_pairs(tokenizers, train_src, train_tgt, MAX_TRAIN_PIECES)
     val_pairs = tokenize_pairs(tokenizers, val_src, val_tgt, 10 * MAX_TRAIN_PIECES)
-    model = Seq2Seq(
+    model = Seq2Seq(ModelConfig(
         tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=args.score, emb_dim=args.emb_dim,
         enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
-    ).to(device)
+    )).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": []}
     if resuming:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from models.analysis.anatomy import score_anatomy
+from models.network.attention import SCORES
 from pages._shared import charts, ui
 from pages._shared.labels import plain
 
@@ -38,7 +39,7 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
     parts = score_anatomy(model, tr, t, s)
     order = parts.contributions.argsort()[::-1]
     with column:
-        st.markdown(f"**{ui.model_name(parts.score)}**: e = **{parts.energy:.3f}**, "
+        st.markdown(f"**{SCORES[parts.score].label}**: e = **{parts.energy:.3f}**, "
                     f"α = **{tr.attention[t, s]:.3f}** (the model's own energy: {tr.energies[t, s]:.3f})")
         st.plotly_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
                                     "Each hidden unit's contribution, largest first", "unit k"),

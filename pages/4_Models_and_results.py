@@ -3,7 +3,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.storage.card import SCORE_NAMES, load_records, training_summary
+from models.network.attention import SCORES
+from models.storage.card import bucket_label, load_records, results_rows, training_summary
 from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
 
@@ -19,7 +20,7 @@ for name in bundled_models():
         st.warning(f"{name}: no training record ({e}).")
         continue
     with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
-        st.markdown(f"Score: {SCORE_NAMES[training['score']]}.  \n"
+        st.markdown(f"Score: {SCORES[training['score']].description}.  \n"
                     f"Trained on Multi30k train for {training_summary(training)}; "
                     f"best validation BLEU {training['best_val_bleu']:.1f}.")
         st.code("\n".join(training["commands"]), language="bash")
@@ -27,14 +28,8 @@ for name in bundled_models():
             st.info("Not evaluated yet.")
             continue
         st.code(evaluation["command"], language="bash")
-    for mode in ("greedy", "beam"):
-        if mode in evaluation:
-            r = evaluation[mode]
-            rows.append({"model": ui.model_name(name), "decoding": mode if mode == "greedy"
-                         else f"beam {evaluation['beam_size']}", "BLEU": r["bleu"], "BLEU (lowercased)": r["bleu_lc"],
-                         "chrF": r["chrf"]})
-    lengths += [{"model": ui.model_name(name), "source words": f"{b['min_words']}–{b['max_words']}"
-                 if b["max_words"] < 1000 else f"{b['min_words']}+", "first": b["min_words"],
+    rows += [{"model": ui.model_name(name), **row} for row in results_rows(evaluation)]
+    lengths += [{"model": ui.model_name(name), "source words": bucket_label(b), "first": b["min_words"],
                  "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for b in evaluation["by_length"]]
 
 if rows:

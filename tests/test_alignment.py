@@ -6,7 +6,7 @@ from models.analysis.alignment import hard_alignments, pharaoh, piece_view, word
 from models.decoding.greedy import forced, greedy
 from models.network.tokenization import EOS, WORD_MARK, word_groups
 
-from .conftest import make_model
+from .helpers import make_model
 
 
 def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):

@@ -4,7 +4,7 @@ import pytest
 from models.analysis.anatomy import scaling_curves, score_anatomy
 from models.decoding.greedy import greedy
 
-from .conftest import make_model
+from .helpers import make_model
 
 
 @pytest.mark.parametrize("score", ["additive", "dot"])

@@ -52,7 +52,7 @@ def test_matches_naive_loop(score, T, masked):
     scorer = build_attention(score, DQ, dk, A)
     query, keys, values = torch.randn(B, T, DQ), torch.randn(B, S, dk), torch.randn(B, S, 4)
     mask = random_mask() if masked else None
-    context, weights = scorer(query, keys, values, mask)
+    context, weights, _ = scorer(query, keys, values, mask)
     ref_context, ref_weights = naive(scorer, query, keys, values, mask)
     assert weights.shape == (B, T, S) and context.shape == (B, T, 4)
     torch.testing.assert_close(weights, ref_weights, atol=1e-5, rtol=1e-4)
@@ -65,7 +65,7 @@ def test_weights_are_a_distribution_and_gradients_flow(score):
     scorer = build_attention(score, DQ, DK, A)
     query, keys = torch.randn(B, 5, DQ), torch.randn(B, S, DK)
     mask = random_mask()
-    context, weights = scorer(query, keys, mask=mask)
+    context, weights, _ = scorer(query, keys, mask=mask)
     assert (weights >= 0).all()
     torch.testing.assert_close(weights.sum(-1), torch.ones(B, 5))
     assert (weights.masked_select(~mask[:, None, :].expand_as(weights)) == 0).all()
@@ -118,6 +118,39 @@ def test_scaled_dot_divides_by_sqrt_attention_width():
     plain.load_state_dict(scaled.state_dict())
     q, k = torch.randn(1, 2, DQ), torch.randn(1, 3, DK)
     torch.testing.assert_close(scaled.energies(q, k) * 4, plain.energies(q, k))
+
+
+@pytest.mark.parametrize("score", ["additive", "dot", "general", "plain_dot"])
+@torch.no_grad()
+def test_terms_add_up_to_the_energy(score):
+    torch.manual_seed(6)
+    dk = DQ if score == "plain_dot" else DK
+    scorer = build_attention(score, DQ, dk, A)
+    query, keys = torch.randn(B, 4, DQ), torch.randn(B, S, dk)
+    proj = scorer.project_keys(keys)
+    terms = scorer.terms(query, proj)
+    assert terms.shape[:3] == (B, 4, S)
+    torch.testing.assert_close(terms.sum(-1), scorer.score(query, proj), atol=1e-5, rtol=1e-5)
+    ref = torch.tensor([[[naive_energy(scorer, query[b, t], keys[b, s]) for s in range(S)] for t in range(4)]
+                        for b in range(B)])
+    torch.testing.assert_close(terms.sum(-1), ref, atol=1e-5, rtol=1e-5)  # and the textbook equation
+
+
+def test_override_replaces_the_weights_but_not_the_energies():
+    torch.manual_seed(7)
+    scorer = build_attention("additive", DQ, DK, A)
+    query, keys = torch.randn(1, 1, DQ), torch.randn(1, S, DK)
+    one_hot = torch.zeros(1, 1, S)
+    one_hot[0, 0, 2] = 1
+    context, weights, energies = scorer(query, keys, override=one_hot)
+    assert torch.equal(weights, one_hot)
+    torch.testing.assert_close(context[0, 0], keys[0, 2])
+    torch.testing.assert_close(energies, scorer.energies(query, keys))
+
+
+def test_score_table_names_every_choice():
+    assert set(attention.SCORES) == {"additive", "dot", "general", "plain_dot", "none"}
+    assert all(s.label and s.description for s in attention.SCORES.values())
 
 
 def test_plain_dot_rejects_unequal_sizes():

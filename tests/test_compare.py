@@ -6,7 +6,7 @@ from models.analysis.alignment import AttentionView, word_view
 from models.analysis.compare import compare_views, entropy, js_divergence
 from models.decoding.greedy import forced
 
-from .conftest import make_model
+from .helpers import make_model
 
 
 def test_entropy_and_js_limits():

@@ -7,7 +7,7 @@ import pytest
 from huggingface_hub.hf_api import RepoSibling
 
 from models.storage import hub
-from models.storage.hub import CheckpointError, LoadPolicy, load_model, pick_device, save_checkpoint
+from models.storage.hub import CheckpointError, LoadPolicy, load_model, save_checkpoint
 
 REPO_ID = "attention-atlas/tiny-en-fr"
 
@@ -111,14 +111,6 @@ def test_config_that_does_not_match_the_weights(checkpoint):
     (checkpoint / "config.json").write_text(json.dumps({**config, "dec_hidden": 7}))
     with pytest.raises(CheckpointError, match="do not match config.json"):
         load_model(str(checkpoint))
-
-
-def test_device_is_automatic_or_chosen(monkeypatch):
-    assert pick_device("cpu").type == "cpu"
-    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
-    assert pick_device().type == "cpu"
-    monkeypatch.setattr("torch.cuda.is_available", lambda: True)
-    assert pick_device().type == "cuda"
 
 
 def rewrite_config(checkpoint, **changes):

@@ -3,7 +3,7 @@ import pytest
 
 from models.network.tokenization import EOS, EOS_ID, UNK_ID, WORD_MARK, InputError, SubwordTokenizer, word_groups
 
-from .conftest import LEXICON
+from .helpers import LEXICON
 
 HOSTILE = {
     "emoji": "a dog 🐕 runs 🏃‍♂️",

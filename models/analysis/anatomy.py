@@ -19,7 +19,6 @@ import numpy as np
 import torch
 
 from ..decoding.greedy import Trace
-from ..network.attention import AdditiveAttention, DotProductAttention
 from ..network.seq2seq import Seq2Seq
 from .compare import entropy
 
@@ -37,24 +36,23 @@ class ScoreAnatomy:
 
 @torch.inference_mode()
 def score_anatomy(model: Seq2Seq, trace: Trace, t: int, s: int) -> ScoreAnatomy:
-    """The energy e[t, s] of ``trace`` rebuilt term by term from the model's weights."""
+    """The energy e[t, s] of ``trace`` rebuilt from the scorer's own projections and terms."""
     att = model.attention
-    if not isinstance(att, (AdditiveAttention, DotProductAttention)):
+    if model.score not in ("additive", "dot"):
         raise ValueError(f"score anatomy covers additive and dot-product attention, not {model.score!r}")
-    query = torch.as_tensor(trace.queries[t], device=model.device)
-    key = torch.as_tensor(trace.annotations[s], device=model.device)
-    q, k = att.W_q(query), att.W_k(key)  # [A], [A]
-    if isinstance(att, AdditiveAttention):
-        pre = q + k
+    query = torch.as_tensor(trace.queries[t], device=model.device)[None, None, :]  # [1, 1, H]
+    key = torch.as_tensor(trace.annotations[s], device=model.device)[None, None, :]  # [1, 1, 2He]
+    q, k = att.project_query(query)[0, 0], att.project_keys(key)  # [A], [1, 1, A]
+    terms = att.terms(query, k)[0, 0, 0]  # [A]
+    if model.score == "additive":
+        pre = q + k[0, 0]  # u = W_q s + W_k h
         hidden = torch.tanh(pre)
-        terms = att.v.weight[0] * hidden
     else:
         pre = hidden = torch.empty(0)
-        terms = q * k * att.scale
     return ScoreAnatomy(
         score=model.score,
         query_part=q.cpu().numpy(),
-        key_part=k.cpu().numpy(),
+        key_part=k[0, 0].cpu().numpy(),
         pre_activation=pre.cpu().numpy(),
         hidden=hidden.cpu().numpy(),
         contributions=terms.cpu().numpy(),

@@ -29,6 +29,7 @@ module never holds per-sentence state.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
@@ -44,16 +45,42 @@ def masked_softmax(energies: Tensor, mask: Tensor | None) -> Tensor:
     return torch.softmax(energies, dim=-1)
 
 
+@dataclass(frozen=True)
+class ScoreName:
+    label: str  # short, for the UI
+    description: str  # with its equation, for model cards and the Models page
+
+
+#: Every score a model can be built with — the one table of names and labels.
+SCORES = {
+    "additive": ScoreName("Additive (Bahdanau)", "additive (Bahdanau) attention, e = vᵀ tanh(W_q q + W_k k)"),
+    "dot": ScoreName("Dot-product (scaled)",
+                     "scaled dot-product attention over the same projections, e = (W_q q)·(W_k k)/√A"),
+    "general": ScoreName("General (Luong)", "Luong 'general' attention, e = qᵀ W k"),
+    "plain_dot": ScoreName("Plain dot (Luong)", "plain dot-product attention, e = qᵀ k"),
+    "none": ScoreName("No attention (baseline)",
+                      "no attention (the RNNencdec baseline: a fixed summary of the source)"),
+}
+
+
 class Attention(nn.Module):
-    """Base class: subclasses define :meth:`project_keys` and :meth:`score`."""
+    """Base class: subclasses define :meth:`project_query`, :meth:`project_keys` and :meth:`terms`."""
+
+    def project_query(self, query: Tensor) -> Tensor:
+        """Query projection, [B, T, Dq] -> [B, T, *]."""
+        raise NotImplementedError
 
     def project_keys(self, keys: Tensor) -> Tensor:
         """Per-sentence key projection, [B, S, Dk] -> [B, S, *]."""
         raise NotImplementedError
 
-    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
-        """Energies [B, T, S] for queries [B, T, Dq] against projected keys."""
+    def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        """The A terms whose sum is each energy, [B, T, S, A] (for looking inside one score; memory grows with A)."""
         raise NotImplementedError
+
+    def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        """Energies [B, T, S] for queries [B, T, Dq] against projected keys (the sum of :meth:`terms`)."""
+        return self.terms(query, proj_keys).sum(-1)
 
     def energies(self, query: Tensor, keys: Tensor, proj_keys: Tensor | None = None) -> Tensor:
         """Raw energies before the softmax, [B, T, S]."""
@@ -68,11 +95,13 @@ class Attention(nn.Module):
         values: Tensor | None = None,  # [B, S, Dv], defaults to keys
         mask: Tensor | None = None,  # [B, S] bool, True = real token
         proj_keys: Tensor | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        """Return ``(context [B, T, Dv], weights [B, T, S])``."""
-        weights = masked_softmax(self.energies(query, keys, proj_keys), mask)
+        override: Tensor | None = None,  # [B, T, S] weights to use instead (what-if exploration)
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Return ``(context [B, T, Dv], weights [B, T, S], energies [B, T, S])``."""
+        energies = self.energies(query, keys, proj_keys)
+        weights = masked_softmax(energies, mask) if override is None else override
         values = keys if values is None else values
-        return weights @ values, weights  # [B, T, Dv], [B, T, S]
+        return weights @ values, weights, energies  # [B, T, Dv], [B, T, S], [B, T, S]
 
 
 class AdditiveAttention(Attention):
@@ -84,8 +113,16 @@ class AdditiveAttention(Attention):
         self.W_k = nn.Linear(key_dim, attn_dim)
         self.v = nn.Linear(attn_dim, 1, bias=False)
 
+    def project_query(self, query: Tensor) -> Tensor:
+        return self.W_q(query)  # [B, T, A]
+
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.W_k(keys)  # [B, S, A]
+
+    def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        """``v_k · tanh(u_k)`` with ``u = W_q q + W_k k``: the hidden units' contributions."""
+        hidden = torch.tanh(self.W_q(query)[:, :, None, :] + proj_keys[:, None, :, :])  # [B, T, S, A]
+        return hidden * self.v.weight[0]  # [B, T, S, A]
 
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         q = self.W_q(query)  # [B, T, A]
@@ -115,8 +152,15 @@ class DotProductAttention(Attention):
         self.W_k = nn.Linear(key_dim, attn_dim)
         self.scale = 1 / math.sqrt(attn_dim) if scaled else 1.0
 
+    def project_query(self, query: Tensor) -> Tensor:
+        return self.W_q(query)  # [B, T, A]
+
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.W_k(keys)  # [B, S, A]
+
+    def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        """``(W_q q)_k (W_k k)_k / √A``: one product per dimension."""
+        return self.W_q(query)[:, :, None, :] * proj_keys[:, None, :, :] * self.scale  # [B, T, S, A]
 
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         return (self.W_q(query) @ proj_keys.transpose(1, 2)) * self.scale  # [B, T, S]
@@ -129,8 +173,14 @@ class GeneralAttention(Attention):
         super().__init__()
         self.W = nn.Linear(key_dim, query_dim, bias=False)
 
+    def project_query(self, query: Tensor) -> Tensor:
+        return query  # [B, T, Dq]
+
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.W(keys)  # [B, S, Dq]
+
+    def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        return query[:, :, None, :] * proj_keys[:, None, :, :]  # [B, T, S, Dq]
 
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         return query @ proj_keys.transpose(1, 2)  # [B, T, S]
@@ -147,18 +197,21 @@ class PlainDotAttention(Attention):
                 f"{key_dim}; use 'general' or 'dot', which project them first"
             )
 
+    def project_query(self, query: Tensor) -> Tensor:
+        return query  # [B, T, Dq]
+
     def project_keys(self, keys: Tensor) -> Tensor:
         return keys  # [B, S, Dk]
+
+    def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
+        return query[:, :, None, :] * proj_keys[:, None, :, :]  # [B, T, S, Dk]
 
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         return query @ proj_keys.transpose(1, 2)  # [B, T, S]
 
 
-SCORES = ("additive", "dot", "general", "plain_dot")
-
-
 def build_attention(score: str, query_dim: int, key_dim: int, attn_dim: int) -> Attention:
-    """The scorer named ``score`` (one of :data:`SCORES`)."""
+    """The scorer named ``score`` (a key of :data:`SCORES` other than "none")."""
     if score == "additive":
         return AdditiveAttention(query_dim, key_dim, attn_dim)
     if score == "dot":
@@ -167,4 +220,4 @@ def build_attention(score: str, query_dim: int, key_dim: int, attn_dim: int) -> 
         return GeneralAttention(query_dim, key_dim)
     if score == "plain_dot":
         return PlainDotAttention(query_dim, key_dim)
-    raise ValueError(f"unknown attention score {score!r}; expected one of {SCORES} or 'none'")
+    raise ValueError(f"unknown attention score {score!r}; expected one of {tuple(SCORES)}")

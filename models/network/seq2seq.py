@@ -18,18 +18,37 @@ baseline), so the comparison isolates what attention adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
-from huggingface_hub import PyTorchModelHubMixin
-from safetensors.torch import save_file
 from torch import Tensor, nn
 
-from .attention import build_attention, masked_softmax
+from .attention import SCORES, build_attention
 
 #: Bumped whenever the meaning of a saved config or weight changes.
 FORMAT_VERSION = 1
-SCORE_CHOICES = ("additive", "dot", "general", "plain_dot", "none")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything that fixes a model's shape: saved as ``config.json``, read by the training CLI and the card."""
+
+    src_vocab_size: int
+    tgt_vocab_size: int
+    score: str = "additive"  # a key of attention.SCORES
+    emb_dim: int = 256  # E, both languages
+    enc_hidden: int = 256  # He, each direction: annotations are 2·He wide
+    dec_hidden: int = 512  # H
+    attn_dim: int = 256  # A, the common space of additive and dot-product scores
+    dropout: float = 0.2
+    pad_id: int = 0
+    format_version: int = FORMAT_VERSION
+
+    def __post_init__(self):
+        if self.score not in SCORES:
+            raise ValueError(f"unknown score {self.score!r}; expected one of {tuple(SCORES)}")
+        if self.format_version != FORMAT_VERSION:
+            raise ValueError(f"checkpoint format {self.format_version} is not supported (this code reads "
+                             f"{FORMAT_VERSION})")
 
 
 @dataclass(frozen=True)
@@ -55,49 +74,23 @@ class StepOutput:
     energies: Tensor | None  # [B, S]  e_t before the softmax
 
 
-class Seq2Seq(
-    nn.Module,
-    PyTorchModelHubMixin,
-    library_name="attention-atlas",
-    tags=["translation", "attention", "seq2seq", "bahdanau"],
-    license="mit",
-):
+class Seq2Seq(nn.Module):
     """Bidirectional-GRU encoder, GRU decoder, pluggable attention score."""
 
-    def __init__(
-        self,
-        src_vocab_size: int,
-        tgt_vocab_size: int,
-        score: str = "additive",
-        emb_dim: int = 256,
-        enc_hidden: int = 256,
-        dec_hidden: int = 512,
-        attn_dim: int = 256,
-        dropout: float = 0.2,
-        pad_id: int = 0,
-        format_version: int = FORMAT_VERSION,
-    ):
+    def __init__(self, config: ModelConfig):
         super().__init__()
-        if score not in SCORE_CHOICES:
-            raise ValueError(f"unknown score {score!r}; expected one of {SCORE_CHOICES}")
-        if format_version != FORMAT_VERSION:
-            raise ValueError(f"checkpoint format {format_version} is not supported (this code reads {FORMAT_VERSION})")
-        self.score, self.pad_id = score, pad_id
-        ctx_dim = 2 * enc_hidden
-        self.src_embed = nn.Embedding(src_vocab_size, emb_dim, padding_idx=pad_id)
-        self.tgt_embed = nn.Embedding(tgt_vocab_size, emb_dim, padding_idx=pad_id)
-        self.encoder = nn.GRU(emb_dim, enc_hidden, batch_first=True, bidirectional=True)
-        self.init_state = nn.Linear(enc_hidden, dec_hidden)
-        self.attention = None if score == "none" else build_attention(score, dec_hidden, ctx_dim, attn_dim)
-        self.decoder = nn.GRUCell(emb_dim + ctx_dim, dec_hidden)
-        self.readout = nn.Linear(dec_hidden + ctx_dim + emb_dim, emb_dim)
-        self.output = nn.Linear(emb_dim, tgt_vocab_size)
-        self.dropout = nn.Dropout(dropout)
-
-    def _save_pretrained(self, save_directory: Path) -> None:
-        """Hub-mixin hook: store the weights in float16, half the download; loading casts them back to float32."""
-        weights = {k: v.detach().to(torch.float16).contiguous() for k, v in self.state_dict().items()}
-        save_file(weights, str(Path(save_directory) / "model.safetensors"), metadata={"format": "pt"})
+        c = self.config = config
+        self.score, self.pad_id = c.score, c.pad_id
+        ctx_dim = 2 * c.enc_hidden
+        self.src_embed = nn.Embedding(c.src_vocab_size, c.emb_dim, padding_idx=c.pad_id)
+        self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.emb_dim, padding_idx=c.pad_id)
+        self.encoder = nn.GRU(c.emb_dim, c.enc_hidden, batch_first=True, bidirectional=True)
+        self.init_state = nn.Linear(c.enc_hidden, c.dec_hidden)
+        self.attention = None if c.score == "none" else build_attention(c.score, c.dec_hidden, ctx_dim, c.attn_dim)
+        self.decoder = nn.GRUCell(c.emb_dim + ctx_dim, c.dec_hidden)
+        self.readout = nn.Linear(c.dec_hidden + ctx_dim + c.emb_dim, c.emb_dim)
+        self.output = nn.Linear(c.emb_dim, c.tgt_vocab_size)
+        self.dropout = nn.Dropout(c.dropout)
 
     def encode(self, src: Tensor, mask: Tensor) -> EncoderOutput:
         """Annotate a padded batch: ``src`` [B, S] ids, ``mask`` [B, S] True on tokens."""
@@ -123,10 +116,11 @@ class Seq2Seq(
         """
         if self.attention is None:
             return enc.summary, None, None
-        energies = self.attention.score(state[:, None, :], enc.proj_keys)  # [B, 1, S]
-        weights = masked_softmax(energies, enc.mask) if override is None else override[:, None, :]
-        context = (weights @ enc.annotations).squeeze(1)  # [B, 2He]
-        return context, weights.squeeze(1), energies.squeeze(1)
+        context, weights, energies = self.attention(
+            state[:, None, :], enc.annotations, mask=enc.mask, proj_keys=enc.proj_keys,
+            override=None if override is None else override[:, None, :],
+        )  # [B, 1, 2He], [B, 1, S], [B, 1, S]
+        return context.squeeze(1), weights.squeeze(1), energies.squeeze(1)
 
     def advance(self, emb: Tensor, state: Tensor, enc: EncoderOutput, override: Tensor | None = None):
         """The recurrence of one step: attend with ``s_{t-1}``, then ``s_t = GRU([E y_{t-1}; c_t], s_{t-1})``.

@@ -11,13 +11,10 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-SCORE_NAMES = {
-    "additive": "additive (Bahdanau) attention, e = vᵀ tanh(W_q q + W_k k)",
-    "dot": "scaled dot-product attention over the same projections, e = (W_q q)·(W_k k)/√A",
-    "general": "Luong 'general' attention, e = qᵀ W k",
-    "plain_dot": "plain dot-product attention, e = qᵀ k",
-    "none": "no attention (the RNNencdec baseline: a fixed summary of the source)",
-}
+from ..network.attention import SCORES
+from ..network.seq2seq import ModelConfig
+
+LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 
 
 def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
@@ -39,13 +36,23 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
     )
 
 
+def results_rows(evaluation: dict) -> list[dict]:
+    """One row per decoding of ``evaluation.json``: the card's table and the Models page's."""
+    return [{"decoding": mode if mode == "greedy" else f"beam {evaluation['beam_size']}",
+             "BLEU": evaluation[mode]["bleu"], "BLEU (lowercased)": evaluation[mode]["bleu_lc"],
+             "chrF": evaluation[mode]["chrf"]} for mode in ("greedy", "beam") if mode in evaluation]
+
+
+def bucket_label(bucket: dict) -> str:
+    """'10–14', or '25+' for the open-ended last bucket of ``evaluation.json``'s ``by_length``."""
+    open_end = bucket["max_words"] >= LENGTH_BUCKETS[-1][1]
+    return f"{bucket['min_words']}+" if open_end else f"{bucket['min_words']}–{bucket['max_words']}"
+
+
 def _results_table(evaluation: dict) -> str:
     rows = ["| decoding | BLEU | BLEU (lowercased) | chrF |", "|---|---|---|---|"]
-    for mode in ("greedy", "beam"):
-        if mode in evaluation:
-            r = evaluation[mode]
-            label = mode if mode == "greedy" else f"beam {evaluation['beam_size']}"
-            rows.append(f"| {label} | {r['bleu']:.1f} | {r['bleu_lc']:.1f} | {r['chrf']:.1f} |")
+    rows += [f"| {r['decoding']} | {r['BLEU']:.1f} | {r['BLEU (lowercased)']:.1f} | {r['chrF']:.1f} |"
+             for r in results_rows(evaluation)]
     sigs = "\n".join(f"- `{s}`" for s in evaluation["signatures"].values())
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
@@ -68,6 +75,13 @@ def training_summary(training: dict) -> str:
     return f"{training['epochs']} epochs in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
 
 
+def _sizes(directory: str | Path) -> str:
+    """The sizes line, from the checkpoint's ``config.json`` (the model's own config)."""
+    c = ModelConfig(**json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
+    return (f"; embeddings {c.emb_dim}, encoder {c.enc_hidden} each way, decoder {c.dec_hidden}, "
+            f"attention {c.attn_dim}, dropout {c.dropout}")
+
+
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
@@ -75,10 +89,10 @@ def render_card(directory: str | Path) -> str:
 # Attention Atlas — English→French, {training['score']}
 
 A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after
-Bahdanau, Cho & Bengio (2015), with {SCORE_NAMES[training['score']]}.
+Bahdanau, Cho & Bengio (2015), with {SCORES[training['score']].description}.
 Made for looking at attention in the Attention Atlas app, not for production translation.
 
-- Parameters: {training['parameters']:,}
+- Parameters: {training['parameters']:,}{_sizes(directory)}
 - Training data: Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)
 - Training: {training_summary(training)};
   best validation BLEU {training['best_val_bleu']:.1f}

@@ -17,10 +17,10 @@ first and refused above :attr:`LoadPolicy.max_download_mb`.
 """
 from __future__ import annotations
 
-import inspect
+import functools
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import torch
@@ -33,10 +33,11 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 from .. import ROOT
-from ..network.seq2seq import FORMAT_VERSION, SCORE_CHOICES, Seq2Seq
+from ..network.device import pick_device
+from ..network.seq2seq import FORMAT_VERSION, ModelConfig, Seq2Seq
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
@@ -77,24 +78,28 @@ class LoadPolicy:
 TRUSTED = LoadPolicy()
 
 
-def pick_device(device: str | None = None) -> torch.device:
-    """``device`` if given, else CUDA when available, else CPU."""
-    if device:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
 def bundled_models() -> list[str]:
     """Short names of the checkpoints under ``assets/checkpoints``."""
     return sorted(p.name.removeprefix(BUNDLED_PREFIX) for p in BUNDLED_DIR.glob(f"{BUNDLED_PREFIX}*") if p.is_dir())
 
 
+@functools.cache
+def bundled_scores() -> dict[str, str]:
+    """Each bundled checkpoint's score, read from its ``config.json``: ``{"additive": "additive", …}``."""
+    return {name: json.loads((BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}" / "config.json").read_text())["score"]
+            for name in bundled_models()}
+
+
 def save_checkpoint(directory: str | Path, model: Seq2Seq, tokenizers: TokenizerPair) -> None:
-    """Write weights, config and tokenizers (the card is written by :mod:`models.storage.card`)."""
+    """Write config, weights and tokenizers (the card is written by :mod:`models.storage.card`).
+
+    Weights are stored in float16, half the download; loading copies them into float32 parameters.
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "README.md").touch()  # keep the mixin from writing its generic card
-    model.save_pretrained(directory)
+    (directory / "config.json").write_text(json.dumps(asdict(model.config), indent=2, sort_keys=True) + "\n")
+    weights = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()}
+    save_file(weights, directory / "model.safetensors", metadata={"format": "pt"})
     tokenizers.save(directory)
 
 
@@ -168,28 +173,29 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
 
 
-def check_config(config: dict) -> None:
-    """Raise ValueError unless every value is of the right type and within bounds (nothing is allocated)."""
-    expected = inspect.signature(Seq2Seq.__init__).parameters
-    if config.get("format_version") != FORMAT_VERSION or not set(config) <= set(expected) - {"self"}:
+def check_config(config: dict) -> ModelConfig:
+    """The :class:`ModelConfig` of ``config``; ValueError unless every value has its type and bounds (nothing is
+    allocated)."""
+    kinds = {f.name: {"int": int, "float": float, "str": str}[f.type] for f in fields(ModelConfig)}
+    if config.get("format_version") != FORMAT_VERSION or not set(config) <= set(kinds):
         raise ValueError(f"written by an incompatible version (format {config.get('format_version')!r}, this code "
-                         f"reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - set(expected))})")
+                         f"reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - set(kinds))})")
     for key, value in config.items():
-        default = expected[key].default
-        kind = float if isinstance(default, float) else type(default) if default is not inspect.Parameter.empty else int
-        if type(value) is not kind and not (kind is float and type(value) is int):
-            raise ValueError(f"{key} must be a {kind.__name__}, got {value!r}")
+        if type(value) is not kinds[key] and not (kinds[key] is float and type(value) is int):
+            raise ValueError(f"{key} must be a {kinds[key].__name__}, got {value!r}")
     bounds = {"src_vocab_size": (5, MAX_VOCAB), "tgt_vocab_size": (5, MAX_VOCAB), "emb_dim": (1, MAX_WIDTH),
               "enc_hidden": (1, MAX_WIDTH), "dec_hidden": (1, MAX_WIDTH), "attn_dim": (1, MAX_WIDTH),
               "dropout": (0, 0.99), "pad_id": (0, 0)}
     for key, (low, high) in bounds.items():
         if key in config and not low <= config[key] <= high:
             raise ValueError(f"{key} = {config[key]!r} is outside {low}…{high}")
-    if config.get("score", "additive") not in SCORE_CHOICES:
-        raise ValueError(f"unknown score {config['score']!r}")
+    try:
+        return ModelConfig(**config)
+    except TypeError as e:  # a required size is missing
+        raise ValueError(str(e)) from e
 
 
-def _read_config(path: Path) -> dict:
+def _read_config(path: Path) -> ModelConfig:
     missing = [f for f in CHECKPOINT_FILES if not (path / f).is_file()]
     if missing:
         raise CheckpointError(f"Checkpoint {path} is incomplete: missing {', '.join(missing)}.")
@@ -197,18 +203,17 @@ def _read_config(path: Path) -> dict:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
         if not isinstance(config, dict):
             raise ValueError("not a JSON object")
-        check_config(config)
+        return check_config(config)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"Checkpoint {path}: config.json is not valid JSON ({e}).") from e
     except ValueError as e:
         raise CheckpointError(f"Checkpoint {path}: config.json {e}.") from e
-    return config
 
 
-def _read_weights(path: Path, config: dict) -> Seq2Seq:
+def _read_weights(path: Path, config: ModelConfig) -> Seq2Seq:
     """Build the model and fill it from ``model.safetensors``, its declared shapes checked first."""
     with torch.device("meta"):
-        shapes = {k: tuple(v.shape) for k, v in Seq2Seq(**config).state_dict().items()}
+        shapes = {k: tuple(v.shape) for k, v in Seq2Seq(config).state_dict().items()}
     if sum(torch.Size(s).numel() for s in shapes.values()) > MAX_PARAMETERS:
         raise CheckpointError(f"Checkpoint {path}: config.json describes a model over {MAX_PARAMETERS:,} parameters.")
     file = path / "model.safetensors"
@@ -218,7 +223,7 @@ def _read_weights(path: Path, config: dict) -> Seq2Seq:
         if stored != shapes:
             raise CheckpointError(f"Checkpoint {path}: the weights do not match config.json "
                                   f"(differing tensors: {sorted(set(stored.items()) ^ set(shapes.items()))[:3]}).")
-        model = Seq2Seq(**config)
+        model = Seq2Seq(config)
         model.load_state_dict(load_file(file), strict=True)  # float16 on disk, copied into float32
     except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"Checkpoint {path}: model.safetensors is corrupt or truncated ({e}).") from e
@@ -234,7 +239,7 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         tokenizers = TokenizerPair.load(path)
     except Exception as e:  # tokenizers raises plain Exception on a bad file
         raise CheckpointError(f"Checkpoint {path}: the tokenizer files cannot be read ({e}).") from e
-    if (config["src_vocab_size"], config["tgt_vocab_size"]) != (tokenizers.source.vocab_size, tokenizers.target.vocab_size):
+    if (config.src_vocab_size, config.tgt_vocab_size) != (tokenizers.source.vocab_size, tokenizers.target.vocab_size):
         raise CheckpointError(f"Checkpoint {path}: the tokenizers do not match the model's vocabulary sizes.")
     model = _read_weights(path, config)
     target = pick_device(device)

@@ -16,14 +16,22 @@ from models.analysis.alignment import AttentionView, focus_on_word, piece_view, 
 from models.analysis.anatomy import scaling_curves
 from models.decoding.beam import beam_search
 from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
+from models.network.attention import SCORES
 from models.network.tokenization import InputError
 from models.storage.examples import load_examples
-from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, LoadPolicy, bundled_models, load_model
+from models.storage.hub import (
+    DEFAULT_MODEL,
+    CheckpointError,
+    LoadedModel,
+    LoadPolicy,
+    bundled_models,
+    bundled_scores,
+    load_model,
+)
 
 from . import url
 from .labels import for_markdown
 
-MODEL_LABELS = {"additive": "Additive (Bahdanau)", "dot": "Dot-product (scaled)", "none": "No attention (baseline)"}
 HUB_CHOICE = "Hugging Face Hub repo…"
 
 
@@ -117,7 +125,7 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     bundled = bundled_models()
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
-    choice = st.selectbox(label, options, index=index, format_func=lambda m: MODEL_LABELS.get(m, m), key=f"{key}_pick")
+    choice = st.selectbox(label, options, index=index, format_func=model_name, key=f"{key}_pick")
     if choice == HUB_CHOICE:
         typed = st.text_input("Hub repo id", value="" if wanted in bundled else wanted, max_chars=url.MAX_REF_CHARS,
                               placeholder="owner/name", key=f"{key}_repo").strip()
@@ -157,7 +165,7 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
     try:
         loaded = load(settings.model, settings.revision)
     except CheckpointError as e:
-        st.error(f"{for_markdown(str(e))} Using the bundled {MODEL_LABELS.get(fallback, fallback)} model instead.")
+        st.error(f"{for_markdown(str(e))} Using the bundled {model_name(fallback)} model instead.")
         settings = replace(settings, model=fallback, revision=None)
         loaded = load(fallback, None)
     st.sidebar.caption(f"{for_markdown(model_name(settings.model))}: running on **{loaded.device}**, "
@@ -166,8 +174,9 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
 
 
 def model_name(ref: str) -> str:
-    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
-    return MODEL_LABELS.get(ref, ref)
+    """A bundled model's label (its score's), or the reference itself (raw text: escape it for its renderer)."""
+    score = bundled_scores().get(ref)
+    return SCORES[score].label if score else ref
 
 
 def sentence_input(key: str = "text") -> str | None:

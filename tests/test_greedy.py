@@ -1,11 +1,11 @@
-"""models/decoding.py: traces are consistent, batching and forcing reproduce greedy, what-ifs apply."""
+"""models/decoding/greedy.py: trace shapes, distributions, batching, forcing and what-ifs."""
 import numpy as np
 import pytest
 
 from models.decoding.greedy import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
 from models.network.tokenization import EOS_ID, InputError
 
-from .conftest import make_model
+from .helpers import make_model
 
 TEXTS = ["a dog runs on the grass", "the big red cat sleeps", "a man"]
 

@@ -1,0 +1,36 @@
+"""Helpers the tests share: a tiny synthetic "English→French" corpus and a small model on it.
+
+Nothing here reads ../shared: the corpus is made on the spot.
+"""
+from __future__ import annotations
+
+import random
+
+import torch
+
+from models.network.seq2seq import ModelConfig, Seq2Seq
+from models.network.tokenization import TokenizerPair
+
+LEXICON = {
+    "a": "un", "dog": "chien", "cat": "chat", "red": "rouge", "big": "grand", "man": "homme",
+    "runs": "court", "sleeps": "dort", "on": "sur", "the": "le", "grass": "herbe", "beach": "plage",
+}
+
+
+def synthetic_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """Word-for-word 'translations' whose target order is the source reversed."""
+    rng = random.Random(seed)
+    words = list(LEXICON)
+    pairs = []
+    for _ in range(n):
+        src = [rng.choice(words) for _ in range(rng.randint(3, 6))]
+        pairs.append((" ".join(src), " ".join(LEXICON[w] for w in reversed(src))))
+    return pairs
+
+
+def make_model(tokenizers: TokenizerPair, score: str = "additive", seed: int = 0) -> Seq2Seq:
+    torch.manual_seed(seed)
+    return Seq2Seq(ModelConfig(
+        tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=score,
+        emb_dim=32, enc_hidden=32, dec_hidden=48, attn_dim=24, dropout=0.0,
+    )).eval()
