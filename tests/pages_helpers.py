@@ -1,4 +1,4 @@
-"""Helpers for the AppTest page tests."""
+"""Helpers for the AppTest page tests: every page runs through the entry point, as in the browser."""
 import json
 from pathlib import Path
 
@@ -9,14 +9,19 @@ APP = str(ROOT / "app.py")
 
 
 def page(name: str) -> str:
-    return str(next((ROOT / "pages").glob(f"*_{name}.py")))
+    """A page file by its URL name, e.g. ``Compare_scoring`` → ``pages/compare_scoring.py``."""
+    path = f"pages/{name.lower()}.py"
+    assert (ROOT / path).is_file(), path
+    return path
 
 
 def run_page(path: str, **params) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=120)
+    """Run ``app.py`` on page ``path`` (``APP`` for the default page) with these query parameters."""
+    at = AppTest.from_file(APP, default_timeout=120)
     for key, value in params.items():
         at.query_params[key] = value
-    return at.run()
+    at.run()  # registers the pages (st.navigation) and draws the shared sidebar
+    return at if path == APP else at.switch_page(path).run()
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -128,3 +128,16 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     assert '“"Go"” at step' in body  # the what-if heading (markdown)
     assert "&amp;" not in body and "&quot;" not in body and "&lt;" not in body
     assert not page.locator("b:has-text('run')").count()  # no tag was interpreted
+
+
+def test_navigation_lists_the_five_views_and_keeps_the_sentence(server, page):
+    page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    links = page.locator("[data-testid=stSidebarNav] a").all_inner_texts()
+    assert [text.splitlines()[-1].strip() for text in links] == [  # each link: its icon, then its title
+        "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Models & results"]
+    page.get_by_role("link", name="Context vectors").click()
+    page.wait_for_function("document.body.innerText.includes('Context vectors')")
+    wait_idle(page)
+    assert page.get_by_label("English sentence").input_value() == "A red car is parked on the street."

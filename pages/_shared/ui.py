@@ -33,6 +33,8 @@ from . import url
 from .labels import for_markdown
 
 HUB_CHOICE = "Hugging Face Hub repo…"
+_SETTINGS = "_atlas_settings"  # session-state key of the sidebar's Settings
+_SENTENCE = "_atlas_sentence"  # session-state key of the sentence, shared by every page
 
 
 def setting(name: str, default: str = "") -> str:
@@ -142,22 +144,27 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     return choice, revision
 
 
-def sidebar(with_model: bool = True) -> Settings:
-    """Model, decoding and view controls; their values live in the URL."""
+def sidebar() -> None:
+    """Model, decoding and view controls, drawn by the entry point for every page; their values live in the URL.
+
+    The page reads them with :func:`settings`.
+    """
     state = read_url()
     for notice in state.notices:
         st.toast(notice, icon="⚠️")
     with st.sidebar:
         st.header("Settings")
-        if with_model:
-            choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
-        else:
-            choice, revision = default_model(), None
+        choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
         mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
         beam = st.slider("Beam size", 2, url.MAX_BEAM, max(2, state.beam)) if mode == "beam search" else 1
         words = st.radio("Tokens", url.LEVELS, index=url.LEVELS.index(state.level), horizontal=True) == "words"
     st.query_params.update(beam=str(beam), level="words" if words else "subwords")
-    return Settings(choice, revision, beam, words)
+    st.session_state[_SETTINGS] = Settings(choice, revision, beam, words)
+
+
+def settings() -> Settings:
+    """What the sidebar says in this run (drawn by ``app.py`` before the page)."""
+    return st.session_state[_SETTINGS]
 
 
 def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tuple[Settings, LoadedModel]:
@@ -179,18 +186,23 @@ def model_name(ref: str) -> str:
     return SCORES[score].label if score else ref
 
 
-def sentence_input(key: str = "text") -> str | None:
-    """Example picker and text box; returns the sentence, or None (with a prompt) when empty."""
+def sentence_input() -> str | None:
+    """Example picker and text box; returns the sentence, or None (with a prompt) when empty.
+
+    The sentence lives under a session key of its own, so it follows the visitor from page to page
+    (each page's text box is a new widget).
+    """
     examples = load_examples()
     notes = {e.text: e.note for e in examples}
+    if _SENTENCE not in st.session_state:
+        linked = read_url().text
+        st.session_state[_SENTENCE] = examples[0].text if linked is None else linked
     pick = st.selectbox("Examples", list(notes), index=None, placeholder="Pick an example…",
                         format_func=lambda t: f"{t}  — {notes[t]}")
     if pick and st.session_state.get("_picked") != pick:
-        st.session_state[key], st.session_state["_picked"] = pick, pick
-    if key not in st.session_state:
-        linked = read_url().text
-        st.session_state[key] = examples[0].text if linked is None else linked
-    text = st.text_area("English sentence", key=key, height=80)
+        st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
+    st.session_state["text"] = st.session_state[_SENTENCE]
+    text = st.text_area("English sentence", key="text", height=80, on_change=_keep_sentence)
     if len(text) > url.MAX_TEXT_CHARS:
         st.warning(f"The text is {len(text):,} characters long; only the first {url.MAX_TEXT_CHARS} are translated.")
         text = text[: url.MAX_TEXT_CHARS]
@@ -199,6 +211,10 @@ def sentence_input(key: str = "text") -> str | None:
         st.info("Type an English sentence above (or pick an example) to see its translation and attention.")
         return None
     return text
+
+
+def _keep_sentence() -> None:
+    st.session_state[_SENTENCE] = st.session_state["text"]
 
 
 def trace_or_stop(settings: Settings, text: str, what_if: tuple[int, int] | None = None) -> Trace:

@@ -8,13 +8,12 @@ from models.analysis.geometry import context_geometry
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 
-st.set_page_config(page_title="Context vectors · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Context vectors")
 st.caption("Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this sentence's "
            "annotations shows where each c_t sits: always inside the grey hull, because a weighted average with "
            "weights ≥ 0 summing to 1 cannot leave it, and PCA is linear.")
 
-settings = ui.sidebar(with_model=False)
+settings = ui.settings()  # the view always shows the bundled additive and dot-product models
 text = ui.sentence_input()
 if text is None:
     st.stop()

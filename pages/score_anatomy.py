@@ -10,10 +10,9 @@ from models.network.attention import SCORES
 from pages._shared import charts, ui
 from pages._shared.labels import plain
 
-st.set_page_config(page_title="Score anatomy · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Score anatomy")
 
-settings = ui.sidebar(with_model=False)
+settings = ui.settings()  # the view always takes apart the bundled additive and dot-product models
 st.header("One energy, term by term")
 st.caption("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
            "e = Σ_k v_k·tanh(u_k). The dot-product score is a sum of per-dimension products "

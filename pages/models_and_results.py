@@ -8,7 +8,6 @@ from models.storage.card import bucket_label, load_records, results_rows, traini
 from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
 
-st.set_page_config(page_title="Models & results · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 

@@ -7,14 +7,13 @@ from models.analysis.compare import compare_views
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 
-st.set_page_config(page_title="Compare scoring · Attention Atlas", page_icon="🧭", layout="wide")
 st.title("Additive vs dot-product scoring")
 st.caption("Both models share sizes, data, tokens and seed; only the score differs: "
            "additive e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A.")
 
-settings = ui.sidebar(with_model=False)
-url = ui.read_url()
+settings, url = ui.settings(), ui.read_url()
 with st.sidebar:
+    st.subheader("Compared here")
     ref_a, rev_a = ui.model_picker("Left model", url.left or "additive", "left", url.left_rev)
     ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
 left, loaded_a = ui.model_or_fallback(replace(settings, model=ref_a, revision=rev_a), "additive")

@@ -1,0 +1,83 @@
+"""Translate & align: a sentence, its translation, and where the model looked at every step."""
+from dataclasses import replace
+
+import streamlit as st
+
+from models.analysis.alignment import AttentionView, source_word_weights
+from models.decoding.greedy import Trace
+from models.network.tokenization import word_index
+from pages._shared import charts, exports, ui
+from pages._shared.labels import for_markdown, plain
+
+st.title("Attention Atlas")
+st.caption("An English→French RNN translator (Bahdanau, Cho & Bengio 2015) and, at every word it writes, "
+           "where its attention looks.")
+
+
+@st.fragment
+def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text: str) -> None:
+    """The chosen step's attention, next-piece choices and links, and the what-if; reruns alone."""
+    st.subheader("Step explorer")
+    written = charts.piece_text(trace.target_pieces)
+    if "step" not in st.session_state:
+        st.session_state.step = ui.read_url().step
+    st.session_state.step = min(max(1, st.session_state.step), len(written))  # a new sentence may be shorter
+    step = st.slider("Decoding step", 1, len(written), key="step", help="Each step writes one subword.") - 1
+    st.query_params["step"] = str(step + 1)
+    st.markdown(f"Step **{step + 1}** wrote **{for_markdown(written[step])}**.")
+    source_words, by_word = source_word_weights(trace)
+    if settings.words:
+        source, weights = charts.marked(view.columns, view.unknown), by_word[step]
+    else:
+        source, weights = charts.source_text(trace), trace.attention[step]
+    left, right = st.columns(2)
+    left.plotly_chart(charts.bars(source, weights, int(weights.argmax()), "Attention over the source"),
+                      width="stretch", key="step_bars")
+    right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
+    row = word_index(trace.target_pieces)[step] if settings.words else step
+    st.plotly_chart(charts.links(view, row), width="stretch", key="step_links")
+    what_if(trace, settings, text, step, source_words)
+
+
+def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...]) -> None:
+    st.subheader("What if…")
+    st.caption("Force the attention at the chosen step onto one source word and let the decoder carry on from there "
+               "(greedy decoding, whatever the sidebar says).")
+    focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
+                         placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
+    if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
+        return
+    base = trace if settings.beam == 1 else ui.trace_or_stop(replace(settings, beam=1), text)
+    step = min(step, len(base.target_ids) - 1)  # the greedy output may be shorter than the beam's
+    changed = ui.trace_or_stop(settings, text, what_if=(step, focus))
+    before, after = st.columns(2)
+    before.markdown("**As decoded**")
+    before.code(base.translation, language=None, wrap_lines=True)
+    before.plotly_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
+    after.markdown(f"**Looking only at “{for_markdown(source_words[focus])}” at step {step + 1}**")
+    after.code(changed.translation, language=None, wrap_lines=True)
+    after.plotly_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
+                       key="wi_after")
+
+
+settings, loaded = ui.model_or_fallback(ui.settings())
+text = ui.sentence_input()
+if text is None:
+    st.stop()
+trace = ui.trace_or_stop(settings, text)
+ui.source_notices(trace)
+
+st.subheader("Translation")
+st.code(trace.translation or "(empty)", language=None, wrap_lines=True)
+if trace.attention is None:
+    st.info("This model has no attention: the decoder sees one fixed summary of the sentence at every step, "
+            "so there is no heatmap to draw. Pick an attention model in the sidebar.")
+    st.stop()
+
+view = ui.view_of(trace, settings.words)
+heatmap = charts.heatmap(view, "Attention α — one row per output token, one column per source token")
+st.plotly_chart(heatmap, width="stretch", key="heatmap")
+step_explorer(trace, view, settings, text)
+
+st.subheader("Downloads")
+exports.download_buttons(view, heatmap, stem="attention")
