@@ -1,4 +1,4 @@
-"""app.py (home page) through Streamlit's AppTest, on the bundled default model."""
+"""app.py and its default page, pages/translate.py, through Streamlit's AppTest on the bundled default model."""
 import json
 
 import pytest

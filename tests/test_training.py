@@ -1,0 +1,40 @@
+"""models/network/training.py: one step lowers the loss; the forward can be swapped for a reference."""
+import torch
+
+from models.network.tokenization import PAD_ID
+from models.network.training import loss_function, train_step
+from models.storage.data import batches, tokenize_pairs
+
+from .helpers import make_model, synthetic_pairs
+
+
+def test_repeated_steps_lower_the_loss_on_a_batch(tiny_tokenizers):
+    model = make_model(tiny_tokenizers).train()
+    batch = next(batches(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(16)), max_len=50), 16))
+    optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=1e-2), loss_function()
+    losses = [train_step(model, batch, optimizer, loss_fn) for _ in range(30)]
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_padding_is_ignored_and_label_smoothing_applies():
+    logits = torch.tensor([[0.0, 1.0, 2.0, 0.5, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0]])
+    with_pad = loss_function()(logits, torch.tensor([2, PAD_ID]))
+    torch.testing.assert_close(with_pad, loss_function()(logits[:1], torch.tensor([2])))  # the PAD row counts nothing
+    uniform = torch.zeros(1, 5)  # smoothing cannot change the loss of a uniform prediction …
+    torch.testing.assert_close(loss_function(0.1)(uniform, torch.tensor([2])), loss_function()(uniform, torch.tensor([2])))
+    peaked = torch.tensor([[0.0, 0.0, 9.0, 0.0, 0.0]])  # … and penalises a confident one
+    assert loss_function(0.1)(peaked, torch.tensor([2])) > loss_function()(peaked, torch.tensor([2])) + 0.1
+
+
+def test_the_forward_can_be_a_reference(tiny_tokenizers):
+    """The benchmark times the step with a step-by-step forward: the same update as the model's own."""
+    from models.bench import stepwise_logits
+
+    batch = next(batches(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(8)), max_len=50), 8))
+    a, b = make_model(tiny_tokenizers, seed=4).train(), make_model(tiny_tokenizers, seed=4).train()
+    loss_a = train_step(a, batch, torch.optim.SGD(a.parameters(), lr=0.1), loss_function())
+    loss_b = train_step(b, batch, torch.optim.SGD(b.parameters(), lr=0.1), loss_function(),
+                        forward=lambda *x: stepwise_logits(b, *x))
+    assert abs(loss_a - loss_b) < 1e-5
+    for p, q in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
