@@ -1,4 +1,4 @@
-"""models/alignment.py: word merging keeps distributions, hard links are well-formed."""
+"""models/analysis/alignment.py: word merging keeps distributions, hard links are well-formed."""
 import numpy as np
 import pytest
 

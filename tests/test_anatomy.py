@@ -1,4 +1,4 @@
-"""models/anatomy.py: the terms add up to the model's own energy; the scaling curves saturate."""
+"""models/analysis/anatomy.py: the terms add up to the model's own energy; the scaling curves saturate."""
 import pytest
 
 from models.analysis.anatomy import scaling_curves, score_anatomy

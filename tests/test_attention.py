@@ -1,4 +1,4 @@
-"""models/attention.py: each score against a naive loop of its own equation, and invariants."""
+"""models/network/attention.py: each score against a naive loop of its own equation, and invariants."""
 import math
 
 import pytest

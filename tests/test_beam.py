@@ -1,4 +1,4 @@
-"""models/beam.py: beam 1 is greedy, wider beams keep full traces ranked by score."""
+"""models/decoding/beam.py: beam 1 is greedy, wider beams keep full traces ranked by score."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""models/compare.py: entropy and JS divergence against their definitions; the summary names the steps."""
+"""models/analysis/compare.py: entropy and JS divergence against their definitions; the summary names the steps."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""models/geometry.py: PCA agrees with numpy's SVD, contexts stay inside the hull."""
+"""models/analysis/geometry.py: PCA agrees with numpy's SVD, contexts stay inside the hull."""
 import numpy as np
 
 from models.analysis.geometry import context_geometry, convex_hull, inside, pca_2d

@@ -1,4 +1,4 @@
-"""models/hub.py: references resolve, the Hub cache works offline, and every failure has its message."""
+"""models/storage/hub.py: references resolve, the Hub cache works offline, and every failure has its message."""
 import hashlib
 import json
 import shutil

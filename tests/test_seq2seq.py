@@ -1,4 +1,4 @@
-"""models/seq2seq.py: shapes, masking, learning a toy task, and Hub-style round trips."""
+"""models/network/seq2seq.py: shapes, masking, learning a toy task, and Hub-style round trips."""
 import copy
 import random
 

@@ -1,4 +1,4 @@
-"""models/tokenization.py: hostile text never crashes, unknowns are flagged, text round-trips."""
+"""models/network/tokenization.py: hostile text never crashes, unknowns are flagged, text round-trips."""
 import pytest
 
 from models.network.tokenization import EOS, EOS_ID, UNK_ID, WORD_MARK, InputError, SubwordTokenizer, word_groups

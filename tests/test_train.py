@@ -1,4 +1,4 @@
-"""models/train.py and models/card.py: the CLI end to end on a tiny corpus; resume is exact."""
+"""models/train.py and models/storage/card.py: the CLI end to end on a tiny corpus; resume is exact."""
 import json
 
 import torch
