@@ -51,10 +51,3 @@ def test_attention_models_align_adjective_noun_inversion(bundled):
         assert "noir" in pieces and "chien" in pieces, trace.translation
         looked = {pieces[t]: trace.source.surfaces[int(trace.attention[t].argmax())] for t in range(len(pieces))}
         assert looked["noir"] == "black" and looked["chien"] == "dog"
-
-
-def test_examples_are_curated():
-    examples = load_examples()
-    assert 15 <= len(examples) <= 30
-    assert len({e.text for e in examples}) == len(examples)
-    assert all(e.note for e in examples)
