@@ -1,10 +1,13 @@
-"""Train an English→French translator on Multi30k-style data.
+"""Train an English→French translator on one or more Multi30k-style corpora.
 
     python -m models.train --data ../shared/data/multi30k --score additive \\
         --out my-model --epochs 16 --halve-lr-after 11 14 15
+    python -m models.train --data ../shared/data/multi30k:weight=2 ../shared/data/tatoeba-en-fr …
 
-Each epoch ends with a validation pass (teacher-forced loss, greedy sacreBLEU);
-the best epoch by BLEU is the checkpoint in ``--out``. Training state (weights,
+Each epoch mixes the corpora by their weights (:func:`models.storage.data.mix`)
+and ends with a validation pass on each corpus's validation split
+(teacher-forced loss, greedy sacreBLEU); the best epoch by the corpora's mean
+BLEU is the checkpoint in ``--out``. Training state (weights,
 Adam moments, epoch, learning rate) is kept in ``--out/train_state`` as
 safetensors + JSON, so ``--resume`` continues an interrupted run exactly at the
 last finished epoch. Deterministic on CPU for a given ``--seed``.
@@ -32,7 +35,7 @@ from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
 from .network.training import loss_function, train_step
 from .storage.card import write_card
-from .storage.data import batches, read_parallel, tokenize_pairs
+from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
 from .storage.hub import save_checkpoint
 
 STATE_DIR = "train_state"
@@ -41,7 +44,8 @@ MAX_TRAIN_PIECES = 64
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.split("\n")[0])
-    p.add_argument("--data", required=True, help="folder of {split}.{lang}.gz files")
+    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:weight=W,train=SPLIT,val=SPLIT]",
+                   help="folders of {split}.{lang}.gz files, each with an optional sampling weight and split names")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
     p.add_argument("--score", choices=list(SCORES), default=ModelConfig.score)
@@ -63,8 +67,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
-    p.add_argument("--train-split", default="train")
-    p.add_argument("--val-split", default="val")
+    p.add_argument("--train-split", default="train", help="default train split of every --data folder")
+    p.add_argument("--val-split", default="val", help="default validation split of every --data folder")
     p.add_argument("--resume", action="store_true", help="continue from --out/train_state")
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the checkpoint to this Hub model repo")
     return p.parse_args(argv)
@@ -130,7 +134,7 @@ def load_state(out: Path, model, optimizer) -> dict:
     return state
 
 
-def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> dict:
+def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: dict, args, state: dict) -> dict:
     """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state."""
     out, device = Path(args.out), model.device
     start = time.monotonic() - state["elapsed_s"]
@@ -138,10 +142,14 @@ def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> d
     while state["epoch"] < args.epochs:
         epoch = state["epoch"] + 1
         torch.manual_seed(args.seed + epoch)
-        loss, out_of_time = train_epoch(model, optimizer, pairs, args, random.Random(args.seed + epoch), deadline, device)
-        scores = validate(model, tokenizers, *validation, device)
+        rng = random.Random(args.seed + epoch)
+        pairs = mix(parts, [c.weight for c in corpora], rng)
+        loss, out_of_time = train_epoch(model, optimizer, pairs, args, rng, deadline, device)
+        by_corpus = {name: validate(model, tokenizers, *v, device) for name, v in validation.items()}
+        scores = {k: sum(s[k] for s in by_corpus.values()) / len(by_corpus) for k in ("val_loss", "val_bleu")}
         lr = optimizer.param_groups[0]["lr"]
-        record = {"epoch": epoch, "train_loss": loss, **scores, "lr": lr, "partial": out_of_time}
+        record = {"epoch": epoch, "train_loss": loss, **scores, "by_corpus": by_corpus, "lr": lr,
+                  "partial": out_of_time}
         print(json.dumps(record), file=sys.stderr)
         improved = scores["val_bleu"] > state["best_bleu"]
         if improved:
@@ -158,18 +166,35 @@ def fit(model, optimizer, tokenizers, pairs, validation, args, state: dict) -> d
     return state
 
 
+def read_corpora(args) -> tuple[list[Corpus], list[tuple[list[str], list[str]]]]:
+    """The ``--data`` folders and their training text; names must differ (scores are reported by folder name)."""
+    corpora = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.data]
+    if len({c.name for c in corpora}) < len(corpora):
+        raise SystemExit("error: two --data folders share a name; validation scores are reported by folder name")
+    return corpora, [read_parallel(c.path, c.train_split, args.src, args.tgt) for c in corpora]
+
+
+def validation_sets(corpora: list[Corpus], tokenizers: TokenizerPair, args) -> dict:
+    """Each corpus's validation split as ``(pairs, sources, targets)``, by folder name."""
+    sets = {}
+    for c in corpora:
+        sources, targets = read_parallel(c.path, c.val_split, args.src, args.tgt)
+        sets[c.name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
+    return sets
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device, out = pick_device(args.device), Path(args.out)
-    train_src, train_tgt = read_parallel(args.data, args.train_split, args.src, args.tgt)
-    val_src, val_tgt = read_parallel(args.data, args.val_split, args.src, args.tgt)
+    corpora, train_text = read_corpora(args)
     resuming = args.resume and (out / STATE_DIR / "state.json").exists()
-    tokenizers = TokenizerPair.load(out) if resuming else build_tokenizers(args, train_src, train_tgt)
-    pairs = tokenize_pairs(tokenizers, train_src, train_tgt, MAX_TRAIN_PIECES)
-    val_pairs = tokenize_pairs(tokenizers, val_src, val_tgt, 10 * MAX_TRAIN_PIECES)
+    tokenizers = TokenizerPair.load(out) if resuming else build_tokenizers(
+        args, [s for src, _ in train_text for s in src], [t for _, tgt in train_text for t in tgt])
+    parts = [tokenize_pairs(tokenizers, src, tgt, MAX_TRAIN_PIECES) for src, tgt in train_text]
+    validation = validation_sets(corpora, tokenizers, args)
     model = Seq2Seq(ModelConfig(
         tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=args.score, emb_dim=args.emb_dim,
         enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
@@ -183,16 +208,19 @@ def main(argv=None) -> None:
         save_checkpoint(out, model, tokenizers)
     command = "python -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
     state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
-    state = fit(model, optimizer, tokenizers, pairs, (val_pairs, val_src, val_tgt), args, state)
-    write_training_record(out, args, model, state)
+    state = fit(model, optimizer, tokenizers, corpora, parts, validation, args, state)
+    data = [{"name": c.name, "train_split": c.train_split, "val_split": c.val_split, "weight": c.weight,
+             "train_pairs": len(p)} for c, p in zip(corpora, parts)]
+    write_training_record(out, args, model, state, data)
     if args.push_to_hub:
         push(out, args.push_to_hub)
 
 
-def write_training_record(out: Path, args, model, state) -> None:
-    """``training.json``: the commands, time, sizes and curve, read by the model card."""
+def write_training_record(out: Path, args, model, state, data: list[dict]) -> None:
+    """``training.json``: the commands, data, time, sizes and curve, read by the model card."""
     record = {
         "commands": state["commands"],
+        "data": data,
         "score": args.score,
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in model.parameters()),

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from models.network.attention import SCORES
-from models.storage.card import bucket_label, load_records, results_rows, training_summary
+from models.storage.card import bucket_label, load_records, results_rows, training_data, training_summary
 from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
 
@@ -20,7 +20,7 @@ for name in bundled_models():
         continue
     with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
         st.markdown(f"Score: {SCORES[training['score']].description}.  \n"
-                    f"Trained on Multi30k train for {training_summary(training)}; "
+                    f"Trained on {training_data(training)}, for {training_summary(training)}; "
                     f"best validation BLEU {training['best_val_bleu']:.1f}.")
         st.code("\n".join(training["commands"]), language="bash")
         if evaluation is None:

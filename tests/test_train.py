@@ -1,6 +1,7 @@
 """models/train.py and models/storage/card.py: the CLI end to end on a tiny corpus; resume is exact."""
 import json
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
@@ -58,3 +59,25 @@ def test_learning_rate_is_halved_after_the_given_epochs(tiny_corpus, tmp_path):
     run(tiny_corpus, tmp_path / "ck", "--epochs", "3", "--lr", "0.004", "--halve-lr-after", "1", "2")
     history = json.loads((tmp_path / "ck" / "training.json").read_text())["history"]
     assert [r["lr"] for r in history] == [0.004, 0.002, 0.001]
+
+
+def test_several_corpora_are_validated_each_and_chosen_on_their_mean(tiny_corpus, tmp_path):
+    import shutil
+
+    first, second = tmp_path / "captions", tmp_path / "everyday"
+    shutil.copytree(tiny_corpus, first)
+    shutil.copytree(tiny_corpus, second)
+    out = tmp_path / "ck"
+    train.main(["--data", str(first), f"{second}:weight=0.5", "--out", str(out), *SMALL, "--epochs", "1"])
+    record = json.loads((out / "training.json").read_text())
+    assert [(d["name"], d["weight"]) for d in record["data"]] == [("captions", 1.0), ("everyday", 0.5)]
+    epoch = record["history"][0]
+    assert set(epoch["by_corpus"]) == {"captions", "everyday"}
+    mean = sum(v["val_bleu"] for v in epoch["by_corpus"].values()) / 2
+    assert epoch["val_bleu"] == pytest.approx(mean) and record["best_val_bleu"] == pytest.approx(mean)
+    assert "sampling weight 0.5" in (out / "README.md").read_text()
+
+
+def test_two_corpora_with_one_name_are_refused(tiny_corpus, tmp_path):
+    with pytest.raises(SystemExit, match="share a name"):
+        train.main(["--data", str(tiny_corpus), str(tiny_corpus), "--out", str(tmp_path / "ck"), *SMALL])

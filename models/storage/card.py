@@ -66,6 +66,20 @@ def load_records(directory: str | Path) -> tuple[dict, dict | None]:
     return training, evaluation
 
 
+CORPORA = {  # folder name -> what it is and whom to credit
+    "multi30k": "Multi30k (English–French image descriptions; Elliott et al. 2016, 2017)",
+    "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and tatoeba.org)",
+}
+
+
+def training_data(training: dict) -> str:
+    """The corpora of ``training.json``, credited; records from before several corpora name Multi30k alone."""
+    if "data" not in training:
+        return "Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)"
+    return "; ".join(f"{CORPORA.get(d['name'], d['name'])}, {d['train_split']} split, {d['train_pairs']:,} pairs"
+                     + (f", sampling weight {d['weight']:g}" if d["weight"] != 1 else "") for d in training["data"])
+
+
 def training_summary(training: dict) -> str:
     """'16 epochs in 68.8 min on cpu (1 thread(s))': for the card and the Models page."""
     runs = len(training["commands"])
@@ -93,7 +107,7 @@ Bahdanau, Cho & Bengio (2015), with {SCORES[training['score']].description}.
 Made for looking at attention in the Attention Atlas app, not for production translation.
 
 - Parameters: {training['parameters']:,}{_sizes(directory)}
-- Training data: Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)
+- Training data: {training_data(training)}
 - Training: {training_summary(training)};
   best validation BLEU {training['best_val_bleu']:.1f}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies
@@ -117,7 +131,7 @@ print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").transl
 
 ## Limitations
 
-Trained on short image captions only: expect poor output outside that domain.
+Trained on {', '.join(d['name'] for d in training.get('data', [{'name': 'multi30k'}]))} only: expect poor output outside that domain.
 Attention weights show where the model looked, not a guaranteed explanation of why.
 """
     return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"

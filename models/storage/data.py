@@ -1,9 +1,16 @@
-"""Multi30k-style parallel text: ``{split}.{lang}.gz`` (or plain) files, one sentence a line."""
+"""Multi30k-style parallel text: ``{split}.{lang}.gz`` (or plain) files, one sentence a line.
+
+Several corpora can be mixed for training (:class:`Corpus`, :func:`mix`), and a
+split may come with every reference translation (``{split}.refs.jsonl.gz``, one
+``{"en": …, "fr": [ … ]}`` object a line) for multi-reference scores.
+"""
 from __future__ import annotations
 
 import gzip
+import json
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -30,6 +37,59 @@ def read_parallel(data_dir: str | Path, split: str, src: str, tgt: str) -> tuple
     if len(sources) != len(targets):
         raise ValueError(f"{split}: {len(sources)} {src} lines but {len(targets)} {tgt} lines")
     return sources, targets
+
+
+def read_references(data_dir: str | Path, split: str, src: str, tgt: str) -> tuple[list[str], list[list[str]]]:
+    """Sources and, for each, every reference: from ``{split}.refs.jsonl.gz`` if present, else the one line."""
+    refs_file = Path(data_dir) / f"{split}.refs.jsonl.gz"
+    if not refs_file.exists():
+        sources, targets = read_parallel(data_dir, split, src, tgt)
+        return sources, [[t] for t in targets]
+    with gzip.open(refs_file, "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return [r[src] for r in rows], [list(r[tgt]) for r in rows]
+
+
+def reference_streams(references: list[list[str]]) -> list[list[str | None]]:
+    """sacreBLEU's layout: stream k holds every sentence's k-th reference (None where a sentence has fewer)."""
+    width = max(len(r) for r in references)
+    return [[r[k] if k < len(r) else None for r in references] for k in range(width)]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """One training source: a folder of ``{split}.{lang}.gz`` files and its share of each epoch."""
+
+    path: Path
+    train_split: str = "train"
+    val_split: str = "val"
+    weight: float = 1.0  # an epoch takes each pair this many times on average
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @classmethod
+    def parse(cls, spec: str, train_split: str = "train", val_split: str = "val") -> Corpus:
+        """``DIR`` or ``DIR:weight=2,train=train,val=val`` (keys optional, in any order)."""
+        path, _, options = spec.partition(":")
+        values = dict(item.split("=", 1) for item in options.split(",") if item)
+        unknown = set(values) - {"weight", "train", "val"}
+        if unknown or not path:
+            raise ValueError(f"bad corpus {spec!r}: expected DIR[:weight=W,train=SPLIT,val=SPLIT]")
+        weight = float(values.get("weight", 1.0))
+        if weight <= 0:
+            raise ValueError(f"bad corpus {spec!r}: the weight must be positive")
+        return cls(Path(path), values.get("train", train_split), values.get("val", val_split), weight)
+
+
+def mix(parts: Sequence[Sequence[Pair]], weights: Sequence[float], rng: random.Random) -> list[Pair]:
+    """One epoch's pairs: each part repeated ``int(weight)`` times plus a random ``weight % 1`` share of it."""
+    epoch: list[Pair] = []
+    for pairs, weight in zip(parts, weights):
+        whole, fraction = divmod(weight, 1.0)
+        epoch += list(pairs) * int(whole) + rng.sample(list(pairs), round(fraction * len(pairs)))
+    return epoch
 
 
 def tokenize_pairs(
