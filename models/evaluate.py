@@ -1,11 +1,13 @@
-"""Score a checkpoint with sacreBLEU on a Multi30k-style split.
+"""Score a checkpoint with sacreBLEU on one or more test sets.
 
     python -m models.evaluate --model additive --data ../shared/data/multi30k
+    python -m models.evaluate --model my-model --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr:split=test
 
-Reports BLEU (cased and lowercased) and chrF with their signatures, for greedy
-decoding and beam search, plus BLEU by source length (Bahdanau et al. 2015,
-Figure 2). Results go to ``--out`` (default: ``evaluation.json`` inside the
-checkpoint directory, whose model card is then refreshed).
+Reports, for each test set separately, BLEU (cased and lowercased) and chrF
+with their signatures, for greedy decoding and beam search, plus BLEU by source
+length (Bahdanau et al. 2015, Figure 2). A split with ``{split}.refs.jsonl.gz``
+is scored against every reference it lists. Results go to ``--out`` (default:
+``evaluation.json`` inside the checkpoint directory, whose card is then refreshed).
 """
 from __future__ import annotations
 
@@ -19,18 +21,18 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from .decoding.lines import translate_lines
 from .storage.card import LENGTH_BUCKETS, write_card
-from .storage.data import read_parallel
+from .storage.data import read_references, reference_streams
 from .storage.hub import LoadedModel, load_model
 
 
-def scores(hyps: list[str], refs: list[str]) -> tuple[dict, dict]:
-    """BLEU, lowercased BLEU and chrF of ``hyps``, and the metrics' signatures."""
+def scores(hyps: list[str], refs: list[list[str]]) -> tuple[dict, dict]:
+    """BLEU, lowercased BLEU and chrF of ``hyps`` against every reference, and the metrics' signatures."""
     metrics = {"bleu": BLEU(), "bleu_lc": BLEU(lowercase=True), "chrf": CHRF()}
-    values = {k: m.corpus_score(hyps, [refs]).score for k, m in metrics.items()}
+    values = {k: m.corpus_score(hyps, reference_streams(refs)).score for k, m in metrics.items()}
     return values, {k: str(m.get_signature()) for k, m in metrics.items()}
 
 
-def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[str]) -> list[dict]:
+def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]) -> list[dict]:
     """Cased BLEU of each decoding within each source-length bucket."""
     rows = []
     for lo, hi in LENGTH_BUCKETS:
@@ -39,29 +41,33 @@ def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[str]) -
             continue
         row = {"min_words": lo, "max_words": hi, "sentences": len(idx)}
         for mode, h in hyps.items():
-            row[f"{mode}_bleu"] = BLEU().corpus_score([h[i] for i in idx], [[refs[i] for i in idx]]).score
+            streams = reference_streams([refs[i] for i in idx])
+            row[f"{mode}_bleu"] = BLEU().corpus_score([h[i] for i in idx], streams).score
         rows.append(row)
     return rows
 
 
-def evaluate(loaded: LoadedModel, data: str, split: str, src: str, tgt: str, beam: int) -> dict:
-    sources, refs = read_parallel(data, split, src, tgt)
+def evaluate(loaded: LoadedModel, data: str | Path, split: str, src: str, tgt: str, beam: int) -> dict:
+    """The scores of one test set (its folder name and split say which)."""
+    sources, refs = read_references(data, split, src, tgt)
     hyps = {"greedy": translate_lines(loaded.model, loaded.tokenizers, sources, 1)}
     if beam > 1:
         hyps["beam"] = translate_lines(loaded.model, loaded.tokenizers, sources, beam)
-    result = {"model": loaded.path.name, "score": loaded.score, "split": split, "sentences": len(sources), "beam_size": beam}
+    result = {"data": Path(data).name, "split": split, "sentences": len(sources),
+              "references": max(len(r) for r in refs)}
     for mode, h in hyps.items():
         result[mode], result["signatures"] = scores(h, refs)
     result["by_length"] = by_length(sources, hyps, refs)
-    result["examples"] = [{"source": s, "reference": r, "greedy": h} for s, r, h in zip(sources[:5], refs, hyps["greedy"])]
+    result["examples"] = [{"source": s, "references": r, "greedy": h}
+                          for s, r, h in zip(sources[:5], refs, hyps["greedy"])]
     return result
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--split", default="test_2016_flickr")
+    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:split=SPLIT]", help="test sets, each scored apart")
+    p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
     p.add_argument("--beam", type=int, default=5, help="beam size (1: greedy only)")
@@ -69,14 +75,17 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="JSON file to write (default: evaluation.json in the checkpoint)")
     args = p.parse_args(argv)
     loaded = load_model(args.model, device=args.device)
-    result = evaluate(loaded, args.data, args.split, args.src, args.tgt, args.beam)
+    sets = [spec.partition(":split=") for spec in args.data]
+    result = {"model": loaded.path.name, "score": loaded.score, "beam_size": args.beam,
+              "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam) for d, _, s in sets]}
     result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
     checkpoint = loaded.path
     out = Path(args.out) if args.out else checkpoint / "evaluation.json"
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
     if out == checkpoint / "evaluation.json" and (checkpoint / "training.json").exists():
         write_card(checkpoint)
-    print(json.dumps({k: result[k] for k in ("greedy", "beam") if k in result}, indent=1))
+    print(json.dumps({f"{t['data']} {t['split']}": {k: t[k] for k in ("greedy", "beam") if k in t}
+                      for t in result["test_sets"]}, indent=1))
     return 0
 
 

@@ -4,7 +4,15 @@ import pandas as pd
 import streamlit as st
 
 from models.network.attention import SCORES
-from models.storage.card import bucket_label, load_records, results_rows, training_data, training_summary
+from models.storage.card import (
+    bucket_label,
+    load_records,
+    results_rows,
+    scored_set_name,
+    scored_sets,
+    training_data,
+    training_summary,
+)
 from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
 
@@ -28,21 +36,23 @@ for name in bundled_models():
             continue
         st.code(evaluation["command"], language="bash")
     rows += [{"model": ui.model_name(name), **row} for row in results_rows(evaluation)]
-    lengths += [{"model": ui.model_name(name), "source words": bucket_label(b), "first": b["min_words"],
-                 "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for b in evaluation["by_length"]]
+    lengths += [{"model": ui.model_name(name), "test set": scored_set_name(test), "source words": bucket_label(b),
+                 "first": b["min_words"], "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
+                for test in scored_sets(evaluation) for b in test["by_length"]]
 
 if rows:
-    st.subheader("Multi30k test_2016_flickr, English→French")
+    st.subheader("Test results, English→French")
     st.dataframe(pd.DataFrame(rows).style.format(precision=1), hide_index=True)
     st.subheader("BLEU against sentence length")
     st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")
-    st.altair_chart(
-        alt.Chart(pd.DataFrame(lengths)).mark_line(point=True).encode(
-            x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
-            y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
-            tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
-        ).properties(height=340), width="stretch",
-    )
+    for test, points in pd.DataFrame(lengths).groupby("test set", sort=False):
+        st.altair_chart(
+            alt.Chart(points, title=test).mark_line(point=True).encode(
+                x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
+                y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
+                tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
+            ).properties(height=340), width="stretch", key=f"lengths_{test}",
+        )
 
 st.subheader("Load your own model")
 st.markdown("""

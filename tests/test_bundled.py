@@ -4,6 +4,7 @@ import json
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
+from models.storage.card import scored_sets
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, load_model
 
@@ -33,7 +34,8 @@ def test_checkpoint_is_small_and_carded(name):
     card = (path / "README.md").read_text()
     assert card.startswith("---\n") and "model-index" in card and "python -m models.train" in card
     evaluation = json.loads((path / "evaluation.json").read_text())
-    assert evaluation["split"] == "test_2016_flickr" and evaluation["sentences"] == 1000
+    (test,) = scored_sets(evaluation)
+    assert test["split"] == "test_2016_flickr" and test["sentences"] == 1000
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,16 +1,23 @@
 """models/storage/card.py: the results rows, length buckets and sizes come from the records and the config."""
-from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows
+from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows, scored_sets
 from models.storage.hub import BUNDLED_DIR
 
-EVALUATION = {"beam_size": 5, "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
-              "beam": {"bleu": 52.0, "bleu_lc": 53.0, "chrf": 71.0}}
+FLICKR = {"data": "multi30k", "split": "test_2016_flickr", "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
+          "beam": {"bleu": 52.0, "bleu_lc": 53.0, "chrf": 71.0}}
+TATOEBA = {"data": "tatoeba-en-fr", "split": "test", "greedy": {"bleu": 40.0, "bleu_lc": 41.0, "chrf": 60.0}}
 
 
-def test_results_rows_name_each_decoding():
-    assert results_rows(EVALUATION) == [
-        {"decoding": "greedy", "BLEU": 50.0, "BLEU (lowercased)": 51.0, "chrF": 70.0},
-        {"decoding": "beam 5", "BLEU": 52.0, "BLEU (lowercased)": 53.0, "chrF": 71.0}]
-    assert results_rows({"greedy": EVALUATION["greedy"]})[0]["decoding"] == "greedy"
+def test_results_rows_name_each_test_set_and_decoding():
+    rows = results_rows({"beam_size": 5, "test_sets": [FLICKR, TATOEBA]})
+    assert [(r["test set"], r["decoding"], r["BLEU"]) for r in rows] == [
+        ("Multi30k test_2016_flickr", "greedy", 50.0), ("Multi30k test_2016_flickr", "beam 5", 52.0),
+        ("Tatoeba English–French test", "greedy", 40.0)]
+
+
+def test_records_from_before_several_test_sets_read_as_one_multi30k_set():
+    flat = {k: v for k, v in FLICKR.items() if k != "data"} | {"beam_size": 5}
+    assert scored_sets(flat)[0]["data"] == "multi30k"
+    assert results_rows(flat) == results_rows({"beam_size": 5, "test_sets": [FLICKR]})
 
 
 def test_bucket_labels():

@@ -1,4 +1,5 @@
 """models/evaluate.py: the JSON it writes, with scores that are sacreBLEU's own."""
+import gzip
 import json
 
 import sacrebleu
@@ -15,19 +16,40 @@ def test_writes_results_json(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers)
     out = tmp_path / "results.json"
     evaluate.main(["--model", str(ck), "--data", str(tiny_corpus), "--beam", "2", "--out", str(out)])
     result = json.loads(out.read_text())
+    assert result["beam_size"] == 2 and result["command"].startswith("python -m models.evaluate --model")
+    (test,) = result["test_sets"]
     for mode in ("greedy", "beam"):
-        assert set(result[mode]) == {"bleu", "bleu_lc", "chrf"}
-    assert result["beam_size"] == 2 and result["sentences"] == 40
-    assert result["signatures"]["bleu"].startswith("nrefs:1|case:mixed")
-    assert "case:lc" in result["signatures"]["bleu_lc"]
-    assert sum(b["sentences"] for b in result["by_length"]) == 40
-    assert result["command"].startswith("python -m models.evaluate --model")
+        assert set(test[mode]) == {"bleu", "bleu_lc", "chrf"}
+    assert test["split"] == "test_2016_flickr" and test["sentences"] == 40 and test["references"] == 1
+    assert test["signatures"]["bleu"].startswith("nrefs:1|case:mixed")
+    assert "case:lc" in test["signatures"]["bleu_lc"]
+    assert sum(b["sentences"] for b in test["by_length"]) == 40
 
     sources, refs = read_parallel(tiny_corpus, "test_2016_flickr", "en", "fr")
     loaded = load_model(str(ck), device="cpu")
     hyps = translate_lines(loaded.model, loaded.tokenizers, sources, 1)
-    assert result["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
-    assert result["greedy"]["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score
+    assert test["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
+    assert test["greedy"]["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score
+
+
+def test_each_test_set_apart_and_every_reference_counted(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers):
+    """A second set with two references per sentence: scored apart, as sacreBLEU scores two reference streams."""
+    ck, everyday = tmp_path / "ck", tmp_path / "everyday"
+    save_checkpoint(ck, tiny_model, tiny_tokenizers)
+    everyday.mkdir()
+    sources, refs = read_parallel(tiny_corpus, "val", "en", "fr")
+    second = [" ".join(reversed(r.split())) for r in refs]  # a worse second reference
+    with gzip.open(everyday / "test.refs.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(json.dumps({"en": s, "fr": [r, r2]}) for s, r, r2 in zip(sources, refs, second)) + "\n")
+    out = tmp_path / "results.json"
+    evaluate.main(["--model", str(ck), "--data", str(tiny_corpus), f"{everyday}:split=test", "--beam", "1",
+                   "--out", str(out)])
+    first, multi = json.loads(out.read_text())["test_sets"]
+    assert (first["data"], multi["data"], multi["split"], multi["references"]) == (tiny_corpus.name, "everyday", "test", 2)
+    loaded = load_model(str(ck), device="cpu")
+    hyps = translate_lines(loaded.model, loaded.tokenizers, sources, 1)
+    assert multi["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs, second]).score
+    assert multi["signatures"]["bleu"].startswith("nrefs:2")
 
 
 def test_default_output_refreshes_the_card(tiny_corpus, tmp_path):

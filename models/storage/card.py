@@ -15,32 +15,43 @@ from ..network.attention import SCORES
 from ..network.seq2seq import ModelConfig
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
+CORPORA = {  # folder name -> what it is and whom to credit
+    "multi30k": "Multi30k (English–French image descriptions; Elliott et al. 2016, 2017)",
+    "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and tatoeba.org)",
+}
+
+
+def scored_sets(evaluation: dict) -> list[dict]:
+    """The test sets of ``evaluation.json``; a file from before several test sets held one Multi30k set."""
+    return evaluation["test_sets"] if "test_sets" in evaluation else [{"data": "multi30k", **evaluation}]
+
+
+def scored_set_name(test: dict) -> str:
+    return f"{CORPORA.get(test['data'], test['data']).split(' (')[0]} {test['split']}"
 
 
 def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
-    results = []
-    if evaluation:
-        for key, name in (("bleu", "BLEU"), ("bleu_lc", "BLEU (lowercased)"), ("chrf", "chrF")):
-            results.append(
-                EvalResult(
-                    task_type="translation", dataset_type="multi30k", dataset_name="Multi30k test_2016_flickr",
-                    dataset_split=evaluation["split"], metric_type=key.split("_")[0], metric_name=name,
-                    metric_value=round(evaluation["greedy"][key], 2),
-                )
-            )
+    results = [
+        EvalResult(task_type="translation", dataset_type=test["data"], dataset_name=scored_set_name(test),
+                   dataset_split=test["split"], metric_type=key.split("_")[0], metric_name=name,
+                   metric_value=round(test["greedy"][key], 2))
+        for test in (scored_sets(evaluation) if evaluation else [])
+        for key, name in (("bleu", "BLEU"), ("bleu_lc", "BLEU (lowercased)"), ("chrf", "chrF"))
+    ]
     return ModelCardData(
         language=training["languages"], license="mit", library_name="attention-atlas",
         tags=["translation", "attention", "seq2seq", "gru", training["score"]],
-        datasets=["multi30k"], metrics=["bleu", "chrf"], pipeline_tag="translation",
+        datasets=[d["name"] for d in training.get("data", [{"name": "multi30k"}])], metrics=["bleu", "chrf"],
+        pipeline_tag="translation",
         model_name=f"attention-atlas en-fr {training['score']}", eval_results=results or None,
     )
 
 
 def results_rows(evaluation: dict) -> list[dict]:
-    """One row per decoding of ``evaluation.json``: the card's table and the Models page's."""
-    return [{"decoding": mode if mode == "greedy" else f"beam {evaluation['beam_size']}",
-             "BLEU": evaluation[mode]["bleu"], "BLEU (lowercased)": evaluation[mode]["bleu_lc"],
-             "chrF": evaluation[mode]["chrf"]} for mode in ("greedy", "beam") if mode in evaluation]
+    """One row per test set and decoding of ``evaluation.json``: the card's table and the Models page's."""
+    return [{"test set": scored_set_name(test), "decoding": mode if mode == "greedy" else f"beam {evaluation['beam_size']}",
+             "BLEU": test[mode]["bleu"], "BLEU (lowercased)": test[mode]["bleu_lc"], "chrF": test[mode]["chrf"]}
+            for test in scored_sets(evaluation) for mode in ("greedy", "beam") if mode in test]
 
 
 def bucket_label(bucket: dict) -> str:
@@ -50,10 +61,10 @@ def bucket_label(bucket: dict) -> str:
 
 
 def _results_table(evaluation: dict) -> str:
-    rows = ["| decoding | BLEU | BLEU (lowercased) | chrF |", "|---|---|---|---|"]
-    rows += [f"| {r['decoding']} | {r['BLEU']:.1f} | {r['BLEU (lowercased)']:.1f} | {r['chrF']:.1f} |"
+    rows = ["| test set | decoding | BLEU | BLEU (lowercased) | chrF |", "|---|---|---|---|---|"]
+    rows += [f"| {r['test set']} | {r['decoding']} | {r['BLEU']:.1f} | {r['BLEU (lowercased)']:.1f} | {r['chrF']:.1f} |"
              for r in results_rows(evaluation)]
-    sigs = "\n".join(f"- `{s}`" for s in evaluation["signatures"].values())
+    sigs = "\n".join(f"- `{s}`" for s in dict.fromkeys(s for t in scored_sets(evaluation) for s in t["signatures"].values()))
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
 
@@ -64,12 +75,6 @@ def load_records(directory: str | Path) -> tuple[dict, dict | None]:
     evaluation_file = d / "evaluation.json"
     evaluation = json.loads(evaluation_file.read_text(encoding="utf-8")) if evaluation_file.exists() else None
     return training, evaluation
-
-
-CORPORA = {  # folder name -> what it is and whom to credit
-    "multi30k": "Multi30k (English–French image descriptions; Elliott et al. 2016, 2017)",
-    "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and tatoeba.org)",
-}
 
 
 def training_data(training: dict) -> str:
@@ -116,7 +121,7 @@ Trained with (one line per invocation; a resumed run continues the one before it
 
 {commands}
 
-## Test results (Multi30k test_2016_flickr)
+## Test results
 
 {_results_table(evaluation) if evaluation else 'Not evaluated yet: run `python -m models.evaluate`.'}
 
