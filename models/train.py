@@ -7,7 +7,8 @@
 Each epoch mixes the corpora by their weights (:func:`models.storage.data.mix`)
 and ends with a validation pass on each corpus's validation split
 (teacher-forced loss, greedy sacreBLEU); the best epoch by the corpora's mean
-BLEU is the checkpoint in ``--out``. Training state (weights,
+BLEU is the checkpoint in ``--out``. After every epoch the greedy traces of the curated examples are appended to
+``--out/alignment_timeline.json`` (alignment as it is learned). Training state (weights,
 Adam moments, epoch, learning rate) is kept in ``--out/train_state`` as
 safetensors + JSON, so ``--resume`` continues an interrupted run exactly at the
 last finished epoch. Deterministic on CPU for a given ``--seed``.
@@ -28,7 +29,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from tqdm import tqdm
 
-from .decoding.greedy import translate_batch
+from .decoding.greedy import greedy, translate_batch
 from .network.attention import SCORES
 from .network.device import pick_device
 from .network.seq2seq import ModelConfig, Seq2Seq
@@ -36,7 +37,9 @@ from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train
 from .network.training import loss_function, train_step
 from .storage.card import write_card
 from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
+from .storage.examples import load_examples
 from .storage.hub import save_checkpoint
+from .storage.timeline import append_epoch, epoch_entry
 
 STATE_DIR = "train_state"
 MAX_TRAIN_PIECES = 64
@@ -134,6 +137,13 @@ def load_state(out: Path, model, optimizer) -> dict:
     return state
 
 
+def record_alignments(out: Path, model, tokenizers, epoch: int, scores: dict) -> None:
+    """Append this epoch's greedy traces of the curated examples to the alignment timeline."""
+    examples = [e.text for e in load_examples()]
+    traces = [greedy(model, tokenizers, text) for text in examples]
+    append_epoch(out, examples, traces, epoch_entry(epoch, scores, traces))
+
+
 def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: dict, args, state: dict) -> dict:
     """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state."""
     out, device = Path(args.out), model.device
@@ -151,6 +161,7 @@ def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: 
         record = {"epoch": epoch, "train_loss": loss, **scores, "by_corpus": by_corpus, "lr": lr,
                   "partial": out_of_time}
         print(json.dumps(record), file=sys.stderr)
+        record_alignments(out, model, tokenizers, epoch, scores)
         improved = scores["val_bleu"] > state["best_bleu"]
         if improved:
             state["best_bleu"] = scores["val_bleu"]

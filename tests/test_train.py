@@ -81,3 +81,31 @@ def test_several_corpora_are_validated_each_and_chosen_on_their_mean(tiny_corpus
 def test_two_corpora_with_one_name_are_refused(tiny_corpus, tmp_path):
     with pytest.raises(SystemExit, match="share a name"):
         train.main(["--data", str(tiny_corpus), str(tiny_corpus), "--out", str(tmp_path / "ck"), *SMALL])
+
+
+def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path):
+    from models.storage.examples import load_examples
+    from models.storage.timeline import read_timeline
+
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "1")
+    run(tiny_corpus, out, "--epochs", "2", "--resume")  # a resumed run appends
+    timeline = read_timeline(out)
+    assert [e["text"] for e in timeline["examples"]] == [e.text for e in load_examples()]
+    history = json.loads((out / "training.json").read_text())["history"]
+    assert [e["epoch"] for e in timeline["epochs"]] == [1, 2]
+    assert [e["val_bleu"] for e in timeline["epochs"]] == [h["val_bleu"] for h in history]
+    for epoch in timeline["epochs"]:
+        for example, trace in zip(timeline["examples"], epoch["traces"]):
+            attention = trace["attention"]
+            assert len(attention) == len(trace["target_pieces"])  # one row per written piece
+            assert all(len(row) == len(example["source_pieces"]) for row in attention)
+            assert all(abs(sum(row) - 1) < 0.01 for row in attention)  # rounded to 3 decimals
+
+
+def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
+    from models.storage.timeline import read_timeline
+
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
+    trace = read_timeline(tmp_path / "ck")["epochs"][0]["traces"][0]
+    assert trace["attention"] is None and trace["target_pieces"]
