@@ -3,10 +3,10 @@
 Imports only go down the layers::
 
     tools (models/*.py: train, evaluate, translate, bench, app_bench, rehearsal)
-      ├── analysis/  alignment, compare, geometry, anatomy   ── reads traces
-      │     └── decoding/  greedy, beam, lines               ── writes traces
-      ├── storage/   hub, card, data, examples               ── files and the Hub
-      └─────────── network/  attention, seq2seq, tokenization, device, training
+      ├── analysis/  alignment, compare, geometry, anatomy        ── reads traces
+      ├── storage/   hub, card, data, examples, timeline          ── files and the Hub (timeline: traces on disk)
+      │     └── decoding/  greedy, beam, lines                    ── writes traces
+      └────────── network/  attention, seq2seq, tokenization, device, training
 """
 from pathlib import Path
 

@@ -9,7 +9,7 @@ MAY_IMPORT = {  # layer -> layers of models/ it may import ("" = the package roo
     "network": {"network"},
     "decoding": {"decoding", "network"},
     "analysis": {"analysis", "decoding", "network"},
-    "storage": {"storage", "network", ""},
+    "storage": {"storage", "decoding", "network", ""},
 }
 
 
