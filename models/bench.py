@@ -3,6 +3,8 @@
     python -m models.bench attention              # scorers vs a per-query textbook loop
     python -m models.bench translate --model additive
     python -m models.bench train                  # one training step: read-out over all steps vs per step
+    python -m models.bench throughput --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+                                                  # the training CLI's sentences and target pieces per second
     python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions
     python -m models.bench step                   # the step slider in a browser: key press → settled
 
@@ -186,6 +188,43 @@ def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     return statistics.median(times[1:])
 
 
+def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str) -> None:
+    """The training CLI's speed on real data (its batching, step and default sizes; the bundled pieces)."""
+    import itertools
+    import random
+
+    from .network.seq2seq import ModelConfig, Seq2Seq
+    from .network.tokenization import PAD_ID, TokenizerPair
+    from .network.training import loss_function, train_step
+    from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
+    from .storage.hub import BUNDLED_DIR
+
+    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
+    corpora = [Corpus.parse(spec) for spec in data]
+    parts = [tokenize_pairs(tokenizers, *read_parallel(c.path, c.train_split, "en", "fr"), 64) for c in corpora]
+    pairs = mix(parts, [c.weight for c in corpora], random.Random(0))
+    print(f"training throughput on {device}, {torch.get_num_threads()} threads, {len(pairs):,} pairs from "
+          f"{', '.join(c.name for c in corpora)}; {steps} steps after 3 warm-up steps, default sizes")
+    print("| sentences per batch | sentences/s | target pieces/s |\n|---|---|---|")
+    for batch_size in batch_sizes:
+        torch.manual_seed(0)
+        model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
+        optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=2e-3), loss_function(0.1)
+        stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
+        for _ in range(3):
+            train_step(model, tuple(x.to(device) for x in next(stream)), optimizer, loss_fn)
+        sentences = pieces = 0
+        _sync(device)
+        start = time.perf_counter()
+        for _ in range(steps):
+            batch = next(stream)
+            train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
+            sentences, pieces = sentences + len(batch[0]), pieces + int((batch[3] != PAD_ID).sum())
+        _sync(device)
+        seconds = time.perf_counter() - start
+        print(f"| {batch_size} | {sentences / seconds:.0f} | {pieces / seconds:,.0f} |", flush=True)
+
+
 def bench_train(device: str, repeats: int) -> None:
     B, S, T, V = TRAIN_SHAPE
     print(f"one training step on {device}, {torch.get_num_threads()} threads; B={B}, S={S}, T={T}, V={V}; "
@@ -198,10 +237,14 @@ def bench_train(device: str, repeats: int) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate", "train", "load", "step"])
+    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "load", "step"])
     p.add_argument("--model", default="additive", help="for translate: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
+                   help="for throughput: corpora, DIR[:weight=W]")
+    p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
+    p.add_argument("--steps", type=int, default=30, help="for throughput: timed steps per batch size")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
     p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
@@ -220,6 +263,8 @@ def main(argv=None) -> None:
         bench_attention(device, args.repeats)
     elif args.what == "train":
         bench_train(device, args.repeats)
+    elif args.what == "throughput":
+        bench_throughput(args.data, args.batch_sizes, args.steps, device)
     else:
         bench_translate(args.model, args.device, args.repeats)
 
