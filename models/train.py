@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import sys
@@ -27,6 +28,7 @@ import sacrebleu
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from .decoding.greedy import greedy, translate_batch
@@ -34,7 +36,16 @@ from .network.attention import SCORES
 from .network.device import pick_device
 from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
-from .network.training import loss_function, train_step
+from .network.training import (
+    Replicas,
+    any_replica,
+    from_main,
+    join_replicas,
+    loss_function,
+    replicas_agree,
+    shard,
+    train_step,
+)
 from .storage.card import write_card
 from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
 from .storage.examples import load_examples
@@ -86,17 +97,17 @@ def build_tokenizers(args, sources, targets) -> TokenizerPair:
     )
 
 
-def train_epoch(model, optimizer, pairs, args, rng, deadline, device) -> tuple[float, bool]:
-    """One pass over ``pairs``; returns mean loss and whether the budget ran out."""
+def train_epoch(model, optimizer, pairs, args, rng, deadline, device, replicas: Replicas) -> tuple[float, bool]:
+    """One pass over ``pairs`` (this process's share of the batches); returns mean loss and whether time ran out."""
     model.train()
     loss_fn = loss_function(args.label_smoothing)
     total, count = 0.0, 0
-    bar = tqdm(batches(pairs, args.batch_size, rng), total=-(-len(pairs) // args.batch_size), unit="batch")
+    bar = tqdm(shard(list(batches(pairs, args.batch_size, rng)), replicas), unit="batch", disable=not replicas.main)
     for batch in bar:
         loss = train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
         total, count = total + loss, count + 1
         bar.set_postfix(loss=f"{total / count:.3f}")
-        if deadline and time.monotonic() > deadline:
+        if deadline and any_replica(time.monotonic() > deadline, replicas):
             return total / count, True
     return total / max(count, 1), False
 
@@ -144,9 +155,15 @@ def record_alignments(out: Path, model, tokenizers, epoch: int, scores: dict) ->
     append_epoch(out, examples, traces, epoch_entry(epoch, scores, traces))
 
 
-def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: dict, args, state: dict) -> dict:
-    """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state."""
+def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: dict, args, state: dict,
+        replicas: Replicas) -> dict:
+    """Train epoch by epoch until ``--epochs`` or ``--minutes``; keep the best checkpoint and the state.
+
+    On several processes each trains through DDP on its share of the batches; the main one validates and
+    writes, and every decision that follows from validation (best epoch, learning rate) is taken from it.
+    """
     out, device = Path(args.out), model.device
+    trained = DistributedDataParallel(model) if replicas.world > 1 else model
     start = time.monotonic() - state["elapsed_s"]
     deadline = start + 60 * args.minutes if args.minutes else None
     while state["epoch"] < args.epochs:
@@ -154,24 +171,28 @@ def fit(model, optimizer, tokenizers, corpora: list[Corpus], parts, validation: 
         torch.manual_seed(args.seed + epoch)
         rng = random.Random(args.seed + epoch)
         pairs = mix(parts, [c.weight for c in corpora], rng)
-        loss, out_of_time = train_epoch(model, optimizer, pairs, args, rng, deadline, device)
-        by_corpus = {name: validate(model, tokenizers, *v, device) for name, v in validation.items()}
+        loss, out_of_time = train_epoch(trained, optimizer, pairs, args, rng, deadline, device, replicas)
+        by_corpus = from_main({name: validate(model, tokenizers, *v, device) for name, v in validation.items()}
+                              if replicas.main else None, replicas)
         scores = {k: sum(s[k] for s in by_corpus.values()) / len(by_corpus) for k in ("val_loss", "val_bleu")}
         lr = optimizer.param_groups[0]["lr"]
         record = {"epoch": epoch, "train_loss": loss, **scores, "by_corpus": by_corpus, "lr": lr,
                   "partial": out_of_time}
-        print(json.dumps(record), file=sys.stderr)
-        record_alignments(out, model, tokenizers, epoch, scores)
         improved = scores["val_bleu"] > state["best_bleu"]
         if improved:
             state["best_bleu"] = scores["val_bleu"]
-            save_checkpoint(out, model, tokenizers)
+        if replicas.main:
+            print(json.dumps(record), file=sys.stderr)
+            record_alignments(out, model, tokenizers, epoch, scores)
+            if improved:
+                save_checkpoint(out, model, tokenizers)
         # A slow creep never trips the stall rule; the milestones make the decay explicit.
         if not improved or epoch in args.halve_lr_after:
             for group in optimizer.param_groups:
                 group["lr"] = lr / 2
         state.update(epoch=epoch, elapsed_s=time.monotonic() - start, history=[*state["history"], record])
-        save_state(out, model, optimizer, state)
+        if replicas.main:
+            save_state(out, model, optimizer, state)
         if out_of_time:
             break
     return state
@@ -194,18 +215,33 @@ def validation_sets(corpora: list[Corpus], tokenizers: TokenizerPair, args) -> d
     return sets
 
 
+def shared_tokenizers(args, out: Path, train_text, resuming: bool, replicas: Replicas) -> TokenizerPair:
+    """Reloaded when resuming, else built by the main process from every corpus; the others read what it saved."""
+    if resuming:
+        return TokenizerPair.load(out)
+    if replicas.main:
+        tokenizers = build_tokenizers(args, [s for src, _ in train_text for s in src],
+                                      [t for _, tgt in train_text for t in tgt])
+        out.mkdir(parents=True, exist_ok=True)
+        tokenizers.save(out)
+    from_main(None, replicas)  # wait until they are on disk
+    return tokenizers if replicas.main else TokenizerPair.load(out)
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device, out = pick_device(args.device), Path(args.out)
+    replicas = join_replicas(device)
+    if replicas.world > 1 and device.type == "cuda":
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
     corpora, train_text = read_corpora(args)
     resuming = args.resume and (out / STATE_DIR / "state.json").exists()
-    tokenizers = TokenizerPair.load(out) if resuming else build_tokenizers(
-        args, [s for src, _ in train_text for s in src], [t for _, tgt in train_text for t in tgt])
+    tokenizers = shared_tokenizers(args, out, train_text, resuming, replicas)
     parts = [tokenize_pairs(tokenizers, src, tgt, MAX_TRAIN_PIECES) for src, tgt in train_text]
-    validation = validation_sets(corpora, tokenizers, args)
+    validation = validation_sets(corpora, tokenizers, args) if replicas.main else {}
     model = Seq2Seq(ModelConfig(
         tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=args.score, emb_dim=args.emb_dim,
         enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
@@ -214,20 +250,25 @@ def main(argv=None) -> None:
     state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": []}
     if resuming:
         state = load_state(out, model, optimizer)
-        print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
-    else:
+    elif replicas.main:
         save_checkpoint(out, model, tokenizers)
-    command = "python -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
+    launcher = "python" if replicas.world == 1 else f"torchrun --nproc_per_node {replicas.world}"
+    command = f"{launcher} -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
     state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
-    state = fit(model, optimizer, tokenizers, corpora, parts, validation, args, state)
-    data = [{"name": c.name, "train_split": c.train_split, "val_split": c.val_split, "weight": c.weight,
-             "train_pairs": len(p)} for c, p in zip(corpora, parts)]
-    write_training_record(out, args, model, state, data)
-    if args.push_to_hub:
-        push(out, args.push_to_hub)
+    state = fit(model, optimizer, tokenizers, corpora, parts, validation, args, state, replicas)
+    if not replicas_agree(model, replicas):
+        raise SystemExit("error: the processes ended with different weights: gradients were not synchronised")
+    if replicas.main:
+        data = [{"name": c.name, "train_split": c.train_split, "val_split": c.val_split, "weight": c.weight,
+                 "train_pairs": len(p)} for c, p in zip(corpora, parts)]
+        write_training_record(out, args, model, state, data, replicas.world)
+        if args.push_to_hub:
+            push(out, args.push_to_hub)
+    if replicas.world > 1:
+        torch.distributed.destroy_process_group()
 
 
-def write_training_record(out: Path, args, model, state, data: list[dict]) -> None:
+def write_training_record(out: Path, args, model, state, data: list[dict], processes: int) -> None:
     """``training.json``: the commands, data, time, sizes and curve, read by the model card."""
     record = {
         "commands": state["commands"],
@@ -239,6 +280,7 @@ def write_training_record(out: Path, args, model, state, data: list[dict]) -> No
         "epochs": state["epoch"],
         "best_val_bleu": state["best_bleu"],
         "threads": torch.get_num_threads(),
+        "processes": processes,
         "device": str(pick_device(args.device)),
         "history": state["history"],
     }

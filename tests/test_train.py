@@ -5,7 +5,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from models import train
+from models import ROOT, train
 from models.storage.hub import load_model
 
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
@@ -109,3 +109,24 @@ def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
     trace = read_timeline(tmp_path / "ck")["epochs"][0]["traces"][0]
     assert trace["attention"] is None and trace["target_pieces"]
+
+
+def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path):
+    """torchrun with 2 CPU processes (gloo): the run fails unless both end with the same weights (train.main
+    compares them), and only the main process writes the record."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "ck"
+    for extra in (["--epochs", "1"], ["--epochs", "2", "--resume"]):  # an interrupted run resumes on 2 processes
+        done = subprocess.run(
+            [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
+             "models.train", "--data", str(tiny_corpus), "--out", str(out), *SMALL, *extra],
+            cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    record = json.loads((out / "training.json").read_text())
+    assert record["processes"] == 2 and record["commands"][0].startswith("torchrun --nproc_per_node 2 -m models.train")
+    assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
+    assert load_model(str(out), device="cpu").score == "additive"

@@ -1,9 +1,15 @@
-"""One teacher-forced training step — the same for the training CLI, the benchmark and the tests."""
+"""One teacher-forced training step — the same for the training CLI, the benchmark and the tests — and the few
+collective operations that let ``torchrun --nproc_per_node N -m models.train …`` run it on N processes
+(DistributedDataParallel averages the gradients; these helpers shard the batches and keep decisions in step).
+"""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
+import torch.distributed as dist
 from torch import Tensor, nn
 
 from .tokenization import PAD_ID
@@ -37,3 +43,59 @@ def train_step(
     nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
     optimizer.step()
     return loss.item()
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """This process among ``torchrun``'s (a plain ``python -m models.train`` is rank 0 of 1)."""
+
+    rank: int = 0
+    world: int = 1
+
+    @property
+    def main(self) -> bool:
+        """The one process that validates, writes checkpoints and prints."""
+        return self.rank == 0
+
+
+def join_replicas(device: torch.device) -> Replicas:
+    """Join torchrun's process group when launched by it: gloo on CPU, nccl on CUDA."""
+    if int(os.environ.get("WORLD_SIZE", "1")) == 1:
+        return Replicas()
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    return Replicas(dist.get_rank(), dist.get_world_size())
+
+
+def shard(items: list, replicas: Replicas) -> list:
+    """Every ``world``-th item from ``rank`` on, the same count on every rank (DDP steps in lockstep)."""
+    usable = len(items) - len(items) % replicas.world
+    return items[replicas.rank : usable : replicas.world]
+
+
+def from_main(value, replicas: Replicas):
+    """The main process's ``value`` on every process (other processes pass anything, e.g. None)."""
+    if replicas.world == 1:
+        return value
+    box = [value]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def any_replica(flag: bool, replicas: Replicas) -> bool:
+    """True on every process if it is True on any (e.g. one process's clock ran out)."""
+    if replicas.world == 1:
+        return flag
+    t = torch.tensor([float(flag)])
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item())
+
+
+def replicas_agree(model: nn.Module, replicas: Replicas) -> bool:
+    """Whether every process holds the same weights (they must, if gradients were synchronised)."""
+    if replicas.world == 1:
+        return True
+    flat = torch.cat([p.detach().float().flatten().cpu() for p in model.parameters()])
+    mine = torch.tensor([flat.sum().item(), flat.square().sum().item(), flat[::97].sum().item()], dtype=torch.float64)
+    everyone = [torch.zeros_like(mine) for _ in range(replicas.world)]
+    dist.all_gather(everyone, mine)
+    return all(torch.equal(everyone[0], other) for other in everyone[1:])
