@@ -102,7 +102,11 @@ def train_epoch(model, optimizer, pairs, args, rng, deadline, device, replicas: 
     model.train()
     loss_fn = loss_function(args.label_smoothing)
     total, count = 0.0, 0
-    bar = tqdm(shard(list(batches(pairs, args.batch_size, rng)), replicas), unit="batch", disable=not replicas.main)
+    stream = batches(pairs, args.batch_size, rng)  # padded tensors, made as they are needed …
+    if replicas.world > 1:
+        stream = shard(list(stream), replicas)  # … except that N processes need the count to share them evenly
+    total = len(stream) if replicas.world > 1 else -(-len(pairs) // args.batch_size)
+    bar = tqdm(stream, total=total, unit="batch", disable=not replicas.main)
     for batch in bar:
         loss = train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
         total, count = total + loss, count + 1
