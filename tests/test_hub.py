@@ -133,6 +133,16 @@ def test_public_policy_refuses_local_paths(checkpoint):
         load_model(str(checkpoint), policy=LoadPolicy(local_paths=False))
 
 
+@pytest.mark.parametrize("ref", ["..", ".", "../checkpoints", "en-fr-.."])
+def test_public_policy_is_not_fooled_by_relative_names(ref):
+    with pytest.raises(CheckpointError, match="not found|not a valid Hub repo id"):
+        load_model(ref, policy=LoadPolicy(local_paths=False))
+
+
+def test_bundled_models_load_by_either_name():
+    assert hub.resolve("dot") == hub.resolve("en-fr-dot") == hub.BUNDLED_DIR / "en-fr-dot"
+
+
 def test_public_policy_still_loads_bundled_models():
     assert load_model("dot", policy=LoadPolicy(local_paths=False)).score == "dot"
 

@@ -108,9 +108,8 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy = TRUSTED)
     ref = ref.strip()
     if not ref:
         raise CheckpointError("No model given.")
-    for name in (ref, BUNDLED_PREFIX + ref):
-        if (BUNDLED_DIR / name).is_dir() and "/" not in ref:
-            return BUNDLED_DIR / name
+    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models():  # by name only: ".." is no bundled model
+        return BUNDLED_DIR / (BUNDLED_PREFIX + ref.removeprefix(BUNDLED_PREFIX))
     if policy.local_paths and Path(ref).expanduser().is_dir():
         return Path(ref).expanduser()
     if ref.count("/") != 1 or ref.startswith((".", "/", "~")):
