@@ -5,13 +5,25 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView, source_word_weights
 from models.decoding.greedy import Trace
-from models.network.tokenization import word_index
+from models.network.tokenization import word_groups, word_index
 from pages._shared import charts, exports, ui
 from pages._shared.labels import for_markdown, plain
 
 st.title("Attention Atlas")
 st.caption("An English→French RNN translator (Bahdanau, Cho & Bengio 2015) and, at every word it writes, "
            "where its attention looks.")
+
+
+def follow_click(event, trace: Trace, words: bool) -> None:
+    """A newly clicked heatmap cell selects its row's decoding step (the first piece of a clicked word)."""
+    points = event.selection.points if event else []
+    row = int(points[0]["y"]) if points else None
+    if row == st.session_state.get("_clicked_row"):  # the same selection, rerun for another reason
+        return
+    st.session_state["_clicked_row"] = row
+    groups = word_groups(trace.target_pieces) if words else [[i] for i in range(len(trace.target_pieces))]
+    if row is not None and row < len(groups):  # a selection left from a longer sentence is ignored
+        st.session_state.step = groups[row][0] + 1
 
 
 @st.fragment
@@ -75,8 +87,10 @@ if trace.attention is None:
     st.stop()
 
 view = ui.view_of(trace, settings.words)
-heatmap = charts.heatmap(view, "Attention α — one row per output token, one column per source token")
-st.plotly_chart(heatmap, width="stretch", key="heatmap")
+heatmap = charts.heatmap(view, "Attention α — one row per output token, one column per source token", clickable=True)
+clicked = st.plotly_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="points")
+st.caption("Click a cell to explore the step that wrote its row.")
+follow_click(clicked, trace, settings.words)
 step_explorer(trace, view, settings, text)
 
 st.subheader("Downloads")

@@ -141,3 +141,17 @@ def test_navigation_lists_the_five_views_and_keeps_the_sentence(server, page):
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
     wait_idle(page)
     assert page.get_by_label("English sentence").input_value() == "A red car is parked on the street."
+
+
+def test_clicking_a_heatmap_cell_selects_its_step(server, page):
+    page.goto(f"{server}/?text=A%20black%20dog%20is%20running%20on%20the%20beach.&level=subwords")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    rows = page.evaluate("[...document.querySelector('.js-plotly-plot').querySelectorAll('.yaxislayer-above .ytick')]"
+                         ".filter(e => e.textContent).length")
+    box = page.locator(".js-plotly-plot").first.locator(".nsewdrag").first.bounding_box()
+    row = 3  # the fourth output piece
+    page.mouse.click(box["x"] + box["width"] * 0.5 / 9, box["y"] + box["height"] * (row + 0.5) / rows)
+    page.wait_for_function(f"document.body.innerText.includes('Step {row + 1} wrote')")
+    wait_idle(page)
+    assert f"step={row + 1}" in page.url  # and the URL follows

@@ -47,17 +47,30 @@ def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
     return fig
 
 
-def heatmap(view: AttentionView, title: str = "") -> go.Figure:
-    """Attention: rows = target tokens, columns = source tokens; hover gives α (and the energy, per piece)."""
+def heatmap(view: AttentionView, title: str = "", clickable: bool = False) -> go.Figure:
+    """Attention: rows = target tokens, columns = source tokens; hover gives α (and the energy, per piece).
+
+    ``clickable`` lays an invisible marker on every cell, which carries the hover and reports clicks as
+    selected points (plotly heatmaps report none to ``st.plotly_chart(on_select=…)``): ``y`` is the row.
+    """
     cols, rows = _view_labels(view)
-    hover = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(len(cols))] for t in range(len(rows))], dtype=object)
-    template = "%{customdata[0]}<br>α = %{z:.3f}"
-    custom = hover[:, :, None]
+    T, S = view.weights.shape
+    labels = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(S)] for t in range(T)], dtype=object)
+    parts = [labels, view.weights.astype(object)]
+    template = "%{customdata[0]}<br>α = %{customdata[1]:.3f}"
     if view.energies is not None:  # word-level views have no single energy per cell
-        custom = np.dstack([hover, view.energies.astype(object)])
-        template += "<br>energy e = %{customdata[1]:.3f}"
+        parts.append(view.energies.astype(object))
+        template += "<br>energy e = %{customdata[2]:.3f}"
+    custom = np.dstack(parts)  # [T, S, 2 or 3]
     fig = go.Figure(go.Heatmap(z=view.weights, customdata=custom, colorscale="Blues", zmin=0, zmax=1,
                                colorbar=dict(title="α"), hovertemplate=template + "<extra></extra>"))
+    if clickable:
+        rows_at, cols_at = np.mgrid[0:T, 0:S]
+        fig.data[0].update(hoverinfo="skip", hovertemplate=None)
+        fig.add_trace(go.Scatter(x=cols_at.ravel(), y=rows_at.ravel(), mode="markers", showlegend=False,
+                                 marker=dict(size=18, opacity=0), customdata=custom.reshape(T * S, -1),
+                                 hovertemplate=template + "<extra></extra>"))
+        fig.update_layout(clickmode="event+select", dragmode=False)
     fig.update_layout(title=for_plotly(title))
     return _axes(fig, cols, rows)
 
