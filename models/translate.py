@@ -52,7 +52,7 @@ def main(argv=None) -> int:
         print("\n".join(translate_lines(loaded.model, loaded.tokenizers, lines, args.beam)))
         return 0
     for line in lines:
-        trace = beam_search(loaded.model, loaded.tokenizers, line, args.beam)[0] if line.strip() else None
+        trace = beam_search(loaded.model, loaded.tokenizers, line, args.beam).hypotheses[0] if line.strip() else None
         print(json.dumps(trace_json(trace) if trace else None, ensure_ascii=False))
     return 0
 

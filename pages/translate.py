@@ -1,6 +1,7 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
 from dataclasses import replace
 
+import pandas as pd
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, source_word_weights
@@ -12,6 +13,23 @@ from pages._shared.labels import for_markdown, plain
 st.title("Attention Atlas")
 st.caption("An English→French RNN translator (Bahdanau, Cho & Bengio 2015) and, at every word it writes, "
            "where its attention looks.")
+
+
+def beam_explorer(settings: ui.Settings, text: str) -> Trace:
+    """The n-best list and the search tree; returns the hypothesis picked for the views below."""
+    result = ui.cached_beam(settings.model, settings.revision, text, settings.beam)
+    st.subheader("Beam search")
+    st.dataframe(pd.DataFrame([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
+                                "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
+                               for i, h in enumerate(result.hypotheses)]).style.format(precision=2),
+                 hide_index=True, key="nbest")
+    chosen = st.radio("Show hypothesis", range(len(result.hypotheses)), horizontal=True, key="hypothesis",
+                      format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")
+    chosen = min(chosen, len(result.hypotheses) - 1)
+    st.plotly_chart(charts.beam_tree(result.nodes, result.ends, chosen), width="stretch", key="beam_tree")
+    st.caption("Each column is a decoding step; higher is better. Blue: kept in the beam; grey: the best pruned; "
+               "orange: the hypothesis shown; squares end with </s>.")
+    return result.hypotheses[chosen]
 
 
 def follow_click(event, trace: Trace, words: bool) -> None:
@@ -81,6 +99,8 @@ ui.source_notices(trace)
 
 st.subheader("Translation")
 st.code(trace.translation or "(empty)", language=None, wrap_lines=True)
+if settings.beam > 1:
+    trace = beam_explorer(settings, text)
 if trace.attention is None:
     st.info("This model has no attention: the decoder sees one fixed summary of the sentence at every step, "
             "so there is no heatmap to draw. Pick an attention model in the sidebar.")

@@ -129,3 +129,23 @@ def test_trusted_mode_loads_a_local_directory():
     path = str(load_model("dot", device="cpu").path)
     at = run_page(APP, text="A dog runs.", model=path)
     assert not at.error and "score **dot**" in at.sidebar.caption[0].value
+
+
+def test_beam_explorer_lists_the_hypotheses_and_shows_the_one_picked(additive):
+    from models.decoding.beam import beam_search
+
+    text = "A black dog is running on the beach."
+    result = beam_search(additive.model, additive.tokenizers, text, 4)
+    at = run_page(APP, text=text, beam="4", level="subwords")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["translation"]) == [h.translation for h in result.hypotheses]
+    tree = next(f for f in figures(at) if f["layout"].get("xaxis", {}).get("title", {}).get("text") == "decoding step")
+    assert sum(len(t["x"]) for t in tree["data"] if t["mode"] == "markers+text") == len(result.nodes)
+    at.radio(key="hypothesis").set_value(3).run()
+    assert heat_shape(figures(at)[1]) == (len(result.hypotheses[3].target_ids), len(result.hypotheses[3].source.ids))
+
+
+def test_greedy_has_no_beam_explorer():
+    at = run_page(APP, text="A dog runs.")
+    assert "Beam search" not in [s.value for s in at.subheader]

@@ -1,4 +1,4 @@
-"""models/decoding/beam.py: beam 1 is greedy, wider beams keep full traces ranked by score."""
+"""models/decoding/beam.py: beam 1 is greedy, wider beams keep full traces ranked by score, the tree is consistent."""
 import numpy as np
 import pytest
 
@@ -8,7 +8,7 @@ from models.decoding.greedy import greedy
 
 @pytest.mark.parametrize("text", ["a dog runs on the grass", "the cat", "big big big red man sleeps"])
 def test_beam_one_is_greedy(tiny_model, tiny_tokenizers, text):
-    (b,) = beam_search(tiny_model, tiny_tokenizers, text, 1)
+    (b,) = beam_search(tiny_model, tiny_tokenizers, text, 1).hypotheses
     g = greedy(tiny_model, tiny_tokenizers, text)
     assert b.target_ids == g.target_ids
     np.testing.assert_allclose(b.attention, g.attention, atol=1e-6)
@@ -16,7 +16,7 @@ def test_beam_one_is_greedy(tiny_model, tiny_tokenizers, text):
 
 
 def test_wider_beam_keeps_every_hypothesis_trace(tiny_model, tiny_tokenizers):
-    hyps = beam_search(tiny_model, tiny_tokenizers, "a red dog", 4)
+    hyps = beam_search(tiny_model, tiny_tokenizers, "a red dog", 4).hypotheses
     assert len(hyps) == 4
     normalised = [h.logprob / len(h.target_ids) for h in hyps]
     assert normalised == sorted(normalised, reverse=True)
@@ -29,3 +29,28 @@ def test_wider_beam_keeps_every_hypothesis_trace(tiny_model, tiny_tokenizers):
 def test_beam_size_must_be_positive(tiny_model, tiny_tokenizers):
     with pytest.raises(ValueError):
         beam_search(tiny_model, tiny_tokenizers, "a dog", 0)
+
+
+@pytest.mark.parametrize("beam", [1, 3, 5])
+def test_the_search_tree_is_consistent(tiny_model, tiny_tokenizers, beam):
+    result = beam_search(tiny_model, tiny_tokenizers, "a big dog runs on the beach", beam)
+    nodes = result.nodes
+    for node in nodes:
+        if node.parent is None:
+            assert node.step == 0
+        else:
+            parent = nodes[node.parent]
+            assert parent.kept and not parent.finished and parent.step == node.step - 1  # only the beam grows
+    for step in {n.step for n in nodes}:  # at most `beam` kept, and the pruned are never better than the kept
+        here = [n for n in nodes if n.step == step]
+        assert 1 <= sum(n.kept for n in here) <= beam
+        assert max((n.score for n in here if not n.kept), default=-np.inf) <= min(n.score for n in here if n.kept)
+    children = {n.parent for n in nodes}
+    for trace, end in zip(result.hypotheses, result.ends):
+        assert end not in children and nodes[end].kept  # each final hypothesis is a leaf of the tree …
+        path, node = [], end
+        while node is not None:
+            path.append(nodes[node])
+            node = nodes[node].parent
+        assert [n.piece for n in reversed(path)] == list(trace.target_pieces)  # … whose path spells it
+        assert nodes[end].score == pytest.approx(float(trace.token_logprobs.sum()), abs=1e-4)  # a sum of log-probs

@@ -14,4 +14,4 @@ def test_blank_lines_stay_and_order_is_kept(tiny_model, tiny_tokenizers):
 def test_beam_lines_are_the_best_hypotheses(tiny_model, tiny_tokenizers):
     lines = ["a dog runs", "the grass"]
     out = translate_lines(tiny_model, tiny_tokenizers, lines, beam=3)
-    assert out == [beam_search(tiny_model, tiny_tokenizers, line, 3)[0].translation for line in lines]
+    assert out == [beam_search(tiny_model, tiny_tokenizers, line, 3).hypotheses[0].translation for line in lines]

@@ -1,10 +1,14 @@
-"""Beam search that keeps the full trace of every finished hypothesis.
+"""Beam search that keeps the full trace of every finished hypothesis, and the search tree.
 
 Each step extends the alive hypotheses by every target piece and keeps the
 ``beam − len(finished)`` best by summed log-probability; a hypothesis that
 emits EOS is finished and the beam shrinks. Finished hypotheses are ranked by
 log-probability per piece, so short outputs are not favoured. With
 ``beam=1`` this is exactly greedy decoding.
+
+The search is recorded as data (:class:`BeamNode`): at every step the pieces
+that were kept and, beside them, the ``beam`` best that were pruned — where
+the beam chose (Seq2Seq-Vis's beam view).
 """
 from __future__ import annotations
 
@@ -18,10 +22,30 @@ from .greedy import MAX_SOURCE_TOKENS, Trace, encode_batch, max_target_len, trac
 
 
 @dataclass(frozen=True)
+class BeamNode:
+    """One candidate piece of the search."""
+
+    step: int  # 0-based decoding step that proposed it
+    piece: str
+    parent: int | None  # index in BeamResult.nodes of the piece before it (None at step 0)
+    score: float  # summed log-probability of the hypothesis ending with this piece
+    kept: bool  # kept in the beam (or finished); False: the best of those pruned
+    finished: bool  # the piece is EOS
+
+
+@dataclass(frozen=True, eq=False)
+class BeamResult:
+    hypotheses: tuple[Trace, ...]  # every final hypothesis, best (log-probability per piece) first
+    nodes: tuple[BeamNode, ...]  # the search tree
+    ends: tuple[int, ...]  # the node each hypothesis ends with, in the order of ``hypotheses``
+
+
+@dataclass(frozen=True)
 class _Hypothesis:
     tokens: tuple[int, ...]
     logprob: float
     history: tuple[StepOutput, ...]  # one [1, ...] step per token
+    node: int | None  # its last piece in the tree
 
 
 def _rows(x, index: torch.Tensor):
@@ -33,42 +57,49 @@ def _rows(x, index: torch.Tensor):
     return type(x)(**{f.name: _rows(getattr(x, f.name), index) for f in fields(x)})
 
 
+def _extend(alive, step: StepOutput, keep: int, t: int, tokenizers: TokenizerPair, nodes: list) -> list[tuple]:
+    """The ``keep`` best extensions of ``alive`` as ``(hypothesis, parent row)``; records them and the best pruned."""
+    scores = torch.tensor([h.logprob for h in alive], device=step.logits.device)[:, None]
+    scores = scores + step.logits.log_softmax(-1)  # [n, V]
+    V = scores.shape[1]
+    pruned = min(keep, scores.numel() - keep)  # show as many pruned candidates as the beam is wide
+    values, flat = scores.view(-1).topk(keep + pruned)
+    kept = []
+    for rank, (value, index) in enumerate(zip(values.tolist(), flat.tolist())):
+        parent, token = divmod(index, V)
+        h = alive[parent]
+        nodes.append(BeamNode(t, tokenizers.target.pieces([token])[0], h.node, value, rank < keep, token == EOS_ID))
+        if rank < keep:
+            row = _rows(step, torch.tensor([parent], device=step.logits.device))
+            kept.append((_Hypothesis((*h.tokens, token), value, (*h.history, row), len(nodes) - 1), parent))
+    return kept
+
+
 @torch.inference_mode()
-def beam_search(model: Seq2Seq, tokenizers: TokenizerPair, text: str, beam: int) -> list[Trace]:
-    """All ``beam`` final hypotheses of ``text``, best first, each with its trace."""
+def beam_search(model: Seq2Seq, tokenizers: TokenizerPair, text: str, beam: int) -> BeamResult:
+    """All ``beam`` final hypotheses of ``text``, best first, each with its trace, and the search tree."""
     if beam < 1:
         raise ValueError("beam size must be at least 1")
     model.eval()
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
     enc: EncoderOutput = encode_batch(model, [source])
-    alive = [_Hypothesis((), 0.0, ())]
-    state, finished = enc.init_state, []
-    for _ in range(max_target_len(source)):
-        parents = torch.zeros(len(alive), dtype=torch.long, device=model.device)
+    alive, nodes, finished = [_Hypothesis((), 0.0, (), None)], [], []
+    state = enc.init_state
+    for t in range(max_target_len(source)):
         prev = torch.tensor([h.tokens[-1] if h.tokens else BOS_ID for h in alive], device=model.device)
-        step = model.decode_step(prev, state, _rows(enc, parents))
-        scores = torch.tensor([h.logprob for h in alive], device=model.device)[:, None]
-        scores = scores + step.logits.log_softmax(-1)  # [n, V]
-        values, flat = scores.view(-1).topk(min(beam - len(finished), scores.numel()))  # tiny vocabularies
-        V = scores.shape[1]
-        next_alive, next_rows = [], []
-        for value, index in zip(values.tolist(), flat.tolist()):
-            parent, token = divmod(index, V)
-            row = _rows(step, torch.tensor([parent], device=model.device))
-            h = alive[parent]
-            hyp = _Hypothesis((*h.tokens, token), value, (*h.history, row))
-            if token == EOS_ID:
-                finished.append(hyp)
-            else:
-                next_alive.append(hyp)
-                next_rows.append(parent)
-        if not next_alive:
+        step = model.decode_step(prev, state, _rows(enc, torch.zeros(len(alive), dtype=torch.long,
+                                                                         device=model.device)))
+        vocabulary = step.logits.shape[1] * len(alive)
+        extended = _extend(alive, step, min(beam - len(finished), vocabulary), t, tokenizers, nodes)
+        finished += [h for h, _ in extended if h.tokens[-1] == EOS_ID]
+        going = [(h, row) for h, row in extended if h.tokens[-1] != EOS_ID]
+        if not going:
             break
-        alive = next_alive
-        state = step.state.index_select(0, torch.tensor(next_rows, device=model.device))
+        alive = [h for h, _ in going]
+        state = step.state.index_select(0, torch.tensor([row for _, row in going], device=model.device))
     else:
         finished.extend(alive)  # ran out of length: keep the unfinished too
     finished.sort(key=lambda h: h.logprob / len(h.tokens), reverse=True)
-    return [
-        trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, enc.annotations) for h in finished
-    ]
+    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, enc.annotations)
+                   for h in finished)
+    return BeamResult(traces, tuple(nodes), tuple(h.node for h in finished))

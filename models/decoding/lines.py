@@ -22,5 +22,5 @@ def translate_lines(model: Seq2Seq, tokenizers: TokenizerPair, lines: list[str],
                 out[i] = hyp
     else:
         for i, text in tqdm(texts, desc=f"beam {beam}", unit="sentence", disable=None):
-            out[i] = beam_search(model, tokenizers, text, beam)[0].translation
+            out[i] = beam_search(model, tokenizers, text, beam).hypotheses[0].translation
     return out

@@ -175,3 +175,37 @@ def similarity(matrix: np.ndarray, labels: list[str], title: str) -> go.Figure:
                                hovertemplate="cos = %{z:.3f}<extra></extra>"))
     fig.update_layout(title=title)
     return _axes(fig, _esc(labels), _esc(labels))
+
+
+def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> go.Figure:
+    """The search, step by step: kept pieces (blue), the best pruned (grey), the chosen hypothesis (orange)."""
+    rank: dict[int, int] = {}
+    for step in sorted({n.step for n in nodes}):
+        here = sorted((i for i, n in enumerate(nodes) if n.step == step), key=lambda i: -nodes[i].score)
+        rank |= {i: r for r, i in enumerate(here)}
+    path, node = set(), ends[chosen]
+    while node is not None:
+        path.add(node)
+        node = nodes[node].parent
+    groups = {"chosen": (ORANGE, "solid", 3), "kept": (BLUE, "solid", 1.5), "pruned": (GREY, "dot", 1)}
+    fig = go.Figure()
+    for name, (colour, dash, width) in groups.items():
+        members = [i for i, n in enumerate(nodes)
+                   if name == ("chosen" if i in path else "kept" if n.kept else "pruned")]
+        xs, ys = [], []
+        for i in members:
+            if nodes[i].parent is not None:
+                xs += [nodes[i].step - 1, nodes[i].step, None]
+                ys += [-rank[nodes[i].parent], -rank[i], None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, dash=dash, width=width),
+                                 hoverinfo="skip", showlegend=False))
+        fig.add_trace(go.Scatter(
+            x=[nodes[i].step for i in members], y=[-rank[i] for i in members], mode="markers+text", name=name,
+            text=_esc(piece_text([nodes[i].piece for i in members])), textposition="top center",
+            marker=dict(color=colour, size=9, symbol=["square" if nodes[i].finished else "circle" for i in members]),
+            customdata=[nodes[i].score for i in members], hovertemplate="%{text}: log p = %{customdata:.2f}<extra></extra>",
+        ))
+    fig.update_xaxes(title="decoding step", dtick=1)
+    fig.update_yaxes(visible=False)
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"))
+    return fig

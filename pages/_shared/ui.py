@@ -14,7 +14,7 @@ import torch
 
 from models.analysis.alignment import AttentionView, focus_on_word, piece_view, word_view
 from models.analysis.anatomy import scaling_curves
-from models.decoding.beam import beam_search
+from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
@@ -102,8 +102,15 @@ def cached_trace(ref: str, revision: str | None, text: str, beam: int, what_if: 
         focus = focus_on_word(cached_trace(ref, revision, text, 1), word)
         return greedy(loaded.model, loaded.tokenizers, text, overrides={step: focus})
     if beam > 1:
-        return beam_search(loaded.model, loaded.tokenizers, text, beam)[0]
+        return cached_beam(ref, revision, text, beam).hypotheses[0]
     return greedy(loaded.model, loaded.tokenizers, text)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_beam(ref: str, revision: str | None, text: str, beam: int) -> BeamResult:
+    """Every final hypothesis of a beam search and its tree."""
+    loaded = load(ref, revision)
+    return beam_search(loaded.model, loaded.tokenizers, text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
