@@ -254,6 +254,8 @@ def main(argv=None) -> None:
     state = {"epoch": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": []}
     if resuming:
         state = load_state(out, model, optimizer)
+        if replicas.main:
+            print(f"resuming after epoch {state['epoch']}", file=sys.stderr)
     elif replicas.main:
         save_checkpoint(out, model, tokenizers)
     launcher = "python" if replicas.world == 1 else f"torchrun --nproc_per_node {replicas.world}"
