@@ -7,8 +7,7 @@ environment installed with ``uv pip install -r requirements.txt``, then
 ``streamlit run app.py`` pinned to one CPU (``taskset -c 0``) in public mode,
 then Chromium visiting every page (Compare scoring loads both models). Prints
 the install's size and time, the time to the first heatmap, and the server's
-peak resident memory with every page visited (Community Cloud gives an app
-690 MB–2.7 GB).
+peak resident memory with every page visited.
 
 Where PyTorch's CPU index cannot be reached (this project's machines reach
 PyPI only), the rehearsal says so and installs the same ``torch 2.13.0+cpu``

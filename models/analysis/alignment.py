@@ -28,7 +28,7 @@ class AttentionView:
 
 def piece_label(piece: str) -> str:
     """A target piece as text: the ``▁`` word marker dropped, unless it is all there is."""
-    return piece.replace(WORD_MARK, "") or WORD_MARK
+    return _word([piece], [0])
 
 
 def _word(pieces, group: list[int]) -> str:

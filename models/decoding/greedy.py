@@ -1,4 +1,4 @@
-"""Decoding with full traces: greedy (with attention what-ifs), forced, beam search.
+"""Decoding with full traces: greedy (with attention what-ifs) and forced (beam search is in :mod:`.beam`).
 
 A :class:`Trace` records everything the app draws for one sentence: at each
 target step t the attention α_t over the S source pieces, the raw energies,

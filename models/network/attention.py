@@ -79,8 +79,9 @@ class Attention(nn.Module):
         raise NotImplementedError
 
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
-        """Energies [B, T, S] for queries [B, T, Dq] against projected keys (the sum of :meth:`terms`)."""
-        return self.terms(query, proj_keys).sum(-1)
+        """Energies [B, T, S] for queries [B, T, Dq] against projected keys: the sum of :meth:`terms`, computed
+        without the [B, T, S, A] tensor."""
+        raise NotImplementedError
 
     def energies(self, query: Tensor, keys: Tensor, proj_keys: Tensor | None = None) -> Tensor:
         """Raw energies before the softmax, [B, T, S]."""

@@ -80,7 +80,6 @@ class Seq2Seq(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         c = self.config = config
-        self.score, self.pad_id = c.score, c.pad_id
         ctx_dim = 2 * c.enc_hidden
         self.src_embed = nn.Embedding(c.src_vocab_size, c.emb_dim, padding_idx=c.pad_id)
         self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.emb_dim, padding_idx=c.pad_id)
@@ -160,6 +159,10 @@ class Seq2Seq(nn.Module):
             states.append(state)
             contexts.append(context)
         return self.read_out(torch.stack(states, dim=1), torch.stack(contexts, dim=1), embs)  # [B, T, V]
+
+    @property
+    def score(self) -> str:
+        return self.config.score
 
     @property
     def device(self) -> torch.device:

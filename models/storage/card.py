@@ -21,6 +21,11 @@ CORPORA = {  # folder name -> what it is and whom to credit
 }
 
 
+def corpora(training: dict) -> list[dict]:
+    """The training corpora of ``training.json``; records from before several corpora trained on Multi30k alone."""
+    return training.get("data") or [{"name": "multi30k", "train_split": "train", "train_pairs": 29000, "weight": 1.0}]
+
+
 def scored_sets(evaluation: dict) -> list[dict]:
     """The test sets of ``evaluation.json``; a file from before several test sets held one Multi30k set."""
     return evaluation["test_sets"] if "test_sets" in evaluation else [{"data": "multi30k", **evaluation}]
@@ -41,7 +46,7 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
     return ModelCardData(
         language=training["languages"], license="mit", library_name="attention-atlas",
         tags=["translation", "attention", "seq2seq", "gru", training["score"]],
-        datasets=[d["name"] for d in training.get("data", [{"name": "multi30k"}])], metrics=["bleu", "chrf"],
+        datasets=[d["name"] for d in corpora(training)], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
         model_name=f"attention-atlas en-fr {training['score']}", eval_results=results or None,
     )
@@ -78,11 +83,9 @@ def load_records(directory: str | Path) -> tuple[dict, dict | None]:
 
 
 def training_data(training: dict) -> str:
-    """The corpora of ``training.json``, credited; records from before several corpora name Multi30k alone."""
-    if "data" not in training:
-        return "Multi30k train (29,000 English–French image descriptions; Elliott et al. 2016, 2017)"
+    """The corpora of ``training.json``, credited."""
     return "; ".join(f"{CORPORA.get(d['name'], d['name'])}, {d['train_split']} split, {d['train_pairs']:,} pairs"
-                     + (f", sampling weight {d['weight']:g}" if d["weight"] != 1 else "") for d in training["data"])
+                     + (f", sampling weight {d['weight']:g}" if d["weight"] != 1 else "") for d in corpora(training))
 
 
 def training_summary(training: dict) -> str:
@@ -136,7 +139,7 @@ print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").transl
 
 ## Limitations
 
-Trained on {', '.join(d['name'] for d in training.get('data', [{'name': 'multi30k'}]))} only: expect poor output outside that domain.
+Trained on {', '.join(d['name'] for d in corpora(training))} only: expect poor output outside that domain.
 Attention weights show where the model looked, not a guaranteed explanation of why.
 """
     return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
