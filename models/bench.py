@@ -155,15 +155,15 @@ def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
 TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
 
 
-def stepwise_logits(model, src, mask, tgt_in):
-    """Teacher-forced logits [B, T, V] from one ``decode_step`` per position."""
+def stepwise_logits(model, src, mask, tgt_in, keep):
+    """Teacher-forced logits [N, V] of the ``keep`` positions, from one ``decode_step`` per position."""
     enc = model.encode(src, mask)
     state, logits = enc.init_state, []
     for t in range(tgt_in.shape[1]):
         step = model.decode_step(tgt_in[:, t], state, enc)
         state = step.state
         logits.append(step.logits)
-    return torch.stack(logits, dim=1)  # [B, T, V]
+    return torch.stack(logits, dim=1)[keep]  # [B, T, V] → [N, V]
 
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
@@ -188,14 +188,14 @@ def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     return statistics.median(times[1:])
 
 
-def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str) -> None:
+def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str, precision: str) -> None:
     """The training CLI's speed on real data (its batching, step and default sizes; the bundled pieces)."""
     import itertools
     import random
 
     from .network.seq2seq import ModelConfig, Seq2Seq
     from .network.tokenization import PAD_ID, TokenizerPair
-    from .network.training import loss_function, train_step
+    from .network.training import PRECISIONS, loss_function, train_step
     from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
     from .storage.hub import BUNDLED_DIR
 
@@ -203,22 +203,23 @@ def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device
     corpora = [Corpus.parse(spec) for spec in data]
     parts = [tokenize_pairs(tokenizers, *read_parallel(c.path, c.train_split, "en", "fr"), 64) for c in corpora]
     pairs = mix(parts, [c.weight for c in corpora], random.Random(0))
-    print(f"training throughput on {device}, {torch.get_num_threads()} threads, {len(pairs):,} pairs from "
-          f"{', '.join(c.name for c in corpora)}; {steps} steps after 3 warm-up steps, default sizes")
+    print(f"training throughput on {device}, {torch.get_num_threads()} threads, {precision}, {len(pairs):,} pairs "
+          f"from {', '.join(c.name for c in corpora)}; {steps} steps after 3 warm-up steps, default sizes")
+    step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])
     print("| sentences per batch | sentences/s | target pieces/s |\n|---|---|---|")
     for batch_size in batch_sizes:
         torch.manual_seed(0)
         model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
-        optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=2e-3), loss_function(0.1)
+        optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
         stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
         for _ in range(3):
-            train_step(model, tuple(x.to(device) for x in next(stream)), optimizer, loss_fn)
+            step(model, tuple(x.to(device) for x in next(stream)), optimizer)
         sentences = pieces = 0
         _sync(device)
         start = time.perf_counter()
         for _ in range(steps):
             batch = next(stream)
-            train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
+            step(model, tuple(x.to(device) for x in batch), optimizer)
             sentences, pieces = sentences + len(batch[0]), pieces + int((batch[3] != PAD_ID).sum())
         _sync(device)
         seconds = time.perf_counter() - start
@@ -245,6 +246,8 @@ def main(argv=None) -> None:
                    help="for throughput: corpora, DIR[:weight=W]")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30, help="for throughput: timed steps per batch size")
+    p.add_argument("--precision", choices=["float32", "bfloat16"], default="float32",
+                   help="for throughput: the training CLI's --precision")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
     p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
@@ -264,7 +267,7 @@ def main(argv=None) -> None:
     elif args.what == "train":
         bench_train(device, args.repeats)
     elif args.what == "throughput":
-        bench_throughput(args.data, args.batch_sizes, args.steps, device)
+        bench_throughput(args.data, args.batch_sizes, args.steps, device, args.precision)
     else:
         bench_translate(args.model, args.device, args.repeats)
 

@@ -37,6 +37,7 @@ from .network.device import pick_device
 from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
 from .network.training import (
+    PRECISIONS,
     Replicas,
     any_replica,
     from_main,
@@ -73,6 +74,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--dropout", type=float, default=ModelConfig.dropout)
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
+                   help="dtype of the forward's matrix products (bfloat16: autocast; pays on CPUs with AVX512-BF16/AMX "
+                        "and on recent GPUs — `python -m models.bench throughput --precision …`)")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--halve-lr-after", type=int, nargs="+", default=[], metavar="EPOCH",
                    help="also halve the learning rate after these epochs (it is always halved when val BLEU stalls)")
@@ -105,10 +109,11 @@ def train_epoch(model, optimizer, pairs, args, rng, deadline, device, replicas: 
     stream = batches(pairs, args.batch_size, rng)  # padded tensors, made as they are needed …
     if replicas.world > 1:
         stream = shard(list(stream), replicas)  # … except that N processes need the count to share them evenly
-    total = len(stream) if replicas.world > 1 else -(-len(pairs) // args.batch_size)
-    bar = tqdm(stream, total=total, unit="batch", disable=not replicas.main)
+    length = len(stream) if replicas.world > 1 else -(-len(pairs) // args.batch_size)
+    bar = tqdm(stream, total=length, unit="batch", disable=not replicas.main)
     for batch in bar:
-        loss = train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn)
+        loss = train_step(model, tuple(x.to(device) for x in batch), optimizer, loss_fn,
+                          precision=PRECISIONS[args.precision])
         total, count = total + loss, count + 1
         bar.set_postfix(loss=f"{total / count:.3f}")
         if deadline and any_replica(time.monotonic() > deadline, replicas):

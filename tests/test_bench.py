@@ -4,6 +4,7 @@ import torch
 
 from models import bench
 from models.network.attention import build_attention
+from models.network.tokenization import PAD_ID
 from models.storage.data import batches, tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
@@ -39,8 +40,11 @@ def test_stepwise_reference_matches_forward(tiny_tokenizers, score):
     """forward() reads out all steps at once; the reference one decode_step at a time — same logits."""
     model = make_model(tiny_tokenizers, score).eval()
     pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(4)), max_len=50)
-    src, mask, tgt_in, _ = next(batches(pairs, 4))
-    torch.testing.assert_close(model(src, mask, tgt_in), bench.stepwise_logits(model, src, mask, tgt_in))
+    src, mask, tgt_in, tgt_out = next(batches(pairs, 4))
+    keep = tgt_out != PAD_ID
+    assert not keep.all()  # the batch has padding to skip
+    torch.testing.assert_close(model(src, mask, tgt_in)[keep], bench.stepwise_logits(model, src, mask, tgt_in, keep))
+    torch.testing.assert_close(model(src, mask, tgt_in, keep), model(src, mask, tgt_in)[keep])
 
 
 def test_train_step_is_timed():

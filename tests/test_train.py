@@ -130,3 +130,10 @@ def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path):
     assert record["processes"] == 2 and record["commands"][0].startswith("torchrun --nproc_per_node 2 -m models.train")
     assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
     assert load_model(str(out), device="cpu").score == "additive"
+
+
+def test_an_epoch_reports_the_mean_of_its_step_losses(tiny_corpus, tmp_path, monkeypatch):
+    losses = iter([3.0, 1.0, 2.0] * 100)
+    monkeypatch.setattr(train, "train_step", lambda *args, **kwargs: next(losses))
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--batch-size", "100")  # 300 pairs: 3 batches
+    assert json.loads((tmp_path / "ck" / "training.json").read_text())["history"][0]["train_loss"] == 2.0

@@ -38,3 +38,18 @@ def test_the_forward_can_be_a_reference(tiny_tokenizers):
     assert abs(loss_a - loss_b) < 1e-5
     for p, q in zip(a.parameters(), b.parameters()):
         torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
+
+
+def test_bfloat16_products_learn_like_float32(tiny_tokenizers):
+    """--precision bfloat16 autocasts the forward only: the same steps lower the loss about as far, and the
+    weights stay float32."""
+    batch = next(batches(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(16)), max_len=50), 16))
+    final = {}
+    for precision in (torch.float32, torch.bfloat16):
+        model = make_model(tiny_tokenizers, seed=2).train()
+        optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=1e-2), loss_function(0.1)
+        losses = [train_step(model, batch, optimizer, loss_fn, precision=precision) for _ in range(30)]
+        assert losses[-1] < 0.5 * losses[0]
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+        final[precision] = losses[-1]
+    assert abs(final[torch.bfloat16] - final[torch.float32]) < 0.25 * final[torch.float32]

@@ -145,20 +145,25 @@ class Seq2Seq(nn.Module):
         logits = self.read_out(new_state, context, emb)  # [B, V]
         return StepOutput(logits, state, new_state, context, weights, energies)
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> Tensor:
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         """Teacher-forced logits [B, T, V] for target inputs ``tgt_in`` [B, T].
 
-        Only the recurrence runs step by step; the read-out does not feed back
-        under teacher forcing, so it runs once over all T steps (`python -m models.bench train`).
+        With ``keep`` [B, T] bool, only the logits of those positions, [N, V]: training
+        skips the padding's 8000-way read-out and softmax. Only the recurrence runs step by
+        step; the read-out does not feed back under teacher forcing, so it runs once over
+        all steps (`python -m models.bench train`).
         """
         enc = self.encode(src, src_mask)
         embs = self.dropout(self.tgt_embed(tgt_in))  # [B, T, E]
         state, states, contexts = enc.init_state, [], []
-        for t in range(tgt_in.shape[1]):
-            state, context, _, _ = self.advance(embs[:, t], state, enc)
+        for emb in embs.unbind(1):  # unbind, not embs[:, t]: one gradient copy back instead of T full-size ones
+            state, context, _, _ = self.advance(emb, state, enc)
             states.append(state)
             contexts.append(context)
-        return self.read_out(torch.stack(states, dim=1), torch.stack(contexts, dim=1), embs)  # [B, T, V]
+        states, contexts = torch.stack(states, dim=1), torch.stack(contexts, dim=1)  # [B, T, H], [B, T, 2He]
+        if keep is not None:
+            states, contexts, embs = states[keep], contexts[keep], embs[keep]  # [N, *]
+        return self.read_out(states, contexts, embs)  # [B, T, V] or [N, V]
 
     @property
     def score(self) -> str:

@@ -14,6 +14,9 @@ from torch import Tensor, nn
 
 from .tokenization import PAD_ID
 
+#: What ``--precision`` may name: the dtype of the forward's matrix products.
+PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
 Batch = tuple[Tensor, Tensor, Tensor, Tensor]  # src [B, S], src_mask [B, S], tgt_in [B, T], tgt_out [B, T]
 
 
@@ -27,17 +30,22 @@ def train_step(
     batch: Batch,
     optimizer: torch.optim.Optimizer,
     loss_fn: nn.Module,
-    forward: Callable[[Tensor, Tensor, Tensor], Tensor] | None = None,
+    forward: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor] | None = None,
     max_grad_norm: float = 1.0,
+    precision: torch.dtype = torch.float32,
 ) -> float:
     """Forward, loss, backward, clipped update; returns the batch loss.
 
-    ``forward(src, mask, tgt_in) -> logits [B, T, V]`` defaults to the model's own
-    (the benchmark passes a step-by-step reference instead).
+    ``forward(src, mask, tgt_in, keep) -> logits [N, V]`` of the ``keep`` [B, T] positions
+    (the real target pieces) defaults to the model's own (the benchmark passes a step-by-step reference).
+    ``precision=torch.bfloat16`` runs the forward's matrix products under autocast (weights, gradients,
+    the softmax and the loss stay float32: a bfloat16 loss over 8,000 classes does not learn).
     """
     src, mask, tgt_in, tgt_out = batch
-    logits = (forward or model)(src, mask, tgt_in)  # [B, T, V]
-    loss = loss_fn(logits.flatten(0, 1), tgt_out.flatten())  # over B·T pieces
+    keep = tgt_out != PAD_ID  # [B, T]
+    with torch.autocast(src.device.type, dtype=precision, enabled=precision != torch.float32):
+        logits = (forward or model)(src, mask, tgt_in, keep)  # [N, V]
+    loss = loss_fn(logits.float(), tgt_out[keep])  # over the N real pieces
     optimizer.zero_grad()
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
