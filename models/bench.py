@@ -7,6 +7,7 @@
                                                   # the training CLI's sentences and target pieces per second
     python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions
     python -m models.bench step                   # the step slider in a browser: key press → settled
+    python -m models.bench neighbours --model additive  # one nearest-neighbour query of a decoder state
 
 ``attention`` times the additive and dot-product scorers (median of repeats)
 and measures their peak memory: on CUDA the allocator's peak, on CPU the
@@ -236,10 +237,34 @@ def bench_train(device: str, repeats: int) -> None:
         print(f"| {score} | {fast:.0f} | {slow:.0f} | {slow / fast:.2f}× |", flush=True)
 
 
+def bench_neighbours(model_ref: str, repeats: int) -> None:
+    """Query time of the neighbour index beside ``model_ref``, for decoder states of the curated examples."""
+    from .analysis.neighbours import INDEX_FILE, load_index, nearest
+    from .decoding.greedy import greedy
+    from .storage.examples import load_examples
+    from .storage.hub import load_model
+
+    loaded = load_model(model_ref, device="cpu")
+    index = load_index(loaded.path, loaded.model)
+    if index is None:
+        raise SystemExit(f"error: {loaded.path} has no {INDEX_FILE}; build it with python -m models.neighbours")
+    states = [s for e in load_examples() for s in greedy(loaded.model, loaded.tokenizers, e.text).states]
+    times = []
+    for _ in range(repeats):
+        for state in states:
+            start = time.perf_counter()
+            nearest(index, state, k=8)
+            times.append(1000 * (time.perf_counter() - start))
+    size = (loaded.path / INDEX_FILE).stat().st_size / 1e6
+    print(f"{loaded.path.name}: {len(index.vectors):,} states × {index.vectors.shape[1]} dimensions, {size:.1f} MB; "
+          f"{len(times):,} queries (k=8), {torch.get_num_threads()} threads: median "
+          f"{statistics.median(times):.2f} ms, p95 {statistics.quantiles(times, n=20)[-1]:.2f} ms")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "load", "step"])
-    p.add_argument("--model", default="additive", help="for translate: bundled name, directory or Hub id")
+    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "load", "step", "neighbours"])
+    p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
@@ -260,6 +285,9 @@ def main(argv=None) -> None:
             app_bench.bench_load(args.sessions, args.sentences, args.threads, args.cpus)
         else:
             app_bench.bench_step(args.repeats)
+        return
+    if args.what == "neighbours":
+        bench_neighbours(args.model, args.repeats)
         return
     device = str(pick_device(args.device))
     if args.what == "attention":

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, source_word_weights
+from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.greedy import Trace
 from models.network.tokenization import word_groups, word_index
 from pages._shared import charts, exports, ui
@@ -66,7 +67,31 @@ def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text
     right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     row = word_index(trace.target_pieces)[step] if settings.words else step
     st.plotly_chart(charts.links(view, row), width="stretch", key="step_links")
+    neighbours(trace, settings, step, written[step])
     what_if(trace, settings, text, step, source_words)
+
+
+def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
+    """Training sentences in which the decoder was in the state nearest to this step's."""
+    st.subheader("Nearest training states")
+    try:
+        index = ui.neighbour_index(settings.model, settings.revision)
+    except IndexFileError as e:
+        st.warning(f"This model's neighbour index cannot be used: {for_markdown(str(e))}")
+        return
+    if index is None:
+        st.info("This model has no neighbour index. Build one beside its checkpoint with "
+                "`python -m models.neighbours --model … --data …`.")
+        return
+    found = nearest(index, trace.states[step], k=8)
+    st.caption(f"The decoder state that wrote **{for_markdown(written)}** is closest to the states that wrote the "
+               f"bold words below, in {len(index.sources):,} training sentences ({len(index.vectors):,} states, "
+               f"cosine similarity over {index.vectors.shape[1]} principal components keeping "
+               f"{index.explained:.0%} of their variance).")
+    st.markdown("\n".join(
+        f"{i}. `{n.similarity:.2f}` {for_markdown(n.before)} **{for_markdown(n.word)}** {for_markdown(n.after)}  \n"
+        f"   :gray[{for_markdown(index.sources[n.sentence])}]" for i, n in enumerate(found, 1)
+    ))
 
 
 def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...]) -> None:

@@ -149,3 +149,41 @@ def test_beam_explorer_lists_the_hypotheses_and_shows_the_one_picked(additive):
 def test_greedy_has_no_beam_explorer():
     at = run_page(APP, text="A dog runs.")
     assert "Beam search" not in [s.value for s in at.subheader]
+
+
+@pytest.fixture
+def indexed_copy(tmp_path, additive):
+    """A copy of the bundled additive checkpoint with a small neighbour index of its own."""
+    import shutil
+
+    from models.analysis.neighbours import build_index, save_index
+
+    from .helpers import synthetic_pairs
+
+    shutil.copytree(additive.path, tmp_path / "ck", ignore=shutil.ignore_patterns("neighbours.*"))
+    pairs = [("A black dog is running on the beach.", "Un chien noir court sur la plage."), *synthetic_pairs(20)]
+    save_index(build_index(additive.model, additive.tokenizers, pairs, dim=16), tmp_path / "ck")
+    return tmp_path / "ck"
+
+
+def test_step_explorer_lists_the_nearest_training_states(indexed_copy, additive):
+    from models.analysis.neighbours import load_index, nearest
+
+    text = "A black dog is running on the beach."
+    at = run_page(APP, text=text, model=str(indexed_copy), step="3")
+    assert not at.exception and not at.error
+    listed = next(m.value for m in at.markdown if m.value.startswith("1. `"))
+    state = greedy(additive.model, additive.tokenizers, text).states[2]
+    best = nearest(load_index(indexed_copy, additive.model), state, k=8)
+    assert len(listed.splitlines()) == 2 * 8
+    assert f"`{best[0].similarity:.2f}`" in listed.splitlines()[0]
+    assert f"**{best[0].word}**" in listed.splitlines()[0].replace("\\", "")
+
+
+def test_a_model_without_or_with_a_broken_index_says_so(indexed_copy):
+    (indexed_copy / "neighbours.safetensors").unlink()
+    at = run_page(APP, text="A dog runs.", model=str(indexed_copy))
+    assert not at.exception and any("no neighbour index" in i.value for i in at.info)
+    (indexed_copy / "neighbours.safetensors").write_bytes(b"not an index")
+    at = run_page(APP, text="A dog runs.", model=str(indexed_copy))
+    assert not at.exception and any("neighbour index cannot be used" in w.value for w in at.warning)

@@ -145,13 +145,11 @@ class Seq2Seq(nn.Module):
         logits = self.read_out(new_state, context, emb)  # [B, V]
         return StepOutput(logits, state, new_state, context, weights, energies)
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
-        """Teacher-forced logits [B, T, V] for target inputs ``tgt_in`` [B, T].
+    def teacher_force(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Run the recurrence over target inputs ``tgt_in`` [B, T] (teacher forcing).
 
-        With ``keep`` [B, T] bool, only the logits of those positions, [N, V]: training
-        skips the padding's 8000-way read-out and softmax. Only the recurrence runs step by
-        step; the read-out does not feed back under teacher forcing, so it runs once over
-        all steps (`python -m models.bench train`).
+        Returns states s_t [B, T, H], contexts c_t [B, T, 2He] and the (dropped-out)
+        input embeddings [B, T, E]: position t's three read-out inputs, which write piece t.
         """
         enc = self.encode(src, src_mask)
         embs = self.dropout(self.tgt_embed(tgt_in))  # [B, T, E]
@@ -160,7 +158,17 @@ class Seq2Seq(nn.Module):
             state, context, _, _ = self.advance(emb, state, enc)
             states.append(state)
             contexts.append(context)
-        states, contexts = torch.stack(states, dim=1), torch.stack(contexts, dim=1)  # [B, T, H], [B, T, 2He]
+        return torch.stack(states, dim=1), torch.stack(contexts, dim=1), embs  # [B, T, H], [B, T, 2He], [B, T, E]
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
+        """Teacher-forced logits [B, T, V] for target inputs ``tgt_in`` [B, T].
+
+        With ``keep`` [B, T] bool, only the logits of those positions, [N, V]: training
+        skips the padding's 8000-way read-out and softmax. Only the recurrence runs step by
+        step; the read-out does not feed back under teacher forcing, so it runs once over
+        all steps (`python -m models.bench train`).
+        """
+        states, contexts, embs = self.teacher_force(src, src_mask, tgt_in)
         if keep is not None:
             states, contexts, embs = states[keep], contexts[keep], embs[keep]  # [N, *]
         return self.read_out(states, contexts, embs)  # [B, T, V] or [N, V]

@@ -14,6 +14,7 @@ import torch
 
 from models.analysis.alignment import AttentionView, focus_on_word, piece_view, word_view
 from models.analysis.anatomy import scaling_curves
+from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
 from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.network.attention import SCORES
@@ -91,6 +92,21 @@ def load(ref: str, revision: str | None) -> LoadedModel:
 def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
     return load_model(ref, revision, policy=policy)
+
+
+def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
+    """The neighbour index beside the model, None without one; raises ``IndexFileError`` for an unusable file.
+
+    Cached by the file's modification time too, so an index built while the app runs is seen.
+    """
+    file = load(ref, revision).path / INDEX_FILE
+    return _index(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
+def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
+    loaded = _load(ref, revision, policy)
+    return load_index(loaded.path, loaded.model)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
