@@ -14,6 +14,7 @@ page = st.navigation([
     st.Page("pages/compare_scoring.py", title="Compare scoring", icon="⚖️", url_path="Compare_scoring"),
     st.Page("pages/context_vectors.py", title="Context vectors", icon="🧭", url_path="Context_vectors"),
     st.Page("pages/score_anatomy.py", title="Score anatomy", icon="🔬", url_path="Score_anatomy"),
+    st.Page("pages/learning.py", title="Alignment as it is learned", icon="🎞️", url_path="Learning"),
     st.Page("pages/models_and_results.py", title="Models & results", icon="📊", url_path="Models_and_results"),
 ])
 ui.sidebar()

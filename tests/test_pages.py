@@ -8,7 +8,7 @@ from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, run_page
 
-PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results"]
+PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning"]
 TEXT = "A small white dog is sleeping on the couch."
 
 
@@ -113,3 +113,53 @@ def test_same_model_on_both_sides_of_compare():
     assert not at.exception
     summary = at.success[0].value.replace("\\", "")  # markdown escapes removed
     assert "(scaled) (left) and Dot-product (scaled) (right)" in summary
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A copy of the bundled additive checkpoint with a two-epoch training record of the curated examples."""
+    import shutil
+
+    from models.storage.examples import load_examples
+    from models.storage.timeline import TIMELINE_FILE, append_epoch, epoch_entry
+
+    loaded = load_model("additive", device="cpu")
+    path = tmp_path_factory.mktemp("recorded") / "ck"
+    shutil.copytree(loaded.path, path, ignore=shutil.ignore_patterns(TIMELINE_FILE))
+    examples = [e.text for e in load_examples()]
+    traces = [greedy(loaded.model, loaded.tokenizers, e) for e in examples]
+    for epoch in (1, 2):
+        append_epoch(path, examples, traces, epoch_entry(epoch, {"val_bleu": 20.0 * epoch, "val_loss": 2 / epoch},
+                                                         traces))
+    return path, traces
+
+
+def test_learning_page_replays_the_record(recorded):
+    path, traces = recorded
+    at = run_page(page("Learning"), model=str(path))
+    assert not at.exception and not at.error
+    assert at.select_slider(key="epoch").value == 2  # the last epoch by default
+    heat, curve = figures(at)
+    assert heat_shape(heat) == (len(traces[0].target_pieces), len(traces[0].source.pieces))
+    assert curve["data"][0]["y"] == [20.0, 40.0]
+    at.select_slider(key="epoch").set_value(1).run()
+    assert at.query_params["epoch"] == "1" and "After epoch **1**" in at.markdown[0].value
+
+
+@pytest.mark.parametrize(("wanted", "shown"), [("1", 1), ("9", 2), ("-3", 2), ("x", 2)])
+def test_learning_page_takes_the_epoch_from_the_url(recorded, wanted, shown):
+    at = run_page(page("Learning"), model=str(recorded[0]), epoch=wanted)
+    assert not at.exception and at.select_slider(key="epoch").value == shown
+
+
+def test_learning_page_says_when_there_is_no_usable_record(recorded, tmp_path):
+    import shutil
+
+    from models.storage.timeline import TIMELINE_FILE
+
+    shutil.copytree(recorded[0], tmp_path / "ck", ignore=shutil.ignore_patterns(TIMELINE_FILE))
+    at = run_page(page("Learning"), model=str(tmp_path / "ck"))
+    assert not at.exception and any("no record of its training" in i.value for i in at.info)
+    (tmp_path / "ck" / TIMELINE_FILE).write_text('{"examples": [], "epochs": [{"epoch": "one"}]}')
+    at = run_page(page("Learning"), model=str(tmp_path / "ck"))
+    assert not at.exception and any("cannot be shown" in w.value for w in at.warning)

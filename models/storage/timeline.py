@@ -38,7 +38,34 @@ def append_epoch(directory: str | Path, examples: list[str], traces: list[Trace]
     path.write_text(json.dumps(timeline, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
+class TimelineError(ValueError):
+    """A timeline file that cannot be read or does not have the shape above; the message is for users."""
+
+
 def read_timeline(directory: str | Path) -> dict | None:
-    """The timeline beside a checkpoint, or None when it was trained without one."""
+    """The timeline beside a checkpoint, or None when it was trained without one; raises :class:`TimelineError`."""
     path = Path(directory) / TIMELINE_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    if not path.exists():
+        return None
+    try:
+        timeline = json.loads(path.read_text(encoding="utf-8"))
+        _check(timeline)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:  # JSON and Unicode errors are ValueErrors
+        raise TimelineError(f"{TIMELINE_FILE} is unreadable or malformed ({type(e).__name__}: {e}).") from e
+    return timeline
+
+
+def _check(timeline: dict) -> None:
+    """Every epoch has a finite score and, per example, pieces and an attention matrix of the right shape."""
+    widths = [len(e["source_pieces"]) for e in timeline["examples"]]
+    if not all(isinstance(e["text"], str) for e in timeline["examples"]):
+        raise ValueError("an example's text is not a string")
+    for entry in timeline["epochs"]:
+        if not isinstance(entry["epoch"], int) or len(entry["traces"]) != len(widths):
+            raise ValueError(f"epoch {entry.get('epoch')!r} does not hold one trace per example")
+        if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
+            raise ValueError(f"epoch {entry['epoch']} has no numeric validation scores")
+        for width, trace in zip(widths, entry["traces"]):
+            rows = trace["attention"]
+            if rows is not None and (len(rows) != len(trace["target_pieces"]) or any(len(r) != width for r in rows)):
+                raise ValueError(f"an attention matrix of epoch {entry['epoch']} does not fit its pieces")

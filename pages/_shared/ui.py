@@ -20,6 +20,7 @@ from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
 from models.storage.examples import load_examples
+from models.storage.timeline import TIMELINE_FILE, read_timeline
 from models.storage.hub import (
     DEFAULT_MODEL,
     CheckpointError,
@@ -107,6 +108,17 @@ def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
 def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
     loaded = _load(ref, revision, policy)
     return load_index(loaded.path, loaded.model)
+
+
+def timeline(ref: str, revision: str | None) -> dict | None:
+    """The model's training record (alignment timeline), None without one; raises ``TimelineError`` if unusable."""
+    file = load(ref, revision).path / TIMELINE_FILE
+    return _timeline(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> dict | None:
+    return read_timeline(load(ref, revision).path)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
