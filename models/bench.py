@@ -7,6 +7,7 @@
                                                   # the training CLI's sentences and target pieces per second
     python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions
     python -m models.bench step                   # the step slider in a browser: key press → settled
+    python -m models.bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches (models.joey_bench)
     python -m models.bench neighbours --model additive  # one nearest-neighbour query of a decoder state
 
 ``attention`` times the additive and dot-product scorers (median of repeats)
@@ -189,23 +190,33 @@ def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     return statistics.median(times[1:])
 
 
+def training_pairs(data: list[str]):
+    """The bundled tokenizers and one epoch's mix of the corpora ``DIR[:weight=W]``, as ``models.train`` reads them."""
+    import random
+
+    from .network.tokenization import TokenizerPair
+    from .storage.data import Corpus, mix, read_parallel, tokenize_pairs
+    from .storage.hub import BUNDLED_DIR
+
+    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
+    corpora = [Corpus.parse(spec) for spec in data]
+    parts = [tokenize_pairs(tokenizers, *read_parallel(c.path, c.train_split, "en", "fr"), 64) for c in corpora]
+    return tokenizers, mix(parts, [c.weight for c in corpora], random.Random(0))
+
+
 def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str, precision: str) -> None:
     """The training CLI's speed on real data (its batching, step and default sizes; the bundled pieces)."""
     import itertools
     import random
 
     from .network.seq2seq import ModelConfig, Seq2Seq
-    from .network.tokenization import PAD_ID, TokenizerPair
+    from .network.tokenization import PAD_ID
     from .network.training import PRECISIONS, loss_function, train_step
-    from .storage.data import Corpus, batches, mix, read_parallel, tokenize_pairs
-    from .storage.hub import BUNDLED_DIR
+    from .storage.data import batches
 
-    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
-    corpora = [Corpus.parse(spec) for spec in data]
-    parts = [tokenize_pairs(tokenizers, *read_parallel(c.path, c.train_split, "en", "fr"), 64) for c in corpora]
-    pairs = mix(parts, [c.weight for c in corpora], random.Random(0))
+    tokenizers, pairs = training_pairs(data)
     print(f"training throughput on {device}, {torch.get_num_threads()} threads, {precision}, {len(pairs):,} pairs "
-          f"from {', '.join(c.name for c in corpora)}; {steps} steps after 3 warm-up steps, default sizes")
+          f"from {', '.join(data)}; {steps} steps after 3 warm-up steps, default sizes")
     step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])
     print("| sentences per batch | sentences/s | target pieces/s |\n|---|---|---|")
     for batch_size in batch_sizes:
@@ -263,16 +274,19 @@ def bench_neighbours(model_ref: str, repeats: int) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "load", "step", "neighbours"])
+    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "load", "step",
+                                    "neighbours"])
     p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
                    help="for throughput: corpora, DIR[:weight=W]")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
-    p.add_argument("--steps", type=int, default=30, help="for throughput: timed steps per batch size")
+    p.add_argument("--steps", type=int, default=30,
+                   help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10)")
     p.add_argument("--precision", choices=["float32", "bfloat16"], default="float32",
                    help="for throughput: the training CLI's --precision")
+    p.add_argument("--threads-train", type=int, default=2, help="for joey: torch threads of both trainers")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
     p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
@@ -288,6 +302,15 @@ def main(argv=None) -> None:
         return
     if args.what == "neighbours":
         bench_neighbours(args.model, args.repeats)
+        return
+    if args.what == "joey":
+        import tempfile
+
+        from .joey_bench import bench_joey
+
+        tokenizers, pairs = training_pairs(args.data)
+        with tempfile.TemporaryDirectory() as workdir:
+            bench_joey(tokenizers, pairs, args.steps, args.threads_train, Path(workdir))
         return
     device = str(pick_device(args.device))
     if args.what == "attention":

@@ -105,7 +105,13 @@ def tokenize_pairs(
 
 
 def batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None = None) -> Iterator[tuple]:
-    """Padded ``(src [B,S], src_mask [B,S], tgt_in [B,T], tgt_out [B,T])`` batches.
+    """Padded ``(src [B,S], src_mask [B,S], tgt_in [B,T], tgt_out [B,T])`` batches, in :func:`batch_order`."""
+    for chunk in batch_order(pairs, batch_size, rng):
+        yield pad([pairs[j] for j in chunk])
+
+
+def batch_order(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None = None) -> list[list[int]]:
+    """Indices of ``pairs``, batch by batch.
 
     Pairs are sorted by length inside windows of 50 batches so little is padded;
     with ``rng`` the windows and the batch order are shuffled.
@@ -120,11 +126,10 @@ def batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None = 
         chunks += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
     if rng is not None:
         rng.shuffle(chunks)
-    for chunk in chunks:
-        yield _pad([pairs[j] for j in chunk])
+    return chunks
 
 
-def _pad(group: Sequence[Pair]) -> tuple:
+def pad(group: Sequence[Pair]) -> tuple:
     S = max(len(s) for s, _ in group)
     T = max(len(t) for _, t in group) + 1
     src = torch.full((len(group), S), PAD_ID, dtype=torch.long)
