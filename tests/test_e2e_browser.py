@@ -11,7 +11,7 @@ import pytest
 
 from models.app_bench import CHROMIUM, CHROMIUM_ARGS, Server
 
-PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results"]
+PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results"]
 
 if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
@@ -78,6 +78,16 @@ def test_translate_step_and_compare(server, page, tmp_path):
     shoot(page, tmp_path, "Compare_scoring")
 
 
+def test_beam_explorer_and_neighbours(server, page, tmp_path):
+    page.goto(f"{server}/?text=A%20little%20girl%20in%20a%20red%20dress%20is%20playing.&beam=4&step=6")
+    page.wait_for_function("document.body.innerText.includes('Beam search')")
+    page.wait_for_function("document.body.innerText.includes('Nearest training states')")
+    wait_idle(page)
+    assert page.get_by_role("radio", name="#2").count() == 1  # several hypotheses to pick from
+    assert page.locator("ol li").count() >= 8  # the nearest training states, as a numbered list
+    shoot(page, tmp_path, "Beam_explorer")
+
+
 @pytest.mark.parametrize("name", PAGES[2:])
 def test_other_pages_render(server, page, tmp_path, name):
     page.goto(f"{server}/{name}")
@@ -130,13 +140,14 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     assert not page.locator("b:has-text('run')").count()  # no tag was interpreted
 
 
-def test_navigation_lists_the_five_views_and_keeps_the_sentence(server, page):
+def test_navigation_lists_the_six_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
     links = page.locator("[data-testid=stSidebarNav] a").all_inner_texts()
     assert [text.splitlines()[-1].strip() for text in links] == [  # each link: its icon, then its title
-        "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Models & results"]
+        "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Alignment as it is learned",
+        "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
     wait_idle(page)
