@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from models.analysis.compare import compare_views
+from models.analysis.compare import compare_views, same_cells
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 
@@ -50,6 +50,13 @@ if not target.strip():
     st.stop()
 forced = [ui.cached_forced(s.model, s.revision, text, target) for s in (left, right)]
 views = [ui.view_of(f, settings.words) for f in forced]
+if not settings.words and not same_cells(*views):  # e.g. a Hub model with tokenizers of its own
+    st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")
+    views = [ui.view_of(f, True) for f in forced]
+if not same_cells(*views):
+    st.warning("The two models split these sentences into different words, so their attention cannot be compared "
+               "cell by cell.")
+    st.stop()
 comparison = compare_views(*views, names=names)
 st.success(for_markdown(comparison.summary))
 for column, side, name, view in zip(st.columns(2), ("left", "right"), names, views):

@@ -163,3 +163,19 @@ def test_learning_page_says_when_there_is_no_usable_record(recorded, tmp_path):
     (tmp_path / "ck" / TIMELINE_FILE).write_text('{"examples": [], "epochs": [{"epoch": "one"}]}')
     at = run_page(page("Learning"), model=str(tmp_path / "ck"))
     assert not at.exception and any("cannot be shown" in w.value for w in at.warning)
+
+
+def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, tmp_path):
+    """A checkpoint with tokenizers of its own cannot share subword cells with the bundled model: words it is."""
+    from models.storage.hub import save_checkpoint
+
+    from .helpers import make_model
+
+    save_checkpoint(tmp_path / "ck", make_model(tiny_tokenizers), tiny_tokenizers)
+    at = run_page(page("Compare_scoring"), text="the red cats runs on the grass", left="additive",
+                  right=str(tmp_path / "ck"), level="subwords")
+    at.radio(key="common").set_value("mine").run()
+    at.text_input[0].set_value("le chats rouge court sur le herbe").run()  # "cats", "chats": 1 piece or 2
+    assert not at.exception and not at.error
+    assert any("compared word by word" in c.value for c in at.caption)
+    assert at.success  # the comparison summary

@@ -38,9 +38,14 @@ class Comparison:
     summary: str
 
 
+def same_cells(a: AttentionView, b: AttentionView) -> bool:
+    """Whether two views share their rows and columns (models with different tokenizers may not, per piece)."""
+    return a.rows == b.rows and a.columns == b.columns
+
+
 def compare_views(a: AttentionView, b: AttentionView, names: tuple[str, str]) -> Comparison:
     """Step-by-step comparison; ``a`` and ``b`` must share rows and columns."""
-    if a.rows != b.rows or a.columns != b.columns:
+    if not same_cells(a, b):
         raise ValueError("the two attention matrices must have the same target and source tokens")
     js = js_divergence(a.weights, b.weights)
     agree = a.weights.argmax(1) == b.weights.argmax(1)
