@@ -1,5 +1,15 @@
 """models/storage/card.py: the results rows, length buckets and sizes come from the records and the config."""
-from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows, scored_sets
+import json
+import shutil
+
+from models.storage.card import (
+    LENGTH_BUCKETS,
+    best_validation,
+    bucket_label,
+    render_card,
+    results_rows,
+    scored_sets,
+)
 from models.storage.hub import BUNDLED_DIR
 
 FLICKR = {"data": "multi30k", "split": "test_2016_flickr", "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
@@ -29,3 +39,17 @@ def test_card_states_the_sizes_of_its_config():
     card = render_card(BUNDLED_DIR / "en-fr-dot")
     assert "embeddings 256, encoder 256 each way, decoder 512, attention 256, dropout 0.2" in card
     assert "scaled dot-product attention" in card and "| beam 5 |" in card
+
+
+def test_card_gives_each_corpus_validation_score_and_the_extra_files(tmp_path):
+    shutil.copytree(BUNDLED_DIR / "en-fr-dot", tmp_path / "ck")
+    training = json.loads((tmp_path / "ck" / "training.json").read_text())
+    training["history"] = [
+        {"epoch": 1, "val_bleu": 20.0, "by_corpus": {"a": {"val_bleu": 30.0}, "b": {"val_bleu": 10.0}}},
+        {"epoch": 2, "val_bleu": 25.0, "by_corpus": {"a": {"val_bleu": 31.0}, "b": {"val_bleu": 19.0}}},
+    ]
+    assert best_validation(training) == "25.0 (epoch 2; a 31.0, b 19.0)"
+    (tmp_path / "ck" / "alignment_timeline.json").write_text("{}")
+    (tmp_path / "ck" / "neighbours.safetensors").unlink(missing_ok=True)
+    card = render_card(tmp_path / "ck")
+    assert "`alignment_timeline.json`" in card and "`neighbours.safetensors`" not in card

@@ -97,6 +97,28 @@ def training_summary(training: dict) -> str:
     return f"{training['epochs']} epochs in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
 
 
+def best_validation(training: dict) -> str:
+    """'38.1 (epoch 6; multi30k 45.0, tatoeba-en-fr 31.2)': the chosen epoch's validation BLEU, by corpus if several."""
+    best = max(training["history"], key=lambda r: r["val_bleu"])
+    where = f"epoch {best['epoch']}"
+    by_corpus = best.get("by_corpus", {})
+    if len(by_corpus) > 1:
+        where += "; " + ", ".join(f"{name} {v['val_bleu']:.1f}" for name, v in by_corpus.items())
+    return f"{best['val_bleu']:.1f} ({where})"
+
+
+def _files(directory: str | Path) -> str:
+    """The optional files beside the weights, said plainly (the app's learning page and neighbours read them)."""
+    d, notes = Path(directory), []
+    if (d / "alignment_timeline.json").exists():
+        notes.append("`alignment_timeline.json`: each curated example's greedy translation and attention after "
+                     "every epoch")
+    if (d / "neighbours.safetensors").exists():
+        notes.append("`neighbours.safetensors`: decoder states of sampled training sentences, for nearest-neighbour "
+                     "search (`python -m models.neighbours`)")
+    return "".join(f"\n- {n}" for n in notes)
+
+
 def _sizes(directory: str | Path) -> str:
     """The sizes line, from the checkpoint's ``config.json`` (the model's own config)."""
     c = ModelConfig(**json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
@@ -117,8 +139,8 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 - Parameters: {training['parameters']:,}{_sizes(directory)}
 - Training data: {training_data(training)}
 - Training: {training_summary(training)};
-  best validation BLEU {training['best_val_bleu']:.1f}
-- Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies
+  best validation BLEU {best_validation(training)}, greedy, cased, one reference
+- Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies{_files(directory)}
 
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
 
