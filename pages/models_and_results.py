@@ -5,6 +5,7 @@ import streamlit as st
 
 from models.network.attention import SCORES
 from models.storage.card import (
+    best_validation,
     bucket_label,
     load_records,
     results_rows,
@@ -29,7 +30,7 @@ for name in bundled_models():
     with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
         st.markdown(f"Score: {SCORES[training['score']].description}.  \n"
                     f"Trained on {training_data(training)}, for {training_summary(training)}; "
-                    f"best validation BLEU {training['best_val_bleu']:.1f}.")
+                    f"best validation BLEU {best_validation(training)}.")
         st.code("\n".join(training["commands"]), language="bash")
         if evaluation is None:
             st.info("Not evaluated yet.")
