@@ -4,7 +4,7 @@ import json
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
-from models.storage.card import scored_sets
+from models.storage.card import corpora, scored_sets
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, load_model
 
@@ -22,9 +22,14 @@ def test_three_checkpoints_differ_only_in_the_score(bundled):
     assert configs["additive"] == configs["dot"] == configs["none"]
 
 
-def test_they_share_the_same_tokenizers(bundled):
-    for name in ("source_tokenizer.json", "target_tokenizer.json"):
-        assert len({(m.path / name).read_bytes() for m in bundled.values()}) == 1
+def test_models_trained_on_the_same_data_share_the_tokenizers(bundled):
+    """Tokenizers are trained on the corpora; a model retrained on other corpora has its own until all are."""
+    by_data: dict[str, list] = {}
+    for m in bundled.values():
+        by_data.setdefault(json.dumps(corpora(json.loads((m.path / "training.json").read_text()))), []).append(m)
+    for models in by_data.values():
+        for name in ("source_tokenizer.json", "target_tokenizer.json"):
+            assert len({(m.path / name).read_bytes() for m in models}) == 1
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -34,8 +39,11 @@ def test_checkpoint_is_small_and_carded(name):
     card = (path / "README.md").read_text()
     assert card.startswith("---\n") and "model-index" in card and "python -m models.train" in card
     evaluation = json.loads((path / "evaluation.json").read_text())
-    (test,) = scored_sets(evaluation)
-    assert test["split"] == "test_2016_flickr" and test["sentences"] == 1000
+    tests = {(t["data"], t["split"]): t["sentences"] for t in scored_sets(evaluation)}
+    assert tests[("multi30k", "test_2016_flickr")] == 1000
+    trained_on = {d["name"] for d in corpora(json.loads((path / "training.json").read_text()))}
+    if "tatoeba-en-fr" in trained_on:
+        assert tests[("tatoeba-en-fr", "test")] == 1000
 
 
 @pytest.mark.parametrize("name", NAMES)
