@@ -52,8 +52,9 @@ def test_train_step_is_timed():
     assert 5 < bench.train_step_ms("dot", "all steps", "cpu", repeats=1) < 60_000
 
 
-def test_throughput_is_reported_per_batch_size(tiny_corpus, capsys):
-    bench.bench_throughput([str(tiny_corpus)], [16, 32], steps=2, device="cpu")
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_throughput_is_reported_per_batch_size(tiny_corpus, capsys, precision):
+    bench.bench_throughput([str(tiny_corpus)], [16, 32], steps=2, device="cpu", precision=precision)
     rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
     assert [r[0] for r in rows] == ["| 16", "| 32"]
     for _, sentences, pieces in rows:
