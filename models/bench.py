@@ -39,6 +39,7 @@ import torch
 from . import ROOT
 from .network.attention import build_attention
 from .network.device import pick_device
+from .network.training import PRECISIONS
 
 SIZES = (  # name, B, T, S
     ("decode step", 64, 1, 30),
@@ -211,7 +212,7 @@ def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device
 
     from .network.seq2seq import ModelConfig, Seq2Seq
     from .network.tokenization import PAD_ID
-    from .network.training import PRECISIONS, loss_function, train_step
+    from .network.training import loss_function, train_step
     from .storage.data import batches
 
     tokenizers, pairs = training_pairs(data)
@@ -284,7 +285,7 @@ def main(argv=None) -> None:
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30,
                    help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10)")
-    p.add_argument("--precision", choices=["float32", "bfloat16"], default="float32",
+    p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
                    help="for throughput: the training CLI's --precision")
     p.add_argument("--threads-train", type=int, default=2, help="for joey: torch threads of both trainers")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")

@@ -32,7 +32,7 @@ import torch
 
 from . import ROOT
 from .network.seq2seq import ModelConfig, Seq2Seq
-from .network.tokenization import PAD_ID, TokenizerPair
+from .network.tokenization import PAD_ID, SPECIALS, TokenizerPair
 from .network.training import PRECISIONS, loss_function, train_step
 from .storage.data import Pair, batch_order, pad
 
@@ -58,7 +58,7 @@ def write_joey_data(tokenizers: TokenizerPair, pairs: list[Pair], rows: list[int
         lines = [" ".join(tok.pieces(pairs[j][side][:-1] if side == 0 else pairs[j][side])) for j in rows]
         (folder / f"train.{lang}").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (folder / f"dev.{lang}").write_text("\n".join(lines[:64]) + "\n", encoding="utf-8")
-        vocab = tok.pieces(range(4, tok.vocab_size))  # Joey adds its own four specials
+        vocab = tok.pieces(range(len(SPECIALS), tok.vocab_size))  # Joey adds its own four specials
         (folder / f"vocab.{lang}").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     return folder
 
