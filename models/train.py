@@ -37,8 +37,10 @@ from .network.device import pick_device
 from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SubwordTokenizer, TokenizerPair, train_tokenizer
 from .network.training import (
+    DEFAULT_LR,
     PRECISIONS,
     Replicas,
+    native_bfloat16,
     any_replica,
     from_main,
     join_replicas,
@@ -77,7 +79,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
                    help="dtype of the forward's matrix products (bfloat16: autocast; pays on CPUs with AVX512-BF16/AMX "
                         "and on recent GPUs — `python -m models.bench throughput --precision …`)")
-    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--lr", type=float, default=DEFAULT_LR)
     p.add_argument("--halve-lr-after", type=int, nargs="+", default=[], metavar="EPOCH",
                    help="also halve the learning rate after these epochs (it is always halved when val BLEU stalls)")
     p.add_argument("--epochs", type=int, default=20)
@@ -244,6 +246,9 @@ def main(argv=None) -> None:
     torch.manual_seed(args.seed)
     device, out = pick_device(args.device), Path(args.out)
     replicas = join_replicas(device)
+    if args.precision == "bfloat16" and not native_bfloat16(device) and replicas.main:
+        print(f"warning: {device.type} has no native bfloat16 (AVX512-BF16, AMX or a recent GPU); it is emulated, "
+              "far slower than --precision float32", file=sys.stderr)
     if replicas.world > 1 and device.type == "cuda":
         device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
     corpora, train_text = read_corpora(args)

@@ -6,6 +6,7 @@ from models.storage.card import (
     LENGTH_BUCKETS,
     best_validation,
     bucket_label,
+    learning_rate,
     render_card,
     results_rows,
     scored_sets,
@@ -53,3 +54,11 @@ def test_card_gives_each_corpus_validation_score_and_the_extra_files(tmp_path):
     (tmp_path / "ck" / "neighbours.safetensors").unlink(missing_ok=True)
     card = render_card(tmp_path / "ck")
     assert "`alignment_timeline.json`" in card and "`neighbours.safetensors`" not in card
+
+
+def test_learning_rate_below_the_default_says_why_only_for_a_score_that_needs_it():
+    history = [{"epoch": 1, "lr": 1e-3}, {"epoch": 2, "lr": 5e-4}]
+    slower = learning_rate({"score": "dot", "history": history})
+    assert "from learning rate 0.001" in slower and "below the default 0.002 because" in slower
+    assert "because" not in learning_rate({"score": "dot", "history": [{"epoch": 1, "lr": 2e-3}]})
+    assert "because" not in learning_rate({"score": "additive", "history": history})

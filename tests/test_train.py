@@ -49,6 +49,13 @@ def test_reuses_given_tokenizers(tiny_corpus, tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_bfloat16_without_hardware_support_is_warned_about(tiny_corpus, tmp_path, monkeypatch, capsys, native):
+    monkeypatch.setattr(train, "native_bfloat16", lambda device: native)
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--precision", "bfloat16")
+    assert ("no native bfloat16" in capsys.readouterr().err) is not native
+
+
 def test_time_budget_stops_training(tiny_corpus, tmp_path):
     run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.001")
     record = json.loads((tmp_path / "ck" / "training.json").read_text())

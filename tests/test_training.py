@@ -2,7 +2,7 @@
 import torch
 
 from models.network.tokenization import PAD_ID
-from models.network.training import loss_function, train_step
+from models.network.training import loss_function, native_bfloat16, train_step
 from models.storage.data import batches, tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
@@ -53,3 +53,10 @@ def test_bfloat16_products_learn_like_float32(tiny_tokenizers):
         assert all(p.dtype == torch.float32 for p in model.parameters())
         final[precision] = losses[-1]
     assert abs(final[torch.bfloat16] - final[torch.float32]) < 0.25 * final[torch.float32]
+
+
+def test_bfloat16_is_native_only_on_a_cpu_with_avx512_bf16_or_amx(monkeypatch):
+    for avx512_bf16, amx, native in ((False, False, False), (True, False, True), (False, True, True)):
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda v=avx512_bf16: v)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda v=amx: v)
+        assert native_bfloat16(torch.device("cpu")) is native

@@ -13,6 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
 from ..network.seq2seq import ModelConfig
+from ..network.training import DEFAULT_LR
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
@@ -107,6 +108,15 @@ def best_validation(training: dict) -> str:
     return f"{best['val_bleu']:.1f} ({where})"
 
 
+def learning_rate(training: dict) -> str:
+    """The first epoch's learning rate, and the score's reason when it is below the default."""
+    start = training["history"][0]["lr"]
+    text = (f"Adam from learning rate {start:g}, halved whenever validation BLEU stalls and after the epochs "
+            "`--halve-lr-after` names")
+    why = SCORES[training["score"]].slower_lr
+    return text + (f"; below the default {DEFAULT_LR:g} because {why}" if start < DEFAULT_LR and why else "")
+
+
 def _files(directory: str | Path) -> str:
     """The optional files beside the weights, said plainly (the app's learning page and neighbours read them)."""
     d, notes = Path(directory), []
@@ -140,6 +150,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 - Training data: {training_data(training)}
 - Training: {training_summary(training)};
   best validation BLEU {best_validation(training)}, greedy, cased, one reference
+- Optimiser: {learning_rate(training)}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies{_files(directory)}
 
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
