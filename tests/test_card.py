@@ -7,6 +7,7 @@ from models.storage.card import (
     best_validation,
     bucket_label,
     learning_rate,
+    training_summary,
     render_card,
     results_rows,
     scored_sets,
@@ -62,3 +63,10 @@ def test_learning_rate_below_the_default_says_why_only_for_a_score_that_needs_it
     assert "from learning rate 0.001" in slower and "below the default 0.002 because" in slower
     assert "because" not in learning_rate({"score": "dot", "history": [{"epoch": 1, "lr": 2e-3}]})
     assert "because" not in learning_rate({"score": "additive", "history": history})
+
+
+def test_training_summary_says_when_the_last_epoch_was_cut_short():
+    record = {"epochs": 3, "wall_clock_s": 7116.0, "device": "cpu", "threads": 1, "commands": ["python -m …"]}
+    whole = training_summary({**record, "history": [{"partial": False}]})
+    assert whole == "3 epochs in 118.6 min on cpu (1 thread(s))"
+    assert training_summary({**record, "history": [{"partial": True}]}).startswith("3 epochs (the last partial) in")

@@ -90,12 +90,14 @@ def training_data(training: dict) -> str:
 
 
 def training_summary(training: dict) -> str:
-    """'16 epochs in 68.8 min on cpu (1 thread(s))': for the card and the Models page."""
+    """'7 epochs (the last partial) in 118.3 min on cpu (2 thread(s))': for the card and the Models page."""
     runs = len(training["commands"])
     threads = f"{training['threads']} thread(s)"
     if runs > 1:
         threads = f"{runs} invocations, the last with {threads}"
-    return f"{training['epochs']} epochs in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
+    partial = " (the last partial)" if training["history"] and training["history"][-1].get("partial") else ""
+    return (f"{training['epochs']} epochs{partial} in {training['wall_clock_s'] / 60:.1f} min on {training['device']} "
+            f"({threads})")
 
 
 def best_validation(training: dict) -> str:
