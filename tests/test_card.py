@@ -7,10 +7,10 @@ from models.storage.card import (
     best_validation,
     bucket_label,
     learning_rate,
-    training_summary,
     render_card,
     results_rows,
     scored_sets,
+    training_summary,
 )
 from models.storage.hub import BUNDLED_DIR
 
