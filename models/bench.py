@@ -39,7 +39,7 @@ import torch
 from . import ROOT
 from .network.attention import build_attention
 from .network.device import pick_device
-from .network.training import PRECISIONS
+from .network.training import DEFAULT_LR, PRECISIONS
 
 SIZES = (  # name, B, T, S
     ("decode step", 64, 1, 30),
@@ -223,7 +223,7 @@ def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device
     for batch_size in batch_sizes:
         torch.manual_seed(0)
         model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
-        optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+        optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
         stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
         for _ in range(3):
             step(model, tuple(x.to(device) for x in next(stream)), optimizer)

@@ -9,7 +9,7 @@ this environment's torch; it also needs ``importlib_metadata``, which it does
 not declare), and run as its users run it (``python -m joeynmt train``).
 
 Both train on the training CLI's pieces (our tokenizers; Joey reads them as
-space-separated words with our vocabularies) with the default sizes, Adam 2e-3,
+space-separated words with our vocabularies) with the default sizes, Adam at ``DEFAULT_LR``,
 label smoothing 0.1, clipping 1.0 and dropout 0.2, 2 threads each, one after the
 other. *Equal batching*: both step through the same batches of 64 sentences, in
 the order ``models.train`` forms them (length-sorted windows), written out in
@@ -33,7 +33,7 @@ import torch
 from . import ROOT
 from .network.seq2seq import ModelConfig, Seq2Seq
 from .network.tokenization import PAD_ID, SPECIALS, TokenizerPair
-from .network.training import PRECISIONS, loss_function, train_step
+from .network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
 from .storage.data import Pair, batch_order, pad
 
 JOEY = "joeynmt==2.3.0"
@@ -78,7 +78,7 @@ data:
 training:
   random_seed: 1
   optimizer: adam
-  learning_rate: 0.002
+  learning_rate: {DEFAULT_LR}
   scheduling: decaying  # StepLR after each epoch: constant within the one measured (2.3.0's "plateau" fails
   decaying_step_size: 1000  # on torch ≥ 2.7, which no longer takes its verbose= argument)
   label_smoothing: 0.1
@@ -140,7 +140,7 @@ def run_ours(pairs: list[Pair], order: list[list[int]], steps: int, config: Mode
     """Our training step's target pieces per second of each interval, over the same batches."""
     torch.manual_seed(1)
     model = Seq2Seq(config).train()
-    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
     loss_fn, every = loss_function(0.1), steps // INTERVALS
     rates, pieces, start = [], 0, time.perf_counter()
     for step, chunk in enumerate(order[:steps], 1):

@@ -2,6 +2,7 @@
 import json
 import shutil
 
+from models.network.training import DEFAULT_LR
 from models.storage.card import (
     LENGTH_BUCKETS,
     best_validation,
@@ -57,12 +58,11 @@ def test_card_gives_each_corpus_validation_score_and_the_extra_files(tmp_path):
     assert "`alignment_timeline.json`" in card and "`neighbours.safetensors`" not in card
 
 
-def test_learning_rate_below_the_default_says_why_only_for_a_score_that_needs_it():
-    history = [{"epoch": 1, "lr": 1e-3}, {"epoch": 2, "lr": 5e-4}]
-    slower = learning_rate({"score": "dot", "history": history})
-    assert "from learning rate 0.001" in slower and "below the default 0.002 because" in slower
-    assert "because" not in learning_rate({"score": "dot", "history": [{"epoch": 1, "lr": 2e-3}]})
-    assert "because" not in learning_rate({"score": "additive", "history": history})
+def test_learning_rate_is_the_first_epochs_and_says_whether_it_is_the_default():
+    history = [{"epoch": 1, "lr": DEFAULT_LR}, {"epoch": 2, "lr": DEFAULT_LR / 2}]
+    assert f"from learning rate {DEFAULT_LR:g} (the default)" in learning_rate({"score": "dot", "history": history})
+    other = learning_rate({"score": "additive", "history": [{"epoch": 1, "lr": 4 * DEFAULT_LR}]})
+    assert f"from learning rate {4 * DEFAULT_LR:g} (not the default {DEFAULT_LR:g})" in other
 
 
 def test_training_summary_says_when_the_last_epoch_was_cut_short():

@@ -5,6 +5,7 @@ import yaml
 
 from models.joey_bench import INTERVALS, joey_config, run_ours, write_joey_data
 from models.network.seq2seq import ModelConfig
+from models.network.training import DEFAULT_LR
 from models.storage.data import batch_order, tokenize_pairs
 
 from .helpers import synthetic_pairs
@@ -31,7 +32,7 @@ def test_joey_config_has_our_sizes_and_recipe(tmp_path):
     assert cfg["model"]["decoder"]["hidden_size"] == config.dec_hidden
     assert cfg["model"]["decoder"]["attention"] == "bahdanau"
     training = cfg["training"]
-    assert (training["batch_size"], training["learning_rate"], training["label_smoothing"]) == (64, 0.002, 0.1)
+    assert (training["batch_size"], training["learning_rate"], training["label_smoothing"]) == (64, DEFAULT_LR, 0.1)
     assert training["updates"] == 100 and training["validation_freq"] > 100 and training["shuffle"] is False
 
 

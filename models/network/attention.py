@@ -49,18 +49,13 @@ def masked_softmax(energies: Tensor, mask: Tensor | None) -> Tensor:
 class ScoreName:
     label: str  # short, for the UI
     description: str  # with its equation, for model cards and the Models page
-    slower_lr: str = ""  # why this score trains at a lower learning rate than the default, for its card
 
 
 #: Every score a model can be built with — the one table of names and labels.
 SCORES = {
     "additive": ScoreName("Additive (Bahdanau)", "additive (Bahdanau) attention, e = vᵀ tanh(W_q q + W_k k)"),
     "dot": ScoreName("Dot-product (scaled)",
-                     "scaled dot-product attention over the same projections, e = (W_q q)·(W_k k)/√A",
-                     "a dot product of two learned projections is unbounded and grows with the square of their "
-                     "scale, while Adam moves every weight by about the learning rate per step (the additive score "
-                     "is bounded by its tanh); at 2·10⁻³ this project's 256-wide dot-product model saturated its "
-                     "attention within the first epochs (one-hot weights, no gradient through the softmax)"),
+                     "scaled dot-product attention over the same projections, e = (W_q q)·(W_k k)/√A"),
     "general": ScoreName("General (Luong)", "Luong 'general' attention, e = qᵀ W k"),
     "plain_dot": ScoreName("Plain dot (Luong)", "plain dot-product attention, e = qᵀ k"),
     "none": ScoreName("No attention (baseline)",

@@ -111,12 +111,11 @@ def best_validation(training: dict) -> str:
 
 
 def learning_rate(training: dict) -> str:
-    """The first epoch's learning rate, and the score's reason when it is below the default."""
+    """The first epoch's learning rate, and whether it is the training CLI's default."""
     start = training["history"][0]["lr"]
-    text = (f"Adam from learning rate {start:g}, halved whenever validation BLEU stalls and after the epochs "
-            "`--halve-lr-after` names")
-    why = SCORES[training["score"]].slower_lr
-    return text + (f"; below the default {DEFAULT_LR:g} because {why}" if start < DEFAULT_LR and why else "")
+    default = "the default" if start == DEFAULT_LR else f"not the default {DEFAULT_LR:g}"
+    return (f"Adam from learning rate {start:g} ({default}), halved whenever validation BLEU stalls and after the "
+            "epochs `--halve-lr-after` names")
 
 
 def _files(directory: str | Path) -> str:
