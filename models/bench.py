@@ -8,6 +8,7 @@
     python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions
     python -m models.bench step                   # the step slider in a browser: key press → settled
     python -m models.bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches (models.joey_bench)
+    python -m models.bench profile --steps 20     # where a training step's time goes (models.step_profile)
     python -m models.bench neighbours --model additive  # one nearest-neighbour query of a decoder state
 
 ``attention`` times the additive and dot-product scorers (median of repeats)
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -205,8 +207,11 @@ def training_pairs(data: list[str]):
     return tokenizers, mix(parts, [c.weight for c in corpora], random.Random(0))
 
 
-def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str, precision: str) -> None:
-    """The training CLI's speed on real data (its batching, step and default sizes; the bundled pieces)."""
+def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> Callable[[], tuple[int, int]]:
+    """The training CLI's step on a default-size model, one of its batches per call, after 3 warm-up steps.
+
+    Each call returns the sentences and target pieces (padding not counted) it trained on.
+    """
     import itertools
     import random
 
@@ -215,25 +220,36 @@ def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device
     from .network.training import loss_function, train_step
     from .storage.data import batches
 
+    torch.manual_seed(0)
+    model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
+    stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
+    step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])
+
+    def next_step() -> tuple[int, int]:
+        batch = next(stream)  # counted on the CPU: no device sync inside the timed loop
+        step(model, tuple(x.to(device) for x in batch), optimizer)
+        return len(batch[0]), int((batch[3] != PAD_ID).sum())
+
+    for _ in range(3):
+        next_step()
+    return next_step
+
+
+def bench_throughput(data: list[str], batch_sizes: list[int], steps: int, device: str, precision: str) -> None:
+    """The training CLI's speed on real data (its batching, step and default sizes; the bundled pieces)."""
     tokenizers, pairs = training_pairs(data)
     print(f"training throughput on {device}, {torch.get_num_threads()} threads, {precision}, {len(pairs):,} pairs "
           f"from {', '.join(data)}; {steps} steps after 3 warm-up steps, default sizes")
-    step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])
     print("| sentences per batch | sentences/s | target pieces/s |\n|---|---|---|")
     for batch_size in batch_sizes:
-        torch.manual_seed(0)
-        model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
-        optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
-        stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
-        for _ in range(3):
-            step(model, tuple(x.to(device) for x in next(stream)), optimizer)
+        step = trainer(tokenizers, pairs, batch_size, device, precision)
         sentences = pieces = 0
         _sync(device)
         start = time.perf_counter()
         for _ in range(steps):
-            batch = next(stream)
-            step(model, tuple(x.to(device) for x in batch), optimizer)
-            sentences, pieces = sentences + len(batch[0]), pieces + int((batch[3] != PAD_ID).sum())
+            done = step()
+            sentences, pieces = sentences + done[0], pieces + done[1]
         _sync(device)
         seconds = time.perf_counter() - start
         print(f"| {batch_size} | {sentences / seconds:.0f} | {pieces / seconds:,.0f} |", flush=True)
@@ -275,18 +291,19 @@ def bench_neighbours(model_ref: str, repeats: int) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "load", "step",
-                                    "neighbours"])
+    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "profile", "load",
+                                    "step", "neighbours"])
     p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
-                   help="for throughput: corpora, DIR[:weight=W]")
+                   help="for throughput, joey, profile: corpora, DIR[:weight=W]")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30,
-                   help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10)")
+                   help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10); "
+                        "for profile: profiled steps")
     p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
-                   help="for throughput: the training CLI's --precision")
+                   help="for throughput, profile: the training CLI's --precision")
     p.add_argument("--threads-train", type=int, default=2, help="for joey: torch threads of both trainers")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
     p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
@@ -314,6 +331,11 @@ def main(argv=None) -> None:
             bench_joey(tokenizers, pairs, args.steps, args.threads_train, Path(workdir))
         return
     device = str(pick_device(args.device))
+    if args.what == "profile":
+        from .step_profile import print_profile
+
+        print_profile(trainer(*training_pairs(args.data), 64, device, args.precision), args.steps, device)
+        return
     if args.what == "attention":
         bench_attention(device, args.repeats)
     elif args.what == "train":
