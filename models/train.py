@@ -43,6 +43,7 @@ from .network.training import (
     any_replica,
     from_main,
     join_replicas,
+    leave_replicas,
     loss_function,
     native_bfloat16,
     replicas_agree,
@@ -280,8 +281,7 @@ def main(argv=None) -> None:
         write_training_record(out, args, model, state, data, replicas.world)
         if args.push_to_hub:
             push(out, args.push_to_hub)
-    if replicas.world > 1:
-        torch.distributed.destroy_process_group()
+    leave_replicas(replicas)
 
 
 def write_training_record(out: Path, args, model, state, data: list[dict], processes: int) -> None:

@@ -1,6 +1,11 @@
 """models/network/training.py: one step lowers the loss; the forward can be swapped for a reference."""
+import os
+import subprocess
+import sys
+
 import torch
 
+from models import ROOT
 from models.network.tokenization import PAD_ID
 from models.network.training import loss_function, native_bfloat16, train_step
 from models.storage.data import batches, tokenize_pairs
@@ -21,7 +26,8 @@ def test_padding_is_ignored_and_label_smoothing_applies():
     with_pad = loss_function()(logits, torch.tensor([2, PAD_ID]))
     torch.testing.assert_close(with_pad, loss_function()(logits[:1], torch.tensor([2])))  # the PAD row counts nothing
     uniform = torch.zeros(1, 5)  # smoothing cannot change the loss of a uniform prediction …
-    torch.testing.assert_close(loss_function(0.1)(uniform, torch.tensor([2])), loss_function()(uniform, torch.tensor([2])))
+    target = torch.tensor([2])
+    torch.testing.assert_close(loss_function(0.1)(uniform, target), loss_function()(uniform, target))
     peaked = torch.tensor([[0.0, 0.0, 9.0, 0.0, 0.0]])  # … and penalises a confident one
     assert loss_function(0.1)(peaked, torch.tensor([2])) > loss_function()(peaked, torch.tensor([2])) + 0.1
 
@@ -60,3 +66,33 @@ def test_bfloat16_is_native_only_on_a_cpu_with_avx512_bf16_or_amx(monkeypatch):
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda v=avx512_bf16: v)
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda v=amx: v)
         assert native_bfloat16(torch.device("cpu")) is native
+
+
+LEAVING = """
+import gc, sys, weakref
+import torch, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from models.network.training import Replicas, leave_replicas
+
+dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+gc.disable()  # as if the collector had not run since the wrapper was dropped
+
+def fit():
+    wrapper = DistributedDataParallel(torch.nn.Linear(3, 3))
+    wrapper(torch.randn(2, 3)).sum().backward()
+    return weakref.ref(wrapper)
+
+wrapper = fit()
+alive = wrapper() is not None
+leave_replicas(Replicas(rank=0, world=2))  # leaving acts only for more than one process
+print(alive, wrapper() is None, dist.is_initialized())
+"""
+
+
+def test_leaving_frees_the_ddp_wrapper_before_the_group_goes(tmp_path):
+    """In a fresh process the wrapper a training function made and dropped is still held by reference cycles;
+    left to the interpreter's shutdown, its gloo group aborted the process. Leaving frees it, then the group."""
+    done = subprocess.run([sys.executable, "-c", LEAVING, str(tmp_path / "store")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True", "False"]  # held before; freed, and the group gone, after
