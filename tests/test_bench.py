@@ -26,8 +26,15 @@ def test_peak_memory_sees_what_a_call_holds():
 
 
 def test_timing_grows_with_the_work():
-    small = bench.time_ms("vectorised", "additive", 1, 4, 10, "cpu", repeats=5)
-    large = bench.time_ms("vectorised", "additive", 1, 400, 400, "cpu", repeats=5)
+    """One thread, and the best of three medians for the small call: on a busy machine a tiny product spread over
+    two threads can wait a whole time slice for the second one, which once made 4 × 10 look half as slow as 400²."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        small = min(bench.time_ms("vectorised", "additive", 1, 4, 10, "cpu", repeats=5) for _ in range(3))
+        large = bench.time_ms("vectorised", "additive", 1, 400, 400, "cpu", repeats=5)
+    finally:
+        torch.set_num_threads(before)
     assert large > 5 * small  # 4,000× the energies
 
 
