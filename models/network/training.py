@@ -97,7 +97,7 @@ def leave_replicas(replicas: Replicas) -> None:
     A ``DistributedDataParallel`` wrapper outlives the function that made it: it sits in reference cycles, which
     only the garbage collector frees. Left to the interpreter's shutdown, its gloo group's worker threads were
     destroyed after Python had gone and aborted the process ("terminate called without an active exception") in
-    about one two-process run in ten; collecting the cycles first releases the group before it is destroyed.
+    about 6 % of two-process runs; collecting the cycles first releases the group before it is destroyed.
     """
     if replicas.world > 1:
         gc.collect()
