@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 #: The operators that do a training step's matrix products (linear layers, GRU cells, attention).
@@ -44,8 +45,10 @@ def op_times(run: Callable[[], None], device: str) -> list[OpTime]:
         run()
         if cuda:
             torch.cuda.synchronize()
+    # Operators only: on CUDA a kernel's time is also counted in the self device time of the operator that
+    # launched it, so the kernels' own rows would count it twice.
     ops = [OpTime(e.key, e.count, (e.self_device_time_total if cuda else e.self_cpu_time_total) / 1e6, e.flops)
-           for e in prof.key_averages()]
+           for e in prof.key_averages() if e.device_type == DeviceType.CPU]
     return sorted((o for o in ops if o.seconds > 0), key=lambda o: o.seconds, reverse=True)
 
 
