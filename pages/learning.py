@@ -1,4 +1,4 @@
-"""Alignment as it is learned: replay training, epoch by epoch, for the curated examples."""
+"""Alignment as it is learned: replay training, validation point by point, for the curated examples."""
 import streamlit as st
 
 from models.analysis.learning import alignment_at, learning_curve
@@ -7,8 +7,8 @@ from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
 
 st.title("Alignment as it is learned")
-st.caption("After every epoch the training command decodes the curated examples and keeps their attention. "
-           "Slide through the epochs to watch the diagonal form, and the adjective–noun swap appear "
+st.caption("At every validation point the training command decodes the curated examples and keeps their "
+           "attention. Slide through training to watch the diagonal form, and the adjective–noun swap appear "
            "(“a red car” → “une voiture rouge”: *voiture* looks at *car* before *rouge* looks at *red*).")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
@@ -26,28 +26,28 @@ if record is None or not record["epochs"]:
 curve = learning_curve(record)
 texts = [e["text"] for e in record["examples"]]
 example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")
-wanted = ui.read_url().epoch
-if wanted is not None and wanted not in curve.epochs:
-    st.toast(f"Epoch {wanted} is not in this model's record (epochs {curve.epochs[0]}–{curve.epochs[-1]}); "
-             "showing the last.", icon="⚠️")
-if "epoch" not in st.session_state or st.session_state.epoch not in curve.epochs:
-    st.session_state.epoch = wanted if wanted in curve.epochs else curve.epochs[-1]
-if len(curve.epochs) > 1:
-    epoch = st.select_slider("Epoch", options=curve.epochs, key="epoch")
+points = range(len(curve.epochs))
+wanted = ui.read_url().point
+if wanted is not None and wanted > len(points):
+    st.toast(f"Point {wanted} is not in this model's record (points 1–{len(points)}); showing the last.", icon="⚠️")
+if "point" not in st.session_state or st.session_state.point not in points:
+    st.session_state.point = wanted - 1 if wanted is not None and wanted <= len(points) else points[-1]
+if len(points) > 1:
+    point = st.select_slider("Moment of training", options=points, format_func=lambda i: curve.labels[i], key="point")
 else:  # a slider needs two stops
-    epoch = st.session_state.epoch
-st.query_params["epoch"] = str(epoch)
+    point = st.session_state.point
+st.query_params["point"] = str(point + 1)
 
-learned = alignment_at(record, example, epoch)
+learned = alignment_at(record, example, point)
 left, right = st.columns([3, 2])
 with left:
-    st.markdown(f"After epoch **{epoch}**: {for_markdown(learned.translation) or '(nothing)'}")
+    st.markdown(f"At **{learned.label}**: {for_markdown(learned.translation) or '(nothing)'}")
     if learned.view is None:
         st.info("This model has no attention, so there is no heatmap: only its translations change.")
     else:
-        st.plotly_chart(charts.heatmap(learned.view, f"Attention after epoch {epoch} (subword pieces)"),
+        st.plotly_chart(charts.heatmap(learned.view, f"Attention at {learned.label} (subword pieces)"),
                         width="stretch", key="learned_heatmap")
 with right:
-    st.plotly_chart(charts.learning_curve(curve, epoch), width="stretch", key="learning_curve")
-    st.caption("Validation BLEU (greedy, mean over the validation corpora) and loss after each epoch; "
-               "the orange line is the epoch shown.")
+    st.plotly_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")
+    st.caption("Validation BLEU (greedy, mean over the validation corpora) and loss at each validation point; "
+               "the orange line is the moment shown.")

@@ -8,6 +8,7 @@ from models.storage.card import (
     best_validation,
     bucket_label,
     load_records,
+    quality_per_minute,
     results_rows,
     scored_set_name,
     scored_sets,
@@ -20,7 +21,7 @@ from pages._shared import ui
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 
-rows, lengths = [], []
+rows, lengths, curves = [], [], []
 for name in bundled_models():
     try:
         training, evaluation = load_records(resolve(name))
@@ -32,6 +33,7 @@ for name in bundled_models():
                     f"Trained on {training_data(training)}, for {training_summary(training)}; "
                     f"best validation BLEU {best_validation(training)}.")
         st.code("\n".join(training["commands"]), language="bash")
+        curves += [{"model": ui.model_name(name), **point} for point in quality_per_minute(training)]
         if evaluation is None:
             st.info("Not evaluated yet.")
             continue
@@ -54,6 +56,19 @@ if rows:
                 tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
             ).properties(height=340), width="stretch", key=f"lengths_{test}",
         )
+
+if curves:
+    st.subheader("What the training minutes bought")
+    st.caption("Validation BLEU (greedy, cased) at every validation point of each model's training run, against "
+               "the minutes it had trained; the checkpoint is the point with the best mean.")
+    st.altair_chart(
+        alt.Chart(pd.DataFrame(curves)).mark_line(point=True).encode(
+            x=alt.X("minutes:Q", title="training minutes"), y=alt.Y("BLEU:Q", title="validation BLEU"),
+            color="model:N", strokeDash=alt.StrokeDash("validation set:N", title="validation set"),
+            tooltip=["model", "validation set", "step", alt.Tooltip("minutes:Q", format=".0f"),
+                     alt.Tooltip("BLEU:Q", format=".1f")],
+        ).properties(height=340), width="stretch", key="quality_per_minute",
+    )
 
 st.subheader("Load your own model")
 st.markdown("""

@@ -7,11 +7,14 @@ from models.storage.card import (
     LENGTH_BUCKETS,
     best_validation,
     bucket_label,
+    kept_weights,
     learning_rate,
+    quality_per_minute,
     render_card,
     results_rows,
     scored_sets,
     training_summary,
+    validation_table,
 )
 from models.storage.hub import BUNDLED_DIR
 
@@ -70,3 +73,34 @@ def test_training_summary_says_when_the_last_epoch_was_cut_short():
     whole = training_summary({**record, "history": [{"partial": False}]})
     assert whole == "3 epochs in 118.6 min on cpu (1 thread(s))"
     assert training_summary({**record, "history": [{"partial": True}]}).startswith("3 epochs (the last partial) in")
+
+
+POINTS = [  # two validation points as models/train/loop.py records them
+    {"step": 1000, "epoch": 0.29, "minutes": 13.0, "lr": 9e-4, "weights": "raw", "val_bleu": 20.0,
+     "raw_val_bleu": 20.0, "average_val_bleu": 19.0, "by_corpus": {"a": {"val_bleu": 30.0}, "b": {"val_bleu": 10.0}}},
+    {"step": 2000, "epoch": 0.58, "minutes": 26.5, "lr": 0.0, "weights": "average", "val_bleu": 26.0,
+     "raw_val_bleu": 25.0, "average_val_bleu": 26.0, "by_corpus": {"a": {"val_bleu": 33.0}, "b": {"val_bleu": 19.0}}},
+]
+PLANNED = {"commands": ["python -m …"], "steps": 2000, "epochs": 0.58, "wall_clock_s": 1590.0, "device": "cpu",
+           "threads": 1, "history": POINTS, "schedule": {"shape": "linear", "lr": DEFAULT_LR, "warmup_steps": 300,
+                                                          "planned_steps": 68800, "minutes": 26.5, "ema_decay": 0.999}}
+
+
+def test_a_planned_run_is_summed_up_by_steps_schedule_and_kept_weights():
+    assert training_summary(PLANNED) == "2,000 steps (0.58 epochs) in 26.5 min on cpu (1 thread(s))"
+    assert best_validation(PLANNED) == "26.0 (step 2,000, epoch 0.58; a 33.0, b 19.0)"
+    assert learning_rate(PLANNED) == (f"Adam; learning rate {DEFAULT_LR:g} (the default) after a 300-step warm-up, "
+                                      "then linear to zero over the budget (68,800 steps or 26.5 minutes, whichever "
+                                      "came first)")
+    assert kept_weights(PLANNED).startswith("the average weights (moving average: decay 0.999), validation BLEU 26.0 "
+                                            "against 25.0 for the raw weights at that point; the average won at 1 of 2")
+
+
+def test_quality_per_minute_has_every_point_by_corpus_and_their_mean():
+    rows = quality_per_minute(PLANNED)
+    assert [(r["minutes"], r["validation set"], r["BLEU"]) for r in rows] == [
+        (13.0, "mean", 20.0), (13.0, "a", 30.0), (13.0, "b", 10.0),
+        (26.5, "mean", 26.0), (26.5, "a", 33.0), (26.5, "b", 19.0)]
+    table = validation_table(PLANNED).splitlines()
+    assert table[0] == "| minutes | step | epochs | learning rate | weights | val BLEU | a | b |"
+    assert table[3] == "| 26.5 | 2,000 | 0.58 | 0.00e+00 | average | 26.0 | 33.0 | 19.0 |"

@@ -10,11 +10,13 @@ MAY_IMPORT = {  # layer -> layers of models/ it may import ("" = the package roo
     "decoding": {"decoding", "network"},
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
+    "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
 }
 
 
 def imported_layers(path: Path) -> set[str]:
-    """The models/ layers a module imports ("tools" for the top-level command-line modules)."""
+    """The models/ layers a module imports ("tools" for the top-level command-line modules, a package's name for
+    the modules of a command that is a package)."""
     package = path.parent.relative_to(MODELS.parent).parts  # ("models", layer?)
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):

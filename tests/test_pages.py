@@ -117,20 +117,21 @@ def test_same_model_on_both_sides_of_compare():
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """A copy of the bundled additive checkpoint with a two-epoch training record of the curated examples."""
+    """A copy of the bundled additive checkpoint with a two-point training record of the curated examples."""
     import shutil
 
     from models.storage.examples import load_examples
-    from models.storage.timeline import TIMELINE_FILE, append_epoch, epoch_entry
+    from models.storage.timeline import TIMELINE_FILE, append_point, timeline_entry
+
+    from .helpers import training_point
 
     loaded = load_model("additive", device="cpu")
     path = tmp_path_factory.mktemp("recorded") / "ck"
     shutil.copytree(loaded.path, path, ignore=shutil.ignore_patterns(TIMELINE_FILE))
     examples = [e.text for e in load_examples()]
     traces = [greedy(loaded.model, loaded.tokenizers, e) for e in examples]
-    for epoch in (1, 2):
-        append_epoch(path, examples, traces, epoch_entry(epoch, {"val_bleu": 20.0 * epoch, "val_loss": 2 / epoch},
-                                                         traces))
+    for epoch in (0.5, 1):
+        append_point(path, examples, traces, timeline_entry(training_point(epoch, 40.0 * epoch, 1 / epoch), traces))
     return path, traces
 
 
@@ -138,18 +139,18 @@ def test_learning_page_replays_the_record(recorded):
     path, traces = recorded
     at = run_page(page("Learning"), model=str(path))
     assert not at.exception and not at.error
-    assert at.select_slider(key="epoch").value == 2  # the last epoch by default
+    assert at.select_slider(key="point").value == 1  # the last point by default
     heat, curve = figures(at)
     assert heat_shape(heat) == (len(traces[0].target_pieces), len(traces[0].source.pieces))
     assert curve["data"][0]["y"] == [20.0, 40.0]
-    at.select_slider(key="epoch").set_value(1).run()
-    assert at.query_params["epoch"] == "1" and "After epoch **1**" in at.markdown[0].value
+    at.select_slider(key="point").set_value(0).run()
+    assert at.query_params["point"] == "1" and "At **epoch 0.50 · step 50 · 1 min**" in at.markdown[0].value
 
 
-@pytest.mark.parametrize(("wanted", "shown"), [("1", 1), ("9", 2), ("-3", 2), ("x", 2)])
-def test_learning_page_takes_the_epoch_from_the_url(recorded, wanted, shown):
-    at = run_page(page("Learning"), model=str(recorded[0]), epoch=wanted)
-    assert not at.exception and at.select_slider(key="epoch").value == shown
+@pytest.mark.parametrize(("wanted", "shown"), [("1", 0), ("9", 1), ("-3", 1), ("x", 1)])
+def test_learning_page_takes_the_point_from_the_url(recorded, wanted, shown):
+    at = run_page(page("Learning"), model=str(recorded[0]), point=wanted)
+    assert not at.exception and at.select_slider(key="point").value == shown
 
 
 def test_learning_page_says_when_there_is_no_usable_record(recorded, tmp_path):

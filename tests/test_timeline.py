@@ -1,19 +1,21 @@
-"""models/storage/timeline.py: epochs append in order; a redone epoch replaces what came after it."""
-from models.decoding.greedy import greedy
+"""models/storage/timeline.py: points append in order; a redone point replaces what came after it."""
 import json
 
 import pytest
 
-from models.storage.timeline import TIMELINE_FILE, TimelineError, append_epoch, epoch_entry, read_timeline
+from models.decoding.greedy import greedy
+from models.storage.timeline import TIMELINE_FILE, TimelineError, append_point, read_timeline, timeline_entry
+
+from .helpers import training_point
 
 
-def test_a_redone_epoch_replaces_it_and_the_later_ones(tmp_path, tiny_model, tiny_tokenizers):
+def test_a_redone_point_replaces_it_and_the_later_ones(tmp_path, tiny_model, tiny_tokenizers):
     examples = ["a dog runs", "the red cat"]
     traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
-    for epoch in (1, 2, 3, 2):
-        append_epoch(tmp_path, examples, traces, epoch_entry(epoch, {"val_bleu": float(epoch), "val_loss": 1.0}, traces))
+    for epoch in (0.25, 0.5, 1, 0.5):  # a run resumed from its point at half an epoch
+        append_point(tmp_path, examples, traces, timeline_entry(training_point(epoch, epoch, 1.0), traces))
     timeline = read_timeline(tmp_path)
-    assert [e["epoch"] for e in timeline["epochs"]] == [1, 2]
+    assert [(e["epoch"], e["step"]) for e in timeline["epochs"]] == [(0.25, 25), (0.5, 50)]
     assert timeline["examples"][1] == {"text": "the red cat", "source_pieces": list(traces[1].source.pieces)}
     assert timeline["epochs"][0]["traces"][0]["attention"] == traces[0].attention.round(3).tolist()
 
@@ -25,7 +27,7 @@ def test_no_timeline_reads_as_none(tmp_path):
 def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
     examples = ["a dog runs"]
     traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
-    append_epoch(tmp_path, examples, traces, epoch_entry(1, {"val_bleu": 1.0, "val_loss": 2.0}, traces))
+    append_point(tmp_path, examples, traces, timeline_entry(training_point(1, 1.0, 2.0), traces))
     good = json.loads((tmp_path / TIMELINE_FILE).read_text())
     short_row = json.loads(json.dumps(good))
     short_row["epochs"][0]["traces"][0]["attention"][0].pop()

@@ -1,5 +1,6 @@
-"""models/train.py and models/storage/card.py: the CLI end to end on a tiny corpus; resume is exact."""
+"""models/train/ and models/storage/card.py: the CLI end to end on a tiny corpus; budgets, resume, averaging."""
 import json
+import shutil
 
 import pytest
 import torch
@@ -7,6 +8,7 @@ from safetensors.torch import load_file
 
 from models import ROOT, train
 from models.storage.hub import load_model
+from models.train import cli, loop
 
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
          "--batch-size", "32", "--seed", "3", "--threads", "1"]
@@ -22,24 +24,46 @@ def test_trains_a_loadable_checkpoint_with_a_card(tiny_corpus, tmp_path):
     loaded = load_model(str(out), device="cpu")
     assert loaded.score == "dot"
     record = json.loads((out / "training.json").read_text())
-    assert record["epochs"] == 2 and len(record["history"]) == 2
+    assert record["epochs"] == 2 and [r["epoch"] for r in record["history"]] == [1, 2]  # 10 batches an epoch
     assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
     card = (out / "README.md").read_text()
     assert card.startswith("---\n") and "license: mit" in card and "python -m models.train" in card
     assert f"{record['parameters']:,}" in card
 
 
-def test_resume_continues_exactly(tiny_corpus, tmp_path):
+class Interrupted(Exception):
+    pass
+
+
+def test_resume_inside_an_epoch_continues_exactly(tiny_corpus, tmp_path, monkeypatch):
+    """A run stopped after its validation point at step 4 (inside epoch 1 of 10 batches) and resumed ends with the
+    weights, average, optimizer state and history of the same run left alone."""
+    args = ["--epochs", "2", "--validate-every", "4"]  # points at steps 1, 2, 4, 8, 10, 12, 16, 20
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    run(tiny_corpus, straight, "--epochs", "2")
-    run(tiny_corpus, resumed, "--epochs", "1")
-    run(tiny_corpus, resumed, "--epochs", "2", "--resume")
-    a = load_file(straight / train.STATE_DIR / "model.safetensors")
-    b = load_file(resumed / train.STATE_DIR / "model.safetensors")
-    for name in a:
-        torch.testing.assert_close(a[name], b[name], rtol=0, atol=0)
-    record = json.loads((resumed / "training.json").read_text())
-    assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
+    run(tiny_corpus, straight, *args)
+    original = loop.checkpoint
+
+    def stop_at_step_4(run, state, *rest):
+        original(run, state, *rest)
+        if state["step"] == 4:
+            raise Interrupted
+
+    monkeypatch.setattr(loop, "checkpoint", stop_at_step_4)
+    with pytest.raises(Interrupted):
+        run(tiny_corpus, resumed, *args)
+    monkeypatch.setattr(loop, "checkpoint", original)
+    run(tiny_corpus, resumed, *args, "--resume")
+    for name in ("model", "average", "optimizer"):
+        a = load_file(straight / train.STATE_DIR / f"{name}.safetensors")
+        b = load_file(resumed / train.STATE_DIR / f"{name}.safetensors")
+        assert a.keys() == b.keys()
+        for key in a:
+            torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    first, second = (json.loads((d / "training.json").read_text()) for d in (straight, resumed))
+    strip = lambda history: [{k: v for k, v in r.items() if k != "minutes"} for r in history]  # noqa: E731
+    assert strip(first["history"]) == strip(second["history"])
+    assert [r["step"] for r in second["history"]] == [1, 2, 4, 8, 10, 12, 16, 20]
+    assert len(second["commands"]) == 2 and second["commands"][1].endswith("--resume")
 
 
 def test_reuses_given_tokenizers(tiny_corpus, tmp_path):
@@ -51,26 +75,54 @@ def test_reuses_given_tokenizers(tiny_corpus, tmp_path):
 
 @pytest.mark.parametrize("native", [True, False])
 def test_bfloat16_without_hardware_support_is_warned_about(tiny_corpus, tmp_path, monkeypatch, capsys, native):
-    monkeypatch.setattr(train, "native_bfloat16", lambda device: native)
+    monkeypatch.setattr(cli, "native_bfloat16", lambda device: native)
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--precision", "bfloat16")
     assert ("no native bfloat16" in capsys.readouterr().err) is not native
 
 
-def test_time_budget_stops_training(tiny_corpus, tmp_path):
-    run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.001")
+def test_a_run_stopped_by_its_clock_has_annealed(tiny_corpus, tmp_path, monkeypatch):
+    """The clock advances one second each time it is read: a 0.5-minute budget ends the run after about 30
+    steps, well before its 50 epochs (500 steps), with the learning rate near zero."""
+    seconds = iter(range(10**6))
+    monkeypatch.setattr(loop, "now", lambda: float(next(seconds)))
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.5", "--warmup-steps", "0")
     record = json.loads((tmp_path / "ck" / "training.json").read_text())
-    assert record["epochs"] == 1 and record["history"][0]["partial"]
+    last = record["history"][-1]
+    assert 25 <= record["steps"] <= 35 and last["minutes"] == pytest.approx(0.5, abs=0.02)
+    assert last["lr"] < 0.05 * 1e-3  # started at 1e-3
+    assert [r["lr"] for r in record["history"]] == sorted(r["lr"] for r in record["history"])[::-1]
 
 
-def test_learning_rate_is_halved_after_the_given_epochs(tiny_corpus, tmp_path):
-    run(tiny_corpus, tmp_path / "ck", "--epochs", "3", "--lr", "0.004", "--halve-lr-after", "1", "2")
+def test_a_step_budget_plans_a_linear_fall_after_warm_up(tiny_corpus, tmp_path):
+    run(tiny_corpus, tmp_path / "ck", "--steps", "20", "--lr", "0.004", "--warmup-steps", "4", "--validate-every", "4")
     history = json.loads((tmp_path / "ck" / "training.json").read_text())["history"]
-    assert [r["lr"] for r in history] == [0.004, 0.002, 0.001]
+    # the rate recorded after step s is the one step s + 1 will use: 0.004 · min(1, (s + 1) / 4) · (1 − s / 20)
+    expected = [0.004 * min(1, (r["step"] + 1) / 4) * (1 - r["step"] / 20) for r in history]
+    assert [r["lr"] for r in history] == pytest.approx(expected)
+    assert history[-1]["step"] == 20 and history[-1]["lr"] == 0
+
+
+@pytest.mark.parametrize("winner", ["average", "raw"])
+def test_the_better_of_raw_and_averaged_weights_is_saved(tiny_corpus, tmp_path, monkeypatch, winner):
+    original = loop.scores
+
+    def favour(model, run):  # the winner scores 50 more BLEU than it measures
+        result = original(model, run)
+        return {**result, "val_bleu": result["val_bleu"] + 50 * ((model is run.model) == (winner == "raw"))}
+
+    monkeypatch.setattr(loop, "scores", favour)
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "1")
+    saved = load_file(out / "model.safetensors")  # float16 on disk
+    kept = load_file(out / train.STATE_DIR / ("model.safetensors" if winner == "raw" else "average.safetensors"))
+    for name, value in saved.items():
+        torch.testing.assert_close(value, kept[name if winner == "raw" else f"module.{name}"].half())
+    record = json.loads((out / "training.json").read_text())["history"][-1]
+    assert record["weights"] == winner and record["val_bleu"] == record[f"{winner}_val_bleu"]
+    assert f"{winner} weights" in (out / "README.md").read_text()
 
 
 def test_several_corpora_are_validated_each_and_chosen_on_their_mean(tiny_corpus, tmp_path):
-    import shutil
-
     first, second = tmp_path / "captions", tmp_path / "everyday"
     shutil.copytree(tiny_corpus, first)
     shutil.copytree(tiny_corpus, second)
@@ -95,12 +147,12 @@ def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path):
     from models.storage.timeline import read_timeline
 
     out = tmp_path / "ck"
-    run(tiny_corpus, out, "--epochs", "1")
-    run(tiny_corpus, out, "--epochs", "2", "--resume")  # a resumed run appends
+    run(tiny_corpus, out, "--epochs", "1", "--validate-every", "0")
+    run(tiny_corpus, out, "--epochs", "2", "--validate-every", "30", "--resume")  # a resumed run appends
     timeline = read_timeline(out)
     assert [e["text"] for e in timeline["examples"]] == [e.text for e in load_examples()]
     history = json.loads((out / "training.json").read_text())["history"]
-    assert [e["epoch"] for e in timeline["epochs"]] == [1, 2]
+    assert [e["epoch"] for e in timeline["epochs"]] == [1, 1.5, 2]  # the resumed run validates at step 15 too
     assert [e["val_bleu"] for e in timeline["epochs"]] == [h["val_bleu"] for h in history]
     for epoch in timeline["epochs"]:
         for example, trace in zip(timeline["examples"], epoch["traces"]):
@@ -139,8 +191,9 @@ def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path):
     assert load_model(str(out), device="cpu").score == "additive"
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the step is a stand-in
 def test_an_epoch_reports_the_mean_of_its_step_losses(tiny_corpus, tmp_path, monkeypatch):
     losses = iter([3.0, 1.0, 2.0] * 100)
-    monkeypatch.setattr(train, "train_step", lambda *args, **kwargs: next(losses))
+    monkeypatch.setattr(loop, "train_step", lambda *args, **kwargs: next(losses))
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--batch-size", "100")  # 300 pairs: 3 batches
     assert json.loads((tmp_path / "ck" / "training.json").read_text())["history"][0]["train_loss"] == 2.0

@@ -1,9 +1,9 @@
-"""Alignment as it is learned: a curated example's attention at one epoch of training, and the validation curve.
+"""Alignment as it is learned: a curated example's attention at one moment of training, and the validation curve.
 
 The record is the one :mod:`models.storage.timeline` keeps beside a checkpoint
-(the training CLI appends each epoch's greedy traces). Replaying it shows when
-the diagonal of a monotone sentence appears and when "a red car" learns to
-look at *car* before *red* ("une voiture rouge").
+(the training CLI appends the greedy traces of every validation point). Replaying
+it shows when the diagonal of a monotone sentence appears and when "a red car"
+learns to look at *car* before *red* ("une voiture rouge").
 """
 from __future__ import annotations
 
@@ -17,36 +17,49 @@ from .alignment import AttentionView, piece_label
 
 @dataclass(frozen=True)
 class LearningCurve:
-    epochs: tuple[int, ...]
+    """The record's points in order: when each was, and its validation scores."""
+
+    epochs: tuple[float, ...]  # epochs done, a fraction inside an epoch
+    labels: tuple[str, ...]  # 'epoch 0.29 · step 1,000 · 13 min', or 'epoch 2' for records kept per epoch
     val_bleu: tuple[float, ...]  # mean over the validation corpora, as the training CLI chose on
     val_loss: tuple[float, ...]
 
 
 @dataclass(frozen=True, eq=False)
 class LearnedAlignment:
-    epoch: int
-    translation: str  # what greedy decoding wrote after this epoch
+    label: str  # when, as in :attr:`LearningCurve.labels`
+    translation: str  # what greedy decoding wrote at this point
     view: AttentionView | None  # pieces × source pieces; None for a model without attention
 
 
+def point_label(entry: dict) -> str:
+    """When a point of the record was, in the words the page shows."""
+    parts = [f"epoch {entry['epoch']:g}" if float(entry["epoch"]).is_integer() else f"epoch {entry['epoch']:.2f}"]
+    if "step" in entry:
+        parts.append(f"step {entry['step']:,}")
+    if "minutes" in entry:
+        parts.append(f"{entry['minutes']:.0f} min")
+    return " · ".join(parts)
+
+
 def learning_curve(timeline: dict) -> LearningCurve:
-    epochs = timeline["epochs"]
-    return LearningCurve(tuple(e["epoch"] for e in epochs), tuple(float(e["val_bleu"]) for e in epochs),
-                         tuple(float(e["val_loss"]) for e in epochs))
+    points = timeline["epochs"]
+    return LearningCurve(tuple(float(e["epoch"]) for e in points), tuple(point_label(e) for e in points),
+                         tuple(float(e["val_bleu"]) for e in points), tuple(float(e["val_loss"]) for e in points))
 
 
-def alignment_at(timeline: dict, example: int, epoch: int) -> LearnedAlignment:
-    """Example ``example`` (0-based) after ``epoch`` (an epoch number in the record; KeyError if absent)."""
-    entry = next((e for e in timeline["epochs"] if e["epoch"] == epoch), None)
-    if entry is None:
-        raise KeyError(f"epoch {epoch} is not in this record")
+def alignment_at(timeline: dict, example: int, point: int) -> LearnedAlignment:
+    """Example ``example`` at the record's point ``point`` (both 0-based; IndexError if absent)."""
+    if not 0 <= point < len(timeline["epochs"]):
+        raise IndexError(f"point {point + 1} is not in this record of {len(timeline['epochs'])}")
+    entry = timeline["epochs"][point]
     source = timeline["examples"][example]["source_pieces"]
     trace = entry["traces"][example]
     pieces = trace["target_pieces"]
     translation = "".join(p for p in pieces if p != EOS).replace(WORD_MARK, " ").strip()
     if trace["attention"] is None:
-        return LearnedAlignment(epoch, translation, None)
+        return LearnedAlignment(point_label(entry), translation, None)
     view = AttentionView(rows=tuple(piece_label(p) for p in pieces), columns=tuple(piece_label(p) for p in source),
                          unknown=(False,) * len(source), weights=np.asarray(trace["attention"], dtype=np.float32),
                          energies=None)
-    return LearnedAlignment(epoch, translation, view)
+    return LearnedAlignment(point_label(entry), translation, view)

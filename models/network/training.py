@@ -119,13 +119,13 @@ def from_main(value, replicas: Replicas):
     return box[0]
 
 
-def any_replica(flag: bool, replicas: Replicas) -> bool:
-    """True on every process if it is True on any (e.g. one process's clock ran out)."""
+def largest(value: float, replicas: Replicas) -> float:
+    """The largest of every process's ``value``, on every process (e.g. the run's clock, so all share a schedule)."""
     if replicas.world == 1:
-        return flag
-    t = torch.tensor([float(flag)])
+        return value
+    t = torch.tensor([value], dtype=torch.float64)
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return bool(t.item())
+    return t.item()
 
 
 def replicas_agree(model: nn.Module, replicas: Replicas) -> bool:

@@ -90,20 +90,28 @@ def training_data(training: dict) -> str:
 
 
 def training_summary(training: dict) -> str:
-    """'7 epochs (the last partial) in 118.3 min on cpu (2 thread(s))': for the card and the Models page."""
+    """'11,200 steps (3.26 epochs) in 150.0 min on cpu (1 thread(s))': for the card and the Models page."""
     runs = len(training["commands"])
     threads = f"{training['threads']} thread(s)"
     if runs > 1:
         threads = f"{runs} invocations, the last with {threads}"
-    partial = " (the last partial)" if training["history"] and training["history"][-1].get("partial") else ""
-    return (f"{training['epochs']} epochs{partial} in {training['wall_clock_s'] / 60:.1f} min on {training['device']} "
-            f"({threads})")
+    if "steps" not in training:  # records from before validation inside epochs counted whole epochs
+        partial = " (the last partial)" if training["history"] and training["history"][-1].get("partial") else ""
+        done = f"{training['epochs']} epochs{partial}"
+    else:
+        done = f"{training['steps']:,} steps ({training['epochs']:.2f} epochs)"
+    return f"{done} in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
+
+
+def best_point(training: dict) -> dict:
+    """The validation point the checkpoint was taken at: the best mean BLEU (the first of equals)."""
+    return max(training["history"], key=lambda r: r["val_bleu"])
 
 
 def best_validation(training: dict) -> str:
-    """'38.1 (epoch 6; multi30k 45.0, tatoeba-en-fr 31.2)': the chosen epoch's validation BLEU, by corpus if several."""
-    best = max(training["history"], key=lambda r: r["val_bleu"])
-    where = f"epoch {best['epoch']}"
+    """'38.1 (step 9,000, epoch 2.6; multi30k 45.0, tatoeba-en-fr 31.2)': the chosen point's validation BLEU."""
+    best = best_point(training)
+    where = f"step {best['step']:,}, epoch {best['epoch']:.2f}" if "step" in best else f"epoch {best['epoch']}"
     by_corpus = best.get("by_corpus", {})
     if len(by_corpus) > 1:
         where += "; " + ", ".join(f"{name} {v['val_bleu']:.1f}" for name, v in by_corpus.items())
@@ -111,11 +119,51 @@ def best_validation(training: dict) -> str:
 
 
 def learning_rate(training: dict) -> str:
-    """The first epoch's learning rate, and whether it is the training CLI's default."""
-    start = training["history"][0]["lr"]
+    """How the learning rate went: the planned schedule, or the halving rule of records from before it."""
+    plan = training.get("schedule")
+    start = plan["lr"] if plan else training["history"][0]["lr"]
     default = "the default" if start == DEFAULT_LR else f"not the default {DEFAULT_LR:g}"
-    return (f"Adam from learning rate {start:g} ({default}), halved whenever validation BLEU stalls and after the "
-            "epochs `--halve-lr-after` names")
+    if plan is None:
+        return (f"Adam from learning rate {start:g} ({default}), halved whenever validation BLEU stalls and after "
+                "the epochs `--halve-lr-after` names")
+    budget = f"{plan['planned_steps']:,} steps" + (f" or {plan['minutes']:g} minutes, whichever came first"
+                                                   if plan["minutes"] else "")
+    return (f"Adam; learning rate {start:g} ({default}) after a {plan['warmup_steps']}-step warm-up, then "
+            f"{plan['shape']} to zero over the budget ({budget})")
+
+
+def kept_weights(training: dict) -> str:
+    """Which weights the checkpoint holds, the raw ones or their moving average, and what each validated."""
+    best = best_point(training)
+    if "weights" not in best:
+        return "the raw weights (no average was kept)"
+    other = "raw" if best["weights"] == "average" else "average"
+    decay = training["schedule"]["ema_decay"]
+    return (f"the {best['weights']} weights (moving average: decay {decay:g}), validation BLEU "
+            f"{best[best['weights'] + '_val_bleu']:.1f} against {best[other + '_val_bleu']:.1f} for the {other} "
+            f"weights at that point; the average won at {sum(r['weights'] == 'average' for r in training['history'])}"
+            f" of {len(training['history'])} points")
+
+
+def quality_per_minute(training: dict) -> list[dict]:
+    """One row per validation point and corpus (and their mean): training minutes and validation BLEU."""
+    return [{"minutes": r["minutes"], "step": r["step"], "validation set": name, "BLEU": bleu}
+            for r in training["history"] if "minutes" in r
+            for name, bleu in [("mean", r["val_bleu"]), *((n, v["val_bleu"]) for n, v in r["by_corpus"].items())]]
+
+
+def validation_table(training: dict) -> str:
+    """Quality per minute: each validation point's time, rate and BLEU (mean and by corpus)."""
+    history = [r for r in training["history"] if "minutes" in r]
+    if not history:
+        return "Not recorded: this model was trained before validation points carried their time."
+    names = list(history[0].get("by_corpus", {}))
+    rows = ["| minutes | step | epochs | learning rate | weights | val BLEU | " + " | ".join(names) + " |",
+            "|---:|---:|---:|---:|---|---:|" + "---:|" * len(names)]
+    rows += [f"| {r['minutes']:.1f} | {r['step']:,} | {r['epoch']:.2f} | {r['lr']:.2e} | {r['weights']} | "
+             f"{r['val_bleu']:.1f} | " + " | ".join(f"{r['by_corpus'][n]['val_bleu']:.1f}" for n in names) + " |"
+             for r in history]
+    return "\n".join(rows)
 
 
 def _files(directory: str | Path) -> str:
@@ -152,11 +200,19 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 - Training: {training_summary(training)};
   best validation BLEU {best_validation(training)}, greedy, cased, one reference
 - Optimiser: {learning_rate(training)}
+- Weights: {kept_weights(training)}
 - Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies{_files(directory)}
 
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
 
 {commands}
+
+## Validation during training
+
+Greedy, cased BLEU on each corpus's validation split at every validation point, by training time (what the
+compute bought); the checkpoint is the point with the best mean.
+
+{validation_table(training)}
 
 ## Test results
 

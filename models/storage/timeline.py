@@ -1,10 +1,10 @@
-"""Alignment as it is learned: each curated example's greedy trace after every training epoch.
+"""Alignment as it is learned: each curated example's greedy trace at every validation point of a training run.
 
-``alignment_timeline.json`` beside a checkpoint holds the examples once and,
-per epoch, the validation scores and each example's target pieces and
-attention matrix (rounded to 3 decimals; ``null`` for a model without
-attention). The training CLI appends an epoch as it finishes one, so a resumed
-run keeps the epochs before the interruption.
+``alignment_timeline.json`` beside a checkpoint holds the examples once and a list ``epochs`` of moments of
+training, each named by its ``epoch`` (epochs done: a fraction inside an epoch; whole numbers in files from
+before validation inside epochs) with its ``step`` and ``minutes``, validation scores, and each example's target
+pieces and attention matrix (rounded to 3 decimals; ``null`` for a model without attention). The training CLI
+appends a point as it validates, so a resumed run keeps the points before the interruption.
 """
 from __future__ import annotations
 
@@ -16,18 +16,18 @@ from ..decoding.greedy import Trace
 TIMELINE_FILE = "alignment_timeline.json"
 
 
-def epoch_entry(epoch: int, scores: dict, traces: list[Trace]) -> dict:
-    """One epoch of the timeline: its validation scores and each example's pieces and attention [T, S]."""
+def timeline_entry(record: dict, traces: list[Trace]) -> dict:
+    """One point of the timeline: when it was (step, epochs, minutes), its validation scores, and each example's
+    pieces and attention [T, S]."""
     return {
-        "epoch": epoch,
-        **scores,
+        **{k: record[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")},
         "traces": [{"target_pieces": list(t.target_pieces),
                     "attention": None if t.attention is None else t.attention.round(3).tolist()} for t in traces],
     }
 
 
-def append_epoch(directory: str | Path, examples: list[str], traces: list[Trace], entry: dict) -> None:
-    """Add ``entry`` to the directory's timeline, dropping any epoch at or after it (a resumed run redoes those)."""
+def append_point(directory: str | Path, examples: list[str], traces: list[Trace], entry: dict) -> None:
+    """Add ``entry`` to the directory's timeline, dropping any point at or after it (a resumed run redoes those)."""
     path = Path(directory) / TIMELINE_FILE
     timeline = read_timeline(directory) if path.exists() else None
     if timeline is None or timeline["examples"] != [{"text": e, "source_pieces": list(t.source.pieces)}
@@ -56,16 +56,16 @@ def read_timeline(directory: str | Path) -> dict | None:
 
 
 def _check(timeline: dict) -> None:
-    """Every epoch has a finite score and, per example, pieces and an attention matrix of the right shape."""
+    """Every point has a numeric epoch and scores and, per example, pieces and an attention matrix of the right shape."""
     widths = [len(e["source_pieces"]) for e in timeline["examples"]]
     if not all(isinstance(e["text"], str) for e in timeline["examples"]):
         raise ValueError("an example's text is not a string")
     for entry in timeline["epochs"]:
-        if not isinstance(entry["epoch"], int) or len(entry["traces"]) != len(widths):
-            raise ValueError(f"epoch {entry.get('epoch')!r} does not hold one trace per example")
+        if not isinstance(entry["epoch"], (int, float)) or len(entry["traces"]) != len(widths):
+            raise ValueError(f"point {entry.get('epoch')!r} does not hold one trace per example")
         if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
-            raise ValueError(f"epoch {entry['epoch']} has no numeric validation scores")
+            raise ValueError(f"point {entry['epoch']} has no numeric validation scores")
         for width, trace in zip(widths, entry["traces"]):
             rows = trace["attention"]
             if rows is not None and (len(rows) != len(trace["target_pieces"]) or any(len(r) != width for r in rows)):
-                raise ValueError(f"an attention matrix of epoch {entry['epoch']} does not fit its pieces")
+                raise ValueError(f"an attention matrix of point {entry['epoch']} does not fit its pieces")

@@ -139,15 +139,16 @@ def lines(x, series: dict[str, np.ndarray], title: str, y_title: str, x_labels: 
 
 
 def learning_curve(curve, selected: int) -> go.Figure:
-    """Validation BLEU (left axis) and loss (right axis) by epoch, the ``selected`` epoch marked."""
+    """Validation BLEU (left axis) and loss (right axis) against epochs done, the ``selected`` point (0-based)
+    marked."""
     fig = go.Figure([
         go.Scatter(x=list(curve.epochs), y=list(curve.val_bleu), mode="lines+markers", name="val BLEU",
                    line=dict(color=BLUE)),
         go.Scatter(x=list(curve.epochs), y=list(curve.val_loss), mode="lines+markers", name="val loss",
                    line=dict(color=GREY, dash="dot"), yaxis="y2"),
     ])
-    fig.add_vline(x=selected, line=dict(color=ORANGE, width=2))
-    fig.update_layout(xaxis=dict(title="epoch", tickvals=list(curve.epochs)), yaxis=dict(title="BLEU"),
+    fig.add_vline(x=curve.epochs[selected], line=dict(color=ORANGE, width=2))
+    fig.update_layout(xaxis=dict(title="epochs of training"), yaxis=dict(title="BLEU"),
                       yaxis2=dict(title="loss", overlaying="y", side="right"), height=320,
                       legend=dict(orientation="h", y=-0.25), margin=dict(l=10, r=10, t=30, b=10))
     return fig

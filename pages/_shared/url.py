@@ -20,7 +20,7 @@ MAX_BEAM = 8
 LEVELS = ("words", "subwords")
 MAX_REF_CHARS = 200  # a Hub id is at most 96 characters; paths get some room
 MAX_REVISION_CHARS = 100
-MAX_STEP = 10_000  # pages clamp a step (or epoch) to what they show; this only bounds the integer
+MAX_STEP = 10_000  # pages clamp a step (or training point) to what they show; this only bounds the integer
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class UrlState:
     beam: int = 1
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
-    epoch: int | None = None  # training epoch replayed by the learning page (None: its last)
+    point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     model: str | None = None
     model_rev: str | None = None
     left: str | None = None
@@ -79,7 +79,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "beam": _int_in(1, MAX_BEAM),
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
-    "epoch": _int_in(1, MAX_STEP),
+    "point": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }

@@ -1,0 +1,19 @@
+"""Train an English→French translator on one or more Multi30k-style corpora.
+
+    python -m models.train --data ../shared/data/multi30k --score additive --out my-model --epochs 10
+    python -m models.train --data ../shared/data/multi30k:weight=2 ../shared/data/tatoeba-en-fr --minutes 150 …
+
+The budget is whatever ends first of ``--epochs``, ``--steps`` and ``--minutes``; the learning rate warms up
+for ``--warmup-steps`` and then falls to zero as the budget is spent (``--schedule``), so a run stopped by its
+clock has annealed (:mod:`models.network.schedule`). Each epoch mixes the corpora by their weights
+(:func:`models.storage.data.mix`). Every ``--validate-every`` steps, at each epoch's end and at the end, the raw
+weights and their moving average are validated on each corpus's validation split (teacher-forced loss, greedy
+sacreBLEU); the better is traced on the curated examples into ``--out/alignment_timeline.json`` and, if its
+mean BLEU is the best so far, written as the checkpoint in ``--out``. Training state (weights, average, Adam
+moments, schedule, random generators) is kept in ``--out/train_state``, so ``--resume`` continues an
+interrupted run exactly from its last validation point. Deterministic on CPU for a given ``--seed``.
+"""
+from .cli import main
+from .state import STATE_DIR
+
+__all__ = ["main", "STATE_DIR"]
