@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from models.app_bench import CHROMIUM, CHROMIUM_ARGS, Server
+from models.bench.browser import CHROMIUM, CHROMIUM_ARGS, Server
 
 PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results"]
 

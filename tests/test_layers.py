@@ -11,6 +11,7 @@ MAY_IMPORT = {  # layer -> layers of models/ it may import ("" = the package roo
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
     "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
+    "bench": {"bench", "storage", "analysis", "decoding", "network", ""},  # the lab: nothing imports it
 }
 
 
@@ -46,4 +47,11 @@ def test_no_streamlit_below_the_ui():
 
 def test_the_checker_sees_an_upward_import():
     assert imported_layers(MODELS / "analysis" / "alignment.py") == {"decoding", "network"}
-    assert "tools" in imported_layers(MODELS / "rehearsal.py")
+    assert imported_layers(MODELS / "bench" / "rehearsal.py") == {"bench"}
+    assert imported_layers(MODELS / "train" / "__init__.py") == {"train"}
+
+
+def test_nothing_imports_the_lab():
+    for path in [*MODELS.rglob("*.py"), *(MODELS.parent / "pages").rglob("*.py"), MODELS.parent / "app.py"]:
+        if "bench" not in path.relative_to(MODELS.parent).parts:
+            assert "bench" not in imported_layers(path), path

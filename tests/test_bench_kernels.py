@@ -1,8 +1,8 @@
-"""models/bench.py: the reference it compares against is correct, and its measurements run."""
+"""models/bench/kernels.py: the reference it compares against is correct, and its measurements run."""
 import pytest
 import torch
 
-from models import bench
+from models.bench import kernels as bench
 from models.network.attention import build_attention
 from models.network.tokenization import PAD_ID
 from models.storage.data import batches, tokenize_pairs
@@ -57,12 +57,3 @@ def test_stepwise_reference_matches_forward(tiny_tokenizers, score):
 def test_train_step_is_timed():
     """Forward, backward and Adam on 9.6M parameters and a 64×24×8,000 output take milliseconds, not microseconds."""
     assert 5 < bench.train_step_ms("dot", "all steps", "cpu", repeats=1) < 60_000
-
-
-@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
-def test_throughput_is_reported_per_batch_size(tiny_corpus, capsys, precision):
-    bench.bench_throughput([str(tiny_corpus)], [16, 32], steps=2, device="cpu", precision=precision)
-    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
-    assert [r[0] for r in rows] == ["| 16", "| 32"]
-    for _, sentences, pieces in rows:
-        assert float(pieces.rstrip(" |").replace(",", "")) > float(sentences)  # several pieces per sentence

@@ -1,5 +1,5 @@
-"""models/rehearsal.py: the deploy file as uv sees it, with an unreachable index swapped for local wheels."""
-from models import rehearsal
+"""models/bench/rehearsal.py: the deploy file as uv sees it, with an unreachable index swapped for local wheels."""
+from models.bench import rehearsal
 
 
 def test_reachable_index_keeps_the_deploy_file(monkeypatch, tmp_path):

@@ -1,9 +1,9 @@
-"""models/joey_bench.py: Joey NMT gets our pieces, in our batch order, with our sizes and recipe.
+"""models/bench/joey.py: Joey NMT gets our pieces, in our batch order, with our sizes and recipe.
 
 (Running Joey NMT itself needs its own virtual environment: `python -m models.bench joey`.)"""
 import yaml
 
-from models.joey_bench import INTERVALS, joey_config, run_ours, write_joey_data
+from models.bench.joey import INTERVALS, joey_config, run_ours, write_joey_data
 from models.network.seq2seq import ModelConfig
 from models.network.training import DEFAULT_LR
 from models.storage.data import batch_order, tokenize_pairs

@@ -30,11 +30,11 @@ from pathlib import Path
 
 import torch
 
-from . import ROOT
-from .network.seq2seq import ModelConfig, Seq2Seq
-from .network.tokenization import PAD_ID, SPECIALS, TokenizerPair
-from .network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
-from .storage.data import Pair, batch_order, pad
+from .. import ROOT
+from ..network.seq2seq import ModelConfig, Seq2Seq
+from ..network.tokenization import PAD_ID, SPECIALS, TokenizerPair
+from ..network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
+from ..storage.data import Pair, batch_order, pad
 
 JOEY = "joeynmt==2.3.0"
 VENV = ROOT / ".bench" / "joeynmt"

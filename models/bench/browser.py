@@ -27,7 +27,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
@@ -115,9 +115,9 @@ def expected_translations(sentences: list[str], model: str = "additive") -> dict
 
 def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int]:
     """Rows of the word-level heatmap (output words and EOS) the page must draw for each sentence."""
-    from .analysis.alignment import word_view
-    from .decoding.greedy import greedy
-    from .storage.hub import load_model
+    from ..analysis.alignment import word_view
+    from ..decoding.greedy import greedy
+    from ..storage.hub import load_model
 
     loaded = load_model(model, device="cpu")
     return {s: len(word_view(greedy(loaded.model, loaded.tokenizers, s)).rows) for s in sentences}
@@ -169,7 +169,7 @@ async def _sessions(url: str, plans: list[list[str]], expected: dict, rows: dict
 
 def sentence_plans(sessions: int, per_session: int) -> list[list[str]]:
     """Different curated sentences for every session (the first example is the page's default, so it is skipped)."""
-    from .storage.examples import load_examples
+    from ..storage.examples import load_examples
 
     pool = [e.text for e in load_examples()][1:]
     if sessions * per_session > len(pool):

@@ -1,0 +1,73 @@
+"""``python -m models.bench WHAT …``: the measurement to run and its settings (the list is in ``__init__``)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..network.device import pick_device
+from ..network.training import PRECISIONS
+from . import __doc__ as INDEX
+from . import kernels, throughput
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "profile", "load",
+                                    "step", "neighbours"])
+    p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
+    p.add_argument("--device", help="default: cuda if available, else cpu")
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
+                   help="for throughput, joey, profile: corpora, DIR[:weight=W]")
+    p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
+    p.add_argument("--steps", type=int, default=30,
+                   help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10); "
+                        "for profile: profiled steps")
+    p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
+                   help="for throughput, profile: the training CLI's --precision")
+    p.add_argument("--threads-train", type=int, default=2, help="for joey: torch threads of both trainers")
+    p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
+    p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
+    p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
+    p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
+    args = p.parse_args(argv)
+    if args.what in ("load", "step"):
+        from . import browser
+
+        if args.what == "load":
+            browser.bench_load(args.sessions, args.sentences, args.threads, args.cpus)
+        else:
+            browser.bench_step(args.repeats)
+        return
+    if args.what == "neighbours":
+        kernels.bench_neighbours(args.model, args.repeats)
+        return
+    if args.what == "joey":
+        import tempfile
+
+        from .joey import bench_joey
+
+        tokenizers, pairs = throughput.training_pairs(args.data)
+        with tempfile.TemporaryDirectory() as workdir:
+            bench_joey(tokenizers, pairs, args.steps, args.threads_train, Path(workdir))
+        return
+    device = str(pick_device(args.device))
+    if args.what == "profile":
+        from .step_profile import print_profile
+
+        print_profile(throughput.trainer(*throughput.training_pairs(args.data), 64, device, args.precision), args.steps,
+                      device)
+        return
+    if args.what == "attention":
+        kernels.bench_attention(device, args.repeats)
+    elif args.what == "train":
+        kernels.bench_train(device, args.repeats)
+    elif args.what == "throughput":
+        throughput.bench_throughput(args.data, args.batch_sizes, args.steps, device, args.precision)
+    else:
+        kernels.bench_translate(args.model, args.device, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""models/bench/throughput.py: the training CLI's speed is reported per batch size, in sentences and pieces."""
+import pytest
+
+from models.bench import throughput
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_throughput_is_reported_per_batch_size(tiny_corpus, capsys, precision):
+    throughput.bench_throughput([str(tiny_corpus)], [16, 32], steps=2, device="cpu", precision=precision)
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+    assert [r[0] for r in rows] == ["| 16", "| 32"]
+    for _, sentences, pieces in rows:
+        assert float(pieces.rstrip(" |").replace(",", "")) > float(sentences)  # several pieces per sentence
