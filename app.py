@@ -8,14 +8,18 @@ import streamlit as st
 
 from pages._shared import ui
 
-st.set_page_config(page_title="Attention Atlas", page_icon="🧭", layout="wide")
+# Material Symbols ship with Streamlit's front end, so they render in a browser without an emoji font.
+st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
 page = st.navigation([
-    st.Page("pages/translate.py", title="Translate & align", icon="🔎", default=True),
-    st.Page("pages/compare_scoring.py", title="Compare scoring", icon="⚖️", url_path="Compare_scoring"),
-    st.Page("pages/context_vectors.py", title="Context vectors", icon="🧭", url_path="Context_vectors"),
-    st.Page("pages/score_anatomy.py", title="Score anatomy", icon="🔬", url_path="Score_anatomy"),
-    st.Page("pages/learning.py", title="Alignment as it is learned", icon="🎞️", url_path="Learning"),
-    st.Page("pages/models_and_results.py", title="Models & results", icon="📊", url_path="Models_and_results"),
+    st.Page("pages/translate.py", title="Translate & align", icon=":material/translate:", default=True),
+    st.Page("pages/compare_scoring.py", title="Compare scoring", icon=":material/compare_arrows:",
+            url_path="Compare_scoring"),
+    st.Page("pages/context_vectors.py", title="Context vectors", icon=":material/scatter_plot:",
+            url_path="Context_vectors"),
+    st.Page("pages/score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),
+    st.Page("pages/learning.py", title="Alignment as it is learned", icon=":material/movie:", url_path="Learning"),
+    st.Page("pages/models_and_results.py", title="Models & results", icon=":material/leaderboard:",
+            url_path="Models_and_results"),
 ])
 ui.sidebar()
 page.run()

@@ -147,14 +147,55 @@ def test_navigation_lists_the_six_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
-    links = page.locator("[data-testid=stSidebarNav] a").all_inner_texts()
-    assert [text.splitlines()[-1].strip() for text in links] == [  # each link: its icon, then its title
+    titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stSidebarNavLinkText]").all_inner_texts()
+    assert [t.strip() for t in titles] == [
         "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Alignment as it is learned",
         "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
     wait_idle(page)
     assert page.get_by_label("English sentence").input_value() == "A red car is parked on the street."
+
+
+def test_navigation_icons_render_as_icons(server, page):
+    """Each link's icon is a Material Symbols glyph: the font has loaded and the ligature ("compare_arrows") has
+    become one square glyph, not a word; no emoji is left to fall back to boxes in a browser without an emoji font."""
+    page.goto(server)
+    page.wait_for_selector("[data-testid=stSidebarNav] a")
+    wait_idle(page)
+    page.evaluate("document.fonts.ready")
+    icons = page.evaluate("""[...document.querySelectorAll('[data-testid=stSidebarNav] a')].map(a => {
+        const icon = a.querySelector('[data-testid=stIconMaterial]');
+        if (!icon) return null;
+        const style = getComputedStyle(icon), box = icon.getBoundingClientRect();
+        return {font: style.fontFamily, size: parseFloat(style.fontSize), width: box.width,
+                loaded: document.fonts.check(`${style.fontSize} ${style.fontFamily}`)};
+    })""")
+    assert len(icons) == 6 and all(icons), icons
+    for icon in icons:
+        assert "Material Symbols" in icon["font"] and icon["loaded"], icon
+        assert icon["width"] <= 1.5 * icon["size"], icon  # a glyph, not the ligature's letters
+    nav = page.inner_text("[data-testid=stSidebarNav]")
+    assert not any(0x1F300 <= ord(c) <= 0x1FAFF or 0x2600 <= ord(c) <= 0x27BF for c in nav)
+
+
+def test_heatmap_labels_clear_the_title_and_each_other(server, page):
+    sentence = "The agreement on the European Economic Area was signed in August 1992."
+    page.goto(f"{server}/?text={urllib.parse.quote(sentence)}")
+    page.wait_for_selector(".js-plotly-plot .xtick")
+    wait_idle(page)
+    boxes = page.evaluate("""(() => {
+        const plot = document.querySelector('.js-plotly-plot');
+        const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+        return {title: box(plot.querySelector('.gtitle')),
+                ticks: [...plot.querySelectorAll('.xaxislayer-above .xtick text')].map(box)};
+    })()""")
+    title, ticks = boxes["title"], boxes["ticks"]
+    assert len(ticks) >= 12  # every word labelled
+    assert all(tick[1] >= title[3] for tick in ticks), (title, ticks)  # every label starts below the title
+    lefts = [t[0] for t in ticks]
+    gaps = [b - a for a, b in zip(lefts, lefts[1:])]
+    assert min(gaps) * 0.7 >= 12  # at −45°, neighbours sit gap · sin 45° apart: at least a 12 px line
 
 
 def test_clicking_a_heatmap_cell_selects_its_step(server, page):

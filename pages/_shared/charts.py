@@ -40,10 +40,33 @@ def _view_labels(view: AttentionView) -> tuple[list[str], list[str]]:
     return _esc(marked(view.columns, view.unknown)), _esc(view.rows)
 
 
+TICK_PX, CHAR_PX, TITLE_PX = 12, 7.5, 34  # tick font size, a generous character advance at it, the title's band
+MAX_COLUMN_LABELS = 40  # beyond this every k-th column is labelled (hover still names each cell)
+
+
+def _column_ticks(columns: list[str]) -> tuple[list[int], list[str], int, float]:
+    """Which columns get a label, the labels, their angle, and how far they rise above the plot (px).
+
+    Neighbouring labels at −45° sit ``dx · sin 45°`` apart, at −90° ``dx`` apart: past 24 columns they stand
+    upright, past 40 only every k-th is written, so on any width ≥ 600 px they keep at least a line apart.
+    """
+    step = -(-len(columns) // MAX_COLUMN_LABELS)  # ceil
+    shown = list(range(0, len(columns), step))
+    angle = -45 if len(shown) <= 24 else -90
+    longest = max((len(columns[i]) for i in shown), default=1)
+    rise = (CHAR_PX * longest + TICK_PX) * (0.71 if angle == -45 else 1.0)
+    return shown, [columns[i] for i in shown], angle, rise
+
+
 def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
-    fig.update_xaxes(tickvals=list(range(len(columns))), ticktext=columns, side="top", tickangle=-45)
+    """Text ticks on numeric axes: columns above the matrix, rows down its side; the title gets its own band
+    above the column labels, however long they are, so neither runs into the other."""
+    shown, labels, angle, rise = _column_ticks(columns)
+    fig.update_xaxes(tickvals=shown, ticktext=labels, side="top", tickangle=angle, tickfont=dict(size=TICK_PX))
     fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=rows, autorange="reversed")
-    fig.update_layout(height=max(260, 28 * len(rows) + 140), margin=dict(l=10, r=10, t=90, b=10))
+    top = TITLE_PX + rise + 12
+    fig.update_layout(height=max(260, 28 * len(rows) + 50 + top), margin=dict(l=10, r=10, t=top, b=10),
+                      title=dict(y=1, yref="container", yanchor="top", pad=dict(t=10)))
     return fig
 
 

@@ -186,7 +186,7 @@ def sidebar() -> None:
     """
     state = read_url()
     for notice in state.notices:
-        st.toast(notice, icon="⚠️")
+        st.toast(notice, icon=":material/warning:")
     with st.sidebar:
         st.header("Settings")
         choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
