@@ -25,7 +25,9 @@ def test_the_rate_warms_up_then_falls_to_zero(shape):
     assert max(factors) == pytest.approx(factors[99]) and factors[99] > 0.85  # the peak ends the warm-up
     assert all(a >= b for a, b in zip(factors[99:], factors[100:]))  # then it only falls …
     assert factors[-1] == pytest.approx(0.0, abs=1e-12)  # … to zero at the end of the budget
-    assert SHAPES[shape](0.5) == pytest.approx(0.5)  # both shapes are halfway down halfway through
+    halfway = {"linear": 0.5, "cosine": 0.5, "wsd": 1.0}[shape]  # wsd holds the peak until 80 % of the budget
+    assert SHAPES[shape](0.5) == pytest.approx(halfway)
+    assert SHAPES[shape](0.9) == pytest.approx({"linear": 0.1, "cosine": 0.0245, "wsd": 0.5}[shape], abs=1e-4)
 
 
 def test_the_scheduler_follows_the_clock_when_the_clock_is_the_budget():

@@ -38,7 +38,7 @@ class Interrupted(Exception):
 def test_resume_inside_an_epoch_continues_exactly(tiny_corpus, tmp_path, monkeypatch):
     """A run stopped after its validation point at step 4 (inside epoch 1 of 10 batches) and resumed ends with the
     weights, average, optimizer state and history of the same run left alone."""
-    args = ["--epochs", "2", "--validate-every", "4"]  # points at steps 1, 2, 4, 8, 10, 12, 16, 20
+    args = ["--epochs", "2", "--validate-every", "4"]  # points at steps 1, 2, 4, 8, 12, 16, 20 (the end)
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     run(tiny_corpus, straight, *args)
     original = loop.checkpoint
@@ -62,7 +62,7 @@ def test_resume_inside_an_epoch_continues_exactly(tiny_corpus, tmp_path, monkeyp
     first, second = (json.loads((d / "training.json").read_text()) for d in (straight, resumed))
     strip = lambda history: [{k: v for k, v in r.items() if k != "minutes"} for r in history]  # noqa: E731
     assert strip(first["history"]) == strip(second["history"])
-    assert [r["step"] for r in second["history"]] == [1, 2, 4, 8, 10, 12, 16, 20]
+    assert [r["step"] for r in second["history"]] == [1, 2, 4, 8, 12, 16, 20]
     assert len(second["commands"]) == 2 and second["commands"][1].endswith("--resume")
 
 
@@ -85,7 +85,8 @@ def test_a_run_stopped_by_its_clock_has_annealed(tiny_corpus, tmp_path, monkeypa
     steps, well before its 50 epochs (500 steps), with the learning rate near zero."""
     seconds = iter(range(10**6))
     monkeypatch.setattr(loop, "now", lambda: float(next(seconds)))
-    run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.5", "--warmup-steps", "0")
+    run(tiny_corpus, tmp_path / "ck", "--epochs", "50", "--minutes", "0.5", "--warmup-steps", "0",
+        "--validate-every", "10")
     record = json.loads((tmp_path / "ck" / "training.json").read_text())
     last = record["history"][-1]
     assert 25 <= record["steps"] <= 35 and last["minutes"] == pytest.approx(0.5, abs=0.02)
@@ -94,7 +95,8 @@ def test_a_run_stopped_by_its_clock_has_annealed(tiny_corpus, tmp_path, monkeypa
 
 
 def test_a_step_budget_plans_a_linear_fall_after_warm_up(tiny_corpus, tmp_path):
-    run(tiny_corpus, tmp_path / "ck", "--steps", "20", "--lr", "0.004", "--warmup-steps", "4", "--validate-every", "4")
+    run(tiny_corpus, tmp_path / "ck", "--steps", "20", "--lr", "0.004", "--warmup-steps", "4", "--validate-every", "4",
+        "--schedule", "linear")
     history = json.loads((tmp_path / "ck" / "training.json").read_text())["history"]
     # the rate recorded after step s is the one step s + 1 will use: 0.004 · min(1, (s + 1) / 4) · (1 − s / 20)
     expected = [0.004 * min(1, (r["step"] + 1) / 4) * (1 - r["step"] / 20) for r in history]

@@ -4,9 +4,13 @@ A run's budget is whatever ends first of a number of optimizer steps (``--steps`
 steps) and a wall-clock time (``--minutes``). Its *progress* p ∈ [0, 1] is the larger of the two fractions spent,
 and the learning rate follows p down to zero, after a short linear warm-up:
 
-    lr(step) = lr₀ · min(1, (step + 1) / warmup) · shape(p),   shape(p) = 1 − p (linear) or ½(1 + cos πp) (cosine)
+    lr(step) = lr₀ · min(1, (step + 1) / warmup) · shape(p)
 
-so a run stopped by its clock has annealed as surely as one stopped by its step count. The multiplier is a
+    shape(p) = 1 − p (linear),  ½(1 + cos πp) (cosine),  or min(1, (1 − p) / 0.2) (wsd: warm-up, stable, decay)
+
+so a run stopped by its clock has annealed as surely as one stopped by its step count. "wsd" holds the peak
+rate for the first 80 % of the budget and decays linearly over the last 20 % (Hägele et al. 2024, "Scaling Laws
+and Compute-Optimal Training Beyond Fixed Training Durations"). The multiplier is a
 :class:`torch.optim.lr_scheduler.LambdaLR`, whose state (the step count) is saved with the training state.
 
 The exponential moving average of the weights (Polyak & Juditsky 1992; "EMA" in most training code) is kept by
@@ -24,10 +28,13 @@ from torch import Tensor, nn
 from torch.optim.lr_scheduler import LambdaLR
 from torch.optim.swa_utils import AveragedModel
 
+COOLDOWN = 0.2  # the share of the budget over which "wsd" decays
+
 #: ``--schedule`` choices: the learning rate's multiplier as a function of progress p ∈ [0, 1].
 SHAPES: dict[str, Callable[[float], float]] = {
     "linear": lambda p: 1.0 - p,
     "cosine": lambda p: 0.5 * (1.0 + math.cos(math.pi * p)),
+    "wsd": lambda p: min(1.0, (1.0 - p) / COOLDOWN),
 }
 
 

@@ -64,8 +64,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--epochs", type=int, default=20, help="budget: passes over the mixed corpora")
     p.add_argument("--steps", type=int, help="budget: optimizer steps")
     p.add_argument("--minutes", type=float, help="budget: wall-clock minutes of training and validation")
-    p.add_argument("--validate-every", type=int, default=1000, metavar="STEPS",
-                   help="validation points inside epochs, plus two early ones (0: at epoch ends only)")
+    p.add_argument("--validate-every", type=int, default=0, metavar="STEPS",
+                   help="validate every STEPS steps (and at a quarter and half of that, early) instead of at epoch "
+                        "ends: for long epochs")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")

@@ -1,7 +1,8 @@
 """The training loop: steps until the budget is spent, with validation points inside epochs.
 
 At every validation point (every ``--validate-every`` steps, with two early ones at a quarter and half of that
-interval so the alignment's first steps are seen, at each epoch's end and when the budget is spent) both the raw
+interval so the alignment's first steps are seen, or else at each epoch's end; and when the budget is spent) both
+the raw
 weights and their moving average are validated on every corpus; the better of the two by the corpora's mean
 BLEU is what the point records, what the alignment timeline traces and, if it is the best so far, the checkpoint.
 """
@@ -95,7 +96,8 @@ def fit(run: Run, state: dict) -> dict:
             state.update(step=state["step"] + 1, batch=i + 1)
             bar.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", lr=f"{run.scheduler.get_last_lr()[0]:.2e}")
             spent = run.budget.spent(state["step"], run.clock.elapsed_s)
-            if spent or i + 1 == len(order) or validation_due(state["step"], args.validate_every):
+            epoch_end = i + 1 == len(order) and not args.validate_every
+            if spent or epoch_end or validation_due(state["step"], args.validate_every):
                 checkpoint(run, state, losses, epoch - 1 + (i + 1) / len(order))
                 losses = []
                 run.trained.train()
@@ -106,7 +108,7 @@ def fit(run: Run, state: dict) -> dict:
 
 
 def validation_due(step: int, every: int) -> bool:
-    """Every ``every`` steps, and early at a quarter and a half of it (0: at epoch ends only)."""
+    """Every ``every`` steps, and early at a quarter and a half of it (0: never; epoch ends are points then)."""
     return every > 0 and (step % every == 0 or step in (every // 4, every // 2))
 
 
