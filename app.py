@@ -4,9 +4,13 @@ Run with ``streamlit run app.py``. Each view is a thin file in ``pages/``; the
 sidebar (model, decoding, tokens) is drawn here once, before the page runs, so
 its state and the URL carry across pages.
 """
-import streamlit as st
+import time
 
-from pages._shared import ui
+started = time.perf_counter()  # before the imports: a fresh server's first run imports torch and the models
+
+import streamlit as st  # noqa: E402
+
+from pages._shared import ui  # noqa: E402
 
 # Material Symbols ship with Streamlit's front end, so they render in a browser without an emoji font.
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
@@ -23,3 +27,4 @@ page = st.navigation([
 ])
 ui.sidebar()
 page.run()
+ui.log_run(page.url_path or "home", started)

@@ -9,6 +9,7 @@
     python -m models.bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches   (joey)
     python -m models.bench profile --steps 20     # where a training step's time goes             (step_profile)
     python -m models.bench load --sessions 1 4 8  # the running app under concurrent browser sessions (browser)
+    python -m models.bench open --repeats 3       # cold open, warm open, submit → heatmap    (open_time)
     python -m models.bench step                   # the step slider in a browser: key press → settled (browser)
     python -m models.bench.rehearsal              # a Community Cloud deploy rehearsed locally with uv (rehearsal)
 

@@ -14,7 +14,7 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "profile", "load",
-                                    "step", "neighbours"])
+                                    "step", "neighbours", "open"])
     p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
@@ -32,6 +32,11 @@ def main(argv=None) -> None:
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
     p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
     args = p.parse_args(argv)
+    if args.what == "open":
+        from .open_time import bench_open
+
+        bench_open(args.repeats)
+        return
     if args.what in ("load", "step"):
         from . import browser
 

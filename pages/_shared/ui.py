@@ -7,6 +7,7 @@ through :func:`read_url` (validated by :mod:`.url`).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict, dataclass, replace
 
 import streamlit as st
@@ -63,6 +64,15 @@ def load_policy() -> LoadPolicy:
 def default_model() -> str:
     """The model a fresh visitor sees: ``ATLAS_HUB_REPO`` if the deployment sets one, else the bundled default."""
     return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
+
+
+def log_run(page: str, started: float) -> None:
+    """With ``ATLAS_RUN_LOG=FILE`` set, append this script run's own seconds (``python -m models.bench open``
+    and ``load`` read them, to tell the server's time from the browser's)."""
+    path = os.environ.get("ATLAS_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{page}\t{time.perf_counter() - started:.4f}\n")
 
 
 SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m models.bench load --threads N`

@@ -1,0 +1,95 @@
+"""How long the app takes to open, measured in a real browser against a fresh server.
+
+    python -m models.bench open --repeats 3
+
+Each repeat starts a new ``streamlit run app.py`` (its start counted apart, to healthy), then opens the home page
+in a fresh browser context three times over: **cold** (the server's first visitor: imports, model and index
+loading, the first run), **warm** (a new visitor on the same server), and a **submit** (a new sentence typed in
+the warm session). Each time runs from navigation (or Ctrl+Enter) to the first heatmap drawn; beside it, the
+server's own time for that script run (``ATLAS_RUN_LOG``, written by ``app.py``) and the bytes the browser
+received over Streamlit's websocket. The browser is launched before the server, so its start is not counted.
+"""
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
+
+HEATMAP = ".js-plotly-plot .heatmaplayer"
+SUBMITTED = "A young boy is playing football in the park."
+
+
+def script_runs(log: Path) -> list[float]:
+    """Seconds of each finished script run, in order (the log ``app.py`` appends to)."""
+    if not log.exists():
+        return []
+    return [float(line.split("\t")[1]) for line in log.read_text().splitlines() if "\t" in line]
+
+
+def visit(browser, url: str) -> tuple[float, int, object]:
+    """A new visitor: navigation → heatmap (ms), websocket bytes received by then, and the open page."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.set_default_timeout(120_000)
+    received = [0]
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.__setitem__(
+        0, received[0] + len(frame))))
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(HEATMAP)
+    return 1000 * (time.perf_counter() - start), received[0], page
+
+
+def submit(page) -> float:
+    """Type a new sentence and press Ctrl+Enter: ms until its heatmap replaces the old one."""
+    page.wait_for_function(IDLE)
+    old = page.evaluate("document.querySelector('[data-testid=stCode]').innerText")
+    box = page.get_by_label("English sentence")
+    box.fill(SUBMITTED)
+    start = time.perf_counter()
+    box.press("Control+Enter")
+    page.wait_for_function("old => { const c = document.querySelector('[data-testid=stCode]');"
+                           f" return c && c.innerText !== old && document.querySelector('{HEATMAP}'); }}", arg=old)
+    return 1000 * (time.perf_counter() - start)
+
+
+def one_repeat(browser) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "runs.log"
+        start = time.perf_counter()
+        with Server(env={"ATLAS_RUN_LOG": str(log)}) as srv:
+            healthy = 1000 * (time.perf_counter() - start)
+            cold, cold_bytes, page = visit(browser, srv.url)
+            page.wait_for_function(IDLE)
+            warm, warm_bytes, page = visit(browser, srv.url)
+            page.wait_for_function(IDLE)
+            submitted = submit(page)
+            page.wait_for_function(IDLE)
+            runs = script_runs(log)
+    return {"healthy": healthy, "cold": cold, "warm": warm, "submit": submitted, "cold_kb": cold_bytes / 1024,
+            "warm_kb": warm_bytes / 1024, "runs": runs}
+
+
+def bench_open(repeats: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    print(f"opening the app, {repeats} fresh servers; ms from navigation (or Ctrl+Enter) to the first heatmap; "
+          "script: the server's own time for that run; KiB: websocket bytes received by then")
+    print("| repeat | server start → healthy | cold open | cold script | warm open | warm script | submit | "
+          "submit script | cold KiB | warm KiB |\n|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for r in range(repeats):
+            row = one_repeat(browser)
+            rows.append(row)
+            runs = row["runs"] + [float("nan")] * 3
+            print(f"| {r + 1} | {row['healthy']:.0f} | {row['cold']:.0f} | {1000 * runs[0]:.0f} | {row['warm']:.0f} | "
+                  f"{1000 * runs[1]:.0f} | {row['submit']:.0f} | {1000 * runs[2]:.0f} | {row['cold_kb']:.0f} | "
+                  f"{row['warm_kb']:.0f} |", flush=True)
+        browser.close()
+    medians = {k: statistics.median(r[k] for r in rows) for k in ("cold", "warm", "submit")}
+    print(f"median: cold open {medians['cold']:.0f} ms, warm open {medians['warm']:.0f} ms, "
+          f"submit → heatmap {medians['submit']:.0f} ms")
