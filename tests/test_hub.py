@@ -6,6 +6,7 @@ import shutil
 import pytest
 from huggingface_hub.hf_api import RepoSibling
 
+from models import ROOT
 from models.storage import hub
 from models.storage.hub import CheckpointError, LoadPolicy, load_model, save_checkpoint
 
@@ -203,3 +204,15 @@ def test_oversized_hub_repo_is_refused_before_download(local_hub):
     assert not [p for p in asked if "/resolve/" in p], "no file was downloaded"
     with pytest.raises(CheckpointError, match="at most 100 MB"):
         load_model(REPO_ID, policy=LoadPolicy(max_download_mb=100))
+
+
+def test_loading_checks_shapes_without_initialising_weights():
+    """The shape check builds the model on the meta device with initialisers skipped; run there, ``normal_``
+    would import torch._dynamo, seconds of a fresh server's first page."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from models.storage.hub import load_model; load_model('additive', device='cpu'); "
+            "assert 'torch._dynamo' not in sys.modules, 'the shape check imported torch._dynamo'")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
