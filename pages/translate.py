@@ -1,7 +1,6 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, source_word_weights
@@ -20,10 +19,10 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
     result = ui.cached_beam(settings.model, settings.revision, text, settings.beam)
     st.subheader("Beam search")
-    st.dataframe(pd.DataFrame([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
-                                "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
-                               for i, h in enumerate(result.hypotheses)]).style.format(precision=2),
-                 hide_index=True, key="nbest")
+    st.dataframe([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
+                   "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
+                  for i, h in enumerate(result.hypotheses)], hide_index=True, key="nbest",
+                 column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("log p", "per piece")})
     chosen = st.radio("Show hypothesis", range(len(result.hypotheses)), horizontal=True, key="hypothesis",
                       format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")
     chosen = min(chosen, len(result.hypotheses) - 1)

@@ -1,9 +1,10 @@
 """Download buttons for an attention matrix: CSV, JSON, Pharaoh links, PNG and SVG."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -11,7 +12,12 @@ from models.analysis.alignment import AttentionView, hard_alignments, pharaoh
 
 
 def matrix_csv(view: AttentionView) -> str:
-    return pd.DataFrame(view.weights, index=list(view.rows), columns=list(view.columns)).to_csv()
+    """One row per target token, one column per source token (the csv module: no pandas import on the first page)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["", *view.columns])
+    writer.writerows([row, *map(repr, weights)] for row, weights in zip(view.rows, view.weights.tolist()))
+    return out.getvalue()
 
 
 def matrix_json(view: AttentionView) -> str:
