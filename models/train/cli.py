@@ -57,8 +57,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="dtype of the forward's matrix products (bfloat16: autocast; pays on CPUs with AVX512-BF16/AMX "
                         "and on recent GPUs — `python -m models.bench throughput --precision …`)")
     p.add_argument("--lr", type=float, default=DEFAULT_LR, help="the learning rate after warm-up")
-    p.add_argument("--schedule", choices=list(SHAPES), default="linear",
-                   help="how the learning rate falls to zero over the budget")
+    p.add_argument("--schedule", choices=list(SHAPES), default="wsd",
+                   help="how the rate falls to zero over the budget: wsd holds it until the last 20 %%, linear and "
+                        "cosine fall from the start (measured: docs/results.md)")
     p.add_argument("--warmup-steps", type=int, default=300)
     p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average")
     p.add_argument("--epochs", type=int, default=20, help="budget: passes over the mixed corpora")
