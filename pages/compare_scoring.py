@@ -34,7 +34,7 @@ traces = [ui.trace_or_stop(s, text) for s in (left, right)]
 ui.source_notices(traces[0])
 for column, side, name, trace in zip(st.columns(2), ("left", "right"), names, traces):
     column.markdown(f"**{for_markdown(name)}**")
-    column.code(trace.translation, language=None, wrap_lines=True)
+    ui.show_translation(trace.translation, column)
     column.plotly_chart(charts.heatmap(ui.view_of(trace, settings.words)), width="stretch", key=f"own_{side}")
 
 st.subheader("Same target, two attentions")

@@ -106,10 +106,10 @@ def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_wo
     changed = ui.trace_or_stop(settings, text, what_if=(step, focus))
     before, after = st.columns(2)
     before.markdown("**As decoded**")
-    before.code(base.translation, language=None, wrap_lines=True)
+    ui.show_translation(base.translation, before)
     before.plotly_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
     after.markdown(f"**Looking only at “{for_markdown(source_words[focus])}” at step {step + 1}**")
-    after.code(changed.translation, language=None, wrap_lines=True)
+    ui.show_translation(changed.translation, after)
     after.plotly_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
                        key="wi_after")
 
@@ -122,7 +122,7 @@ trace = ui.trace_or_stop(settings, text)
 ui.source_notices(trace)
 
 st.subheader("Translation")
-st.code(trace.translation or "(empty)", language=None, wrap_lines=True)
+ui.show_translation(trace.translation)
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
 if trace.attention is None:

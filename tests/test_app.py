@@ -20,7 +20,7 @@ def test_renders_translation_and_heatmap_sized_to_the_trace(additive):
     text = "A little girl in a red dress is playing with a ball."
     at = run_page(APP, text=text, level="subwords")
     trace = greedy(additive.model, additive.tokenizers, text)
-    assert at.code[0].value == trace.translation
+    assert at.text[0].value == trace.translation
     assert heat_shape(figures(at)[0]) == (len(trace.target_ids), len(trace.source.ids))
 
 
@@ -69,7 +69,7 @@ def test_unreachable_hub_model_keeps_the_bundled_one(monkeypatch):
     at = run_page(APP, text="A dog runs.", model="someone/not-cached")
     assert not at.exception
     assert any("Cannot reach the Hugging Face Hub" in e.value for e in at.error)
-    assert at.code[0].value  # still translated, by the bundled model
+    assert at.text[0].value  # still translated, by the bundled model
 
 
 def test_step_slider_and_what_if(additive):
@@ -83,7 +83,7 @@ def test_step_slider_and_what_if(additive):
     at.selectbox(key="focus").set_value(1).run()  # look only at "black" at step 3
     expected = greedy(additive.model, additive.tokenizers, text, overrides={2: focus_on_word(base, 1)})
     assert not at.exception
-    assert at.code[2].value == expected.translation  # translation, as decoded, what-if
+    assert at.text[2].value == expected.translation  # translation, as decoded, what-if
     assert expected.attention[2, 1] == 1.0 and base.attention[2, 1] < 1.0
 
 

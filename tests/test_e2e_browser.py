@@ -147,7 +147,7 @@ def test_navigation_lists_the_six_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
-    titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stSidebarNavLinkText]").all_inner_texts()
+    titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stMarkdownContainer]").all_inner_texts()
     assert [t.strip() for t in titles] == [
         "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Alignment as it is learned",
         "Models & results"]
@@ -161,7 +161,7 @@ def test_navigation_icons_render_as_icons(server, page):
     """Each link's icon is a Material Symbols glyph: the font has loaded and the ligature ("compare_arrows") has
     become one square glyph, not a word; no emoji is left to fall back to boxes in a browser without an emoji font."""
     page.goto(server)
-    page.wait_for_selector("[data-testid=stSidebarNav] a")
+    page.wait_for_selector("[data-testid=stSidebarNav] a [data-testid=stIconMaterial]")  # st.navigation's links
     wait_idle(page)
     page.evaluate("document.fonts.ready")
     icons = page.evaluate("""[...document.querySelectorAll('[data-testid=stSidebarNav] a')].map(a => {
@@ -182,7 +182,7 @@ def test_navigation_icons_render_as_icons(server, page):
 def test_heatmap_labels_clear_the_title_and_each_other(server, page):
     sentence = "The agreement on the European Economic Area was signed in August 1992."
     page.goto(f"{server}/?text={urllib.parse.quote(sentence)}")
-    page.wait_for_selector(".js-plotly-plot .xtick")
+    page.wait_for_selector(".js-plotly-plot .heatmaplayer")
     wait_idle(page)
     boxes = page.evaluate("""(() => {
         const plot = document.querySelector('.js-plotly-plot');

@@ -199,3 +199,8 @@ def test_an_epoch_reports_the_mean_of_its_step_losses(tiny_corpus, tmp_path, mon
     monkeypatch.setattr(loop, "train_step", lambda *args, **kwargs: next(losses))
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--batch-size", "100")  # 300 pairs: 3 batches
     assert json.loads((tmp_path / "ck" / "training.json").read_text())["history"][0]["train_loss"] == 2.0
+
+
+def test_validation_points_fall_every_n_steps_with_two_early_ones():
+    assert [s for s in range(1, 5001) if loop.validation_due(s, 2000)] == [500, 1000, 2000, 4000]
+    assert not any(loop.validation_due(s, 0) for s in range(1, 100))  # 0: epoch ends only

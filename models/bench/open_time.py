@@ -53,12 +53,12 @@ def visit(browser, url: str) -> tuple[float, int, object]:
 def submit(page) -> float:
     """Type a new sentence and press Ctrl+Enter: ms until its heatmap replaces the old one."""
     page.wait_for_function(IDLE)
-    old = page.evaluate("document.querySelector('[data-testid=stCode]').innerText")
+    old = page.evaluate("document.querySelector('[data-testid=stText]').innerText")
     box = page.get_by_label("English sentence")
     box.fill(SUBMITTED)
     start = time.perf_counter()
     box.press("Control+Enter")
-    page.wait_for_function("old => { const c = document.querySelector('[data-testid=stCode]');"
+    page.wait_for_function("old => { const c = document.querySelector('[data-testid=stText]');"
                            f" return c && c.innerText !== old && document.querySelector('{HEATMAP}'); }}", arg=old)
     return 1000 * (time.perf_counter() - start)
 

@@ -2,7 +2,7 @@
 
 Every renderer has its own markup, so each gets its own function:
 
-* :func:`plain` — widgets that show text literally (select boxes, ``st.code``):
+* :func:`plain` — widgets that show text literally (select boxes, ``st.code``, ``st.text``):
   only control characters are made visible.
 * :func:`for_plotly` — plotly's text (ticks, hover, titles) understands a few
   tags (``<b>``, ``<br>``, …) and decodes ``&amp;``, ``&lt;``, ``&gt;`` and

@@ -281,6 +281,13 @@ def source_notices(trace: Trace) -> None:
                    + ", ".join(for_markdown(u) for u in dict.fromkeys(unknown)))
 
 
+def show_translation(text: str, where=st) -> None:
+    """A translation as plain text, exactly as written. ``st.text``, not ``st.code``: the code box's syntax
+    highlighter is a 1.5 MB script, which made a new visitor's first heatmap 1.5–2.4 s later
+    (``python -m models.bench open``)."""
+    where.text(text or "(empty)")
+
+
 def view_of(trace: Trace, words: bool) -> AttentionView:
     return word_view(trace) if words else piece_view(trace)
 
