@@ -2,12 +2,14 @@
 
     python -m models.bench open --repeats 3
 
-Each repeat starts a new ``streamlit run app.py`` (its start counted apart, to healthy), then opens the home page
-in a fresh browser context three times over: **cold** (the server's first visitor: imports, model and index
-loading, the first run), **warm** (a new visitor on the same server), and a **submit** (a new sentence typed in
-the warm session). Each time runs from navigation (or Ctrl+Enter) to the first heatmap drawn; beside it, the
-server's own time for that script run (``ATLAS_RUN_LOG``, written by ``app.py``) and the bytes the browser
-received over Streamlit's websocket. The browser is launched before the server, so its start is not counted.
+Each repeat starts a new ``streamlit run app.py`` (its start counted apart, to healthy), then opens the home page:
+**cold** (the server's first visitor, in a fresh browser profile: the server imports, loads the model and runs the
+page for the first time, the browser fetches and compiles Streamlit's scripts), **warm** (the app opened again in
+a new tab of that browser: a new session, scripts from the browser's cache), **new visitor** (a fresh browser
+profile on the now warm server), and a **submit** (a new sentence typed in the warm tab). Each time runs from
+navigation (or Ctrl+Enter) to the first heatmap drawn; beside it, the server's own time for that script run
+(``ATLAS_RUN_LOG``, written by ``app.py``) and the bytes received over Streamlit's websocket. The browser is
+launched before the server, so its start is not counted.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
 
 HEATMAP = ".js-plotly-plot .heatmaplayer"
+VIEWPORT = {"width": 1400, "height": 1000}
 SUBMITTED = "A young boy is playing football in the park."
 
 
@@ -37,9 +40,9 @@ def finished_runs(log: Path, count: int, seconds: float = 60) -> list[float]:
     return script_runs(log)
 
 
-def visit(browser, url: str) -> tuple[float, int, object]:
-    """A new visitor: navigation → heatmap (ms), websocket bytes received by then, and the open page."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+def visit(context, url: str) -> tuple[float, int, object]:
+    """A new tab of ``context``: navigation → heatmap (ms), websocket bytes received by then, and the page."""
+    page = context.new_page()
     page.set_default_timeout(120_000)
     received = [0]
     page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.__setitem__(
@@ -69,14 +72,19 @@ def one_repeat(browser) -> dict:
         start = time.perf_counter()
         with Server(env={"ATLAS_RUN_LOG": str(log)}) as srv:
             healthy = 1000 * (time.perf_counter() - start)
-            cold, cold_bytes, page = visit(browser, srv.url)
+            profile = browser.new_context(viewport=VIEWPORT)
+            cold, cold_bytes, page = visit(profile, srv.url)
             page.wait_for_function(IDLE)
-            warm, warm_bytes, page = visit(browser, srv.url)
+            warm, _, page = visit(profile, srv.url)
             page.wait_for_function(IDLE)
             submitted = submit(page)
             runs = finished_runs(log, 3)
-    return {"healthy": healthy, "cold": cold, "warm": warm, "submit": submitted, "cold_kb": cold_bytes / 1024,
-            "warm_kb": warm_bytes / 1024, "runs": runs}
+            stranger = browser.new_context(viewport=VIEWPORT)
+            new_visitor, _, _ = visit(stranger, srv.url)
+            profile.close()
+            stranger.close()
+    return {"healthy": healthy, "cold": cold, "warm": warm, "new": new_visitor, "submit": submitted,
+            "cold_kb": cold_bytes / 1024, "runs": runs}
 
 
 def bench_open(repeats: int) -> None:
@@ -84,8 +92,8 @@ def bench_open(repeats: int) -> None:
 
     print(f"opening the app, {repeats} fresh servers; ms from navigation (or Ctrl+Enter) to the first heatmap; "
           "script: the server's own time for that run; KiB: websocket bytes received by then")
-    print("| repeat | server start → healthy | cold open | cold script | warm open | warm script | submit | "
-          "submit script | cold KiB | warm KiB |\n|---|---|---|---|---|---|---|---|---|---|")
+    print("| repeat | server start → healthy | cold open | cold script | warm open | warm script | new visitor | "
+          "submit | submit script | cold KiB |\n|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -94,9 +102,9 @@ def bench_open(repeats: int) -> None:
             rows.append(row)
             runs = row["runs"] + [float("nan")] * 3
             print(f"| {r + 1} | {row['healthy']:.0f} | {row['cold']:.0f} | {1000 * runs[0]:.0f} | {row['warm']:.0f} | "
-                  f"{1000 * runs[1]:.0f} | {row['submit']:.0f} | {1000 * runs[2]:.0f} | {row['cold_kb']:.0f} | "
-                  f"{row['warm_kb']:.0f} |", flush=True)
+                  f"{1000 * runs[1]:.0f} | {row['new']:.0f} | {row['submit']:.0f} | {1000 * runs[2]:.0f} | "
+                  f"{row['cold_kb']:.0f} |", flush=True)
         browser.close()
-    medians = {k: statistics.median(r[k] for r in rows) for k in ("cold", "warm", "submit")}
-    print(f"median: cold open {medians['cold']:.0f} ms, warm open {medians['warm']:.0f} ms, "
-          f"submit → heatmap {medians['submit']:.0f} ms")
+    medians = {k: statistics.median(r[k] for r in rows) for k in ("cold", "warm", "new", "submit")}
+    print(f"median: cold open {medians['cold']:.0f} ms, warm open {medians['warm']:.0f} ms, new visitor "
+          f"{medians['new']:.0f} ms, submit → heatmap {medians['submit']:.0f} ms")
