@@ -13,6 +13,7 @@ def test_each_script_run_is_logged_when_asked(tmp_path, monkeypatch):
     names = [line.split("\t")[0] for line in log.read_text().splitlines()]
     assert names == ["home", "Score_anatomy", "Score_anatomy"]
     assert all(0 < seconds < 600 for seconds in script_runs(log))
+    assert all(0 < cpu <= wall + 0.05 for wall, cpu in zip(script_runs(log), script_runs(log, column=2)))
 
 
 def test_no_log_unless_asked(tmp_path, monkeypatch):
