@@ -2,11 +2,11 @@
 
 Imports only go down the layers::
 
-    tools (models/*.py: train, evaluate, translate, bench, app_bench, rehearsal)
-      ├── analysis/  alignment, compare, geometry, anatomy        ── reads traces
-      ├── storage/   hub, card, data, examples, timeline          ── files and the Hub (timeline: traces on disk)
-      │     └── decoding/  greedy, beam, lines                    ── writes traces
-      └────────── network/  attention, seq2seq, tokenization, device, training
+    the user's commands (train/, evaluate, translate, neighbours)        bench/ — the lab, which nothing imports
+      ├── analysis/  alignment, compare, geometry, anatomy, aer, …  ── reads traces
+      ├── storage/   hub, card, data, examples, timeline, gold      ── files and the Hub (timeline: traces on disk)
+      │     └── decoding/  greedy, beam, lines                      ── writes traces
+      └────────── network/  attention, seq2seq, tokenization, device, training, schedule
 """
 from pathlib import Path
 
