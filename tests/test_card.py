@@ -92,8 +92,11 @@ def test_a_planned_run_is_summed_up_by_steps_schedule_and_kept_weights():
     assert learning_rate(PLANNED) == (f"Adam; learning rate {DEFAULT_LR:g} (the default) after a 300-step warm-up, "
                                       "then linear to zero over the budget (68,800 steps or 26.5 minutes, whichever "
                                       "came first)")
-    assert kept_weights(PLANNED).startswith("the average weights (moving average: decay 0.999), validation BLEU 26.0 "
-                                            "against 25.0 for the raw weights at that point; the average won at 1 of 2")
+    assert kept_weights(PLANNED) == ("the moving average of the weights (decay 0.999): validation BLEU 26.0 against "
+                                     "25.0 for the raw weights at that point; the average won at 1 of 2 points")
+    raw_best = {**PLANNED, "history": POINTS[:1]}
+    assert kept_weights(raw_best) == ("the raw weights: validation BLEU 20.0 against 19.0 for their moving average "
+                                      "(decay 0.999) at that point; the average won at 0 of 1 points")
 
 
 def test_quality_per_minute_has_every_point_by_corpus_and_their_mean():

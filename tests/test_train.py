@@ -121,7 +121,8 @@ def test_the_better_of_raw_and_averaged_weights_is_saved(tiny_corpus, tmp_path, 
         torch.testing.assert_close(value, kept[name if winner == "raw" else f"module.{name}"].half())
     record = json.loads((out / "training.json").read_text())["history"][-1]
     assert record["weights"] == winner and record["val_bleu"] == record[f"{winner}_val_bleu"]
-    assert f"{winner} weights" in (out / "README.md").read_text()
+    said = {"raw": "Weights: the raw weights", "average": "Weights: the moving average of the weights"}[winner]
+    assert said in (out / "README.md").read_text()
 
 
 def test_several_corpora_are_validated_each_and_chosen_on_their_mean(tiny_corpus, tmp_path):

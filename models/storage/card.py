@@ -137,12 +137,14 @@ def kept_weights(training: dict) -> str:
     best = best_point(training)
     if "weights" not in best:
         return "the raw weights (no average was kept)"
-    other = "raw" if best["weights"] == "average" else "average"
     decay = training["schedule"]["ema_decay"]
-    return (f"the {best['weights']} weights (moving average: decay {decay:g}), validation BLEU "
-            f"{best[best['weights'] + '_val_bleu']:.1f} against {best[other + '_val_bleu']:.1f} for the {other} "
-            f"weights at that point; the average won at {sum(r['weights'] == 'average' for r in training['history'])}"
-            f" of {len(training['history'])} points")
+    wins = sum(r["weights"] == "average" for r in training["history"])
+    won = f"the average won at {wins} of {len(training['history'])} points"
+    if best["weights"] == "average":
+        return (f"the moving average of the weights (decay {decay:g}): validation BLEU {best['average_val_bleu']:.1f} "
+                f"against {best['raw_val_bleu']:.1f} for the raw weights at that point; {won}")
+    return (f"the raw weights: validation BLEU {best['raw_val_bleu']:.1f} against {best['average_val_bleu']:.1f} for "
+            f"their moving average (decay {decay:g}) at that point; {won}")
 
 
 def quality_per_minute(training: dict) -> list[dict]:
