@@ -1,0 +1,47 @@
+"""models/align.py: links from forced attention, one per French word, scored as the written file scores."""
+import json
+
+import pytest
+
+from models import align
+from models.storage.gold import read_gold
+from models.storage.hub import save_checkpoint
+
+from .helpers import make_model, synthetic_pairs
+
+
+@pytest.fixture
+def gold(tmp_path):
+    """Three pairs of the synthetic corpus (French = the English reversed, word for word) with their true links."""
+    pairs = synthetic_pairs(3, seed=7)
+    for ext, lines in (("en", [e for e, _ in pairs]), ("fr", [f for _, f in pairs]),
+                       ("gold", [" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split())))
+                                 for e, _ in pairs])):
+        (tmp_path / f"test.{ext}").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def checkpoint(tmp_path, tokenizers, score="additive"):
+    save_checkpoint(tmp_path / score, make_model(tokenizers, score), tokenizers)
+    return str(tmp_path / score)
+
+
+def test_the_printed_aer_is_the_written_links_aer(gold, tiny_tokenizers, tmp_path, capsys):
+    out = tmp_path / "links.txt"
+    assert align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(gold), "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    pairs = read_gold(gold, "test")
+    written = out.read_text().splitlines()
+    assert len(written) == len(pairs)
+    a = s = a_s = 0  # scored here from the file alone: every gold link is Sure
+    for line, pair in zip(written, pairs):
+        links = {tuple(int(x) - 1 for x in token.split("-")) for token in line.split()}
+        assert len(links) == len(pair.french)  # one English word for every French word
+        assert all(i < len(pair.english) and j < len(pair.french) for i, j in links)
+        a, s, a_s = a + len(links), s + len(pair.sure), a_s + len(links & pair.sure)
+    assert printed["aer"] == pytest.approx(100 * (1 - 2 * a_s / (a + s)), abs=0.01)
+
+
+def test_a_model_without_attention_is_refused(gold, tiny_tokenizers, tmp_path):
+    with pytest.raises(SystemExit, match="no attention"):
+        align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold)])
