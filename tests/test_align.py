@@ -45,3 +45,8 @@ def test_the_printed_aer_is_the_written_links_aer(gold, tiny_tokenizers, tmp_pat
 def test_a_model_without_attention_is_refused(gold, tiny_tokenizers, tmp_path):
     with pytest.raises(SystemExit, match="no attention"):
         align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold)])
+
+
+def test_a_missing_gold_set_is_a_clear_error(tiny_tokenizers, tmp_path):
+    with pytest.raises(SystemExit, match="error: .*test.en"):
+        align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(tmp_path / "nowhere")])
