@@ -29,7 +29,8 @@ example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts
 points = range(len(curve.epochs))
 wanted = ui.read_url().point
 if wanted is not None and wanted > len(points):
-    st.toast(f"Point {wanted} is not in this model's record (points 1–{len(points)}); showing the last.", icon=":material/warning:")
+    st.toast(f"Point {wanted} is not in this model's record (points 1–{len(points)}); showing the last.",
+             icon=":material/warning:")
 if "point" not in st.session_state or st.session_state.point not in points:
     st.session_state.point = wanted - 1 if wanted is not None and wanted <= len(points) else points[-1]
 if len(points) > 1:

@@ -217,8 +217,8 @@ def bench_load(session_counts: list[int], per_session: int, threads: str | None,
         reruns = [ms for r in results for ms in r.rerun_ms]
         cpu = srv.summary().split("mean CPU ")[1].split(",")[0]
         print(f"| {n} | {len(failed)} | {percentiles([r.load_ms for r in results if r.load_ms])} | "
-              f"{percentiles(reruns)} | {percentiles(scripts)} | {percentiles(cpu_ms)} | {srv.peak_rss_mib():.0f} | {cpu} | "
-              f"{max(s[3] for s in srv.samples)} |", flush=True)
+              f"{percentiles(reruns)} | {percentiles(scripts)} | {percentiles(cpu_ms)} | {srv.peak_rss_mib():.0f} | "
+              f"{cpu} | {max(s[3] for s in srv.samples)} |", flush=True)
         for error in failed:
             print(f"  failed session: {error}")
 
