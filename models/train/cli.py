@@ -117,24 +117,25 @@ def shared_tokenizers(args, out: Path, train_text, resuming: bool, replicas: Rep
     return tokenizers if replicas.main else TokenizerPair.load(out)
 
 
-def start(args, replicas: Replicas) -> tuple[torch.device, Path]:
-    """Threads, seed, device and warnings, before anything is built."""
+def start(args) -> tuple[Replicas, torch.device]:
+    """Threads, seed, torchrun's group, this process's device and warnings, before anything is built."""
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = pick_device(args.device)
+    replicas = join_replicas(device)
     if replicas.world > 1 and device.type == "cuda":
         device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
     if args.precision == "bfloat16" and not native_bfloat16(device) and replicas.main:
         print(f"warning: {device.type} has no native bfloat16 (AVX512-BF16, AMX or a recent GPU); it is emulated, "
               "far slower than --precision float32", file=sys.stderr)
-    return device, Path(args.out)
+    return replicas, device
 
 
 def planned_steps(args, corpora, parts, replicas: Replicas) -> int:
     """``--steps``, or ``--epochs`` times this process's batches an epoch, whichever is fewer."""
     per_epoch = len(epoch_batches(parts, corpora, args, 1, replicas)[1])  # every epoch has as many
-    return min(args.steps or args.epochs * per_epoch, args.epochs * per_epoch)
+    return min(args.steps, args.epochs * per_epoch) if args.steps else args.epochs * per_epoch
 
 
 def build_run(args, replicas: Replicas, device, tokenizers, corpora, parts, state: dict) -> Run:
@@ -155,8 +156,8 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora, parts, stat
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    replicas = join_replicas(pick_device(args.device))
-    device, out = start(args, replicas)
+    replicas, device = start(args)
+    out = Path(args.out)
     corpora, train_text = read_corpora(args)
     resuming = args.resume and (out / STATE_DIR / "state.json").exists()
     tokenizers = shared_tokenizers(args, out, train_text, resuming, replicas)
