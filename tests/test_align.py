@@ -1,4 +1,5 @@
-"""models/align.py: links from forced attention, one per French word, scored as the written file scores."""
+"""models/align: links from forced attention or attribution, one per French word, scored as the written file scores;
+the eflomal baseline on the same gold."""
 import json
 
 import pytest
@@ -42,9 +43,18 @@ def test_the_printed_aer_is_the_written_links_aer(gold, tiny_tokenizers, tmp_pat
     assert printed["aer"] == pytest.approx(100 * (1 - 2 * a_s / (a + s)), abs=0.01)
 
 
-def test_a_model_without_attention_is_refused(gold, tiny_tokenizers, tmp_path):
-    with pytest.raises(SystemExit, match="no attention"):
+def test_a_model_without_attention_is_pointed_to_attribution(gold, tiny_tokenizers, tmp_path):
+    with pytest.raises(SystemExit, match="no attention.*--matrix"):
         align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold)])
+
+
+def test_attribution_aligns_a_model_without_attention(gold, tiny_tokenizers, tmp_path, capsys):
+    out = tmp_path / "links.txt"
+    assert align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold),
+                       "--matrix", "gradient×input", "--method", "threshold", "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["matrix"] == "gradient×input" and printed["method"] == "threshold 0.2"
+    assert 0 <= printed["aer"] <= 100 and printed["links"] == sum(len(line.split()) for line in out.open())
 
 
 def test_a_missing_gold_set_is_a_clear_error(tiny_tokenizers, tmp_path):

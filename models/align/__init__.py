@@ -1,0 +1,62 @@
+"""Score a model's attention or attribution as word alignment against human links (AER, Och & Ney 2003).
+
+    python -m models.align --model additive --data ../shared/data/hansards-en-fr-align
+    python -m models.align --model none --data ../shared/data/hansards-en-fr-align --matrix "integrated gradients"
+    python -m models.align --model dot --data ../shared/data/hansards-en-fr-align --split trial --out links.txt
+    python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
+
+Each gold pair is decoded with its French sentence forced (the gold's own tokens joined by spaces, so each of its
+words is one word of the app's word view: subwords joined by the ``▁`` rule). ``--matrix`` picks what is read:
+the attention α, or a gradient attribution of each forced piece to the source (:mod:`models.analysis.attribution`,
+which also gives the no-attention model an alignment). Links are read from that word matrix by ``--method``
+(:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English word it weighs most;
+``intersection`` and ``union`` combine that with each English word's most weighing French word; ``threshold``
+keeps every pair at or above ``--threshold``. Prints AER, precision and recall; ``--out`` writes one line of links
+per pair in the gold's own format (``i-j``, 1-based, English first).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..analysis.aer import alignment_score
+from ..analysis.word_links import METHODS, above
+from ..storage.gold import format_links, read_gold
+from ..storage.hub import CheckpointError, load_model
+from .matrices import MATRICES, THRESHOLDS, word_matrix
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m models.align", description=__doc__.split("\n")[0])
+    p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
+    p.add_argument("--data", required=True, help="a folder of {split}.en, {split}.fr and {split}.gold")
+    p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
+    p.add_argument("--matrix", choices=MATRICES, default="attention", help="what the links are read from")
+    p.add_argument("--method", choices=[*METHODS, "threshold"], default="argmax", help="how links are read")
+    p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
+                   f"(default: chosen on the trial set, {THRESHOLDS})")
+    p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
+    p.add_argument("--device")
+    args = p.parse_args(argv)
+    try:
+        loaded = load_model(args.model, device=args.device)
+        pairs = read_gold(args.data, args.split)
+    except (CheckpointError, OSError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from e
+    if loaded.score == "none" and args.matrix == "attention":
+        raise SystemExit("error: a model without attention has no attention to read links from; "
+                         "use --matrix with an attribution")
+    threshold = THRESHOLDS[args.matrix] if args.threshold is None else args.threshold
+    linker = above(threshold) if args.method == "threshold" else METHODS[args.method]
+    predicted = [linker(word_matrix(loaded, pair, args.matrix)) for pair in tqdm(pairs, desc=args.split, leave=False)]
+    if args.out:
+        Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
+    score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
+    method = f"threshold {threshold:g}" if args.method == "threshold" else args.method
+    print(json.dumps({"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
+                      "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
+                      "recall": round(score.recall, 2), "links": score.links}, ensure_ascii=False))
+    return 0

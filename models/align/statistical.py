@@ -1,0 +1,86 @@
+"""A statistical aligner on the same gold: eflomal (Östling & Tiedemann 2017), the baseline attention is read against.
+
+    python -m models.align.statistical --data ../shared/data/hansards-en-fr-align \\
+        --corpus ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+
+As such aligners are run, eflomal learns without supervision from the training corpora *plus* the gold sentences
+themselves (it never sees the gold links), all tokenised the way the gold was (Moses tokeniser, lower case, French
+elisions and contractions written out: "l'" → "le", "au" → "à le", "des" → "de les"). It prints the AER of its
+forward links (each French word to at most one English word: the direction the translator's attention is read
+in), of its reverse links, and of their intersection.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from eflomal import Aligner
+from sacremoses import MosesTokenizer
+
+from ..analysis.aer import alignment_score
+from ..storage.data import read_parallel
+from ..storage.gold import Link, read_gold
+
+_ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
+           "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
+_CONTRACTED = {"au": "à le", "aux": "à les", "du": "de le", "des": "de les"}
+_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
+
+
+class GoldStyle:
+    """Raw sentences → the gold's whitespace tokens, one tokeniser per language."""
+
+    def __init__(self):
+        self._moses = {lang: MosesTokenizer(lang) for lang in ("en", "fr")}
+
+    def __call__(self, text: str, lang: str) -> str:
+        words = self._moses[lang].tokenize(_HYPHEN.sub(" - ", text.lower()), escape=False)
+        if lang == "fr":
+            words = [_CONTRACTED.get(w, _ELIDED.get(w, w)) for w in words]
+        return " ".join(words)
+
+
+def read_links(path: Path, last: int) -> list[set[Link]]:
+    """The last ``last`` lines of an eflomal links file (Pharaoh ``i-j``, 0-based, source = English first)."""
+    lines = path.read_text(encoding="utf-8").splitlines()[-last:]
+    return [{tuple(int(x) for x in token.split("-")) for token in line.split()} for line in lines]
+
+
+def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> tuple[Path, Path]:
+    """Align tokenised sentence pairs; returns the forward and reverse links files."""
+    forward, reverse = workdir / "forward.links", workdir / "reverse.links"
+    Aligner().align(english, french, links_filename_fwd=str(forward), links_filename_rev=str(reverse))
+    return forward, reverse
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m models.align.statistical", description=__doc__.split("\n")[0])
+    p.add_argument("--data", required=True, help="the gold folder ({split}.en, {split}.fr, {split}.gold)")
+    p.add_argument("--split", default="test")
+    p.add_argument("--corpus", nargs="*", default=[], help="parallel training corpora (folders of train.en/.fr)")
+    args = p.parse_args(argv)
+    try:
+        pairs = read_gold(args.data, args.split)
+        corpora = [read_parallel(folder, "train", "en", "fr") for folder in args.corpus]
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from e
+    style = GoldStyle()
+    english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.english).lower() for q in pairs]
+    french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.french).lower() for q in pairs]
+    with tempfile.TemporaryDirectory() as tmp:
+        forward, reverse = (read_links(path, len(pairs)) for path in align_with_eflomal(english, french, Path(tmp)))
+    sure, possible = [q.sure for q in pairs], [q.possible for q in pairs]
+    for name, links in (("forward", forward), ("reverse", reverse),
+                        ("intersection", [f & r for f, r in zip(forward, reverse)])):
+        score = alignment_score(links, sure, possible)
+        print(json.dumps({"aligner": "eflomal", "links": name, "split": args.split, "pairs": len(pairs),
+                          "training_pairs": len(english), "aer": round(score.aer, 2),
+                          "precision": round(score.precision, 2), "recall": round(score.recall, 2)}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

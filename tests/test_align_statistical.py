@@ -1,0 +1,41 @@
+"""models/align/statistical.py: the eflomal baseline reads its links the right way round and tokenises like the gold."""
+import json
+
+from models.align import statistical
+
+from .helpers import LEXICON, synthetic_pairs
+
+
+def test_french_is_written_out_as_the_gold_writes_it():
+    style = statistical.GoldStyle()
+    assert style("L'homme s'adresse au président des Communes aujourd'hui.", "fr") == \
+        "le homme se adresse à le président de les communes aujourd' hui ."
+    assert style("Is it well-known?", "en") == "is it well - known ?"
+
+
+def rotated_pairs(n: int, seed: int) -> list[tuple[str, str]]:
+    """English words, and French: the same words translated and rotated by one (English i is French i − 1)."""
+    pairs = []
+    for english, _ in synthetic_pairs(n, seed):
+        words = english.split()
+        pairs.append((english, " ".join(LEXICON[w] for w in words[1:] + words[:1])))
+    return pairs
+
+
+def test_eflomal_finds_the_links_of_a_word_for_word_corpus(tmp_path, capsys):
+    """Rotation, not reversal: read the wrong way round (French first) the links would score an AER near 100."""
+    corpus, gold = tmp_path / "corpus", tmp_path / "gold"
+    corpus.mkdir(), gold.mkdir()
+    for lang, column in (("en", 0), ("fr", 1)):
+        (corpus / f"train.{lang}").write_text("\n".join(p[column] for p in rotated_pairs(400, seed=3)) + "\n")
+    gold_pairs = rotated_pairs(20, seed=4)
+    (gold / "test.en").write_text("\n".join(e for e, _ in gold_pairs) + "\n")
+    (gold / "test.fr").write_text("\n".join(f for _, f in gold_pairs) + "\n")
+    (gold / "test.gold").write_text("\n".join(
+        " ".join(f"{i + 1}-{(i - 1) % len(e.split()) + 1}" for i in range(len(e.split()))) for e, _ in gold_pairs
+    ) + "\n")
+    assert statistical.main(["--data", str(gold), "--corpus", str(corpus)]) == 0
+    results = {r["links"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(results) == {"forward", "reverse", "intersection"}
+    assert results["forward"]["training_pairs"] == 420
+    assert results["forward"]["aer"] < 25
