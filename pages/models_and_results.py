@@ -15,14 +15,19 @@ from models.storage.card import (
     training_data,
     training_summary,
 )
+from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, read_alignment
 from models.storage.hub import bundled_models, resolve
 from pages._shared import ui
+
+PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 
-rows, lengths, curves = [], [], []
+rows, lengths, curves, alignment = [], [], [], []
 for name in bundled_models():
+    alignment += [{"links from": f"{ui.model_name(name)}: {r['matrix']}", **r}
+                  for r in read_alignment(resolve(name) / ALIGNMENT_FILE)]
     try:
         training, evaluation = load_records(resolve(name))
     except (OSError, ValueError) as e:
@@ -69,6 +74,20 @@ if curves:
                      alt.Tooltip("BLEU:Q", format=".1f")],
         ).properties(height=340), width="stretch", key="quality_per_minute",
     )
+
+if alignment:
+    baseline = read_alignment(BUNDLED_BASELINE)
+    st.subheader("Is attention an alignment?")
+    st.caption("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned "
+               "by people, Och & Ney 2000; Mihalcea & Pedersen 2003), the French side forced; the statistical "
+               "aligner eflomal on the same sentences, and published single-direction figures. AER: lower is better.")
+    table = [*alignment, *({"links from": f"eflomal ({r['method']} links)", **r} for r in baseline),
+             *({"links from": name, "split": "test", "aer": aer} for name, aer in PUBLISHED.items())]
+    st.dataframe(pd.DataFrame(table)[["links from", "method", "split", "aer", "precision", "recall"]]
+                 .rename(columns={"method": "read as", "aer": "AER %", "precision": "precision %",
+                                  "recall": "recall %"}).style.format(precision=1, na_rep=""),
+                 hide_index=True, key="alignment")
+    st.code("\n".join(r["command"] for r in [*alignment, *baseline[:1]]), language="bash")
 
 st.subheader("Load your own model")
 st.markdown("""

@@ -7,7 +7,7 @@ from models.analysis.alignment import AttentionView, source_word_weights
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.greedy import Trace
 from models.network.tokenization import word_groups, word_index
-from pages._shared import charts, exports, ui
+from pages._shared import charts, evidence, exports, ui
 from pages._shared.labels import for_markdown, plain
 
 st.title("Attention Atlas")
@@ -45,8 +45,8 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 
 @st.fragment
-def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text: str) -> None:
-    """The chosen step's attention, next-piece choices and links, and the what-if; reruns alone."""
+def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text: str, reading: str) -> None:
+    """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
     st.subheader("Step explorer")
     written = charts.piece_text(trace.target_pieces)
     if "step" not in st.session_state:
@@ -61,13 +61,14 @@ def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text
     else:
         source, weights = charts.source_text(trace), trace.attention[step]
     left, right = st.columns(2)
-    left.plotly_chart(charts.bars(source, weights, int(weights.argmax()), "Attention over the source"),
-                      width="stretch", key="step_bars")
+    over = "Attention over the source" if reading == "attention" else f"{reading.capitalize()} over the source"
+    left.plotly_chart(charts.bars(source, weights, int(weights.argmax()), over), width="stretch", key="step_bars")
     right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     row = word_index(trace.target_pieces)[step] if settings.words else step
     st.plotly_chart(charts.links(view, row), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
-    what_if(trace, settings, text, step, source_words)
+    if ui.load(settings.model, settings.revision).score != "none":  # without attention there is nothing to force
+        what_if(trace, settings, text, step, source_words)
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
@@ -125,17 +126,19 @@ st.subheader("Translation")
 ui.show_translation(trace.translation)
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
-if trace.attention is None:
-    st.info("This model has no attention: the decoder sees one fixed summary of the sentence at every step, "
-            "so there is no heatmap to draw. Pick an attention model in the sidebar.")
-    st.stop()
-
+reading = evidence.reading_picker(loaded.score)
+if loaded.score == "none":
+    st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
+               "Attribution still shows which source words each output word depended on.")
+trace = evidence.shown(trace, settings, text, reading)
 view = ui.view_of(trace, settings.words)
-heatmap = charts.heatmap(view, "Attention α — one row per output token, one column per source token", clickable=True)
+title, measure = evidence.TITLES[reading]
+heatmap = charts.heatmap(view, f"{title} — one row per output token, one column per source token", clickable=True,
+                         measure=measure)
 clicked = st.plotly_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="points")
 st.caption("Click a cell to explore the step that wrote its row.")
 follow_click(clicked, trace, settings.words)
-step_explorer(trace, view, settings, text)
+step_explorer(trace, view, settings, text, reading)
 
 st.subheader("Downloads")
-exports.download_buttons(view, heatmap, stem="attention")
+exports.download_buttons(view, heatmap, stem=evidence.slug(reading))

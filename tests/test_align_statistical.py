@@ -35,7 +35,7 @@ def test_eflomal_finds_the_links_of_a_word_for_word_corpus(tmp_path, capsys):
         " ".join(f"{i + 1}-{(i - 1) % len(e.split()) + 1}" for i in range(len(e.split()))) for e, _ in gold_pairs
     ) + "\n")
     assert statistical.main(["--data", str(gold), "--corpus", str(corpus)]) == 0
-    results = {r["links"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    results = {r["method"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert set(results) == {"forward", "reverse", "intersection"}
     assert results["forward"]["training_pairs"] == 420
     assert results["forward"]["aer"] < 25

@@ -100,10 +100,29 @@ def test_settings_live_in_the_url():
     assert at.query_params["text"] == "A dog runs."
 
 
-def test_no_attention_model_explains_why_there_is_no_heatmap():
-    at = run_page(APP, text="A dog runs.", model="none")
+def test_no_attention_model_shows_attribution_instead(additive):
+    at = run_page(APP, text="A dog runs.", model="none", level="subwords")
     assert not at.exception
-    assert any("no attention" in i.value for i in at.info)
+    assert any("no attention" in c.value for c in at.caption)
+    assert at.segmented_control[0].options == ["gradient×input", "integrated gradients"]
+    heat = figures(at)[0]
+    assert "attribution" in heat["layout"]["title"]["text"]
+    assert not at.get("selectbox") or all("look only at" not in s.label for s in at.selectbox)  # nothing to force
+
+
+@pytest.mark.parametrize("reading", ["gradient-x-input", "integrated-gradients"])
+def test_attribution_replaces_attention_in_the_heatmap_and_the_step_explorer(additive, reading):
+    from models.analysis.attribution import attribution_matrix
+
+    text = "A black dog is running on the beach."
+    at = run_page(APP, text=text, level="subwords", read=reading, step="2")
+    assert not at.exception
+    trace = greedy(additive.model, additive.tokenizers, text)
+    expected = attribution_matrix(additive.model, trace, reading.replace("-x-", "×").replace("-", " "))
+    heat, bars = figures(at)[0], figures(at)[1]
+    assert "attribution" in heat["layout"]["title"]["text"] and heat["data"][0]["colorbar"]["title"]["text"] == "share"
+    assert bars["data"][0]["y"] == pytest.approx(expected[1].tolist(), abs=1e-4)  # step 2's shares
+    assert at.query_params["read"] == reading
 
 
 def test_public_mode_refuses_local_paths_from_the_url(monkeypatch):

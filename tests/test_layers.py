@@ -11,6 +11,7 @@ MAY_IMPORT = {  # layer -> layers of models/ it may import ("" = the package roo
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
     "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
+    "align": {"align", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
     "bench": {"bench", "storage", "analysis", "decoding", "network", ""},  # the lab: nothing imports it
 }
 

@@ -8,7 +8,7 @@ from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, run_page
 
-PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning"]
+PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning", "Human_links"]
 TEXT = "A small white dog is sleeping on the couch."
 
 
@@ -96,6 +96,8 @@ HOSTILE_QUERIES = [
     {"model": "m" * 500, "left": "\x00", "right_rev": "\u202e", "text": "x" * 3000},
     {"model": "none", "beam": "3", "text": "🐕 一只狗 كلب"},
     {"text": "", "beam": "", "level": "", "step": ""},
+    {"pair": "-3", "read": "<b>attention</b>", "model": "none"},
+    {"pair": "1e9", "read": "integrated-gradients"},
 ]
 
 

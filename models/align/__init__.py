@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.word_links import METHODS, above
-from ..storage.gold import format_links, read_gold
+from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, above, word_matrix
+from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.hub import CheckpointError, load_model
-from .matrices import MATRICES, THRESHOLDS, word_matrix
 
 
 def main(argv=None) -> int:
@@ -39,6 +40,8 @@ def main(argv=None) -> int:
     p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
                    f"(default: chosen on the trial set, {THRESHOLDS})")
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
+    p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
+                   "(shown by its card's table and the app's Models page)")
     p.add_argument("--device")
     args = p.parse_args(argv)
     try:
@@ -51,12 +54,17 @@ def main(argv=None) -> int:
                          "use --matrix with an attribution")
     threshold = THRESHOLDS[args.matrix] if args.threshold is None else args.threshold
     linker = above(threshold) if args.method == "threshold" else METHODS[args.method]
-    predicted = [linker(word_matrix(loaded, pair, args.matrix)) for pair in tqdm(pairs, desc=args.split, leave=False)]
+    predicted = [linker(word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix))
+                 for pair in tqdm(pairs, desc=args.split, leave=False)]
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
     score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
     method = f"threshold {threshold:g}" if args.method == "threshold" else args.method
-    print(json.dumps({"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                      "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
-                      "recall": round(score.recall, 2), "links": score.links}, ensure_ascii=False))
+    result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
+              "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
+              "recall": round(score.recall, 2), "links": score.links}
+    print(json.dumps(result, ensure_ascii=False))
+    if args.save:
+        command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
+        record_alignment(loaded.path / ALIGNMENT_FILE, {**result, "command": command})
     return 0

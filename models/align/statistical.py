@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from sacremoses import MosesTokenizer
 
 from ..analysis.aer import alignment_score
 from ..storage.data import read_parallel
-from ..storage.gold import Link, read_gold
+from ..storage.gold import Link, read_gold, record_alignment
 
 _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
            "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
@@ -61,6 +63,7 @@ def main(argv=None) -> int:
     p.add_argument("--data", required=True, help="the gold folder ({split}.en, {split}.fr, {split}.gold)")
     p.add_argument("--split", default="test")
     p.add_argument("--corpus", nargs="*", default=[], help="parallel training corpora (folders of train.en/.fr)")
+    p.add_argument("--save", help="record the results in this JSON file (the bundled one: assets/eflomal.json)")
     args = p.parse_args(argv)
     try:
         pairs = read_gold(args.data, args.split)
@@ -76,9 +79,13 @@ def main(argv=None) -> int:
     for name, links in (("forward", forward), ("reverse", reverse),
                         ("intersection", [f & r for f, r in zip(forward, reverse)])):
         score = alignment_score(links, sure, possible)
-        print(json.dumps({"aligner": "eflomal", "links": name, "split": args.split, "pairs": len(pairs),
-                          "training_pairs": len(english), "aer": round(score.aer, 2),
-                          "precision": round(score.precision, 2), "recall": round(score.recall, 2)}))
+        result = {"model": "eflomal", "split": args.split, "pairs": len(pairs), "matrix": "eflomal", "method": name,
+                  "training_pairs": len(english), "aer": round(score.aer, 2), "precision": round(score.precision, 2),
+                  "recall": round(score.recall, 2), "links": score.links}
+        print(json.dumps(result))
+        if args.save:
+            command = "python -m models.align.statistical " + shlex.join(sys.argv[1:] if argv is None else argv)
+            record_alignment(args.save, {**result, "command": command})
     return 0
 
 

@@ -6,8 +6,11 @@ spaces) and ``{split}.gold``: per line, space-separated links, 1-based, English 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from .. import ROOT
 
 Link = tuple[int, int]  # (English word, French word), 0-based
 
@@ -56,3 +59,22 @@ def read_gold(folder: str | Path, split: str) -> list[GoldPair]:
 def format_links(links: set[Link] | frozenset[Link]) -> str:
     """Links in the gold's own format, 1-based, sorted: ``1-1 2-3``."""
     return " ".join(f"{i + 1}-{j + 1}" for i, j in sorted(links))
+
+
+ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
+BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
+
+
+def record_alignment(path: str | Path, result: dict) -> None:
+    """Add ``result`` (one scored reading: split, matrix, method, aer, …, command) to the JSON list at ``path``,
+    replacing an earlier result for the same split, matrix and method."""
+    path = Path(path)
+    key = (result["split"], result["matrix"], result["method"])
+    kept = [r for r in read_alignment(path) if (r["split"], r["matrix"], r["method"]) != key]
+    path.write_text(json.dumps([*kept, result], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_alignment(path: str | Path) -> list[dict]:
+    """The results recorded at ``path`` (none when the file is missing)."""
+    path = Path(path)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []

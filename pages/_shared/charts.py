@@ -70,8 +70,9 @@ def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
     return fig
 
 
-def heatmap(view: AttentionView, title: str = "", clickable: bool = False) -> go.Figure:
-    """Attention: rows = target tokens, columns = source tokens; hover gives α (and the energy, per piece).
+def heatmap(view: AttentionView, title: str = "", clickable: bool = False, measure: str = "α") -> go.Figure:
+    """Attention (or an attribution, named ``measure``): rows = target tokens, columns = source tokens; hover gives
+    the weight (and the energy, per piece).
 
     ``clickable`` lays an invisible marker on every cell, which carries the hover and reports clicks as
     selected points (plotly heatmaps report none to ``st.plotly_chart(on_select=…)``): ``y`` is the row.
@@ -80,13 +81,13 @@ def heatmap(view: AttentionView, title: str = "", clickable: bool = False) -> go
     T, S = view.weights.shape
     labels = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(S)] for t in range(T)], dtype=object)
     parts = [labels, view.weights.astype(object)]
-    template = "%{customdata[0]}<br>α = %{customdata[1]:.3f}"
+    template = "%{customdata[0]}<br>" + measure + " = %{customdata[1]:.3f}"
     if view.energies is not None:  # word-level views have no single energy per cell
         parts.append(view.energies.astype(object))
         template += "<br>energy e = %{customdata[2]:.3f}"
     custom = np.dstack(parts)  # [T, S, 2 or 3]
     fig = go.Figure(go.Heatmap(z=view.weights, customdata=custom, colorscale="Blues", zmin=0, zmax=1,
-                               colorbar=dict(title="α"), hovertemplate=template + "<extra></extra>"))
+                               colorbar=dict(title=measure), hovertemplate=template + "<extra></extra>"))
     if clickable:
         rows_at, cols_at = np.mgrid[0:T, 0:S]
         fig.data[0].update(hoverinfo="skip", hovertemplate=None)
@@ -96,6 +97,19 @@ def heatmap(view: AttentionView, title: str = "", clickable: bool = False) -> go
         fig.update_layout(clickmode="event+select", dragmode=False)
     fig.update_layout(title=for_plotly(title))
     return _axes(fig, cols, rows)
+
+
+def gold_links(fig: go.Figure, sure: frozenset, possible: frozenset) -> go.Figure:
+    """People's links over a word heatmap (x = English word, y = French word): Sure as open squares, links they
+    marked only Possible as small open circles."""
+    for links, name, symbol, size in ((sure, "Sure (people)", "square-open", 22),
+                                      (possible - sure, "Possible (people)", "circle-open", 11)):
+        links = sorted(links)
+        fig.add_trace(go.Scatter(x=[i for i, _ in links], y=[j for _, j in links], mode="markers", name=name,
+                                 marker=dict(symbol=symbol, size=size, color=ORANGE, line=dict(width=2)),
+                                 hoverinfo="skip"))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
+    return fig
 
 
 def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> go.Figure:

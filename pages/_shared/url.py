@@ -32,6 +32,7 @@ class UrlState:
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
+    pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
     model_rev: str | None = None
     left: str | None = None
@@ -80,6 +81,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
     "point": _int_in(1, MAX_STEP),
+    "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }

@@ -1,0 +1,39 @@
+"""Human links: a sentence pair people aligned word by word, over the model's attention or attribution."""
+import streamlit as st
+
+from models.analysis.aer import alignment_score
+from models.analysis.alignment import AttentionView
+from models.analysis.word_links import THRESHOLDS, above, rows_argmax
+from pages._shared import charts, evidence, ui
+
+st.title("Attention against human links")
+st.caption("Sentences of the Canadian Hansards aligned word by word by people (Och & Ney 2000). The French side is "
+           "forced through the translator; the heatmap shows where it looked (or what each word depended on), the "
+           "squares where people drew a link. Heatmaps are often read as alignments: here they are checked.")
+
+settings, loaded = ui.model_or_fallback(ui.settings())
+folder = evidence.gold_folder()
+if folder is None:
+    st.stop()
+split = st.radio("Set", [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()], horizontal=True,
+                 help="trial: 37 pairs for tuning any choice; test: 447 pairs, scored only")
+pairs = evidence.cached_gold(str(folder), split)
+number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min(ui.read_url().pair, len(pairs)))
+st.query_params["pair"] = str(number)
+pair = pairs[number - 1]
+reading = evidence.reading_picker(loaded.score, key="gold_reading")
+
+weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.english, pair.french, reading)
+F, E = weights.shape
+view = AttentionView(rows=pair.french[:F], columns=pair.english[:E], unknown=(False,) * E, weights=weights,
+                     energies=None)
+title, measure = evidence.TITLES[reading]
+st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), pair.sure, pair.possible),
+                width="stretch", key="gold_heatmap")
+
+rules = {"most weighed English word": rows_argmax, f"every weight ≥ {THRESHOLDS[reading]:g}": above(THRESHOLDS[reading])}
+st.dataframe([{"links read as": name, **{k: round(v, 1) for k, v in vars(
+    alignment_score([rule(weights)], [pair.sure], [pair.possible])).items()}} for name, rule in rules.items()],
+    hide_index=True, key="pair_scores")
+st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
+           "The whole set's figures are on the Models & results page.")

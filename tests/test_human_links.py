@@ -1,0 +1,55 @@
+"""pages/human_links.py: a gold pair's human links over the model's attention or attribution (tiny gold, no ../shared)."""
+import pytest
+
+from models.analysis.word_links import word_matrix
+from models.storage.hub import load_model
+
+from .pages_helpers import figures, heat_shape, page, run_page
+
+PAIRS = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
+         ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3")]
+
+
+@pytest.fixture
+def gold(tmp_path, monkeypatch):
+    for ext, column in (("en", 0), ("fr", 1), ("gold", 2)):
+        (tmp_path / f"test.{ext}").write_text("\n".join(p[column] for p in PAIRS) + "\n")
+    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+    return tmp_path
+
+
+def overlay(fig: dict) -> dict[str, set[tuple[int, int]]]:
+    return {t["name"].split()[0]: set(zip(t["x"], t["y"])) for t in fig["data"] if t.get("name")}
+
+
+def test_the_pair_from_the_url_is_drawn_with_its_human_links(gold):
+    at = run_page(page("Human_links"), pair="2")
+    assert not at.exception, [e.message for e in at.exception]
+    heat = figures(at)[0]
+    loaded = load_model("additive")
+    expected = word_matrix(loaded.model, loaded.tokenizers, PAIRS[1][0].split(), PAIRS[1][1].split())
+    assert heat_shape(heat) == expected.shape == (4, 4)
+    assert overlay(heat) == {"Sure": {(0, 0), (1, 2), (2, 1), (3, 3)}, "Possible": {(2, 2)}}
+    assert at.dataframe, "the pair's AER table"
+
+
+def test_attribution_can_be_laid_under_the_same_links(gold):
+    at = run_page(page("Human_links"), pair="1", read="integrated-gradients")
+    assert not at.exception
+    heat = figures(at)[0]
+    assert "attribution" in heat["layout"]["title"]["text"]
+    assert overlay(heat)["Sure"] == {(0, 0), (1, 1), (2, 2)}
+
+
+@pytest.mark.parametrize("pair", ["0", "99", "abc"])
+def test_any_pair_number_in_the_url_shows_a_pair(gold, pair):
+    at = run_page(page("Human_links"), pair=pair)
+    assert not at.exception
+    assert heat_shape(figures(at)[0]) == (4, 4)  # both pairs are four words by four
+
+
+def test_without_a_gold_set_it_says_how_to_give_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path / "nowhere"))
+    at = run_page(page("Human_links"))
+    assert not at.exception
+    assert any("ATLAS_GOLD" in i.value for i in at.info)
