@@ -11,7 +11,9 @@ import pytest
 
 from models.bench.browser import CHROMIUM, CHROMIUM_ARGS, Server
 
-PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results"]
+PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links"]
+GOLD = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
+        ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3")]
 
 if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
@@ -21,8 +23,11 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
-def server():
-    with Server() as srv:
+def server(tmp_path_factory):
+    gold = tmp_path_factory.mktemp("gold")  # a tiny human-aligned set: the tests never read ../shared
+    for ext, column in (("en", 0), ("fr", 1), ("gold", 2)):
+        (gold / f"test.{ext}").write_text("\n".join(p[column] for p in GOLD) + "\n")
+    with Server(env={"ATLAS_GOLD": str(gold)}) as srv:
         yield srv.url
 
 
@@ -143,14 +148,14 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     assert not page.locator("b:has-text('run')").count()  # no tag was interpreted
 
 
-def test_navigation_lists_the_six_views_and_keeps_the_sentence(server, page):
+def test_navigation_lists_the_seven_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
     titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stMarkdownContainer]").all_inner_texts()
     assert [t.strip() for t in titles] == [
         "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Alignment as it is learned",
-        "Models & results"]
+        "Against human links", "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
     wait_idle(page)
@@ -171,7 +176,7 @@ def test_navigation_icons_render_as_icons(server, page):
         return {font: style.fontFamily, size: parseFloat(style.fontSize), width: box.width,
                 loaded: document.fonts.check(`${style.fontSize} ${style.fontFamily}`)};
     })""")
-    assert len(icons) == 6 and all(icons), icons
+    assert len(icons) == 7 and all(icons), icons
     for icon in icons:
         assert "Material Symbols" in icon["font"] and icon["loaded"], icon
         assert icon["width"] <= 1.5 * icon["size"], icon  # a glyph, not the ligature's letters
@@ -210,3 +215,28 @@ def test_clicking_a_heatmap_cell_selects_its_step(server, page):
     page.wait_for_function(f"document.body.innerText.includes('Step {row + 1} wrote')")
     wait_idle(page)
     assert f"step={row + 1}" in page.url  # and the URL follows
+
+
+def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
+    page.goto(f"{server}/?text=A%20black%20dog%20is%20running%20on%20the%20beach.")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    page.get_by_role("radio", name="integrated gradients").click()  # a segmented control's buttons are radios
+    page.wait_for_function("document.querySelector('.js-plotly-plot .gtitle').textContent"
+                           ".includes('Integrated-gradients attribution')", timeout=90_000)
+    wait_idle(page)
+    assert "read=integrated-gradients" in page.url
+    titles = page.locator(".js-plotly-plot .gtitle").all_text_contents()  # SVG text has no innerText
+    assert "Integrated gradients over the source" in titles, titles
+
+
+def test_human_links_lie_over_the_heatmap(server, page, tmp_path):
+    page.goto(f"{server}/Human_links?pair=2")
+    page.wait_for_selector(".js-plotly-plot .heatmaplayer")
+    wait_idle(page)
+    points = page.evaluate("[...document.querySelectorAll('.js-plotly-plot .scatterlayer .trace')]"
+                           ".map(t => t.querySelectorAll('path.point').length)")
+    assert points == [4, 1]  # four Sure links, one only Possible
+    legend = page.locator(".js-plotly-plot .legendtext").all_text_contents()
+    assert legend == ["Sure (people)", "Possible (people)"]
+    shoot(page, tmp_path, "Human_links_pair")
