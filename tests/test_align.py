@@ -5,7 +5,7 @@ import json
 import pytest
 
 from models import align
-from models.storage.gold import read_gold
+from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.hub import save_checkpoint
 
 from .helpers import make_model, synthetic_pairs
@@ -60,3 +60,21 @@ def test_attribution_aligns_a_model_without_attention(gold, tiny_tokenizers, tmp
 def test_a_missing_gold_set_is_a_clear_error(tiny_tokenizers, tmp_path):
     with pytest.raises(SystemExit, match="error: .*test.en"):
         align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(tmp_path / "nowhere")])
+
+
+def test_a_sweep_scores_every_rule_from_one_pass(gold, tiny_tokenizers, tmp_path, capsys):
+    model = checkpoint(tmp_path, tiny_tokenizers)
+    assert align.main(["--model", model, "--data", str(gold), "--sweep"]) == 0
+    swept = {r["method"]: r["aer"] for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(swept) == {"argmax", "intersection", "union", *(f"threshold {t:g}" for t in align.SWEEP)}
+    align.main(["--model", model, "--data", str(gold), "--method", "threshold", "--threshold", "0.3"])
+    assert json.loads(capsys.readouterr().out)["aer"] == swept["threshold 0.3"]  # the same as scored alone
+
+
+def test_save_records_one_result_per_reading_beside_the_checkpoint(gold, tiny_tokenizers, tmp_path, capsys):
+    model = checkpoint(tmp_path, tiny_tokenizers)
+    for method in ("argmax", "union", "argmax"):  # the second argmax replaces the first
+        align.main(["--model", model, "--data", str(gold), "--method", method, "--save"])
+    recorded = read_alignment(tmp_path / "additive" / ALIGNMENT_FILE)
+    assert [(r["matrix"], r["method"]) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
+    assert recorded[1]["command"].startswith("python -m models.align --model")

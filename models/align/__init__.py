@@ -20,7 +20,10 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from tqdm import tqdm
 
@@ -30,7 +33,10 @@ from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_align
 from ..storage.hub import CheckpointError, load_model
 
 
-def main(argv=None) -> int:
+SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+
+def arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m models.align", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--data", required=True, help="a folder of {split}.en, {split}.fr and {split}.gold")
@@ -39,31 +45,48 @@ def main(argv=None) -> int:
     p.add_argument("--method", choices=[*METHODS, "threshold"], default="argmax", help="how links are read")
     p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
                    f"(default: chosen on the trial set, {THRESHOLDS})")
+    p.add_argument("--sweep", action="store_true", help="score every method and thresholds 0.05–0.5 on one pass "
+                   "(to choose a rule on --split trial)")
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
     p.add_argument("--device")
-    args = p.parse_args(argv)
+    return p
+
+
+def rules(args: argparse.Namespace) -> dict[str, Callable[[np.ndarray], set]]:
+    """The link-reading rules to score, by name: the one asked for, or every one with ``--sweep``."""
+    if args.sweep:
+        return {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
+    if args.method != "threshold":
+        return {args.method: METHODS[args.method]}
+    threshold = THRESHOLDS[args.matrix] if args.threshold is None else args.threshold
+    return {f"threshold {threshold:g}": above(threshold)}
+
+
+def main(argv=None) -> int:
+    args = arguments().parse_args(argv)
     try:
         loaded = load_model(args.model, device=args.device)
         pairs = read_gold(args.data, args.split)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
+    if args.sweep and (args.out or args.save):
+        raise SystemExit("error: --sweep scores many rules; --out and --save take one")
     if loaded.score == "none" and args.matrix == "attention":
         raise SystemExit("error: a model without attention has no attention to read links from; "
                          "use --matrix with an attribution")
-    threshold = THRESHOLDS[args.matrix] if args.threshold is None else args.threshold
-    linker = above(threshold) if args.method == "threshold" else METHODS[args.method]
-    predicted = [linker(word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix))
-                 for pair in tqdm(pairs, desc=args.split, leave=False)]
+    matrices = [word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix)
+                for pair in tqdm(pairs, desc=args.split, leave=False)]
+    for method, linker in rules(args).items():
+        predicted = [linker(m) for m in matrices]
+        score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
+        result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
+                  "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
+                  "recall": round(score.recall, 2), "links": score.links}
+        print(json.dumps(result, ensure_ascii=False))
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
-    score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
-    method = f"threshold {threshold:g}" if args.method == "threshold" else args.method
-    result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-              "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
-              "recall": round(score.recall, 2), "links": score.links}
-    print(json.dumps(result, ensure_ascii=False))
     if args.save:
         command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
         record_alignment(loaded.path / ALIGNMENT_FILE, {**result, "command": command})
