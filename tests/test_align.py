@@ -1,12 +1,14 @@
 """models/align: links from forced attention or attribution, one per French word, scored as the written file scores;
 the eflomal baseline on the same gold."""
 import json
+import shutil
 
 import pytest
 
 from models import align
 from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
-from models.storage.hub import save_checkpoint
+from models.storage.card import write_card
+from models.storage.hub import BUNDLED_DIR, save_checkpoint
 
 from .helpers import make_model, synthetic_pairs
 
@@ -78,3 +80,13 @@ def test_save_records_one_result_per_reading_beside_the_checkpoint(gold, tiny_to
     recorded = read_alignment(tmp_path / "additive" / ALIGNMENT_FILE)
     assert [(r["matrix"], r["method"]) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
     assert recorded[1]["command"].startswith("python -m models.align --model")
+
+
+def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
+    shutil.copytree(BUNDLED_DIR / "en-fr-dot", tmp_path / "dot")
+    (tmp_path / "dot" / ALIGNMENT_FILE).unlink(missing_ok=True)
+    write_card(tmp_path / "dot")
+    assert "Not measured yet" in (tmp_path / "dot" / "README.md").read_text()
+    align.main(["--model", str(tmp_path / "dot"), "--data", str(gold), "--save"])
+    printed = json.loads(capsys.readouterr().out)
+    assert f"| attention | argmax | test | {printed['aer']:.1f} |" in (tmp_path / "dot" / "README.md").read_text()

@@ -30,6 +30,7 @@ from tqdm import tqdm
 from ..analysis.aer import alignment_score
 from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, above, word_matrix
 from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
+from ..storage.card import write_card
 from ..storage.hub import CheckpointError, load_model
 
 
@@ -90,4 +91,6 @@ def main(argv=None) -> int:
     if args.save:
         command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
         record_alignment(loaded.path / ALIGNMENT_FILE, {**result, "command": command})
+        if (loaded.path / "training.json").exists():  # a checkpoint this project trained has a card to refresh
+            write_card(loaded.path)
     return 0

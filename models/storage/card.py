@@ -14,6 +14,7 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..network.attention import SCORES
 from ..network.seq2seq import ModelConfig
 from ..network.training import DEFAULT_LR
+from .gold import ALIGNMENT_FILE, read_alignment
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
@@ -187,6 +188,18 @@ def _sizes(directory: str | Path) -> str:
             f"attention {c.attn_dim}, dropout {c.dropout}")
 
 
+def alignment_table(directory: str | Path) -> str:
+    """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
+    results = read_alignment(Path(directory) / ALIGNMENT_FILE)
+    if not results:
+        return "Not measured yet: run `python -m models.align --save`."
+    rows = [f"| {r['matrix']} | {r['method']} | {r['split']} | {r['aer']:.1f} | {r['precision']:.1f} | "
+            f"{r['recall']:.1f} |" for r in results]
+    commands = "\n".join("    " + r["command"] for r in results)
+    return ("| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + f"\n\n{commands}")
+
+
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
@@ -219,6 +232,13 @@ compute bought); the checkpoint is the point with the best mean.
 ## Test results
 
 {_results_table(evaluation) if evaluation else 'Not evaluated yet: run `python -m models.evaluate`.'}
+
+## Against human word alignments
+
+Word links read from this model with the French side forced, scored on the English–French Hansards gold set
+(Och & Ney 2000; Mihalcea & Pedersen 2003) by alignment error rate (lower is better):
+
+{alignment_table(directory)}
 
 ## Use
 
