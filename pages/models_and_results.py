@@ -75,8 +75,8 @@ if curves:
         ).properties(height=340), width="stretch", key="quality_per_minute",
     )
 
-if alignment:
-    baseline = read_alignment(BUNDLED_BASELINE)
+baseline = read_alignment(BUNDLED_BASELINE)
+if alignment or baseline:
     st.subheader("Is attention an alignment?")
     st.caption("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned "
                "by people, Och & Ney 2000; Mihalcea & Pedersen 2003), the French side forced; the statistical "

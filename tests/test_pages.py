@@ -86,6 +86,18 @@ def test_models_page_reads_measured_results():
     assert at.dataframe, "a results table read from evaluation.json"
 
 
+def test_models_page_lists_every_recorded_alignment_score():
+    from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, read_alignment
+    from models.storage.hub import BUNDLED_DIR
+
+    recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in read_alignment(d / ALIGNMENT_FILE)]
+    recorded += read_alignment(BUNDLED_BASELINE)
+    at = run_page(page("Models_and_results"))
+    table = next(d.value for d in at.dataframe if "AER %" in d.value.columns)
+    assert sorted(table["AER %"].dropna()) == sorted([r["aer"] for r in recorded] + [16.4, 8.0])  # + published
+    assert any("eflomal" in name for name in table["links from"])
+
+
 HOSTILE_QUERIES = [
     {"beam": "abc", "level": "letters", "step": "-4"},
     {"beam": "2.5", "step": "99999", "text": "A dog runs."},
