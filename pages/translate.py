@@ -65,7 +65,7 @@ def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text
     left.plotly_chart(charts.bars(source, weights, int(weights.argmax()), over), width="stretch", key="step_bars")
     right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     row = word_index(trace.target_pieces)[step] if settings.words else step
-    st.plotly_chart(charts.links(view, row), width="stretch", key="step_links")
+    st.plotly_chart(charts.links(view, row, measure=evidence.TITLES[reading][1]), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
     if ui.load(settings.model, settings.revision).score != "none":  # without attention there is nothing to force
         what_if(trace, settings, text, step, source_words)

@@ -51,3 +51,8 @@ def test_without_a_browser_the_image_buttons_become_a_message(monkeypatch):
     at = run_page(APP, text="A dog runs.")
     assert not at.exception and not at.button
     assert any("need a Chromium on the server" in c.value for c in at.caption)
+
+
+def test_an_attribution_is_exported_under_its_own_name():
+    data = json.loads(exports.matrix_json(VIEW, "integrated-gradients"))
+    assert "attention" not in data and data["integrated-gradients"] == VIEW.weights.round(6).tolist()

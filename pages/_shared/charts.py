@@ -142,8 +142,9 @@ def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> go.Figure:
                 pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
 
 
-def links(view: AttentionView, step: int, min_weight: float = 0.05) -> go.Figure:
-    """Source tokens above, target tokens below; a line per link, width ∝ α, step ``step`` in colour."""
+def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str = "α") -> go.Figure:
+    """Source tokens above, target tokens below; a line per link, width ∝ weight (α or ``measure``), step ``step``
+    in colour."""
     cols, rows = _view_labels(view)
     S, T = len(cols), len(rows)
     xs, xt = np.linspace(0, 1, S), np.linspace(0, 1, T)
@@ -153,7 +154,7 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05) -> go.Figure
             w = float(view.weights[t, s])
             fig.add_trace(go.Scatter(
                 x=[xs[s], xt[t]], y=[1, 0], mode="lines", hoverinfo="text",
-                text=f"{rows[t]} ← {cols[s]}: α = {w:.2f}", opacity=0.9 if t == step else 0.25,
+                text=f"{rows[t]} ← {cols[s]}: {measure} = {w:.2f}", opacity=0.9 if t == step else 0.25,
                 line=dict(width=1 + 9 * w, color=ORANGE if t == step else GREY), showlegend=False,
             ))
     fig.add_trace(go.Scatter(x=xs, y=[1] * S, mode="text", text=cols, textposition="top center", hoverinfo="skip",

@@ -20,8 +20,9 @@ def matrix_csv(view: AttentionView) -> str:
     return out.getvalue()
 
 
-def matrix_json(view: AttentionView) -> str:
-    data = {"target": view.rows, "source": view.columns, "attention": view.weights.round(6).tolist()}
+def matrix_json(view: AttentionView, name: str = "attention") -> str:
+    """The matrix under ``name`` (``attention``, or the attribution shown in its place), with its labels."""
+    data = {"target": view.rows, "source": view.columns, name: view.weights.round(6).tolist()}
     if view.energies is not None:
         data["energies"] = view.energies.round(6).tolist()
     return json.dumps(data, ensure_ascii=False, indent=1)
@@ -46,7 +47,7 @@ def _images(fig_json: str) -> tuple[bytes, bytes]:
 def download_buttons(view: AttentionView, fig: go.Figure, stem: str) -> None:
     cols = st.columns(5)
     cols[0].download_button("Matrix (CSV)", matrix_csv(view), f"{stem}.csv", "text/csv")
-    cols[1].download_button("Matrix (JSON)", matrix_json(view), f"{stem}.json", "application/json")
+    cols[1].download_button("Matrix (JSON)", matrix_json(view, stem), f"{stem}.json", "application/json")
     cols[2].download_button("Alignments (Pharaoh)", pharaoh(hard_alignments(view)) + "\n", f"{stem}.pharaoh.txt",
                             "text/plain", help="source-target index pairs, 0-based, EOS left out")
     if browser_path() is None:
