@@ -18,11 +18,12 @@ def trace_of(model, tokenizers):
 
 
 def own_step_inputs(trace, copies=1):
+    """Rows for every step, ``copies`` times over (as Captum expands them along an integration path)."""
     T = len(trace.target_ids)
     src = torch.tensor(trace.source.ids).expand(copies * T, -1)
     tgt_out = torch.tensor(trace.target_ids).expand(copies * T, -1)
     tgt_in = torch.cat([torch.full((copies * T, 1), 2), tgt_out[:, :-1]], dim=1)  # BOS_ID = 2
-    return src, torch.ones_like(src, dtype=torch.bool), tgt_in, tgt_out
+    return src, torch.ones_like(src, dtype=torch.bool), tgt_in, tgt_out, torch.arange(T).repeat(copies)
 
 
 @pytest.mark.parametrize("score", ["additive", "dot", "none"])
@@ -37,7 +38,7 @@ def test_each_row_scores_its_own_step_as_forced_decoding_does(tiny_tokenizers, s
 def test_gradient_x_input_agrees_with_autograd(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "additive")
     trace = trace_of(model, tiny_tokenizers)
-    src, mask, tgt_in, tgt_out = own_step_inputs(trace)
+    src, mask, tgt_in, tgt_out, _ = own_step_inputs(trace)
     T = len(trace.target_ids)
     expected = []
     for t in range(T):  # one backward pass per written piece, straight through nn.Embedding
@@ -59,9 +60,10 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability():
     path integral to matter): 16 path points land within 5 % of the largest change; 4 would miss by ~20 %."""
     loaded = load_model("dot")
     trace = forced(loaded.model, loaded.tokenizers, "a man sleeps on the grass .", "un homme dort sur l'herbe.")
-    src, mask, tgt_in, tgt_out = own_step_inputs(trace)
+    src, mask, tgt_in, tgt_out, steps = own_step_inputs(trace)
     with torch.no_grad():
-        baseline = attribution._log_prob_of_own_step(loaded.model, torch.zeros_like(src), mask, tgt_in, tgt_out)
+        baseline = attribution._log_prob_of_own_step(loaded.model, torch.zeros_like(src), mask, tgt_in, tgt_out,
+                                                     steps)
     change = trace.token_logprobs - baseline.numpy()  # PAD = 0: the baseline sentence embeds to zeros
     total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).numpy()
     assert np.abs(change).max() > 2
@@ -78,6 +80,15 @@ def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_
     assert (trace.attention >= 0).all()
     np.testing.assert_allclose(trace.attention.sum(1), 1, atol=1e-5)
     np.testing.assert_allclose(word_view(trace).weights.sum(1), 1, atol=1e-5)  # words read it like attention
+
+
+@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))
+def test_a_sentence_explained_a_few_steps_at_a_time_gets_the_same_shares(tiny_tokenizers, monkeypatch, method):
+    model = make_model(tiny_tokenizers, "additive")
+    trace = trace_of(model, tiny_tokenizers)
+    whole = attribution.attribution_matrix(model, trace, method)
+    monkeypatch.setattr(attribution, "MAX_CELLS", 1)  # one step per pass
+    np.testing.assert_allclose(attribution.attribution_matrix(model, trace, method), whole, atol=1e-5)
 
 
 def test_an_unknown_method_is_refused(tiny_tokenizers):
