@@ -57,3 +57,11 @@ def test_stepwise_reference_matches_forward(tiny_tokenizers, score):
 def test_train_step_is_timed():
     """Forward, backward and Adam on 9.6M parameters and a 64×24×8,000 output take milliseconds, not microseconds."""
     assert 5 < bench.train_step_ms("dot", "all steps", "cpu", repeats=1) < 60_000
+
+
+def test_attribution_bench_prints_a_row_per_sentence(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "ATTRIBUTION_SENTENCES", ("A dog runs.", "A man sleeps on the green grass."))
+    bench.bench_attribution("dot", "cpu", repeats=1)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [int(row.split(" | ")[0][2:]) for row in rows] == [len(s.split()) for s in bench.ATTRIBUTION_SENTENCES]
+    assert all(float(x) > 0 for row in rows for x in row.strip(" |").split(" | ")[2:])

@@ -13,7 +13,7 @@ from . import kernels, throughput
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["attention", "translate", "train", "throughput", "joey", "profile", "load",
+    p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile", "load",
                                     "step", "neighbours", "open"])
     p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
@@ -66,6 +66,8 @@ def main(argv=None) -> None:
         return
     if args.what == "attention":
         kernels.bench_attention(device, args.repeats)
+    elif args.what == "attribution":
+        kernels.bench_attribution(args.model, args.device, args.repeats)
     elif args.what == "train":
         kernels.bench_train(device, args.repeats)
     elif args.what == "throughput":

@@ -142,6 +142,46 @@ def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
         print(f"| {words} | {statistics.median(times):.1f} | {p95:.1f} |", flush=True)
 
 
+#: One sentence each, growing: a pool cut to length stops being translated after its first full stop.
+ATTRIBUTION_SENTENCES = (
+    "A dog runs on the beach.",
+    "Two young men in blue shirts are sitting on a wooden bench in the park and reading the newspaper together.",
+    "The committee said on Tuesday that the new rules for the harbour, which were written after the storm of last "
+    "winter, would be discussed again by the members of the council before the end of the month, and that nobody "
+    "should expect a decision soon.",
+)
+
+
+def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
+    """Seconds per whole-sentence attribution, and the process's peak memory so far (sentences grow, so each row's
+    peak is that row's)."""
+    import resource
+
+    from ..analysis.attribution import ATTRIBUTIONS, attribution_matrix
+    from ..decoding.greedy import greedy
+    from ..storage.hub import load_model
+
+    loaded = load_model(model_ref, device=device)
+    runs = max(1, min(repeats, 3))
+    print(f"attribution of every written piece, {model_ref} on {loaded.device}, {torch.get_num_threads()} threads, "
+          f"median of {runs}")
+    print("| words | pieces S × T | " + " | ".join(f"{m} s" for m in ATTRIBUTIONS) + " | peak RSS MiB |")
+    print("|---|---|" + "---|" * len(ATTRIBUTIONS) + "---|")
+    for text in ATTRIBUTION_SENTENCES:
+        trace = greedy(loaded.model, loaded.tokenizers, text)
+        seconds = []
+        for method in ATTRIBUTIONS:
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                attribution_matrix(loaded.model, trace, method)
+                times.append(time.perf_counter() - start)
+            seconds.append(statistics.median(times))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+        print(f"| {len(text.split())} | {len(trace.source.ids)} × {len(trace.target_ids)} | "
+              + " | ".join(f"{x:.2f}" for x in seconds) + f" | {peak:.0f} |", flush=True)
+
+
 TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
 
 
