@@ -1,7 +1,10 @@
 """models/analysis/word_links.py: each extraction rule on a hand-made attention matrix."""
 import numpy as np
 
+from models.analysis import word_links
 from models.analysis.word_links import METHODS, above, columns_argmax, rows_argmax
+
+from .helpers import make_model
 
 ALPHA = np.array([  # 3 French words (rows) over 3 English words (columns)
     [0.7, 0.2, 0.1],
@@ -24,3 +27,21 @@ def test_threshold_keeps_every_pair_at_or_above_it():
     assert above(0.6)(ALPHA) == {(0, 0), (0, 1), (2, 2)}
     assert above(0.25)(ALPHA) == {(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)}
     assert above(0.9)(ALPHA) == set()
+
+
+def test_written_french_contracts_and_elides_and_remembers_the_tokens():
+    tokens = tuple("de le homme de les gens à le ordre et à les autres , aujourd' hui si il ne empiète pas".split())
+    words, groups = word_links.written_french(tokens)
+    assert " ".join(words) == "de l'homme des gens à l'ordre et aux autres , aujourd'hui s'il n'empiète pas"
+    assert [tokens[i] for group in groups for i in group] == list(tokens)  # every token, once, in order
+    assert groups[1] == (1, 2) and groups[2] == (3, 4)  # l'homme, des
+
+
+def test_a_written_word_gives_its_row_to_every_token_it_stands_for(tiny_tokenizers):
+    model = make_model(tiny_tokenizers)
+    english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()
+    written = word_links.word_matrix(model, tiny_tokenizers, english, french, written=True)
+    plain = word_links.word_matrix(model, tiny_tokenizers, english, ["le", "chien", "court", "sur", "l'herbe"])
+    assert written.shape == (6, 6)
+    np.testing.assert_array_equal(written[4], written[5])  # "le herbe" is read as one word, "l'herbe"
+    np.testing.assert_allclose(written, plain[[0, 1, 2, 3, 4, 4]])

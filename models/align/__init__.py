@@ -28,7 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, above, word_matrix
+from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrix
 from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.card import write_card
 from ..storage.hub import CheckpointError, load_model
@@ -43,6 +43,9 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="a folder of {split}.en, {split}.fr and {split}.gold")
     p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
     p.add_argument("--matrix", choices=MATRICES, default="attention", help="what the links are read from")
+    p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
+                   help="force the French as written ('au', \"l'ordre\") and give each word's links to the gold tokens "
+                   "it stands for, or force the gold's own tokens ('à le', 'le ordre')")
     p.add_argument("--method", choices=[*METHODS, "threshold"], default="argmax", help="how links are read")
     p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
                    f"(default: chosen on the trial set, {THRESHOLDS})")
@@ -77,13 +80,13 @@ def main(argv=None) -> int:
     if loaded.score == "none" and args.matrix == "attention":
         raise SystemExit("error: a model without attention has no attention to read links from; "
                          "use --matrix with an attribution")
-    matrices = [word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix)
-                for pair in tqdm(pairs, desc=args.split, leave=False)]
+    matrices = [word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix,
+                            written=args.french == "written") for pair in tqdm(pairs, desc=args.split, leave=False)]
     for method, linker in rules(args).items():
         predicted = [linker(m) for m in matrices]
         score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
         result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                  "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
+                  "french": args.french, "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
                   "recall": round(score.recall, 2), "links": score.links}
         print(json.dumps(result, ensure_ascii=False))
     if args.out:
