@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from models import align
+from models.analysis.word_links import THRESHOLDS
 from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.card import write_card
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
@@ -55,7 +56,7 @@ def test_attribution_aligns_a_model_without_attention(gold, tiny_tokenizers, tmp
     assert align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold),
                        "--matrix", "gradient×input", "--method", "threshold", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["matrix"] == "gradient×input" and printed["method"] == "threshold 0.2"
+    assert printed["matrix"] == "gradient×input" and printed["method"] == f"threshold {THRESHOLDS['gradient×input']:g}"
     assert 0 <= printed["aer"] <= 100 and printed["links"] == sum(len(line.split()) for line in out.open())
 
 
