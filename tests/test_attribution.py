@@ -53,11 +53,12 @@ def test_gradient_x_input_agrees_with_autograd(tiny_tokenizers):
                                expected / expected.sum(1, keepdims=True), atol=1e-5)
 
 
-def test_integrated_gradients_add_up_to_the_change_in_log_probability():
-    """Completeness (Sundararajan et al. 2017): Σ_s,e IG = log p(y_t | x) − log p(y_t | all-padding sentence).
+def test_integrated_gradients_add_up_to_the_change_in_log_probability(monkeypatch):
+    """Completeness (Sundararajan et al. 2017): Σ_s,e IG = log p(y_t | x) − log p(y_t | all-padding sentence), up to
+    the path integral's discretisation, which the default number of points keeps small (and far smaller than 2).
 
     On the bundled model, where the changes are several nats (an untrained model is too nearly linear for the
-    path integral to matter): 16 path points land within 5 % of the largest change; 4 would miss by ~20 %."""
+    path integral to matter)."""
     loaded = load_model("dot")
     trace = forced(loaded.model, loaded.tokenizers, "a man sleeps on the grass .", "un homme dort sur l'herbe.")
     src, mask, tgt_in, tgt_out, steps = own_step_inputs(trace)
@@ -65,9 +66,15 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability():
         baseline = attribution._log_prob_of_own_step(loaded.model, torch.zeros_like(src), mask, tgt_in, tgt_out,
                                                      steps)
     change = trace.token_logprobs - baseline.numpy()  # PAD = 0: the baseline sentence embeds to zeros
-    total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).numpy()
+
+    def error() -> float:
+        total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).numpy()
+        return float(np.abs(total - change).max())
+
     assert np.abs(change).max() > 2
-    np.testing.assert_allclose(total, change, atol=0.05 * np.abs(change).max())
+    default = error()
+    monkeypatch.setattr(attribution, "IG_STEPS", 2)
+    assert default < 0.1 * np.abs(change).max() and default < error() / 2
 
 
 @pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))
