@@ -1,4 +1,6 @@
 """models/analysis/attribution.py: Captum's shares agree with hand-computed gradients and add up as IG promises."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -102,3 +104,14 @@ def test_an_unknown_method_is_refused(tiny_tokenizers):
     model = make_model(tiny_tokenizers)
     with pytest.raises(ValueError, match="unknown attribution"):
         attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), "saliency")
+
+
+def test_the_first_page_does_not_pay_for_captum():
+    """Importing what the Translate page imports leaves Captum (and its matplotlib) unloaded until asked for."""
+    import subprocess
+    import sys
+
+    code = "import sys, pages._shared.evidence; print('captum' in sys.modules, 'matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert out.split() == ["False", "False"]

@@ -20,7 +20,6 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 
 from ..decoding.greedy import Trace
 from ..network.seq2seq import EncoderOutput, Seq2Seq
@@ -56,11 +55,17 @@ def _log_prob_of_own_step(model: Seq2Seq, src: torch.Tensor, mask: torch.Tensor,
     return torch.cat(picked[::-1])[torch.argsort(order)]  # [B]: rows back in Captum's order
 
 
+# Captum is imported when an attribution is asked for: it loads matplotlib (~0.5 s), which the app's first page
+# would otherwise pay on every cold open.
 def _gradient_x_input(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, args: tuple) -> torch.Tensor:
+    from captum.attr import LayerGradientXActivation
+
     return LayerGradientXActivation(forward, model.src_embed).attribute(inputs, additional_forward_args=args)
 
 
 def _integrated_gradients(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, args: tuple) -> torch.Tensor:
+    from captum.attr import LayerIntegratedGradients
+
     explainer = LayerIntegratedGradients(forward, model.src_embed)
     return explainer.attribute(inputs, baselines=torch.full_like(inputs, PAD_ID), additional_forward_args=args,
                                n_steps=IG_STEPS, internal_batch_size=IG_STEPS * inputs.shape[0])
