@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.aer import alignment_score
 from models.analysis.alignment import AttentionView
-from models.analysis.word_links import THRESHOLDS, above, rows_argmax
+from models.analysis.word_links import CHOSEN, METHODS, THRESHOLDS, above, rows_argmax
 from pages._shared import charts, evidence, ui
 
 st.title("Attention against human links")
@@ -17,7 +17,11 @@ if folder is None:
     st.stop()
 split = st.radio("Set", [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()], horizontal=True,
                  help="trial: 37 pairs for tuning any choice; test: 447 pairs, scored only")
-pairs = evidence.cached_gold(str(folder), split)
+try:
+    pairs = evidence.cached_gold(str(folder), split)
+except (OSError, ValueError) as e:
+    st.error(f"The gold set at `{folder}` cannot be read: {e}")
+    st.stop()
 number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min(ui.read_url().pair, len(pairs)))
 st.query_params["pair"] = str(number)
 pair = pairs[number - 1]
@@ -31,7 +35,9 @@ title, measure = evidence.TITLES[reading]
 st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), pair.sure, pair.possible),
                 width="stretch", key="gold_heatmap")
 
-rules = {"most weighed English word": rows_argmax, f"every weight ≥ {THRESHOLDS[reading]:g}": above(THRESHOLDS[reading])}
+rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
+         f"{CHOSEN[reading]} (chosen on the trial set)": METHODS[CHOSEN[reading]],
+         f"every weight ≥ {THRESHOLDS[reading]:g}": above(THRESHOLDS[reading])}
 st.dataframe([{"links read as": name, **{k: round(v, 1) for k, v in vars(
     alignment_score([rule(weights)], [pair.sure], [pair.possible])).items()}} for name, rule in rules.items()],
     hide_index=True, key="pair_scores")

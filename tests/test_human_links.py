@@ -53,3 +53,16 @@ def test_without_a_gold_set_it_says_how_to_give_one(tmp_path, monkeypatch):
     at = run_page(page("Human_links"))
     assert not at.exception
     assert any("ATLAS_GOLD" in i.value for i in at.info)
+
+
+def test_a_broken_gold_file_is_a_message(gold):
+    (gold / "test.gold").write_text("1-1 9-9\n1-1\n")  # a link past the end of its sentence
+    at = run_page(page("Human_links"))
+    assert not at.exception
+    assert any("cannot be read" in e.value for e in at.error)
+
+
+def test_the_pair_table_scores_the_trial_chosen_rule(gold):
+    at = run_page(page("Human_links"), pair="1")
+    rules = list(at.dataframe[0].value["links read as"])
+    assert rules[1] == "union (chosen on the trial set)" and len(rules) == 3

@@ -87,6 +87,9 @@ WRITTEN = False
 #: What links can be read from: the attention, or an attribution.
 MATRICES = ("attention", *ATTRIBUTIONS)
 
+#: The rule read from each matrix: the best of ``METHODS`` and the thresholds on the trial set (docs/results.md).
+CHOSEN = {"attention": "union", "gradient×input": "union", "integrated gradients": "intersection"}
+
 #: The least weight ``threshold`` links, per matrix: chosen on the gold's trial set (docs/results.md).
 THRESHOLDS = {"attention": 0.2, "gradient×input": 0.15, "integrated gradients": 0.2}
 
