@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, ROOT, Server
 
-PAGES = ("", "Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results")
+PAGES = ("", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Human_links", "Models_and_results")
 INDEX_OPTION = "--extra-index-url"
 
 
