@@ -38,8 +38,9 @@ st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), 
 rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
          f"{CHOSEN[reading]} (chosen on the trial set)": METHODS[CHOSEN[reading]],
          f"every weight ≥ {THRESHOLDS[reading]:g}": above(THRESHOLDS[reading])}
-st.dataframe([{"links read as": name, **{k: round(v, 1) for k, v in vars(
-    alignment_score([rule(weights)], [pair.sure], [pair.possible])).items()}} for name, rule in rules.items()],
-    hide_index=True, key="pair_scores")
+scores = {name: alignment_score([rule(weights)], [pair.sure], [pair.possible]) for name, rule in rules.items()}
+st.dataframe([{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
+               "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()],
+             hide_index=True, key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
            "The whole set's figures are on the Models & results page.")

@@ -1,7 +1,9 @@
 """pages/human_links.py: a gold pair's human links over the model's attention or attribution (tiny gold, no ../shared)."""
 import pytest
 
-from models.analysis.word_links import word_matrix
+from models.analysis.aer import alignment_score
+from models.analysis.word_links import rows_argmax, word_matrix
+from models.storage.gold import parse_links
 from models.storage.hub import load_model
 
 from .pages_helpers import figures, heat_shape, page, run_page
@@ -30,7 +32,11 @@ def test_the_pair_from_the_url_is_drawn_with_its_human_links(gold):
     expected = word_matrix(loaded.model, loaded.tokenizers, PAIRS[1][0].split(), PAIRS[1][1].split())
     assert heat_shape(heat) == expected.shape == (4, 4)
     assert overlay(heat) == {"Sure": {(0, 0), (1, 2), (2, 1), (3, 3)}, "Possible": {(2, 2)}}
-    assert at.dataframe, "the pair's AER table"
+    table = at.dataframe[0].value  # the argmax row is the heatmap read as people read it: scored by aer.py
+    sure, possible = parse_links(PAIRS[1][2])
+    score = alignment_score([rows_argmax(expected)], [sure], [possible])
+    assert list(table.columns) == ["links read as", "AER %", "precision %", "recall %", "links"]
+    assert table["AER %"][0] == round(score.aer, 1) and table["links"][0] == score.links
 
 
 def test_attribution_can_be_laid_under_the_same_links(gold):
