@@ -27,8 +27,8 @@ dot_settings, dot_loaded = ui.model_or_fallback(replace(settings, model="dot"), 
 
 target = charts.piece_text(trace.target_pieces)
 source = charts.source_text(trace)
-t = st.select_slider("Decoding step (additive model's output)", range(len(target)), format_func=lambda i: plain(target[i]),
-                     key="anatomy_step")
+t = st.select_slider("Decoding step (additive model's output)", range(len(target)),
+                     format_func=lambda i: plain(target[i]), key="anatomy_step")
 s = st.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
                      value=int(trace.attention[t].argmax()))
 dot_trace = ui.cached_forced(dot_settings.model, None, text, trace.target_ids)

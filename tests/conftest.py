@@ -28,7 +28,8 @@ def tiny_model(tiny_tokenizers) -> Seq2Seq:
 @pytest.fixture
 def tiny_corpus(tmp_path):
     """A Multi30k-style folder: train/val/test_2016_flickr .en/.fr.gz files."""
-    splits = {"train": synthetic_pairs(300, 1), "val": synthetic_pairs(40, 2), "test_2016_flickr": synthetic_pairs(40, 3)}
+    splits = {"train": synthetic_pairs(300, 1), "val": synthetic_pairs(40, 2),
+              "test_2016_flickr": synthetic_pairs(40, 3)}
     for split, pairs in splits.items():
         for lang, col in (("en", 0), ("fr", 1)):
             with gzip.open(tmp_path / f"{split}.{lang}.gz", "wt", encoding="utf-8") as f:

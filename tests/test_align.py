@@ -7,8 +7,8 @@ import pytest
 
 from models import align
 from models.analysis.word_links import THRESHOLDS
-from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.card import write_card
+from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
 
 from .helpers import make_model, synthetic_pairs

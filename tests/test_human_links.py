@@ -1,4 +1,6 @@
-"""pages/human_links.py: a gold pair's human links over the model's attention or attribution (tiny gold, no ../shared)."""
+"""pages/human_links.py: a gold pair's human links over the model's attention or attribution.
+
+Tiny gold data made here: the tests never read ../shared."""
 import pytest
 
 from models.analysis.aer import alignment_score

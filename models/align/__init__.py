@@ -24,15 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrix
-from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.card import write_card
+from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.hub import CheckpointError, load_model
-
 
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -86,8 +84,8 @@ def main(argv=None) -> int:
         predicted = [linker(m) for m in matrices]
         score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
         result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                  "french": args.french, "method": method, "aer": round(score.aer, 2), "precision": round(score.precision, 2),
-                  "recall": round(score.recall, 2), "links": score.links}
+                  "french": args.french, "method": method, "aer": round(score.aer, 2),
+                  "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
         print(json.dumps(result, ensure_ascii=False))
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")

@@ -64,7 +64,8 @@ def _summary(a: AttentionView, b: AttentionView, names, js, agree) -> str:
     """One plain-language sentence on where the two models disagree most."""
     head = f"{names[0]} and {names[1]} look hardest at the same source token at {agree.sum()} of {len(agree)} steps"
     if agree.all():
-        return f"{head}; their largest difference in spread is at “{a.rows[int(js.argmax())]}” (JS {js.max():.2f} bits)."
+        widest = a.rows[int(js.argmax())]
+        return f"{head}; their largest difference in spread is at “{widest}” (JS {js.max():.2f} bits)."
     worst = int(np.where(agree, -1, js).argmax())
     return (
         f"{head}; they disagree most when producing “{a.rows[worst]}”: {names[0]} looks at "

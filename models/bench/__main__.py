@@ -13,8 +13,8 @@ from . import kernels, throughput
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile", "load",
-                                    "step", "neighbours", "open"])
+    p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
+                                    "load", "step", "neighbours", "open"])
     p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)

@@ -96,7 +96,8 @@ class Server:
 
     def summary(self) -> str:
         (t0, _, c0, _), (t1, _, c1, _) = self.samples[0], self.samples[-1]
-        return (f"server: peak RSS {self.peak_rss_mib():.0f} MiB, mean CPU {100 * (c1 - c0) / max(t1 - t0, 1e-9):.0f}%, "
+        cpu = 100 * (c1 - c0) / max(t1 - t0, 1e-9)  # percent of one CPU over the whole visit
+        return (f"server: peak RSS {self.peak_rss_mib():.0f} MiB, mean CPU {cpu:.0f}%, "
                 f"up to {max(s[3] for s in self.samples)} threads")
 
 

@@ -61,8 +61,9 @@ def requirements_for_here(workdir: Path) -> tuple[Path, list[str]]:
     print(f"note: {', '.join(unreachable)} cannot be reached from here; installing torch from "
           f"{', '.join(folders) or 'PyPI (no local wheel folder in PIP_FIND_LINKS)'} instead")
     copy = workdir / "requirements.txt"
+    kept = [line for line in lines if not (line.startswith(INDEX_OPTION) and line.split()[1] in unreachable)]
     copy.write_text("\n".join(line.replace("-r ", f"-r {ROOT}/", 1) if line.startswith("-r ") else line
-                              for line in lines if not (line.startswith(INDEX_OPTION) and line.split()[1] in unreachable)))
+                              for line in kept))
     return copy, [arg for f in folders for arg in ("--find-links", f)]
 
 

@@ -10,6 +10,7 @@ import torch
 from ..network.training import DEFAULT_LR, PRECISIONS
 from .kernels import sync
 
+
 def training_pairs(data: list[str]):
     """The bundled tokenizers and one epoch's mix of the corpora ``DIR[:weight=W]``, as ``models.train`` reads them."""
     import random

@@ -19,7 +19,8 @@ from .gold import ALIGNMENT_FILE, read_alignment
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
     "multi30k": "Multi30k (English–French image descriptions; Elliott et al. 2016, 2017)",
-    "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and tatoeba.org)",
+    "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and "
+                     "tatoeba.org)",
 }
 
 
@@ -56,7 +57,8 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
 
 def results_rows(evaluation: dict) -> list[dict]:
     """One row per test set and decoding of ``evaluation.json``: the card's table and the Models page's."""
-    return [{"test set": scored_set_name(test), "decoding": mode if mode == "greedy" else f"beam {evaluation['beam_size']}",
+    beam = f"beam {evaluation.get('beam_size')}"
+    return [{"test set": scored_set_name(test), "decoding": mode if mode == "greedy" else beam,
              "BLEU": test[mode]["bleu"], "BLEU (lowercased)": test[mode]["bleu_lc"], "chrF": test[mode]["chrf"]}
             for test in scored_sets(evaluation) for mode in ("greedy", "beam") if mode in test]
 
@@ -71,7 +73,8 @@ def _results_table(evaluation: dict) -> str:
     rows = ["| test set | decoding | BLEU | BLEU (lowercased) | chrF |", "|---|---|---|---|---|"]
     rows += [f"| {r['test set']} | {r['decoding']} | {r['BLEU']:.1f} | {r['BLEU (lowercased)']:.1f} | {r['chrF']:.1f} |"
              for r in results_rows(evaluation)]
-    sigs = "\n".join(f"- `{s}`" for s in dict.fromkeys(s for t in scored_sets(evaluation) for s in t["signatures"].values()))
+    signatures = dict.fromkeys(s for t in scored_sets(evaluation) for s in t["signatures"].values())  # ordered set
+    sigs = "\n".join(f"- `{s}`" for s in signatures)
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
 

@@ -56,7 +56,8 @@ def read_timeline(directory: str | Path) -> dict | None:
 
 
 def _check(timeline: dict) -> None:
-    """Every point has a numeric epoch and scores and, per example, pieces and an attention matrix of the right shape."""
+    """Every point has a numeric epoch and scores and, per example, pieces and an attention matrix of the right
+    shape."""
     widths = [len(e["source_pieces"]) for e in timeline["examples"]]
     if not all(isinstance(e["text"], str) for e in timeline["examples"]):
         raise ValueError("an example's text is not a string")

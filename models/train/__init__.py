@@ -11,7 +11,8 @@ and when the budget is spent, the raw weights and their moving average are valid
 validation split (teacher-forced loss, greedy sacreBLEU); the better is traced on the curated examples into
 ``--out/alignment_timeline.json`` and, if its mean BLEU is the best so far, written as the checkpoint in
 ``--out``. Training state (weights, average, Adam moments, schedule, random generators) is kept in
-``--out/train_state``, so ``--resume`` continues an interrupted run exactly from its last validation point. Deterministic on CPU for a given ``--seed``.
+``--out/train_state``, so ``--resume`` continues an interrupted run exactly from its last validation point.
+Deterministic on CPU for a given ``--seed``.
 """
 from .cli import main
 from .state import STATE_DIR

@@ -257,7 +257,8 @@ def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> go.Figure:
             x=[nodes[i].step for i in members], y=[-rank[i] for i in members], mode="markers+text", name=name,
             text=_esc(piece_text([nodes[i].piece for i in members])), textposition="top center",
             marker=dict(color=colour, size=9, symbol=["square" if nodes[i].finished else "circle" for i in members]),
-            customdata=[nodes[i].score for i in members], hovertemplate="%{text}: log p = %{customdata:.2f}<extra></extra>",
+            customdata=[nodes[i].score for i in members],
+            hovertemplate="%{text}: log p = %{customdata:.2f}<extra></extra>",
         ))
     fig.update_xaxes(title="decoding step", dtick=1)
     fig.update_yaxes(visible=False)

@@ -21,7 +21,6 @@ from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
 from models.storage.examples import load_examples
-from models.storage.timeline import TIMELINE_FILE, read_timeline
 from models.storage.hub import (
     DEFAULT_MODEL,
     CheckpointError,
@@ -31,6 +30,7 @@ from models.storage.hub import (
     bundled_scores,
     load_model,
 )
+from models.storage.timeline import TIMELINE_FILE, read_timeline
 
 from . import url
 from .labels import for_markdown
