@@ -176,8 +176,8 @@ def _files(directory: str | Path) -> str:
     """The optional files beside the weights, said plainly (the app's learning page and neighbours read them)."""
     d, notes = Path(directory), []
     if (d / "alignment_timeline.json").exists():
-        notes.append("`alignment_timeline.json`: each curated example's greedy translation and attention after "
-                     "every epoch")
+        notes.append("`alignment_timeline.json`: each curated example's greedy translation and attention at "
+                     "every validation point")
     if (d / "neighbours.safetensors").exists():
         notes.append("`neighbours.safetensors`: decoder states of sampled training sentences, for nearest-neighbour "
                      "search (`python -m models.neighbours`)")
@@ -187,8 +187,9 @@ def _files(directory: str | Path) -> str:
 def _sizes(directory: str | Path) -> str:
     """The sizes line, from the checkpoint's ``config.json`` (the model's own config)."""
     c = ModelConfig(**json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
+    attention = "no attention" if c.score == "none" else f"attention {c.attn_dim}"  # none never uses A
     return (f"; embeddings {c.emb_dim}, encoder {c.enc_hidden} each way, decoder {c.dec_hidden}, "
-            f"attention {c.attn_dim}, dropout {c.dropout}")
+            f"{attention}, dropout {c.dropout}")
 
 
 def alignment_table(directory: str | Path) -> str:
