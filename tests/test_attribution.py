@@ -55,13 +55,14 @@ def test_gradient_x_input_agrees_with_autograd(tiny_tokenizers):
                                expected / expected.sum(1, keepdims=True), atol=1e-5)
 
 
-def test_integrated_gradients_add_up_to_the_change_in_log_probability(monkeypatch):
+@pytest.mark.parametrize("name", ["additive", "dot", "none"])
+def test_integrated_gradients_add_up_to_the_change_in_log_probability(monkeypatch, name):
     """Completeness (Sundararajan et al. 2017): Σ_s,e IG = log p(y_t | x) − log p(y_t | all-padding sentence), up to
     the path integral's discretisation, which the default number of points keeps small (and far smaller than 2).
 
-    On the bundled model, where the changes are several nats (an untrained model is too nearly linear for the
+    On each bundled model, where the changes are several nats (an untrained model is too nearly linear for the
     path integral to matter)."""
-    loaded = load_model("dot")
+    loaded = load_model(name)
     trace = forced(loaded.model, loaded.tokenizers, "a man sleeps on the grass .", "un homme dort sur l'herbe.")
     src, mask, tgt_in, tgt_out, steps = own_step_inputs(trace)
     with torch.no_grad():
