@@ -63,45 +63,72 @@ def _gradient_x_input(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, a
     return LayerGradientXActivation(forward, model.src_embed).attribute(inputs, additional_forward_args=args)
 
 
-def _integrated_gradients(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, args: tuple) -> torch.Tensor:
+def _path_integral(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, args: tuple, path_points: int,
+                   with_gap: bool):
+    """Captum's integrated gradients [n, S, E] from the all-padding sentence; with ``with_gap``, also its
+    convergence delta [n]: Σ attributions − (log p at the sentence − log p at the all-padding one), zero for the
+    exact path integral."""
     from captum.attr import LayerIntegratedGradients
 
     explainer = LayerIntegratedGradients(forward, model.src_embed)
     return explainer.attribute(inputs, baselines=torch.full_like(inputs, PAD_ID), additional_forward_args=args,
-                               n_steps=IG_STEPS, internal_batch_size=IG_STEPS * inputs.shape[0])
+                               n_steps=path_points, internal_batch_size=path_points * inputs.shape[0],
+                               return_convergence_delta=with_gap)
+
+
+def _integrated_gradients(model: Seq2Seq, forward: Callable, inputs: torch.Tensor, args: tuple) -> torch.Tensor:
+    return _path_integral(model, forward, inputs, args, IG_STEPS, with_gap=False)
 
 
 #: What the app's toggle and ``python -m models.align --matrix`` offer besides attention.
 ATTRIBUTIONS = {"gradient×input": _gradient_x_input, "integrated gradients": _integrated_gradients}
 
 
-def raw_attribution(model: Seq2Seq, trace: Trace, method: str) -> torch.Tensor:
-    """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings.
-
-    Each step to explain is one copy of the sentence (a row); rows go through Captum a few steps at a time, at
-    most :data:`MAX_CELLS` rows × steps × source pieces at once, so a long sentence costs time, not memory.
-    """
-    if method not in ATTRIBUTIONS:
-        raise ValueError(f"unknown attribution {method!r}; expected one of {tuple(ATTRIBUTIONS)}")
+def _step_rows(model: Seq2Seq, trace: Trace, path_points: int):
+    """Captum's inputs for groups of written pieces: each step to explain is one copy of the sentence (a row),
+    at most :data:`MAX_CELLS` rows × path points × source pieces a group, so a long sentence costs time, not
+    memory. Yields ``(forward, src [n, S], args)``."""
     T, S, device = len(trace.target_ids), len(trace.source.ids), model.device
     targets = torch.tensor(trace.target_ids, device=device)
     tgt_in = torch.cat([torch.tensor([BOS_ID], device=device), targets[:-1]])  # [T]
-    per_pass = max(1, MAX_CELLS // ((IG_STEPS if method == "integrated gradients" else 1) * T * S))
+    per_pass = max(1, MAX_CELLS // (path_points * T * S))
 
     def forward(src_ids, mask, tgt_in, tgt_out, steps):
         return _log_prob_of_own_step(model, src_ids, mask, tgt_in, tgt_out, steps)
 
+    for first in range(0, T, per_pass):
+        steps = torch.arange(first, min(first + per_pass, T), device=device)  # [n]
+        n = len(steps)
+        src = torch.tensor(trace.source.ids, device=device).expand(n, -1)  # [n, S]
+        yield forward, src, (torch.ones_like(src, dtype=torch.bool), tgt_in.expand(n, -1), targets.expand(n, -1),
+                             steps)
+
+
+def raw_attribution(model: Seq2Seq, trace: Trace, method: str) -> torch.Tensor:
+    """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings."""
+    if method not in ATTRIBUTIONS:
+        raise ValueError(f"unknown attribution {method!r}; expected one of {tuple(ATTRIBUTIONS)}")
+    points = IG_STEPS if method == "integrated gradients" else 1
     model.eval()
-    parts = []
-    # cuDNN's GRU has no backward pass in eval mode; the native kernels do (and match it).
-    with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):
-        for first in range(0, T, per_pass):
-            steps = torch.arange(first, min(first + per_pass, T), device=device)  # [n]
-            n = len(steps)
-            src = torch.tensor(trace.source.ids, device=device).expand(n, -1)  # [n, S]
-            args = (torch.ones_like(src, dtype=torch.bool), tgt_in.expand(n, -1), targets.expand(n, -1), steps)
-            parts.append(ATTRIBUTIONS[method](model, forward, src, args).detach())  # [n, S, E]
+    with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # cuDNN's GRU: no backward in eval mode
+        parts = [ATTRIBUTIONS[method](model, forward, src, args).detach()  # [n, S, E]
+                 for forward, src, args in _step_rows(model, trace, points)]
     return torch.cat(parts)  # [T, S, E]
+
+
+def completeness(model: Seq2Seq, trace: Trace, path_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """How far integrated gradients with ``path_points`` points are from adding up (Sundararajan et al. 2017,
+    completeness). Per written piece, nats: the gap |Σ attributions − change| [T] and the change in log p from the
+    all-padding sentence to this one [T], which exact attributions sum to."""
+    model.eval()
+    gaps, changes = [], []
+    with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # as in raw_attribution
+        for forward, src, args in _step_rows(model, trace, path_points):
+            attributions, delta = _path_integral(model, forward, src, args, path_points, with_gap=True)
+            total = attributions.detach().sum((1, 2))  # [n]
+            gaps.append(delta.detach().abs())  # [n]
+            changes.append(total - delta.detach())  # [n]: Captum's delta is Σ attributions − change
+    return torch.cat(gaps).float().cpu().numpy(), torch.cat(changes).float().cpu().numpy()  # [T], [T]
 
 
 def attribution_matrix(model: Seq2Seq, trace: Trace, method: str) -> np.ndarray:

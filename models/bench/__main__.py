@@ -7,15 +7,16 @@ from pathlib import Path
 from ..network.device import pick_device
 from ..network.training import PRECISIONS
 from . import __doc__ as INDEX
-from . import kernels, throughput
+from . import convergence, kernels, throughput
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
-                                    "load", "step", "neighbours", "open"])
-    p.add_argument("--model", default="additive", help="for translate, neighbours: bundled name, directory or Hub id")
+                                    "load", "step", "neighbours", "open", "completeness"])
+    p.add_argument("--model", default="additive",
+                   help="for translate, attribution, completeness, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
@@ -68,6 +69,8 @@ def main(argv=None) -> None:
         kernels.bench_attention(device, args.repeats)
     elif args.what == "attribution":
         kernels.bench_attribution(args.model, args.device, args.repeats)
+    elif args.what == "completeness":
+        convergence.bench_completeness(args.model, args.device)
     elif args.what == "train":
         kernels.bench_train(device, args.repeats)
     elif args.what == "throughput":
