@@ -4,6 +4,7 @@
     python -m models.bench translate --model additive  # a full greedy trace by sentence length   (kernels)
     python -m models.bench attribution --model additive  # Captum's attributions by sentence length  (kernels)
     python -m models.bench completeness --model additive  # integrated gradients' gap by path points (convergence)
+    python -m models.bench sharpness --model dot  # how peaked its attention is on validation sentences (sharpness)
     python -m models.bench train                  # one training step: read-out over all steps vs per step (kernels)
     python -m models.bench neighbours --model additive  # one nearest-neighbour query of a decoder state (kernels)
     python -m models.bench throughput --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr

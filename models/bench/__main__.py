@@ -7,20 +7,21 @@ from pathlib import Path
 from ..network.device import pick_device
 from ..network.training import PRECISIONS
 from . import __doc__ as INDEX
-from . import convergence, kernels, throughput
+from . import convergence, kernels, sharpness, throughput
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
-                                    "load", "step", "neighbours", "open", "completeness"])
+                                    "load", "step", "neighbours", "open", "completeness",
+                                    "sharpness"])
     p.add_argument("--model", default="additive",
-                   help="for translate, attribution, completeness, neighbours: bundled name, directory or Hub id")
+                   help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
-                   help="for throughput, joey, profile: corpora, DIR[:weight=W]")
+                   help="for throughput, joey, profile, sharpness: corpora, DIR[:weight=W]")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30,
                    help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10); "
@@ -71,6 +72,8 @@ def main(argv=None) -> None:
         kernels.bench_attribution(args.model, args.device, args.repeats)
     elif args.what == "completeness":
         convergence.bench_completeness(args.model, args.device)
+    elif args.what == "sharpness":
+        sharpness.bench_sharpness(args.model, args.data, args.device)
     elif args.what == "train":
         kernels.bench_train(device, args.repeats)
     elif args.what == "throughput":

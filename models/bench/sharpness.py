@@ -1,0 +1,30 @@
+"""How peaked each model's attention is on validation sentences: mean largest weight, entropy and energy spread.
+
+Decodes the first :data:`SENTENCES` validation sentences of each corpus greedily and measures every attention row
+with :func:`models.analysis.sharpness.sharpness` — the evidence for why one score trained worse than another
+(docs/results.md, "Why the dot-product model falls short").
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+SENTENCES = 250  # per corpus: the first ones of its validation split
+
+
+def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None:
+    from ..analysis.sharpness import sharpness
+    from ..decoding.greedy import greedy
+    from ..storage.data import read_split
+    from ..storage.hub import load_model
+
+    loaded = load_model(model_ref, device=device)
+    print(f"attention of {model_ref} on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
+          f"corpus")
+    print("| corpus | rows | mean largest weight | entropy, bits | uniform, bits | energy spread, nats |\n"
+          "|---|---|---|---|---|---|")
+    for spec in data:
+        folder = spec.partition(":")[0]  # the training CLI's DIR[:weight=W] is accepted as is
+        texts = read_split(folder, "val", "en")[:SENTENCES]
+        s = sharpness([greedy(loaded.model, loaded.tokenizers, text) for text in texts])
+        print(f"| {Path(folder).name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
+              f"| {s.energy_spread:.1f} |", flush=True)
