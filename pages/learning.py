@@ -52,3 +52,8 @@ with right:
     st.plotly_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")
     st.caption("Validation BLEU (greedy, mean over the validation corpora) and loss at each validation point; "
                "the orange line is the moment shown.")
+    if curve.entropy_bits:
+        st.plotly_chart(charts.attention_entropy(curve, point), width="stretch", key="attention_entropy")
+        st.caption("How spread the attention is: the examples' mean entropy per written piece, in bits (0: all "
+                   "weight on one source piece). A score that keeps growing drives it towards 0 — the bundled "
+                   "dot-product model's does, the additive one's settles (docs/results.md).")

@@ -1,4 +1,5 @@
-"""models/analysis/learning.py: a point of the record becomes the heatmap and translation of that moment."""
+"""models/analysis/learning.py: a point of the record becomes the heatmap and translation of that moment; the
+curve gives each point's scores and attention entropy."""
 import numpy as np
 import pytest
 
@@ -36,6 +37,17 @@ def test_the_curve_follows_the_points(tmp_path, tiny_tokenizers):
     curve = learning_curve(record(tmp_path, tiny_tokenizers))
     assert curve.epochs == (0.5, 1.0) and curve.val_bleu == (10.0, 20.0) and curve.val_loss == (3.0, 1.5)
     assert curve.labels == ("epoch 0.50 · step 50 · 1 min", "epoch 1 · step 100 · 2 min")
+
+
+def test_the_curve_gives_each_points_attention_entropy(tmp_path, tiny_tokenizers):
+    curve = learning_curve(record(tmp_path, tiny_tokenizers))
+    for point, seed in ((0, 0), (1, 1)):  # the examples' rows, pooled, against the definition −Σ α log2 α
+        model = make_model(tiny_tokenizers, seed=seed)
+        expected = np.mean([-(row * np.log2(row)).sum() for e in EXAMPLES
+                            for row in greedy(model, tiny_tokenizers, e).attention])
+        assert curve.entropy_bits[point] == pytest.approx(expected, abs=0.02)  # the record rounds to 3 decimals
+    (tmp_path / "none").mkdir()
+    assert learning_curve(record(tmp_path / "none", tiny_tokenizers, "none")).entropy_bits == ()
 
 
 def test_records_kept_per_epoch_are_labelled_by_epoch():

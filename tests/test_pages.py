@@ -1,6 +1,7 @@
 """pages/: each view renders on the bundled models through AppTest and handles bad input."""
 import json
 
+import numpy as np
 import pytest
 
 from models.decoding.greedy import forced, greedy
@@ -154,9 +155,11 @@ def test_learning_page_replays_the_record(recorded):
     at = run_page(page("Learning"), model=str(path))
     assert not at.exception and not at.error
     assert at.select_slider(key="point").value == 1  # the last point by default
-    heat, curve = figures(at)
+    heat, curve, spread = figures(at)
     assert heat_shape(heat) == (len(traces[0].target_pieces), len(traces[0].source.pieces))
     assert curve["data"][0]["y"] == [20.0, 40.0]
+    first, last = spread["data"][0]["y"]  # the same traces at both points: the same entropy, within its bounds
+    assert first == pytest.approx(last) and 0 < first < np.log2(max(len(t.source.pieces) for t in traces))
     at.select_slider(key="point").set_value(0).run()
     assert at.query_params["point"] == "1" and "At **epoch 0.50 · step 50 · 1 min**" in at.markdown[0].value
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..network.tokenization import EOS, WORD_MARK
 from .alignment import AttentionView, piece_label
+from .sharpness import sharpness
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class LearningCurve:
     labels: tuple[str, ...]  # 'epoch 0.29 · step 1,000 · 13 min', or 'epoch 2' for records kept per epoch
     val_bleu: tuple[float, ...]  # mean over the validation corpora, as the training CLI chose on
     val_loss: tuple[float, ...]
+    entropy_bits: tuple[float, ...]  # the examples' mean attention entropy at each point; () without attention
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,8 +46,12 @@ def point_label(entry: dict) -> str:
 
 def learning_curve(timeline: dict) -> LearningCurve:
     points = timeline["epochs"]
-    return LearningCurve(tuple(float(e["epoch"]) for e in points), tuple(point_label(e) for e in points),
-                         tuple(float(e["val_bleu"]) for e in points), tuple(float(e["val_loss"]) for e in points))
+    attends = bool(points) and all(t["attention"] is not None for e in points for t in e["traces"])
+    return LearningCurve(
+        tuple(float(e["epoch"]) for e in points), tuple(point_label(e) for e in points),
+        tuple(float(e["val_bleu"]) for e in points), tuple(float(e["val_loss"]) for e in points),
+        tuple(sharpness([t["attention"] for t in e["traces"]]).entropy_bits for e in points) if attends else (),
+    )
 
 
 def alignment_at(timeline: dict, example: int, point: int) -> LearnedAlignment:

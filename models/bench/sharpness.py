@@ -25,6 +25,7 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     for spec in data:
         folder = spec.partition(":")[0]  # the training CLI's DIR[:weight=W] is accepted as is
         texts = read_split(folder, "val", "en")[:SENTENCES]
-        s = sharpness([greedy(loaded.model, loaded.tokenizers, text) for text in texts])
+        traces = [greedy(loaded.model, loaded.tokenizers, text) for text in texts]
+        s = sharpness([t.attention for t in traces], [t.energies for t in traces])
         print(f"| {Path(folder).name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
               f"| {s.energy_spread:.1f} |", flush=True)

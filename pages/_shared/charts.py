@@ -192,6 +192,16 @@ def learning_curve(curve, selected: int) -> go.Figure:
     return fig
 
 
+def attention_entropy(curve, selected: int) -> go.Figure:
+    """The curated examples' mean attention entropy (bits) against epochs done, the ``selected`` point marked."""
+    fig = go.Figure(go.Scatter(x=list(curve.epochs), y=list(curve.entropy_bits), mode="lines+markers",
+                               name="attention entropy", line=dict(color=BLUE)))
+    fig.add_vline(x=curve.epochs[selected], line=dict(color=ORANGE, width=2))
+    fig.update_layout(xaxis=dict(title="epochs of training"), yaxis=dict(title="entropy, bits", rangemode="tozero"),
+                      height=240, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
 def context_path(geo, source: list[str], target: list[str], title: str) -> go.Figure:
     """Annotations h_s as labelled points, their convex hull, and the path of c_1 … c_T."""
     source, target = _esc(source), _esc(target)
