@@ -1,7 +1,10 @@
-"""models/bench/sharpness.py: one row per corpus, read from its validation split, in range."""
+"""models/bench/sharpness.py: one row per corpus, read from its validation split, in range; then one row per point
+of the checkpoint's training record."""
 import gzip
 
 from models.bench import sharpness
+from models.storage.hub import load_model
+from models.storage.timeline import read_timeline
 
 
 def test_sharpness_bench_prints_a_row_per_corpus(tmp_path, capsys, monkeypatch):
@@ -12,9 +15,13 @@ def test_sharpness_bench_prints_a_row_per_corpus(tmp_path, capsys, monkeypatch):
         with gzip.open(tmp_path / name / "val.en.gz", "wt", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
     sharpness.bench_sharpness("dot", [str(tmp_path / "captions") + ":weight=2", str(tmp_path / "everyday")], "cpu")
-    rows = [line.strip(" |").split(" | ") for line in capsys.readouterr().out.splitlines()
+    tables = capsys.readouterr().out.split("over training")
+    rows = [line.strip(" |").split(" | ") for line in tables[0].splitlines()
             if line.startswith("| ") and not line.startswith("| corpus")]
     assert [row[0] for row in rows] == ["captions", "everyday"]
     for _, n, max_weight, entropy, uniform, spread in rows:
         assert int(n) >= 3  # at least one written piece per sentence, only the first 3 sentences
         assert 0 < float(max_weight) <= 1 and 0 <= float(entropy) <= float(uniform) and float(spread) > 0
+    points = [line.strip(" |").split(" | ") for line in tables[1].splitlines() if line.startswith("| epoch")]
+    assert len(points) == len(read_timeline(load_model("dot").path)["epochs"])
+    assert all(0 < float(bits) < 5 for _, _, bits in points)

@@ -1,7 +1,8 @@
 """How peaked each model's attention is on validation sentences: mean largest weight, entropy and energy spread.
 
 Decodes the first :data:`SENTENCES` validation sentences of each corpus greedily and measures every attention row
-with :func:`models.analysis.sharpness.sharpness` — the evidence for why one score trained worse than another
+with :func:`models.analysis.sharpness.sharpness`; then, from the checkpoint's training record, the curated
+examples' entropy at every validation point — the evidence for why one score trained worse than another
 (docs/results.md, "Why the dot-product model falls short").
 """
 from __future__ import annotations
@@ -12,10 +13,12 @@ SENTENCES = 250  # per corpus: the first ones of its validation split
 
 
 def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None:
+    from ..analysis.learning import learning_curve
     from ..analysis.sharpness import sharpness
     from ..decoding.greedy import greedy
     from ..storage.data import read_split
     from ..storage.hub import load_model
+    from ..storage.timeline import read_timeline
 
     loaded = load_model(model_ref, device=device)
     print(f"attention of {model_ref} on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
@@ -29,3 +32,11 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
         s = sharpness([t.attention for t in traces], [t.energies for t in traces])
         print(f"| {Path(folder).name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
               f"| {s.energy_spread:.1f} |", flush=True)
+    timeline = read_timeline(loaded.path)
+    curve = None if timeline is None else learning_curve(timeline)
+    if curve is None or not curve.entropy_bits:
+        return
+    print(f"\nover training: the curated examples' mean attention entropy at each point of {loaded.path.name}'s record")
+    print("| point | mean val BLEU | entropy, bits |\n|---|---|---|")
+    for label, bleu, bits in zip(curve.labels, curve.val_bleu, curve.entropy_bits):
+        print(f"| {label} | {bleu:.1f} | {bits:.2f} |")
