@@ -14,10 +14,10 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
-                                    "load", "step", "neighbours", "open", "completeness",
-                                    "sharpness"])
+                                    "load", "step", "neighbours", "open", "completeness", "sharpness"])
     p.add_argument("--model", default="additive",
-                   help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory or Hub id")
+                   help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
+                        "or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
