@@ -2,6 +2,8 @@
 of the checkpoint's training record."""
 import gzip
 
+import pytest
+
 from models.bench import sharpness
 from models.storage.hub import load_model
 from models.storage.timeline import read_timeline
@@ -25,3 +27,8 @@ def test_sharpness_bench_prints_a_row_per_corpus(tmp_path, capsys, monkeypatch):
     points = [line.strip(" |").split(" | ") for line in tables[1].splitlines() if line.startswith("| epoch")]
     assert len(points) == len(read_timeline(load_model("dot").path)["epochs"])
     assert all(0 < float(bits) < 5 for _, _, bits in points)
+
+
+def test_a_model_without_attention_is_refused_with_a_reason():
+    with pytest.raises(SystemExit, match="no attention"):
+        sharpness.bench_sharpness("none", [], "cpu")

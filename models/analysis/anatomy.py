@@ -20,7 +20,7 @@ import torch
 
 from ..decoding.greedy import Trace
 from ..network.seq2seq import Seq2Seq
-from .compare import entropy
+from .sharpness import sharpness
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +73,8 @@ def _softmax_stats(energies: torch.Tensor) -> tuple[float, float, float]:
     """Mean max weight, entropy (bits) and Jacobian norm over rows of ``energies`` [N, S]."""
     a = torch.softmax(energies, dim=-1)
     jac = torch.diag_embed(a) - a[:, :, None] * a[:, None, :]  # [N, S, S]
-    return a.max(-1).values.mean().item(), float(entropy(a.numpy()).mean()), jac.flatten(1).norm(dim=1).mean().item()
+    s = sharpness([a.numpy()])
+    return s.max_weight, s.entropy_bits, jac.flatten(1).norm(dim=1).mean().item()
 
 
 @torch.inference_mode()

@@ -7,8 +7,6 @@ examples' entropy at every validation point — the evidence for why one score t
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 SENTENCES = 250  # per corpus: the first ones of its validation split
 
 
@@ -16,21 +14,22 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     from ..analysis.learning import learning_curve
     from ..analysis.sharpness import sharpness
     from ..decoding.greedy import greedy
-    from ..storage.data import read_split
+    from ..storage.data import Corpus, read_split
     from ..storage.hub import load_model
     from ..storage.timeline import read_timeline
 
     loaded = load_model(model_ref, device=device)
+    if loaded.score == "none":
+        raise SystemExit(f"{model_ref} has no attention: there is nothing to measure")
     print(f"attention of {model_ref} on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
           f"corpus")
     print("| corpus | rows | mean largest weight | entropy, bits | uniform, bits | energy spread, nats |\n"
           "|---|---|---|---|---|---|")
-    for spec in data:
-        folder = spec.partition(":")[0]  # the training CLI's DIR[:weight=W] is accepted as is
-        texts = read_split(folder, "val", "en")[:SENTENCES]
+    for corpus in map(Corpus.parse, data):  # the training CLI's DIR[:weight=W,val=SPLIT]
+        texts = read_split(corpus.path, corpus.val_split, "en")[:SENTENCES]
         traces = [greedy(loaded.model, loaded.tokenizers, text) for text in texts]
         s = sharpness([t.attention for t in traces], [t.energies for t in traces])
-        print(f"| {Path(folder).name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
+        print(f"| {corpus.name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
               f"| {s.energy_spread:.1f} |", flush=True)
     timeline = read_timeline(loaded.path)
     curve = None if timeline is None else learning_curve(timeline)
