@@ -11,8 +11,8 @@ import json
 import sys
 
 from .decoding.beam import beam_search
-from .decoding.greedy import Trace
 from .decoding.lines import translate_lines
+from .decoding.trace import Trace
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
 
 
@@ -28,8 +28,8 @@ def trace_json(trace: Trace) -> dict:
         "target_pieces": trace.target_pieces,
         "translation": trace.translation,
         "logprob": trace.logprob,
-        "attention": arr(trace.attention),
-        "energies": arr(trace.energies),
+        "cross_attention": arr(trace.cross_attention),  # [L, heads, T, S]
+        "energies": arr(trace.energies),  # [L, heads, T, S]
         "top_k": trace.top_k,
     }
 

@@ -8,7 +8,7 @@ import random
 
 import torch
 
-from models.network.seq2seq import ModelConfig, Seq2Seq
+from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import TokenizerPair
 
 LEXICON = {
@@ -30,7 +30,7 @@ def synthetic_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 def make_model(tokenizers: TokenizerPair, score: str = "additive", seed: int = 0) -> Seq2Seq:
     torch.manual_seed(seed)
-    return Seq2Seq(ModelConfig(
+    return Seq2Seq(RNNConfig(
         tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=score,
         emb_dim=32, enc_hidden=32, dec_hidden=48, attn_dim=24, dropout=0.0,
     )).eval()

@@ -4,7 +4,7 @@
 import yaml
 
 from models.bench.joey import INTERVALS, joey_config, run_ours, write_joey_data
-from models.network.seq2seq import ModelConfig
+from models.network.seq2seq import RNNConfig
 from models.network.training import DEFAULT_LR
 from models.storage.data import batch_order, tokenize_pairs
 
@@ -26,7 +26,7 @@ def test_joey_reads_our_pieces_in_our_batch_order(tiny_tokenizers, tmp_path):
 
 
 def test_joey_config_has_our_sizes_and_recipe(tmp_path):
-    config = ModelConfig(8000, 8000)
+    config = RNNConfig(8000, 8000)
     cfg = yaml.safe_load(joey_config(tmp_path, 100, False, config))
     assert cfg["model"]["encoder"]["hidden_size"] == config.enc_hidden and cfg["model"]["encoder"]["bidirectional"]
     assert cfg["model"]["decoder"]["hidden_size"] == config.dec_hidden
@@ -39,7 +39,7 @@ def test_joey_config_has_our_sizes_and_recipe(tmp_path):
 def test_our_rates_come_one_per_interval(tiny_tokenizers):
     pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(64 * 20)), max_len=50)
     order = batch_order(pairs, 64)
-    rates, params = run_ours(pairs, order, 20, ModelConfig(tiny_tokenizers.source.vocab_size,
+    rates, params = run_ours(pairs, order, 20, RNNConfig(tiny_tokenizers.source.vocab_size,
                                                            tiny_tokenizers.target.vocab_size, emb_dim=16,
                                                            enc_hidden=16, dec_hidden=24, attn_dim=12), "float32")
     assert len(rates) == INTERVALS and all(r > 0 for r in rates) and params > 0

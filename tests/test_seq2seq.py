@@ -7,7 +7,7 @@ import torch
 from safetensors.torch import load_file
 
 from models.decoding.greedy import translate_batch
-from models.network.seq2seq import ModelConfig, Seq2Seq
+from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import PAD_ID
 from models.network.training import loss_function, train_step
 from models.storage.data import batches, tokenize_pairs
@@ -102,4 +102,4 @@ def test_config_holds_only_json_hyperparameters(tmp_path, tiny_model, tiny_token
 
 def test_bad_score_is_rejected():
     with pytest.raises(ValueError, match="unknown score"):
-        ModelConfig(10, 10, score="bilinear")
+        RNNConfig(10, 10, score="bilinear")

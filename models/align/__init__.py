@@ -3,6 +3,7 @@
     python -m models.align --model additive --data ../shared/data/hansards-en-fr-align
     python -m models.align --model none --data ../shared/data/hansards-en-fr-align --matrix "integrated gradients"
     python -m models.align --model dot --data ../shared/data/hansards-en-fr-align --split trial --out links.txt
+    python -m models.align --model transformer --data … --split trial --reading all --method union --save
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
 
 Each gold pair is decoded with its French sentence forced (the gold's own tokens joined by spaces, so each of its
@@ -11,7 +12,9 @@ the attention α, or a gradient attribution of each forced piece to the source (
 which also gives the no-attention model an alignment). Links are read from that word matrix by ``--method``
 (:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English word it weighs most;
 ``intersection`` and ``union`` combine that with each English word's most weighing French word; ``threshold``
-keeps every pair at or above ``--threshold``. Prints AER, precision and recall; ``--out`` writes one line of links
+keeps every pair at or above ``--threshold``. A multi-head model's attention is read as ``--reading``: one head
+(``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), or ``all`` of them, each scored; the one with the
+lowest AER on the trial set, saved, becomes the model's default reading. Prints AER, precision and recall; ``--out`` writes one line of links
 per pair in the gold's own format (``i-j``, 1-based, English first).
 """
 from __future__ import annotations
@@ -27,7 +30,8 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrix
+from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrices
+from ..decoding.trace import Reading, readings
 from ..storage.card import write_card
 from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.hub import CheckpointError, load_model
@@ -49,6 +53,8 @@ def arguments() -> argparse.ArgumentParser:
                    f"(default: chosen on the trial set, {THRESHOLDS})")
     p.add_argument("--sweep", action="store_true", help="score every method and thresholds 0.05–0.5 on one pass "
                    "(to choose a rule on --split trial)")
+    p.add_argument("--reading", help="a multi-head model's attention: LAYER.HEAD, LAYER.mean or all (default: the "
+                   "model's default reading)")
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
@@ -66,6 +72,22 @@ def rules(args: argparse.Namespace) -> dict[str, Callable[[np.ndarray], set]]:
     return {f"threshold {threshold:g}": above(threshold)}
 
 
+def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
+    """The readings of the attention to score (None: an attribution, which has one matrix)."""
+    if args.matrix != "attention":
+        return [None]
+    if not loaded.model.has_attention:
+        raise SystemExit("error: a model without attention has no attention to read links from; "
+                         "use --matrix with an attribution")
+    shape = loaded.model.attention_shape
+    if args.reading == "all":
+        return readings(shape)
+    try:
+        return [Reading.parse(args.reading, shape) if args.reading else loaded.reading]
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from e
+
+
 def main(argv=None) -> int:
     args = arguments().parse_args(argv)
     try:
@@ -75,23 +97,29 @@ def main(argv=None) -> int:
         raise SystemExit(f"error: {e}") from e
     if args.sweep and (args.out or args.save):
         raise SystemExit("error: --sweep scores many rules; --out and --save take one")
-    if loaded.score == "none" and args.matrix == "attention":
-        raise SystemExit("error: a model without attention has no attention to read links from; "
-                         "use --matrix with an attribution")
-    matrices = [word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix,
-                            written=args.french == "written") for pair in tqdm(pairs, desc=args.split, leave=False)]
-    for method, linker in rules(args).items():
-        predicted = [linker(m) for m in matrices]
-        score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
-        result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                  "french": args.french, "method": method, "aer": round(score.aer, 2),
-                  "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
-        print(json.dumps(result, ensure_ascii=False))
+    chosen = chosen_readings(args, loaded)
+    if args.out and len(chosen) > 1:
+        raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
+    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix,
+                              [r for r in chosen if r is not None], written=args.french == "written")
+                for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
+    multi_head = loaded.model.attention_shape[1] > 1
+    command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
+    results = []
+    for n, reading in enumerate(chosen):
+        for method, linker in rules(args).items():
+            predicted = [linker(m[n]) for m in per_pair]
+            score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
+            result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
+                      **({"reading": reading.key} if reading and multi_head else {}),
+                      "french": args.french, "method": method, "aer": round(score.aer, 2),
+                      "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
+            print(json.dumps(result, ensure_ascii=False))
+            results.append({**result, "command": command})
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
     if args.save:
-        command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
-        record_alignment(loaded.path / ALIGNMENT_FILE, {**result, "command": command})
+        record_alignment(loaded.path / ALIGNMENT_FILE, results)
         if (loaded.path / "training.json").exists():  # a checkpoint this project trained has a card to refresh
             write_card(loaded.path)
     return 0

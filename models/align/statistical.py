@@ -85,7 +85,7 @@ def main(argv=None) -> int:
         print(json.dumps(result))
         if args.save:
             command = "python -m models.align.statistical " + shlex.join(sys.argv[1:] if argv is None else argv)
-            record_alignment(args.save, {**result, "command": command})
+            record_alignment(args.save, [{**result, "command": command}])
     return 0
 
 

@@ -1,6 +1,8 @@
 """Attention matrices as alignments: subword → word merging and hard links.
 
-Word-level attention sums a word's source pieces (how much of α_t fell on
+A view is built from a trace's pieces and one ``[T, S]`` matrix: a reading of its cross-attention
+(:func:`attention_view`; one head, or a layer's mean) or an attribution (:mod:`.attribution`), never both in one
+field. Word-level attention sums a word's source pieces (how much of α_t fell on
 the word, so rows still sum to 1) and averages a word's target pieces (a
 word's typical step). Hard alignments link each target word to the source
 word it attends most, written in Pharaoh ``src-tgt`` format (0-based).
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.greedy import Trace
+from ..decoding.trace import Reading, Trace
 from ..network.tokenization import EOS, WORD_MARK, word_groups
 
 
@@ -36,21 +38,25 @@ def _word(pieces, group: list[int]) -> str:
     return "".join(pieces[i].replace(WORD_MARK, "") for i in group) or WORD_MARK
 
 
-def piece_view(trace: Trace) -> AttentionView:
-    if trace.attention is None:
-        raise ValueError("this model has no attention")
+def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = None) -> AttentionView:
+    """``weights`` [T, S] (and the ``energies`` behind them, if any) labelled with the trace's pieces."""
     return AttentionView(
         rows=tuple(piece_label(p) for p in trace.target_pieces),
         columns=trace.source.surfaces,
         unknown=trace.source.unknown,
-        weights=trace.attention,
-        energies=trace.energies,
+        weights=weights,
+        energies=energies,
     )
 
 
-def word_view(trace: Trace) -> AttentionView:
-    """Attention between whole words (pieces joined by the ``▁`` convention)."""
-    columns, by_src = source_word_weights(trace)  # [T, Sw]
+def attention_view(trace: Trace, reading: Reading) -> AttentionView:
+    """The piece view of one reading of the trace's cross-attention; ValueError without attention."""
+    return piece_view(trace, trace.read(reading), trace.read_energies(reading))
+
+
+def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
+    """``weights`` [T, S] between whole words (pieces joined by the ``▁`` convention)."""
+    columns, by_src = source_word_weights(trace, weights)  # [T, Sw]
     tgt_groups = word_groups(trace.target_pieces)
     src_groups = word_groups(trace.source.pieces)
     return AttentionView(
@@ -77,13 +83,13 @@ def pharaoh(pairs: list[tuple[int, int]]) -> str:
     return " ".join(f"{s}-{t}" for s, t in pairs)
 
 
-def source_word_weights(trace: Trace) -> tuple[tuple[str, ...], np.ndarray]:
-    """Source words and each step's attention summed over a word's pieces, [T, Sw]."""
-    view, pieces = piece_view(trace), trace.source.pieces
+def source_word_weights(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
+    """Source words and each step's ``weights`` [T, S] summed over a word's pieces, [T, Sw]."""
+    columns, pieces = trace.source.surfaces, trace.source.pieces
     groups = word_groups(pieces)
     # A bare "▁" piece (a space before punctuation) shows as "▁" alone, never inside a word.
-    words = tuple("".join(view.columns[i] for i in g if pieces[i] != WORD_MARK) or view.columns[g[0]] for g in groups)
-    return words, np.stack([view.weights[:, g].sum(axis=1) for g in groups], axis=1)
+    words = tuple("".join(columns[i] for i in g if pieces[i] != WORD_MARK) or columns[g[0]] for g in groups)
+    return words, np.stack([weights[:, g].sum(axis=1) for g in groups], axis=1)
 
 
 def focus_on_word(trace: Trace, word: int) -> np.ndarray:

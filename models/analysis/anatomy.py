@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..decoding.greedy import Trace
+from ..decoding.trace import Trace
 from ..network.seq2seq import Seq2Seq
+from ..network.translator import Translator
 from .sharpness import sharpness
 
 
@@ -35,13 +36,13 @@ class ScoreAnatomy:
 
 
 @torch.inference_mode()
-def score_anatomy(model: Seq2Seq, trace: Trace, t: int, s: int) -> ScoreAnatomy:
+def score_anatomy(model: Translator, trace: Trace, t: int, s: int) -> ScoreAnatomy:
     """The energy e[t, s] of ``trace`` rebuilt from the scorer's own projections and terms."""
+    if not isinstance(model, Seq2Seq) or model.score not in ("additive", "dot") or trace.rnn is None:
+        raise ValueError(f"score anatomy covers the RNN's additive and dot-product attention, not {model.kind!r}")
     att = model.attention
-    if model.score not in ("additive", "dot"):
-        raise ValueError(f"score anatomy covers additive and dot-product attention, not {model.score!r}")
-    query = torch.as_tensor(trace.queries[t], device=model.device)[None, None, :]  # [1, 1, H]
-    key = torch.as_tensor(trace.annotations[s], device=model.device)[None, None, :]  # [1, 1, 2He]
+    query = torch.as_tensor(trace.rnn.queries[t], device=model.device)[None, None, :]  # [1, 1, H]
+    key = torch.as_tensor(trace.rnn.annotations[s], device=model.device)[None, None, :]  # [1, 1, 2He]
     q, k = att.project_query(query)[0, 0], att.project_keys(key)  # [A], [1, 1, A]
     terms = att.terms(query, k)[0, 0, 0]  # [A]
     if model.score == "additive":

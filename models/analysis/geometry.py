@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..decoding.greedy import Trace
+from ..decoding.trace import Trace
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,20 +78,24 @@ def _cosine(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def context_geometry(trace: Trace) -> ContextGeometry:
-    if trace.attention is None:
+    if trace.rnn is None:
+        raise ValueError("context vectors as convex combinations of the annotations are the attentional RNN's: a "
+                         "Transformer head mixes its value vectors W_v h_s, not h_s")
+    if trace.cross_attention is None:
         raise ValueError("this model has no attention: its context is the same at every step")
-    mean, comps, shares = pca_2d(trace.annotations)
-    ann = (trace.annotations - mean) @ comps.T  # [S, 2]
-    ctx = (trace.contexts - mean) @ comps.T  # [T, 2]
+    rnn = trace.rnn
+    mean, comps, shares = pca_2d(rnn.annotations)
+    ann = (rnn.annotations - mean) @ comps.T  # [S, 2]
+    ctx = (rnn.contexts - mean) @ comps.T  # [T, 2]
     hull = convex_hull(ann)
-    cos = _cosine(trace.contexts, trace.contexts)  # [T, T]
+    cos = _cosine(rnn.contexts, rnn.contexts)  # [T, T]
     nan = np.array([np.nan])
     return ContextGeometry(
         annotations_2d=ann,
         contexts_2d=ctx,
         hull=hull,
         explained=shares,
-        step_distance=np.concatenate([nan, np.linalg.norm(np.diff(trace.contexts, axis=0), axis=1)]),
+        step_distance=np.concatenate([nan, np.linalg.norm(np.diff(rnn.contexts, axis=0), axis=1)]),
         step_cosine=np.concatenate([nan, np.diagonal(cos, offset=1)]),
         cosine=cos,
         inside_hull=inside(hull, ctx),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decoding.trace import Reading
 from ..network.tokenization import EOS, WORD_MARK
 from .alignment import AttentionView, piece_label
 from .sharpness import sharpness
@@ -34,6 +35,11 @@ class LearnedAlignment:
     view: AttentionView | None  # pieces × source pieces; None for a model without attention
 
 
+def _heads(trace: dict) -> np.ndarray | None:
+    """One example's cross-attention at one point of the record, [L, heads, T, S]."""
+    return None if trace["cross_attention"] is None else np.asarray(trace["cross_attention"], dtype=np.float32)
+
+
 def point_label(entry: dict) -> str:
     """When a point of the record was, in the words the page shows."""
     parts = [f"epoch {entry['epoch']:g}" if float(entry["epoch"]).is_integer() else f"epoch {entry['epoch']:.2f}"]
@@ -44,18 +50,21 @@ def point_label(entry: dict) -> str:
     return " · ".join(parts)
 
 
-def learning_curve(timeline: dict) -> LearningCurve:
+def learning_curve(timeline: dict, reading: Reading) -> LearningCurve:
+    """The record's points, with the entropy of ``reading`` of the examples' attention at each."""
     points = timeline["epochs"]
-    attends = bool(points) and all(t["attention"] is not None for e in points for t in e["traces"])
+    heads = [[_heads(t) for t in e["traces"]] for e in points]
+    attends = bool(points) and all(h is not None for hs in heads for h in hs)
     return LearningCurve(
         tuple(float(e["epoch"]) for e in points), tuple(point_label(e) for e in points),
         tuple(float(e["val_bleu"]) for e in points), tuple(float(e["val_loss"]) for e in points),
-        tuple(sharpness([t["attention"] for t in e["traces"]]).entropy_bits for e in points) if attends else (),
+        tuple(sharpness([reading.of(h) for h in hs]).entropy_bits for hs in heads) if attends else (),
     )
 
 
-def alignment_at(timeline: dict, example: int, point: int) -> LearnedAlignment:
-    """Example ``example`` at the record's point ``point`` (both 0-based; IndexError if absent)."""
+def alignment_at(timeline: dict, example: int, point: int, reading: Reading) -> LearnedAlignment:
+    """Example ``example`` at the record's point ``point`` (both 0-based; IndexError if absent), as ``reading``
+    of its attention reads it."""
     if not 0 <= point < len(timeline["epochs"]):
         raise IndexError(f"point {point + 1} is not in this record of {len(timeline['epochs'])}")
     entry = timeline["epochs"][point]
@@ -63,9 +72,9 @@ def alignment_at(timeline: dict, example: int, point: int) -> LearnedAlignment:
     trace = entry["traces"][example]
     pieces = trace["target_pieces"]
     translation = "".join(p for p in pieces if p != EOS).replace(WORD_MARK, " ").strip()
-    if trace["attention"] is None:
+    heads = _heads(trace)
+    if heads is None:
         return LearnedAlignment(point_label(entry), translation, None)
     view = AttentionView(rows=tuple(piece_label(p) for p in pieces), columns=tuple(piece_label(p) for p in source),
-                         unknown=(False,) * len(source), weights=np.asarray(trace["attention"], dtype=np.float32),
-                         energies=None)
+                         unknown=(False,) * len(source), weights=reading.of(heads), energies=None)
     return LearnedAlignment(point_label(entry), translation, view)

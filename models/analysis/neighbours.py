@@ -25,8 +25,8 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from ..decoding.greedy import forced
-from ..network.seq2seq import Seq2Seq
 from ..network.tokenization import TokenizerPair, word_groups
+from ..network.translator import Translator
 from .alignment import piece_label
 
 INDEX_FILE = "neighbours.safetensors"
@@ -67,7 +67,7 @@ class Neighbour:
     after: str  # … and the rest
 
 
-def build_index(model: Seq2Seq, tokenizers: TokenizerPair, pairs: Sequence[tuple[str, str]],
+def build_index(model: Translator, tokenizers: TokenizerPair, pairs: Sequence[tuple[str, str]],
                 dim: int = 64) -> StateIndex:
     """Force-decode each (English, French) pair and keep every step's state, reduced to ``dim`` dimensions."""
     traces = [forced(model, tokenizers, src, tgt) for src, tgt in pairs]
@@ -126,7 +126,7 @@ def save_index(index: StateIndex, directory: str | Path) -> Path:
     return path
 
 
-def load_index(directory: str | Path, model: Seq2Seq) -> StateIndex | None:
+def load_index(directory: str | Path, model: Translator) -> StateIndex | None:
     """The index beside a checkpoint, None if it has none; raises :class:`IndexFileError` if it does not fit."""
     path = Path(directory) / INDEX_FILE
     if not path.exists():
@@ -145,7 +145,7 @@ def load_index(directory: str | Path, model: Seq2Seq) -> StateIndex | None:
         raise IndexFileError(f"{INDEX_FILE} cannot be read ({type(e).__name__}: {e}).") from e
     if meta.get("format") != INDEX_FORMAT:
         raise IndexFileError(f"{INDEX_FILE} is not an index this app reads (format {meta.get('format')!r}).")
-    _check(index, model.config.dec_hidden)
+    _check(index, model.state_size)
     return index
 
 

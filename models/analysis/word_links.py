@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..decoding.greedy import forced
-from ..network.seq2seq import Seq2Seq
+from ..decoding.trace import RNN_READING, Reading
 from ..network.tokenization import EOS, TokenizerPair
+from ..network.translator import Translator
 from .alignment import word_view
-from .attribution import ATTRIBUTIONS, attributed
+from .attribution import ATTRIBUTIONS, attribution_matrix
 
 Links = set[tuple[int, int]]
 
@@ -94,10 +95,12 @@ CHOSEN = {"attention": "union", "gradient×input": "union", "integrated gradient
 THRESHOLDS = {"attention": 0.2, "gradient×input": 0.15, "integrated gradients": 0.2}
 
 
-def word_matrix(model: Seq2Seq, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
-                matrix: str = "attention", written: bool = WRITTEN) -> np.ndarray:
-    """Weights [F, E] between given words under forced decoding of ``french`` (end of sentence left out; a
-    sentence cut at the model's length limit has fewer rows or columns than it has words).
+def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
+                  matrix: str = "attention", readings: Sequence[Reading] = (RNN_READING,),
+                  written: bool = WRITTEN) -> list[np.ndarray]:
+    """Weights [F, E] between given words under forced decoding of ``french``, one matrix per reading of the
+    attention (an attribution has one matrix: ``readings`` is ignored). End of sentence left out; a sentence cut
+    at the model's length limit has fewer rows or columns than it has words.
 
     The words are joined by spaces, so each is one word of the app's word view (subwords joined by ``▁``). With
     ``written``, the French is forced as it is written (:func:`written_french`) and each written word's row is
@@ -105,12 +108,23 @@ def word_matrix(model: Seq2Seq, tokenizers: TokenizerPair, english: Sequence[str
     """
     if written:
         words, groups = written_french(tuple(french))
-        rows = word_matrix(model, tokenizers, english, words, matrix, written=False)  # [F', E]
-        return rows[[k for k, group in enumerate(groups[: len(rows)]) for _ in group]]  # [F, E]
+        found = word_matrices(model, tokenizers, english, words, matrix, readings, written=False)  # [F', E] each
+        return [rows[[k for k, group in enumerate(groups[: len(rows)]) for _ in group]] for rows in found]  # [F, E]
     trace = forced(model, tokenizers, " ".join(english), " ".join(french))
-    if matrix != "attention":
-        trace = attributed(model, trace, matrix)
-    view = word_view(trace)
-    columns = [s for s, word in enumerate(view.columns) if word != EOS][: len(english)]
-    rows = [t for t, word in enumerate(view.rows) if word != EOS][: len(french)]
-    return view.weights[rows][:, columns]
+    if matrix == "attention":
+        weights = [trace.read(r) for r in readings]  # [T, S] each
+    else:
+        weights = [attribution_matrix(model, trace, matrix)]
+    found = []
+    for w in weights:
+        view = word_view(trace, w)
+        columns = [s for s, word in enumerate(view.columns) if word != EOS][: len(english)]
+        rows = [t for t, word in enumerate(view.rows) if word != EOS][: len(french)]
+        found.append(view.weights[rows][:, columns])
+    return found
+
+
+def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
+                matrix: str = "attention", reading: Reading = RNN_READING, written: bool = WRITTEN) -> np.ndarray:
+    """The [F, E] word matrix of one reading (or of an attribution): :func:`word_matrices` for one."""
+    return word_matrices(model, tokenizers, english, french, matrix, [reading], written)[0]

@@ -121,7 +121,8 @@ def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int
     from ..storage.hub import load_model
 
     loaded = load_model(model, device="cpu")
-    return {s: len(word_view(greedy(loaded.model, loaded.tokenizers, s)).rows) for s in sentences}
+    traces = [greedy(loaded.model, loaded.tokenizers, s) for s in sentences]
+    return {s: len(word_view(t, t.read(loaded.reading)).rows) for s, t in zip(sentences, traces)}
 
 
 @dataclass

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 
 from .. import ROOT
-from ..network.seq2seq import ModelConfig, Seq2Seq
+from ..network.seq2seq import RNNConfig, Seq2Seq
 from ..network.tokenization import PAD_ID, SPECIALS, TokenizerPair
 from ..network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
 from ..storage.data import Pair, batch_order, pad
@@ -63,7 +63,7 @@ def write_joey_data(tokenizers: TokenizerPair, pairs: list[Pair], rows: list[int
     return folder
 
 
-def joey_config(folder: Path, steps: int, shuffle: bool, config: ModelConfig) -> str:
+def joey_config(folder: Path, steps: int, shuffle: bool, config: RNNConfig) -> str:
     """Joey NMT's YAML for our sizes and recipe; no validation within ``steps`` updates."""
     side = "{{lang: {lang}, level: word, lowercase: false, normalize: false, max_length: 200, voc_file: {voc}}}"
     src = side.format(lang="en", voc=folder / "vocab.en")
@@ -121,7 +121,7 @@ model:
 """
 
 
-def run_joey(folder: Path, steps: int, shuffle: bool, config: ModelConfig, threads: int) -> tuple[list[float], int]:
+def run_joey(folder: Path, steps: int, shuffle: bool, config: RNNConfig, threads: int) -> tuple[list[float], int]:
     """Joey's reported target tokens per second of each logging interval, and its parameter count."""
     (folder / "config.yaml").write_text(joey_config(folder, steps, shuffle, config), encoding="utf-8")
     env = {"OMP_NUM_THREADS": str(threads), "PATH": "/usr/bin:/bin", "HOME": str(folder)}
@@ -135,7 +135,7 @@ def run_joey(folder: Path, steps: int, shuffle: bool, config: ModelConfig, threa
     return rates, int(params.group(1))
 
 
-def run_ours(pairs: list[Pair], order: list[list[int]], steps: int, config: ModelConfig,
+def run_ours(pairs: list[Pair], order: list[list[int]], steps: int, config: RNNConfig,
              precision: str) -> tuple[list[float], int]:
     """Our training step's target pieces per second of each interval, over the same batches."""
     torch.manual_seed(1)
@@ -157,7 +157,7 @@ def run_ours(pairs: list[Pair], order: list[list[int]], steps: int, config: Mode
 def bench_joey(tokenizers: TokenizerPair, pairs: list[Pair], steps: int, threads: int, workdir: Path) -> None:
     """Print both tools' rates on the first ``steps`` batches ``models.train`` would form from ``pairs``."""
     torch.set_num_threads(threads)
-    config = ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)
+    config = RNNConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)
     order = batch_order(pairs, 64, random.Random(1))[:steps]
     rows = [j for batch in order for j in batch]  # Joey reads them in this order, or shuffles them
     per_sentence = sum(len(pairs[j][1]) + 1 for j in rows) / len(rows)  # target pieces with EOS

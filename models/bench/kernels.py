@@ -187,23 +187,22 @@ TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
 
 def stepwise_logits(model, src, mask, tgt_in, keep):
     """Teacher-forced logits [N, V] of the ``keep`` positions, from one ``decode_step`` per position."""
-    enc = model.encode(src, mask)
-    state, logits = enc.init_state, []
+    memory = model.encode(src, mask)
+    cache, logits = model.start(memory), []
     for t in range(tgt_in.shape[1]):
-        step = model.decode_step(tgt_in[:, t], state, enc)
-        state = step.state
+        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
         logits.append(step.logits)
     return torch.stack(logits, dim=1)[keep]  # [B, T, V] → [N, V]
 
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     """Median ms of :func:`train_step` (the training CLI's) with the read-out over all steps or per step."""
-    from ..network.seq2seq import ModelConfig, Seq2Seq
+    from ..network.seq2seq import RNNConfig, Seq2Seq
     from ..network.training import loss_function, train_step
 
     torch.manual_seed(0)
     B, S, T, V = TRAIN_SHAPE
-    model = Seq2Seq(ModelConfig(V, V, score=score)).to(device).train()
+    model = Seq2Seq(RNNConfig(V, V, score=score)).to(device).train()
     optimizer, loss_fn = torch.optim.Adam(model.parameters()), loss_function(0.1)
     src, tgt = (torch.randint(4, V, shape, device=device) for shape in ((B, S), (B, T + 1)))
     batch = (src, torch.ones_like(src, dtype=torch.bool), tgt[:, :-1], tgt[:, 1:])

@@ -19,20 +19,20 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     from ..storage.timeline import read_timeline
 
     loaded = load_model(model_ref, device=device)
-    if loaded.score == "none":
+    if loaded.reading is None:
         raise SystemExit(f"{model_ref} has no attention: there is nothing to measure")
-    print(f"attention of {model_ref} on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
+    print(f"attention of {model_ref} ({loaded.reading.label}) on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
           f"corpus")
     print("| corpus | rows | mean largest weight | entropy, bits | uniform, bits | energy spread, nats |\n"
           "|---|---|---|---|---|---|")
     for corpus in map(Corpus.parse, data):  # the training CLI's DIR[:weight=W,val=SPLIT]
         texts = read_split(corpus.path, corpus.val_split, "en")[:SENTENCES]
         traces = [greedy(loaded.model, loaded.tokenizers, text) for text in texts]
-        s = sharpness([t.attention for t in traces], [t.energies for t in traces])
+        s = sharpness([t.read(loaded.reading) for t in traces], [t.read_energies(loaded.reading) for t in traces])
         print(f"| {corpus.name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
               f"| {s.energy_spread:.1f} |", flush=True)
     timeline = read_timeline(loaded.path)
-    curve = None if timeline is None else learning_curve(timeline)
+    curve = None if timeline is None else learning_curve(timeline, loaded.reading)
     if curve is None or not curve.entropy_bits:
         return
     print(f"\nover training: the curated examples' mean attention entropy at each point of {loaded.path.name}'s record")

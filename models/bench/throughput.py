@@ -33,13 +33,13 @@ def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> 
     import itertools
     import random
 
-    from ..network.seq2seq import ModelConfig, Seq2Seq
+    from ..network.seq2seq import RNNConfig, Seq2Seq
     from ..network.tokenization import PAD_ID
     from ..network.training import loss_function, train_step
     from ..storage.data import batches
 
     torch.manual_seed(0)
-    model = Seq2Seq(ModelConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
+    model = Seq2Seq(RNNConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
     optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
     stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
     step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])

@@ -12,13 +12,14 @@ the beam chose (Seq2Seq-Vis's beam view).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import torch
 
-from ..network.seq2seq import EncoderOutput, Seq2Seq, StepOutput
 from ..network.tokenization import BOS_ID, EOS_ID, TokenizerPair
-from .greedy import MAX_SOURCE_TOKENS, Trace, encode_batch, max_target_len, trace_row
+from ..network.translator import Step, Translator, select_rows
+from .greedy import MAX_SOURCE_TOKENS, encode_batch, max_target_len
+from .trace import Trace, trace_row
 
 
 @dataclass(frozen=True)
@@ -44,20 +45,11 @@ class BeamResult:
 class _Hypothesis:
     tokens: tuple[int, ...]
     logprob: float
-    history: tuple[StepOutput, ...]  # one [1, ...] step per token
+    history: tuple[Step, ...]  # one [1, ...] step per token
     node: int | None  # its last piece in the tree
 
 
-def _rows(x, index: torch.Tensor):
-    """Select batch rows of a tensor, or of every tensor field of a dataclass."""
-    if x is None:
-        return None
-    if isinstance(x, torch.Tensor):
-        return x.index_select(0, index)
-    return type(x)(**{f.name: _rows(getattr(x, f.name), index) for f in fields(x)})
-
-
-def _extend(alive, step: StepOutput, keep: int, t: int, tokenizers: TokenizerPair, nodes: list) -> list[tuple]:
+def _extend(alive, step: Step, keep: int, t: int, tokenizers: TokenizerPair, nodes: list) -> list[tuple]:
     """The ``keep`` best extensions of ``alive`` as ``(hypothesis, parent row)``; records them and the best pruned."""
     scores = torch.tensor([h.logprob for h in alive], device=step.logits.device)[:, None]
     scores = scores + step.logits.log_softmax(-1)  # [n, V]
@@ -70,25 +62,25 @@ def _extend(alive, step: StepOutput, keep: int, t: int, tokenizers: TokenizerPai
         h = alive[parent]
         nodes.append(BeamNode(t, tokenizers.target.pieces([token])[0], h.node, value, rank < keep, token == EOS_ID))
         if rank < keep:
-            row = _rows(step, torch.tensor([parent], device=step.logits.device))
+            row = select_rows(step, torch.tensor([parent], device=step.logits.device))
             kept.append((_Hypothesis((*h.tokens, token), value, (*h.history, row), len(nodes) - 1), parent))
     return kept
 
 
 @torch.inference_mode()
-def beam_search(model: Seq2Seq, tokenizers: TokenizerPair, text: str, beam: int) -> BeamResult:
+def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: int) -> BeamResult:
     """All ``beam`` final hypotheses of ``text``, best first, each with its trace, and the search tree."""
     if beam < 1:
         raise ValueError("beam size must be at least 1")
     model.eval()
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
-    enc: EncoderOutput = encode_batch(model, [source])
+    memory = encode_batch(model, [source])
     alive, nodes, finished = [_Hypothesis((), 0.0, (), None)], [], []
-    state = enc.init_state
+    cache = model.start(memory)
     for t in range(max_target_len(source)):
         prev = torch.tensor([h.tokens[-1] if h.tokens else BOS_ID for h in alive], device=model.device)
-        step = model.decode_step(prev, state, _rows(enc, torch.zeros(len(alive), dtype=torch.long,
-                                                                         device=model.device)))
+        copies = select_rows(memory, torch.zeros(len(alive), dtype=torch.long, device=model.device))
+        step, cache = model.decode_step(prev, cache, copies)
         vocabulary = step.logits.shape[1] * len(alive)
         extended = _extend(alive, step, min(beam - len(finished), vocabulary), t, tokenizers, nodes)
         finished += [h for h, _ in extended if h.tokens[-1] == EOS_ID]
@@ -96,10 +88,10 @@ def beam_search(model: Seq2Seq, tokenizers: TokenizerPair, text: str, beam: int)
         if not going:
             break
         alive = [h for h, _ in going]
-        state = step.state.index_select(0, torch.tensor([row for _, row in going], device=model.device))
+        cache = model.reorder(cache, torch.tensor([row for _, row in going], device=model.device))
     else:
         finished.extend(alive)  # ran out of length: keep the unfinished too
     finished.sort(key=lambda h: h.logprob / len(h.tokens), reverse=True)
-    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, enc.annotations)
+    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory)
                    for h in finished)
     return BeamResult(traces, tuple(nodes), tuple(h.node for h in finished))

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from tqdm import tqdm
 
-from ..network.seq2seq import Seq2Seq
 from ..network.tokenization import TokenizerPair
+from ..network.translator import Translator
 from .beam import beam_search
 from .greedy import translate_batch
 
 BATCH = 64  # sentences per greedy batch
 
 
-def translate_lines(model: Seq2Seq, tokenizers: TokenizerPair, lines: list[str], beam: int) -> list[str]:
+def translate_lines(model: Translator, tokenizers: TokenizerPair, lines: list[str], beam: int) -> list[str]:
     """Translations of ``lines`` in order; blank lines give blank outputs."""
     texts = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [""] * len(lines)

@@ -23,14 +23,12 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
-
-#: Bumped whenever the meaning of a saved config or weight changes.
-FORMAT_VERSION = 1
+from .translator import FORMAT_VERSION, Focus, RNNStep, Step, Translator
 
 
 @dataclass(frozen=True)
-class ModelConfig:
-    """Everything that fixes a model's shape: saved as ``config.json``, read by the training CLI and the card."""
+class RNNConfig:
+    """Everything that fixes an RNN's shape: saved as ``config.json``, read by the training CLI and the card."""
 
     src_vocab_size: int
     tgt_vocab_size: int
@@ -41,9 +39,12 @@ class ModelConfig:
     attn_dim: int = 256  # A, the common space of additive and dot-product scores
     dropout: float = 0.2
     pad_id: int = 0
+    architecture: str = "rnn"  # checkpoints written before the Transformer have no such key: they are RNNs
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self):
+        if self.architecture != "rnn":
+            raise ValueError(f"an RNN config cannot describe architecture {self.architecture!r}")
         if self.score not in SCORES:
             raise ValueError(f"unknown score {self.score!r}; expected one of {tuple(SCORES)}")
         if self.format_version != FORMAT_VERSION:
@@ -62,22 +63,16 @@ class EncoderOutput:
     init_state: Tensor  # [B, H]
 
 
-@dataclass(frozen=True)
-class StepOutput:
-    """One decoding step for a batch."""
+class Seq2Seq(Translator):
+    """Bidirectional-GRU encoder, GRU decoder, pluggable attention score.
 
-    logits: Tensor  # [B, V]
-    query: Tensor  # [B, H]  s_{t-1}, the attention query of this step
-    state: Tensor  # [B, H]  s_t
-    context: Tensor  # [B, 2He]  c_t
-    weights: Tensor | None  # [B, S]  α_t (None without attention)
-    energies: Tensor | None  # [B, S]  e_t before the softmax
+    As a :class:`~.translator.Translator`: the memory is an :class:`EncoderOutput`, the cache is the decoder
+    state ``s_{t-1}`` [B, H], and a step's attention is one layer of one head, ``[B, 1, 1, S]``.
+    """
 
+    architecture = "rnn"
 
-class Seq2Seq(nn.Module):
-    """Bidirectional-GRU encoder, GRU decoder, pluggable attention score."""
-
-    def __init__(self, config: ModelConfig):
+    def __init__(self, config: RNNConfig):
         super().__init__()
         c = self.config = config
         ctx_dim = 2 * c.enc_hidden
@@ -136,14 +131,24 @@ class Seq2Seq(nn.Module):
         hidden = torch.tanh(self.readout(self.dropout(torch.cat([states, contexts, embs], dim=-1))))
         return self.output(self.dropout(hidden))  # [B, (T,) V]
 
+    def start(self, enc: EncoderOutput) -> Tensor:
+        """The cache before the first step: ``s_0`` [B, H]."""
+        return enc.init_state
+
     def decode_step(
-        self, prev: Tensor, state: Tensor, enc: EncoderOutput, override: Tensor | None = None
-    ) -> StepOutput:
-        """One step: previous tokens ``prev`` [B] and state ``s_{t-1}`` [B, H]."""
+        self, prev: Tensor, state: Tensor, enc: EncoderOutput, focus: Focus | None = None
+    ) -> tuple[Step, Tensor]:
+        """One step: previous tokens ``prev`` [B] and state ``s_{t-1}`` [B, H]; returns the step and ``s_t``.
+
+        ``focus`` (layer 0, the only one) replaces α_t with its weights [B, S] (what-if exploration).
+        """
+        if focus is not None and focus.layer != 0:
+            raise ValueError(f"an RNN has one attention layer (0), not layer {focus.layer}")
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
-        new_state, context, weights, energies = self.advance(emb, state, enc, override)
+        new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights)
         logits = self.read_out(new_state, context, emb)  # [B, V]
-        return StepOutput(logits, state, new_state, context, weights, energies)
+        as_heads = (lambda x: None if x is None else x[:, None, None, :])  # [B, S] -> [B, L=1, heads=1, S]
+        return Step(logits, as_heads(weights), as_heads(energies), new_state, RNNStep(state, context)), new_state
 
     def teacher_force(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Run the recurrence over target inputs ``tgt_in`` [B, T] (teacher forcing).
@@ -173,10 +178,44 @@ class Seq2Seq(nn.Module):
             states, contexts, embs = states[keep], contexts[keep], embs[keep]  # [N, *]
         return self.read_out(states, contexts, embs)  # [B, T, V] or [N, V]
 
+    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+                           steps: Tensor) -> Tensor:
+        """``log p(y_t | y_<t, x)`` [B] of row b's own step ``t = steps[b]``, for B copies of one sentence pair
+        (attribution asks one written piece per row).
+
+        Teacher forcing as in :meth:`teacher_force`, but a row stops after its own step: rows are ordered by step,
+        longest first, so the rows still running are always a prefix (a view, no copy) and the decoder does about
+        half the work of running every row to the end.
+        """
+        order = torch.argsort(steps, descending=True, stable=True)  # [B]
+        enc = self.encode(src, mask)  # in the caller's row order: Captum's hook replaces the embeddings row by row
+        enc = EncoderOutput(*(None if f is None else f[order] for f in
+                              (enc.annotations, enc.proj_keys, enc.mask, enc.summary, enc.init_state)))
+        embs, targets = self.tgt_embed(tgt_in[order]), tgt_out[order]  # [B, T, E], [B, T]
+        last = int(steps.max())
+        running = [int((steps >= t).sum()) for t in range(last + 2)]  # rows still decoding at step t
+        state, picked = enc.init_state, []
+        for t in range(last + 1):
+            n, done = running[t], running[t + 1]  # rows [done:n] end at this step
+            prefix = EncoderOutput(enc.annotations[:n], None if enc.proj_keys is None else enc.proj_keys[:n],
+                                   enc.mask[:n], enc.summary[:n], enc.init_state[:n])
+            state, context, _, _ = self.advance(embs[:n, t], state[:n], prefix)  # [n, H], [n, 2He]
+            logits = self.read_out(state[done:], context[done:], embs[done:n, t])  # [n - done, V]
+            picked.append(logits.log_softmax(-1).gather(1, targets[done:n, t, None]).squeeze(1))
+        return torch.cat(picked[::-1])[torch.argsort(order)]  # [B]: rows back in the caller's order
+
     @property
     def score(self) -> str:
         return self.config.score
 
     @property
-    def device(self) -> torch.device:
-        return self.output.weight.device
+    def kind(self) -> str:
+        return self.config.score
+
+    @property
+    def attention_shape(self) -> tuple[int, int]:
+        return (0, 0) if self.attention is None else (1, 1)
+
+    @property
+    def state_size(self) -> int:
+        return self.config.dec_hidden

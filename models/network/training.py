@@ -83,6 +83,18 @@ class Replicas:
         return self.rank == 0
 
 
+def replica_device(device: torch.device, local_rank: int, visible_gpus: int) -> torch.device:
+    """The device of torchrun's process ``local_rank`` on this node: its own GPU on CUDA (NCCL stops on two
+    processes sharing one: "Duplicate GPU detected"), the CPU otherwise. ValueError, with what to run instead,
+    when more processes than visible GPUs were asked for."""
+    if device.type != "cuda":
+        return device
+    if local_rank >= visible_gpus:
+        raise ValueError(f"torchrun started more processes on this node than it has GPUs ({visible_gpus} visible): "
+                         f"use --nproc_per_node {visible_gpus}, or --device cpu to train on CPU processes")
+    return torch.device("cuda", local_rank)
+
+
 def join_replicas(device: torch.device) -> Replicas:
     """Join torchrun's process group when launched by it: gloo on CPU, nccl on CUDA."""
     if int(os.environ.get("WORLD_SIZE", "1")) == 1:

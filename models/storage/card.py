@@ -12,7 +12,6 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
-from ..network.seq2seq import ModelConfig
 from ..network.training import DEFAULT_LR
 from .gold import ALIGNMENT_FILE, read_alignment
 
@@ -48,10 +47,11 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
     ]
     return ModelCardData(
         language=training["languages"], license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", "seq2seq", "gru", training["score"]],
+        tags=["translation", "attention", "seq2seq", *(["transformer"] if kind(training) == "transformer" else
+                                                       ["gru", training["score"]])],
         datasets=[d["name"] for d in corpora(training)], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas en-fr {training['score']}", eval_results=results or None,
+        model_name=f"attention-atlas en-fr {kind(training)}", eval_results=results or None,
     )
 
 
@@ -184,12 +184,29 @@ def _files(directory: str | Path) -> str:
     return "".join(f"\n- {n}" for n in notes)
 
 
+def kind(training: dict) -> str:
+    """What the card calls the model: the RNN's score, or ``transformer``."""
+    return "transformer" if training.get("architecture") == "transformer" else training["score"]
+
+
+def _what(training: dict) -> str:
+    """The sentence that says what the model is."""
+    if kind(training) == "transformer":
+        return ("A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
+                "positions, multi-head scaled dot-product attention, the target embedding tied to the output layer.")
+    return ("A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after\nBahdanau, Cho & Bengio "
+            f"(2015), with {SCORES[training['score']].description}.")
+
+
 def _sizes(directory: str | Path) -> str:
     """The sizes line, from the checkpoint's ``config.json`` (the model's own config)."""
-    c = ModelConfig(**json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
-    attention = "no attention" if c.score == "none" else f"attention {c.attn_dim}"  # none never uses A
-    return (f"; embeddings {c.emb_dim}, encoder {c.enc_hidden} each way, decoder {c.dec_hidden}, "
-            f"{attention}, dropout {c.dropout}")
+    c = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if c.get("architecture") == "transformer":
+        return (f"; {c['enc_layers']} encoder and {c['dec_layers']} decoder layers, d_model {c['d_model']}, "
+                f"{c['heads']} heads, feed-forward {c['ffn_dim']}, dropout {c['dropout']}")
+    attention = "no attention" if c["score"] == "none" else f"attention {c['attn_dim']}"  # none never uses A
+    return (f"; embeddings {c['emb_dim']}, encoder {c['enc_hidden']} each way, decoder {c['dec_hidden']}, "
+            f"{attention}, dropout {c['dropout']}")
 
 
 def alignment_table(directory: str | Path) -> str:
@@ -208,10 +225,9 @@ def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
     body = f"""
-# Attention Atlas — English→French, {training['score']}
+# Attention Atlas — English→French, {kind(training)}
 
-A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after
-Bahdanau, Cho & Bengio (2015), with {SCORES[training['score']].description}.
+{_what(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
 
 - Parameters: {training['parameters']:,}{_sizes(directory)}

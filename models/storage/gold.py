@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
+from ..decoding.trace import RNN_READING, Reading, readings
 
 Link = tuple[int, int]  # (English word, French word), 0-based
 
@@ -65,16 +66,39 @@ ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and 
 BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
 
 
-def record_alignment(path: str | Path, result: dict) -> None:
-    """Add ``result`` (one scored reading: split, matrix, method, aer, …, command) to the JSON list at ``path``,
-    replacing an earlier result for the same split, matrix and method."""
+def _key(result: dict) -> tuple:
+    """What one result measured: split, matrix, rule and, for a multi-head model's attention, the reading."""
+    return result["split"], result["matrix"], result["method"], result.get("reading")
+
+
+def record_alignment(path: str | Path, results: list[dict]) -> None:
+    """Add ``results`` (each one scored reading: split, matrix, method, [reading,] aer, …, command) to the JSON
+    list at ``path``, replacing earlier results that measured the same thing."""
     path = Path(path)
-    key = (result["split"], result["matrix"], result["method"])
-    kept = [r for r in read_alignment(path) if (r["split"], r["matrix"], r["method"]) != key]
-    path.write_text(json.dumps([*kept, result], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    new = {_key(r) for r in results}
+    kept = [r for r in read_alignment(path) if _key(r) not in new]
+    path.write_text(json.dumps([*kept, *results], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def read_alignment(path: str | Path) -> list[dict]:
     """The results recorded at ``path`` (none when the file is missing)."""
     path = Path(path)
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def default_reading(directory: str | Path, shape: tuple[int, int]) -> Reading | None:
+    """Which reading of a model's attention (shaped ``(L, heads)``) the app shows first: the RNN's only one; for a
+    multi-head model, the reading with the lowest AER on the gold's trial set recorded beside it (chosen on the
+    trial set only, ``python -m models.align --split trial --save``), else the last layer's mean of heads.
+    None without attention."""
+    if shape == (0, 0):
+        return None
+    if shape == (1, 1):
+        return RNN_READING
+    scored = [r for r in read_alignment(Path(directory) / ALIGNMENT_FILE)
+              if r["split"] == "trial" and r["matrix"] == "attention" and r.get("reading")]
+    options = {r.key: r for r in readings(shape)}
+    scored = [r for r in scored if r["reading"] in options]
+    if not scored:
+        return Reading(shape[0] - 1, None)
+    return options[min(scored, key=lambda r: r["aer"])["reading"]]

@@ -37,9 +37,12 @@ from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
 from .. import ROOT
+from ..decoding.trace import Reading
+from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
 from ..network.device import pick_device
-from ..network.seq2seq import FORMAT_VERSION, ModelConfig, Seq2Seq
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
+from ..network.translator import FORMAT_VERSION, Translator
+from .gold import default_reading
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -49,6 +52,7 @@ DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensor
 MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
 MAX_VOCAB = 100_000
 MAX_WIDTH = 4096
+MAX_LAYERS = 24
 
 
 class CheckpointError(RuntimeError):
@@ -57,14 +61,15 @@ class CheckpointError(RuntimeError):
 
 @dataclass(frozen=True, eq=False)
 class LoadedModel:
-    model: Seq2Seq
+    model: Translator
     tokenizers: TokenizerPair
     path: Path  # the local directory the files were read from
     device: torch.device
+    reading: Reading | None  # the reading of its attention shown first (None without attention)
 
     @property
-    def score(self) -> str:
-        return self.model.score
+    def kind(self) -> str:
+        return self.model.kind
 
 
 @dataclass(frozen=True)
@@ -85,13 +90,13 @@ def bundled_models() -> list[str]:
 
 
 @functools.cache
-def bundled_scores() -> dict[str, str]:
-    """Each bundled checkpoint's score, read from its ``config.json``: ``{"additive": "additive", …}``."""
-    return {name: json.loads((BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}" / "config.json").read_text())["score"]
+def bundled_configs() -> dict[str, dict]:
+    """Each bundled checkpoint's ``config.json``, by short name (read without building a model)."""
+    return {name: json.loads((BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}" / "config.json").read_text())
             for name in bundled_models()}
 
 
-def save_checkpoint(directory: str | Path, model: Seq2Seq, tokenizers: TokenizerPair) -> None:
+def save_checkpoint(directory: str | Path, model: Translator, tokenizers: TokenizerPair) -> None:
     """Write config, weights and tokenizers (the card is written by :mod:`models.storage.card`).
 
     Weights are stored in float16, half the download; loading copies them into float32 parameters.
@@ -173,29 +178,37 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
 
 
-def check_config(config: dict) -> ModelConfig:
-    """The :class:`ModelConfig` of ``config``; ValueError unless every value has its type and bounds (nothing is
-    allocated)."""
-    kinds = {f.name: {"int": int, "float": float, "str": str}[f.type] for f in fields(ModelConfig)}
+#: The bounds every size a stranger's config.json may give is checked against, before anything is allocated.
+BOUNDS = {"src_vocab_size": (5, MAX_VOCAB), "tgt_vocab_size": (5, MAX_VOCAB), "emb_dim": (1, MAX_WIDTH),
+          "enc_hidden": (1, MAX_WIDTH), "dec_hidden": (1, MAX_WIDTH), "attn_dim": (1, MAX_WIDTH),
+          "d_model": (1, MAX_WIDTH), "heads": (1, 64), "enc_layers": (1, MAX_LAYERS), "dec_layers": (1, MAX_LAYERS),
+          "ffn_dim": (1, 4 * MAX_WIDTH), "dropout": (0, 0.99), "pad_id": (0, 0)}
+
+
+def check_config(config: dict):
+    """The config dataclass of ``config`` (its ``architecture``, RNN when absent); ValueError unless every value
+    has its type and bounds (nothing is allocated)."""
+    architecture = config.get("architecture", DEFAULT_ARCHITECTURE)
+    if not isinstance(architecture, str):
+        raise ValueError(f"architecture must be a str, got {architecture!r}")
+    cls = config_class(architecture)
+    kinds = {f.name: {"int": int, "float": float, "str": str}[f.type] for f in fields(cls)}
     if config.get("format_version") != FORMAT_VERSION or not set(config) <= set(kinds):
         raise ValueError(f"written by an incompatible version (format {config.get('format_version')!r}, this code "
                          f"reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - set(kinds))})")
     for key, value in config.items():
         if type(value) is not kinds[key] and not (kinds[key] is float and type(value) is int):
             raise ValueError(f"{key} must be a {kinds[key].__name__}, got {value!r}")
-    bounds = {"src_vocab_size": (5, MAX_VOCAB), "tgt_vocab_size": (5, MAX_VOCAB), "emb_dim": (1, MAX_WIDTH),
-              "enc_hidden": (1, MAX_WIDTH), "dec_hidden": (1, MAX_WIDTH), "attn_dim": (1, MAX_WIDTH),
-              "dropout": (0, 0.99), "pad_id": (0, 0)}
-    for key, (low, high) in bounds.items():
+    for key, (low, high) in BOUNDS.items():
         if key in config and not low <= config[key] <= high:
             raise ValueError(f"{key} = {config[key]!r} is outside {low}…{high}")
     try:
-        return ModelConfig(**config)
+        return cls(**config)
     except TypeError as e:  # a required size is missing
         raise ValueError(str(e)) from e
 
 
-def _read_config(path: Path) -> ModelConfig:
+def _read_config(path: Path):
     missing = [f for f in CHECKPOINT_FILES if not (path / f).is_file()]
     if missing:
         raise CheckpointError(f"Checkpoint {path} is incomplete: missing {', '.join(missing)}.")
@@ -227,10 +240,10 @@ class _ShapesOnly(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-def _read_weights(path: Path, config: ModelConfig) -> Seq2Seq:
+def _read_weights(path: Path, config) -> Translator:
     """Build the model and fill it from ``model.safetensors``, its declared shapes checked first."""
     with torch.device("meta"), _ShapesOnly():
-        shapes = {k: tuple(v.shape) for k, v in Seq2Seq(config).state_dict().items()}
+        shapes = {k: tuple(v.shape) for k, v in build_model(config).state_dict().items()}
     if sum(torch.Size(s).numel() for s in shapes.values()) > MAX_PARAMETERS:
         raise CheckpointError(f"Checkpoint {path}: config.json describes a model over {MAX_PARAMETERS:,} parameters.")
     file = path / "model.safetensors"
@@ -240,7 +253,7 @@ def _read_weights(path: Path, config: ModelConfig) -> Seq2Seq:
         if stored != shapes:
             raise CheckpointError(f"Checkpoint {path}: the weights do not match config.json "
                                   f"(differing tensors: {sorted(set(stored.items()) ^ set(shapes.items()))[:3]}).")
-        model = Seq2Seq(config)
+        model = build_model(config)
         model.load_state_dict(load_file(file), strict=True)  # float16 on disk, copied into float32
     except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"Checkpoint {path}: model.safetensors is corrupt or truncated ({e}).") from e
@@ -260,4 +273,4 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         raise CheckpointError(f"Checkpoint {path}: the tokenizers do not match the model's vocabulary sizes.")
     model = _read_weights(path, config)
     target = pick_device(device)
-    return LoadedModel(model.to(target).eval(), tokenizers, path, target)
+    return LoadedModel(model.to(target).eval(), tokenizers, path, target, default_reading(path, model.attention_shape))

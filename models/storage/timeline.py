@@ -3,7 +3,9 @@
 ``alignment_timeline.json`` beside a checkpoint holds the examples once and a list ``epochs`` of moments of
 training, each named by its ``epoch`` (epochs done: a fraction inside an epoch; whole numbers in files from
 before validation inside epochs) with its ``step`` and ``minutes``, validation scores, and each example's target
-pieces and attention matrix (rounded to 3 decimals; ``null`` for a model without attention). The training CLI
+pieces and cross-attention ``[L, heads, T, S]`` (key ``cross_attention``, rounded to 3 decimals; ``null`` for a
+model without attention). Files written before the Transformer hold an RNN's one ``[T, S]`` matrix under
+``attention``: :func:`read_timeline` gives it as ``cross_attention`` ``[1, 1, T, S]``, so readers see one form. The training CLI
 appends a point as it validates, so a resumed run keeps the points before the interruption.
 """
 from __future__ import annotations
@@ -11,19 +13,30 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..decoding.greedy import Trace
+import numpy as np
+
+from ..decoding.trace import Trace
 
 TIMELINE_FILE = "alignment_timeline.json"
 
 
 def timeline_entry(record: dict, traces: list[Trace]) -> dict:
     """One point of the timeline: when it was (step, epochs, minutes), its validation scores, and each example's
-    pieces and attention [T, S]."""
+    pieces and cross-attention [L, heads, T, S]."""
     return {
         **{k: record[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")},
-        "traces": [{"target_pieces": list(t.target_pieces),
-                    "attention": None if t.attention is None else t.attention.round(3).tolist()} for t in traces],
+        "traces": [{"target_pieces": list(t.target_pieces), "cross_attention":
+                    None if t.cross_attention is None else t.cross_attention.round(3).tolist()} for t in traces],
     }
+
+
+def _as_heads(trace: dict) -> dict:
+    """One example at one point with its attention as ``cross_attention`` [L, heads, T, S] (an older file's
+    ``attention`` [T, S] becomes [1, 1, T, S])."""
+    if "cross_attention" in trace:
+        return trace
+    rows = trace.pop("attention")
+    return {**trace, "cross_attention": None if rows is None else [[rows]]}
 
 
 def append_point(directory: str | Path, examples: list[str], traces: list[Trace], entry: dict) -> None:
@@ -49,6 +62,8 @@ def read_timeline(directory: str | Path) -> dict | None:
         return None
     try:
         timeline = json.loads(path.read_text(encoding="utf-8"))
+        for entry in timeline["epochs"]:
+            entry["traces"] = [_as_heads(t) for t in entry["traces"]]
         _check(timeline)
     except (ValueError, TypeError, KeyError, AttributeError) as e:  # JSON and Unicode errors are ValueErrors
         raise TimelineError(f"{TIMELINE_FILE} is unreadable or malformed ({type(e).__name__}: {e}).") from e
@@ -67,6 +82,6 @@ def _check(timeline: dict) -> None:
         if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
             raise ValueError(f"point {entry['epoch']} has no numeric validation scores")
         for width, trace in zip(widths, entry["traces"]):
-            rows = trace["attention"]
-            if rows is not None and (len(rows) != len(trace["target_pieces"]) or any(len(r) != width for r in rows)):
+            heads = trace["cross_attention"]
+            if heads is not None and np.asarray(heads).shape[2:] != (len(trace["target_pieces"]), width):
                 raise ValueError(f"an attention matrix of point {entry['epoch']} does not fit its pieces")

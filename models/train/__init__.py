@@ -17,4 +17,4 @@ Deterministic on CPU for a given ``--seed``.
 from .cli import main
 from .state import STATE_DIR
 
-__all__ = ["main", "STATE_DIR"]
+__all__ = ["STATE_DIR", "main"]

@@ -11,10 +11,11 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
+from ..network.architectures import ARCHITECTURES, build_model
 from ..network.attention import SCORES
 from ..network.device import pick_device
 from ..network.schedule import SHAPES, Budget, averaged, planned_schedule
-from ..network.seq2seq import ModelConfig, Seq2Seq
+from ..network.seq2seq import RNNConfig
 from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 from ..network.training import (
     DEFAULT_LR,
@@ -24,8 +25,10 @@ from ..network.training import (
     join_replicas,
     leave_replicas,
     native_bfloat16,
+    replica_device,
     replicas_agree,
 )
+from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.data import Corpus, read_parallel, tokenize_pairs
 from ..storage.hub import save_checkpoint
@@ -42,15 +45,25 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="folders of {split}.{lang}.gz files, each with an optional sampling weight and split names")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
-    p.add_argument("--score", choices=list(SCORES), default=ModelConfig.score)
+    p.add_argument("--arch", choices=list(ARCHITECTURES), default="rnn",
+                   help="rnn: the attentional RNN of Bahdanau et al. (2015); transformer: Vaswani et al. (2017)")
+    p.add_argument("--score", choices=list(SCORES), default=RNNConfig.score, help="the RNN's attention score")
     p.add_argument("--out", required=True, help="checkpoint directory to write")
     p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
     p.add_argument("--vocab-size", type=int, default=8000)
-    p.add_argument("--emb-dim", type=int, default=ModelConfig.emb_dim)
-    p.add_argument("--enc-hidden", type=int, default=ModelConfig.enc_hidden)
-    p.add_argument("--dec-hidden", type=int, default=ModelConfig.dec_hidden)
-    p.add_argument("--attn-dim", type=int, default=ModelConfig.attn_dim)
-    p.add_argument("--dropout", type=float, default=ModelConfig.dropout)
+    rnn = p.add_argument_group("the RNN's sizes")
+    rnn.add_argument("--emb-dim", type=int, default=RNNConfig.emb_dim)
+    rnn.add_argument("--enc-hidden", type=int, default=RNNConfig.enc_hidden)
+    rnn.add_argument("--dec-hidden", type=int, default=RNNConfig.dec_hidden)
+    rnn.add_argument("--attn-dim", type=int, default=RNNConfig.attn_dim)
+    t = p.add_argument_group("the Transformer's sizes")
+    t.add_argument("--d-model", type=int, default=TransformerConfig.d_model)
+    t.add_argument("--heads", type=int, default=TransformerConfig.heads)
+    t.add_argument("--enc-layers", type=int, default=TransformerConfig.enc_layers)
+    t.add_argument("--dec-layers", type=int, default=TransformerConfig.dec_layers)
+    t.add_argument("--ffn-dim", type=int, default=TransformerConfig.ffn_dim)
+    p.add_argument("--dropout", type=float, help=f"default: {RNNConfig.dropout} (rnn), {TransformerConfig.dropout} "
+                                                 "(transformer)")
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
@@ -123,9 +136,12 @@ def start(args) -> tuple[Replicas, torch.device]:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = pick_device(args.device)
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        try:
+            device = replica_device(device, int(os.environ["LOCAL_RANK"]), torch.cuda.device_count())
+        except ValueError as e:
+            raise SystemExit(f"error: {e}") from e
     replicas = join_replicas(device)
-    if replicas.world > 1 and device.type == "cuda":
-        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
     if args.precision == "bfloat16" and not native_bfloat16(device) and replicas.main:
         print(f"warning: {device.type} has no native bfloat16 (AVX512-BF16, AMX or a recent GPU); it is emulated, "
               "far slower than --precision float32", file=sys.stderr)
@@ -138,12 +154,21 @@ def planned_steps(args, corpora, parts, replicas: Replicas) -> int:
     return min(args.steps, args.epochs * per_epoch) if args.steps else args.epochs * per_epoch
 
 
+def model_config(args, tokenizers: TokenizerPair):
+    """The config of ``--arch`` with the command line's sizes."""
+    vocab = (tokenizers.source.vocab_size, tokenizers.target.vocab_size)
+    if args.arch == "transformer":
+        return TransformerConfig(*vocab, d_model=args.d_model, heads=args.heads, enc_layers=args.enc_layers,
+                                 dec_layers=args.dec_layers, ffn_dim=args.ffn_dim,
+                                 dropout=TransformerConfig.dropout if args.dropout is None else args.dropout)
+    return RNNConfig(*vocab, score=args.score, emb_dim=args.emb_dim, enc_hidden=args.enc_hidden,
+                     dec_hidden=args.dec_hidden, attn_dim=args.attn_dim,
+                     dropout=RNNConfig.dropout if args.dropout is None else args.dropout)
+
+
 def build_run(args, replicas: Replicas, device, tokenizers, corpora, parts, state: dict) -> Run:
     """The model, its optimizer, the schedule planned from the budget and the weights' average."""
-    model = Seq2Seq(ModelConfig(
-        tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=args.score, emb_dim=args.emb_dim,
-        enc_hidden=args.enc_hidden, dec_hidden=args.dec_hidden, attn_dim=args.attn_dim, dropout=args.dropout,
-    )).to(device)
+    model = build_model(model_config(args, tokenizers)).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     budget = Budget(planned_steps(args, corpora, parts, replicas), 60 * args.minutes if args.minutes else None)
     clock = RunClock(state["elapsed_s"], replicas)
@@ -190,7 +215,8 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
     record = {
         "commands": state["commands"],
         "data": data,
-        "score": args.score,
+        "architecture": args.arch,
+        **({"score": args.score} if args.arch == "rnn" else {}),
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in run.model.parameters()),
         "schedule": {"shape": args.schedule, "lr": args.lr, "warmup_steps": args.warmup_steps,

@@ -53,7 +53,7 @@ class RunClock:
 class Run:
     """Everything the loop works with; the counters it advances live in the state dict (saved as JSON)."""
 
-    model: nn.Module  # the Seq2Seq being trained
+    model: nn.Module  # the Translator being trained
     trained: nn.Module  # ``model``, or its DistributedDataParallel wrapper on several processes
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler

@@ -1,0 +1,151 @@
+"""What one decoded sentence leaves behind: a :class:`Trace`, and the named readings of its cross-attention.
+
+Attention is kept as plain data, ``[L, heads, T, S]`` — every decoder layer's every head, at each target step,
+over the source (bertviz's layout, never a model). The attentional RNN fills one layer of one head; a Transformer
+fills all of them. A :class:`Reading` names the ``[T, S]`` matrix a view draws: one head, or the mean of one
+layer's heads. What only the RNN has — its queries, contexts and the annotations they combine — is an optional
+:class:`RNNRecord` that the RNN-only views ask for.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..network.tokenization import EOS_ID, Encoded, TokenizerPair
+from ..network.translator import Step
+
+TOP_K = 5
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Which ``[T, S]`` matrix of a trace's cross-attention to read: a layer's head, or its heads' mean."""
+
+    layer: int  # 0-based decoder layer
+    head: int | None = None  # 0-based head; None: the mean of the layer's heads
+
+    def of(self, attention: np.ndarray) -> np.ndarray:
+        """This reading of ``attention`` [L, heads, T, S] → [T, S] (rows still sum to 1)."""
+        layer = attention[self.layer]  # [heads, T, S]
+        return layer.mean(axis=0) if self.head is None else layer[self.head]
+
+    @property
+    def key(self) -> str:
+        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (layer 2, head 3), ``"2.mean"``."""
+        return f"{self.layer + 1}.{'mean' if self.head is None else self.head + 1}"
+
+    @property
+    def label(self) -> str:
+        return f"layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else f"head {self.head + 1}")
+
+    @classmethod
+    def parse(cls, key: str, shape: tuple[int, int]) -> Reading:
+        """The reading named ``key`` (as :attr:`key` writes it) of a model whose attention is ``shape`` =
+        (L, heads); ValueError if it names no layer or head there."""
+        layer, _, head = str(key).strip().partition(".")
+        try:
+            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1)
+        except ValueError:
+            raise ValueError(f"{key!r} is not a reading: expected LAYER.HEAD or LAYER.mean, e.g. 2.3") from None
+        if reading not in readings(shape):
+            raise ValueError(f"{key!r} names no layer or head of this model ({shape[0]} layers × {shape[1]} heads)")
+        return reading
+
+
+def readings(shape: tuple[int, int]) -> list[Reading]:
+    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then its mean (one head: just it)."""
+    layers, heads = shape
+    return [r for n in range(layers) for r in
+            [Reading(n, h) for h in range(heads)] + ([Reading(n, None)] if heads > 1 else [])]
+
+
+#: How the attentional RNN's only attention is read (one layer of one head).
+RNN_READING = Reading(0, 0)
+
+
+@dataclass(frozen=True, eq=False)
+class RNNRecord:
+    """The attentional RNN's inside of a trace (the Context vectors and Score anatomy pages)."""
+
+    queries: np.ndarray  # [T, H]  s_{t-1}, what step t's attention was asked with
+    contexts: np.ndarray  # [T, Dv]  c_t
+    annotations: np.ndarray  # [S, Dv]  h_s, the keys and values c_t combines
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """One decoded sentence. Arrays are float32 numpy."""
+
+    source: Encoded
+    target_ids: tuple[int, ...]  # [T], EOS included when produced
+    target_pieces: tuple[str, ...]  # [T]
+    translation: str
+    cross_attention: np.ndarray | None  # [L, heads, T, S]; None without attention
+    energies: np.ndarray | None  # [L, heads, T, S]  the scores before the softmax
+    states: np.ndarray  # [T, H]  the decoder output that wrote piece t (RNN: s_t; Transformer: last layer)
+    top_k: tuple[tuple[tuple[str, float], ...], ...]  # [T][k] (piece, probability)
+    token_logprobs: np.ndarray  # [T]
+    rnn: RNNRecord | None = None  # the RNN's queries, contexts and annotations; None for other architectures
+
+    @property
+    def logprob(self) -> float:
+        return float(self.token_logprobs.sum())
+
+    @property
+    def attention_shape(self) -> tuple[int, int]:
+        """``(L, heads)``, (0, 0) without attention."""
+        return (0, 0) if self.cross_attention is None else self.cross_attention.shape[:2]
+
+    def read(self, reading: Reading) -> np.ndarray:
+        """The attention matrix [T, S] of ``reading``."""
+        if self.cross_attention is None:
+            raise ValueError("this model has no attention")
+        return reading.of(self.cross_attention)
+
+    def read_energies(self, reading: Reading) -> np.ndarray | None:
+        """The energies [T, S] behind a single head; None for a mean of heads (no one score made it)."""
+        if self.energies is None or reading.head is None and self.energies.shape[1] > 1:
+            return None
+        return self.energies[reading.layer, reading.head or 0]
+
+
+def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step], tokens: torch.Tensor, row: int,
+              memory) -> Trace:
+    """Cut sentence ``row`` out of batched steps, up to and including its EOS. ``tokens`` [B, T]; ``memory`` is
+    the model's encoding of the batch (an RNN's steps are recorded with its annotations)."""
+    ids = tokens[row].tolist()
+    T = ids.index(EOS_ID) + 1 if EOS_ID in ids else len(ids)
+    ids, steps, S = ids[:T], steps[:T], len(source.ids)
+    logprobs = torch.stack([s.logits[row] for s in steps]).log_softmax(-1)  # [T, V]
+    top = logprobs.topk(TOP_K, dim=-1)
+
+    def stack(get) -> np.ndarray | None:
+        if get(steps[0]) is None:
+            return None
+        return torch.stack([get(s)[row] for s in steps]).float().cpu().numpy()  # [T, …]
+
+    def heads(x: np.ndarray | None) -> np.ndarray | None:
+        return None if x is None else np.ascontiguousarray(x[..., :S].transpose(1, 2, 0, 3))  # [L, heads, T, S]
+
+    rnn = None
+    if steps[0].rnn is not None:
+        rnn = RNNRecord(stack(lambda s: s.rnn.query), stack(lambda s: s.rnn.context),
+                        memory.annotations[row, :S].float().cpu().numpy())  # [S, Dv]
+    return Trace(
+        source=source,
+        target_ids=tuple(ids),
+        target_pieces=tuple(tokenizers.target.pieces(ids)),
+        translation=tokenizers.target.decode(ids),
+        cross_attention=heads(stack(lambda s: s.attention)),
+        energies=heads(stack(lambda s: s.energies)),
+        states=stack(lambda s: s.state),
+        top_k=tuple(
+            tuple((p, float(np.exp(v))) for p, v in zip(tokenizers.target.pieces(i.tolist()), vals.tolist()))
+            for i, vals in zip(top.indices, top.values)
+        ),
+        token_logprobs=logprobs.gather(1, torch.tensor(ids, device=logprobs.device)[:, None]).squeeze(1).cpu().numpy(),
+        rnn=rnn,
+    )
