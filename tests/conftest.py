@@ -8,7 +8,7 @@ import pytest
 from models.network.seq2seq import Seq2Seq
 from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 
-from .helpers import make_model, synthetic_pairs
+from .helpers import make_model, make_transformer, synthetic_pairs
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +23,12 @@ def tiny_tokenizers() -> TokenizerPair:
 @pytest.fixture
 def tiny_model(tiny_tokenizers) -> Seq2Seq:
     return make_model(tiny_tokenizers)
+
+
+@pytest.fixture(params=["rnn", "transformer"])
+def any_model(request, tiny_tokenizers):
+    """A small model of each architecture: tests of the translator interface run on both."""
+    return make_model(tiny_tokenizers) if request.param == "rnn" else make_transformer(tiny_tokenizers)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import torch
 
 from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import TokenizerPair
+from models.network.transformer import TransformerConfig, TransformerTranslator
 
 LEXICON = {
     "a": "un", "dog": "chien", "cat": "chat", "red": "rouge", "big": "grand", "man": "homme",
@@ -33,6 +34,15 @@ def make_model(tokenizers: TokenizerPair, score: str = "additive", seed: int = 0
     return Seq2Seq(RNNConfig(
         tokenizers.source.vocab_size, tokenizers.target.vocab_size, score=score,
         emb_dim=32, enc_hidden=32, dec_hidden=48, attn_dim=24, dropout=0.0,
+    )).eval()
+
+
+def make_transformer(tokenizers: TokenizerPair, seed: int = 0, layers: int = 2, heads: int = 2,
+                     dropout: float = 0.0) -> TransformerTranslator:
+    torch.manual_seed(seed)
+    return TransformerTranslator(TransformerConfig(
+        tokenizers.source.vocab_size, tokenizers.target.vocab_size, d_model=32, heads=heads, enc_layers=layers,
+        dec_layers=layers, ffn_dim=64, dropout=dropout,
     )).eval()
 
 

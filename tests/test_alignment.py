@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
-from models.analysis.alignment import hard_alignments, pharaoh, piece_view, word_view
+from models.analysis.alignment import attention_view, hard_alignments, pharaoh, word_view
 from models.decoding.greedy import forced, greedy
+from models.decoding.trace import RNN_READING
 from models.network.tokenization import EOS, WORD_MARK, word_groups
 
 from .helpers import make_model
@@ -11,7 +12,7 @@ from .helpers import make_model
 
 def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dog runs", "un chien court")
-    words = word_view(trace)
+    words = word_view(trace, trace.read(RNN_READING))
     assert words.columns == ("a", "dog", "runs", EOS)
     assert words.rows == ("un", "chien", "court", EOS)
     np.testing.assert_allclose(words.weights.sum(1), 1, rtol=1e-5)
@@ -19,7 +20,7 @@ def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
 
 def test_word_view_sums_source_pieces_and_averages_target_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dogdog runs", "un chienchien court")
-    pieces, words = piece_view(trace), word_view(trace)
+    pieces, words = attention_view(trace, RNN_READING), word_view(trace, trace.read(RNN_READING))
     src, tgt = word_groups(trace.source.pieces), word_groups(trace.target_pieces)
     assert len(src[1]) > 1 and len(tgt[1]) > 1, "the test needs multi-piece words on both sides"
     expected = np.array([[pieces.weights[np.ix_(t, s)].sum(1).mean() for s in src] for t in tgt])
@@ -31,12 +32,13 @@ def test_word_labels_never_show_the_word_marker(tiny_model, tiny_tokenizers):
     """A space before punctuation is a bare "▁" piece: it belongs to the next word, invisibly."""
     trace = forced(tiny_model, tiny_tokenizers, 'a "dog" & cat', 'un " chien " & chat')
     assert WORD_MARK in trace.source.pieces and WORD_MARK in trace.target_pieces
-    words = word_view(trace)
+    words = word_view(trace, trace.read(RNN_READING))
     assert words.columns[:4] == ("a", '"dog"', "&", "cat") and not any(WORD_MARK in w for w in words.rows)
 
 
 def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
-    view = word_view(greedy(tiny_model, tiny_tokenizers, "a big dog"))
+    trace = greedy(tiny_model, tiny_tokenizers, "a big dog")
+    view = word_view(trace, trace.read(RNN_READING))
     pairs = hard_alignments(view)
     assert len({t for _, t in pairs}) == len(pairs)
     text = pharaoh(pairs)
@@ -46,4 +48,4 @@ def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
 def test_no_attention_has_no_view(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, "a dog")
     with pytest.raises(ValueError, match="no attention"):
-        word_view(trace)
+        attention_view(trace, RNN_READING)

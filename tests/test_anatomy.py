@@ -3,8 +3,9 @@ import pytest
 
 from models.analysis.anatomy import scaling_curves, score_anatomy
 from models.decoding.greedy import greedy
+from models.decoding.trace import RNN_READING
 
-from .helpers import make_model
+from .helpers import make_model, make_transformer
 
 
 @pytest.mark.parametrize("score", ["additive", "dot"])
@@ -14,14 +15,15 @@ def test_terms_add_up_to_the_traced_energy(tiny_tokenizers, score):
     for t in range(min(3, len(trace.target_ids))):
         for s in range(len(trace.source.ids)):
             parts = score_anatomy(model, trace, t, s)
-            assert parts.energy == pytest.approx(float(trace.energies[t, s]), abs=1e-5)
+            assert parts.energy == pytest.approx(float(trace.read_energies(RNN_READING)[t, s]), abs=1e-5)
             assert parts.contributions.sum() == pytest.approx(parts.energy, abs=1e-5)
 
 
-def test_general_score_is_not_dissected(tiny_tokenizers):
-    model = make_model(tiny_tokenizers, "general")
+@pytest.mark.parametrize("model", ["general", "transformer"])
+def test_only_the_rnns_additive_and_dot_scores_are_dissected(tiny_tokenizers, model):
+    model = make_transformer(tiny_tokenizers) if model == "transformer" else make_model(tiny_tokenizers, model)
     trace = greedy(model, tiny_tokenizers, "a dog")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="score anatomy covers"):
         score_anatomy(model, trace, 0, 0)
 
 

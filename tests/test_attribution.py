@@ -8,9 +8,10 @@ import torch
 from models.analysis import attribution
 from models.analysis.alignment import word_view
 from models.decoding.greedy import forced
+from models.network.translator import Translator
 from models.storage.hub import load_model
 
-from .helpers import make_model
+from .helpers import make_model, make_transformer
 
 SENTENCE, TARGET = "a big dog runs on the grass", "herbe le sur court chien grand un"
 
@@ -19,28 +20,33 @@ def trace_of(model, tokenizers):
     return forced(model, tokenizers, SENTENCE, TARGET)
 
 
-def own_step_inputs(trace, copies=1):
-    """Rows for every step, ``copies`` times over (as Captum expands them along an integration path)."""
-    T = len(trace.target_ids)
-    src = torch.tensor(trace.source.ids).expand(copies * T, -1)
-    tgt_out = torch.tensor(trace.target_ids).expand(copies * T, -1)
-    tgt_in = torch.cat([torch.full((copies * T, 1), 2), tgt_out[:, :-1]], dim=1)  # BOS_ID = 2
-    return src, torch.ones_like(src, dtype=torch.bool), tgt_in, tgt_out, torch.arange(T).repeat(copies)
+def own_step_inputs(model: Translator, trace, copies=1):
+    """Rows for every step, ``copies`` times over (as Captum expands them along an integration path), on the
+    model's device (the loader puts a model on CUDA where there is one)."""
+    T, device = len(trace.target_ids), model.device
+    src = torch.tensor(trace.source.ids, device=device).expand(copies * T, -1)
+    tgt_out = torch.tensor(trace.target_ids, device=device).expand(copies * T, -1)
+    tgt_in = torch.cat([torch.full((copies * T, 1), 2, device=device), tgt_out[:, :-1]], dim=1)  # BOS_ID = 2
+    return src, torch.ones_like(src, dtype=torch.bool), tgt_in, tgt_out, torch.arange(T, device=device).repeat(copies)
 
 
-@pytest.mark.parametrize("score", ["additive", "dot", "none"])
-def test_each_row_scores_its_own_step_as_forced_decoding_does(tiny_tokenizers, score):
-    model = make_model(tiny_tokenizers, score)
+def model_of(tokenizers, kind: str):
+    return make_transformer(tokenizers) if kind == "transformer" else make_model(tokenizers, kind)
+
+
+@pytest.mark.parametrize("kind", ["additive", "dot", "none", "transformer"])
+def test_each_row_scores_its_own_step_as_forced_decoding_does(tiny_tokenizers, kind):
+    model = model_of(tiny_tokenizers, kind)
     trace = trace_of(model, tiny_tokenizers)
     with torch.no_grad():
-        got = attribution._log_prob_of_own_step(model, *own_step_inputs(trace, copies=3))  # rows stop early
+        got = model.own_step_log_probs(*own_step_inputs(model, trace, copies=3))  # rows stop early
     np.testing.assert_allclose(got.numpy(), np.tile(trace.token_logprobs, 3), atol=1e-5)
 
 
 def test_gradient_x_input_agrees_with_autograd(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "additive")
     trace = trace_of(model, tiny_tokenizers)
-    src, mask, tgt_in, tgt_out, _ = own_step_inputs(trace)
+    src, mask, tgt_in, tgt_out, _ = own_step_inputs(model, trace)
     T = len(trace.target_ids)
     expected = []
     for t in range(T):  # one backward pass per written piece, straight through nn.Embedding
@@ -65,12 +71,11 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability(name):
     path integral to matter)."""
     loaded = load_model(name)
     trace = forced(loaded.model, loaded.tokenizers, "a man sleeps on the grass .", "un homme dort sur l'herbe.")
-    src, mask, tgt_in, tgt_out, steps = own_step_inputs(trace)
+    src, mask, tgt_in, tgt_out, steps = own_step_inputs(loaded.model, trace)
     with torch.no_grad():
-        baseline = attribution._log_prob_of_own_step(loaded.model, torch.zeros_like(src), mask, tgt_in, tgt_out,
-                                                     steps)
-    change = trace.token_logprobs - baseline.numpy()  # PAD = 0: the baseline sentence embeds to zeros
-    total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).numpy()  # [T]
+        baseline = loaded.model.own_step_log_probs(torch.zeros_like(src), mask, tgt_in, tgt_out, steps)
+    change = trace.token_logprobs - baseline.cpu().numpy()  # PAD = 0: the baseline sentence embeds to zeros
+    total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).cpu().numpy()
     gap = np.abs(total - change)  # [T]
 
     assert np.abs(change).max() > 2
@@ -82,15 +87,15 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability(name):
 
 
 @pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))
-@pytest.mark.parametrize("score", ["additive", "none"])
-def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_tokenizers, method, score):
-    model = make_model(tiny_tokenizers, score)
-    trace = attribution.attributed(model, trace_of(model, tiny_tokenizers), method)
+@pytest.mark.parametrize("kind", ["additive", "none", "transformer"])
+def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_tokenizers, method, kind):
+    model = model_of(tiny_tokenizers, kind)
+    trace = trace_of(model, tiny_tokenizers)
+    shares = attribution.attribution_matrix(model, trace, method)
     T, S = len(trace.target_ids), len(trace.source.ids)
-    assert trace.attention.shape == (T, S) and trace.energies is None
-    assert (trace.attention >= 0).all()
-    np.testing.assert_allclose(trace.attention.sum(1), 1, atol=1e-5)
-    np.testing.assert_allclose(word_view(trace).weights.sum(1), 1, atol=1e-5)  # words read it like attention
+    assert shares.shape == (T, S) and (shares >= 0).all()
+    np.testing.assert_allclose(shares.sum(1), 1, atol=1e-5)
+    np.testing.assert_allclose(word_view(trace, shares).weights.sum(1), 1, atol=1e-5)  # words read it like attention
 
 
 @pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))

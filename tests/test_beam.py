@@ -4,14 +4,15 @@ import pytest
 
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
+from models.decoding.trace import RNN_READING
 
 
 @pytest.mark.parametrize("text", ["a dog runs on the grass", "the cat", "big big big red man sleeps"])
-def test_beam_one_is_greedy(tiny_model, tiny_tokenizers, text):
-    (b,) = beam_search(tiny_model, tiny_tokenizers, text, 1).hypotheses
-    g = greedy(tiny_model, tiny_tokenizers, text)
+def test_beam_one_is_greedy(any_model, tiny_tokenizers, text):
+    (b,) = beam_search(any_model, tiny_tokenizers, text, 1).hypotheses
+    g = greedy(any_model, tiny_tokenizers, text)
     assert b.target_ids == g.target_ids
-    np.testing.assert_allclose(b.attention, g.attention, atol=1e-6)
+    np.testing.assert_allclose(b.cross_attention, g.cross_attention, atol=1e-6)
     np.testing.assert_allclose(b.token_logprobs, g.token_logprobs, atol=1e-5)
 
 
@@ -21,8 +22,8 @@ def test_wider_beam_keeps_every_hypothesis_trace(tiny_model, tiny_tokenizers):
     normalised = [h.logprob / len(h.target_ids) for h in hyps]
     assert normalised == sorted(normalised, reverse=True)
     for h in hyps:
-        assert h.attention.shape == (len(h.target_ids), len(h.source.ids))
-        np.testing.assert_allclose(h.attention @ h.annotations, h.contexts, atol=1e-5)
+        assert h.cross_attention.shape == (1, 1, len(h.target_ids), len(h.source.ids))
+        np.testing.assert_allclose(h.read(RNN_READING) @ h.rnn.annotations, h.rnn.contexts, atol=1e-5)
     assert len({h.target_ids for h in hyps}) == 4
 
 

@@ -5,6 +5,7 @@ import pytest
 from models.analysis.alignment import AttentionView, word_view
 from models.analysis.compare import compare_views, entropy, js_divergence
 from models.decoding.greedy import forced
+from models.decoding.trace import RNN_READING
 
 from .helpers import make_model
 
@@ -28,7 +29,8 @@ def test_js_matches_its_definition_on_random_rows():
 def test_forced_common_target_gives_comparable_views(tiny_tokenizers):
     a, b = make_model(tiny_tokenizers, "additive", 0), make_model(tiny_tokenizers, "dot", 1)
     text, target = "a big dog runs", "court chien grand un"
-    va, vb = word_view(forced(a, tiny_tokenizers, text, target)), word_view(forced(b, tiny_tokenizers, text, target))
+    fa, fb = forced(a, tiny_tokenizers, text, target), forced(b, tiny_tokenizers, text, target)
+    va, vb = word_view(fa, fa.read(RNN_READING)), word_view(fb, fb.read(RNN_READING))
     c = compare_views(va, vb, ("additive", "dot"))
     assert c.difference.shape == va.weights.shape
     assert len(c.js) == len(c.argmax_agree) == len(va.rows)

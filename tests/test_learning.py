@@ -5,9 +5,10 @@ import pytest
 
 from models.analysis.learning import alignment_at, learning_curve, point_label
 from models.decoding.greedy import greedy
+from models.decoding.trace import RNN_READING, Reading
 from models.storage.timeline import append_point, read_timeline, timeline_entry
 
-from .helpers import make_model, training_point
+from .helpers import make_model, make_transformer, training_point
 
 EXAMPLES = ["the red cat sees a dog", "a dog runs"]
 
@@ -26,28 +27,40 @@ def test_each_point_shows_its_own_traces(tmp_path, tiny_tokenizers):
     timeline = record(tmp_path, tiny_tokenizers)
     for point, seed in ((0, 0), (1, 1)):
         trace = greedy(make_model(tiny_tokenizers, seed=seed), tiny_tokenizers, EXAMPLES[0])
-        learned = alignment_at(timeline, 0, point)
+        learned = alignment_at(timeline, 0, point, RNN_READING)
         assert learned.translation == trace.translation
         assert learned.view.weights.shape == (len(trace.target_pieces), len(trace.source.pieces))
         np.testing.assert_allclose(learned.view.weights.sum(1), 1, atol=0.01)  # rounded to 3 decimals
-        np.testing.assert_allclose(learned.view.weights, trace.attention, atol=5e-4)
+        np.testing.assert_allclose(learned.view.weights, trace.read(RNN_READING), atol=5e-4)
 
 
 def test_the_curve_follows_the_points(tmp_path, tiny_tokenizers):
-    curve = learning_curve(record(tmp_path, tiny_tokenizers))
+    curve = learning_curve(record(tmp_path, tiny_tokenizers), RNN_READING)
     assert curve.epochs == (0.5, 1.0) and curve.val_bleu == (10.0, 20.0) and curve.val_loss == (3.0, 1.5)
     assert curve.labels == ("epoch 0.50 · step 50 · 1 min", "epoch 1 · step 100 · 2 min")
 
 
 def test_the_curve_gives_each_points_attention_entropy(tmp_path, tiny_tokenizers):
-    curve = learning_curve(record(tmp_path, tiny_tokenizers))
+    curve = learning_curve(record(tmp_path, tiny_tokenizers), RNN_READING)
     for point, seed in ((0, 0), (1, 1)):  # the examples' rows, pooled, against the definition −Σ α log2 α
         model = make_model(tiny_tokenizers, seed=seed)
         expected = np.mean([-(row * np.log2(row)).sum() for e in EXAMPLES
-                            for row in greedy(model, tiny_tokenizers, e).attention])
+                            for row in greedy(model, tiny_tokenizers, e).read(RNN_READING)])
         assert curve.entropy_bits[point] == pytest.approx(expected, abs=0.02)  # the record rounds to 3 decimals
     (tmp_path / "none").mkdir()
-    assert learning_curve(record(tmp_path / "none", tiny_tokenizers, "none")).entropy_bits == ()
+    assert learning_curve(record(tmp_path / "none", tiny_tokenizers, "none"), RNN_READING).entropy_bits == ()
+
+
+def test_a_transformers_record_is_read_head_by_head(tmp_path, tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    traces = [greedy(model, tiny_tokenizers, e) for e in EXAMPLES]
+    append_point(tmp_path, EXAMPLES, traces, timeline_entry(training_point(1, 5.0, 2.0), traces))
+    timeline = read_timeline(tmp_path)
+    for reading in (Reading(1, 0), Reading(0, None)):
+        learned = alignment_at(timeline, 1, 0, reading)
+        np.testing.assert_allclose(learned.view.weights, traces[1].read(reading), atol=5e-4)
+    assert learning_curve(timeline, Reading(1, 1)).entropy_bits[0] == pytest.approx(np.mean(
+        [-(row * np.log2(row)).sum() for t in traces for row in t.read(Reading(1, 1))]), abs=0.02)
 
 
 def test_records_kept_per_epoch_are_labelled_by_epoch():
@@ -56,10 +69,10 @@ def test_records_kept_per_epoch_are_labelled_by_epoch():
 
 def test_a_point_outside_the_record_is_refused(tmp_path, tiny_tokenizers):
     with pytest.raises(IndexError, match="point 3 is not in this record of 2"):
-        alignment_at(record(tmp_path, tiny_tokenizers), 0, 2)
+        alignment_at(record(tmp_path, tiny_tokenizers), 0, 2, RNN_READING)
 
 
 def test_a_model_without_attention_has_translations_only(tmp_path, tiny_tokenizers):
-    learned = alignment_at(record(tmp_path, tiny_tokenizers, "none"), 1, 1)
+    learned = alignment_at(record(tmp_path, tiny_tokenizers, "none"), 1, 1, RNN_READING)
     assert learned.view is None and learned.translation == greedy(
         make_model(tiny_tokenizers, "none", seed=1), tiny_tokenizers, EXAMPLES[1]).translation

@@ -35,10 +35,10 @@ def test_padding_does_not_change_a_sentence(tiny_model, tiny_tokenizers):
     alone = tiny_model.encode(src[:1, : len(ids)], src[:1, : len(ids)] != PAD_ID)
     torch.testing.assert_close(batched.annotations[0, : len(ids)], alone.annotations[0])
     prev = torch.full((2,), 2)
-    step_b = tiny_model.decode_step(prev, batched.init_state, batched)
-    step_a = tiny_model.decode_step(prev[:1], alone.init_state, alone)
-    torch.testing.assert_close(step_b.weights[0, : len(ids)], step_a.weights[0])
-    assert (step_b.weights[0, len(ids):] == 0).all()
+    step_b, _ = tiny_model.decode_step(prev, tiny_model.start(batched), batched)
+    step_a, _ = tiny_model.decode_step(prev[:1], tiny_model.start(alone), alone)
+    torch.testing.assert_close(step_b.attention[0, ..., : len(ids)], step_a.attention[0])
+    assert (step_b.attention[0, ..., len(ids):] == 0).all()
 
 
 def train_toy(tokenizers, score: str, steps: int = 500):
@@ -77,7 +77,7 @@ def test_learns_to_translate_and_reverse(tiny_tokenizers, score, threads):
 def test_save_and_load_round_trip(tmp_path, tiny_model, tiny_tokenizers):
     save_checkpoint(tmp_path / "ck", tiny_model, tiny_tokenizers)
     loaded = load_model(str(tmp_path / "ck"), device="cpu")
-    assert isinstance(loaded.model, Seq2Seq) and loaded.score == "additive"
+    assert isinstance(loaded.model, Seq2Seq) and loaded.kind == "additive"
     assert all(p.dtype == torch.float32 for p in loaded.model.parameters())  # computed in float32 …
     stored = load_file(tmp_path / "ck" / "model.safetensors")
     assert {t.dtype for t in stored.values()} == {torch.float16}  # … stored in float16
@@ -96,8 +96,19 @@ def test_config_holds_only_json_hyperparameters(tmp_path, tiny_model, tiny_token
 
     save_checkpoint(tmp_path, tiny_model, tiny_tokenizers)
     config = json.loads((tmp_path / "config.json").read_text())
-    assert config["score"] == "additive" and config["format_version"] == 1
+    assert config["score"] == "additive" and config["format_version"] == 1 and config["architecture"] == "rnn"
     assert all(isinstance(v, (int, float, str)) for v in config.values())
+
+
+def test_a_checkpoint_written_before_the_architecture_field_loads_as_an_rnn(tmp_path, tiny_model, tiny_tokenizers):
+    import json
+
+    save_checkpoint(tmp_path, tiny_model, tiny_tokenizers)
+    config = json.loads((tmp_path / "config.json").read_text())
+    del config["architecture"]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    loaded = load_model(str(tmp_path), device="cpu")
+    assert isinstance(loaded.model, Seq2Seq) and loaded.model.config == tiny_model.config
 
 
 def test_bad_score_is_rejected():

@@ -17,7 +17,19 @@ def test_a_redone_point_replaces_it_and_the_later_ones(tmp_path, tiny_model, tin
     timeline = read_timeline(tmp_path)
     assert [(e["epoch"], e["step"]) for e in timeline["epochs"]] == [(0.25, 25), (0.5, 50)]
     assert timeline["examples"][1] == {"text": "the red cat", "source_pieces": list(traces[1].source.pieces)}
-    assert timeline["epochs"][0]["traces"][0]["attention"] == traces[0].attention.round(3).tolist()
+    assert timeline["epochs"][0]["traces"][0]["cross_attention"] == traces[0].cross_attention.round(3).tolist()
+
+
+def test_a_file_from_before_the_heads_reads_as_one_layer_of_one_head(tmp_path, tiny_model, tiny_tokenizers):
+    """Bundled records hold an RNN's [T, S] under "attention"; readers see it as cross_attention [1, 1, T, S]."""
+    trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
+    append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(1, 1.0, 2.0), [trace]))
+    stored = json.loads((tmp_path / TIMELINE_FILE).read_text())
+    old = stored["epochs"][0]["traces"][0]
+    old["attention"] = old.pop("cross_attention")[0][0]
+    (tmp_path / TIMELINE_FILE).write_text(json.dumps(stored))
+    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
+    assert "attention" not in read and read["cross_attention"] == [[old["attention"]]]
 
 
 def test_no_timeline_reads_as_none(tmp_path):
@@ -30,7 +42,7 @@ def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
     append_point(tmp_path, examples, traces, timeline_entry(training_point(1, 1.0, 2.0), traces))
     good = json.loads((tmp_path / TIMELINE_FILE).read_text())
     short_row = json.loads(json.dumps(good))
-    short_row["epochs"][0]["traces"][0]["attention"][0].pop()
+    short_row["epochs"][0]["traces"][0]["cross_attention"][0][0][0].pop()
     missing_trace = json.loads(json.dumps(good))
     missing_trace["epochs"][0]["traces"] = []
     text_score = json.loads(json.dumps(good))

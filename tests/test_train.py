@@ -22,7 +22,7 @@ def test_trains_a_loadable_checkpoint_with_a_card(tiny_corpus, tmp_path):
     out = tmp_path / "ck"
     run(tiny_corpus, out, "--epochs", "2", "--score", "dot")
     loaded = load_model(str(out), device="cpu")
-    assert loaded.score == "dot"
+    assert loaded.kind == "dot"
     record = json.loads((out / "training.json").read_text())
     assert record["epochs"] == 2 and [r["epoch"] for r in record["history"]] == [1, 2]  # 10 batches an epoch
     assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
@@ -159,7 +159,8 @@ def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path):
     assert [e["val_bleu"] for e in timeline["epochs"]] == [h["val_bleu"] for h in history]
     for epoch in timeline["epochs"]:
         for example, trace in zip(timeline["examples"], epoch["traces"]):
-            attention = trace["attention"]
+            (heads,) = trace["cross_attention"]  # an RNN: one layer …
+            (attention,) = heads  # … of one head
             assert len(attention) == len(trace["target_pieces"])  # one row per written piece
             assert all(len(row) == len(example["source_pieces"]) for row in attention)
             assert all(abs(sum(row) - 1) < 0.01 for row in attention)  # rounded to 3 decimals
@@ -170,10 +171,31 @@ def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
 
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
     trace = read_timeline(tmp_path / "ck")["epochs"][0]["traces"][0]
-    assert trace["attention"] is None and trace["target_pieces"]
+    assert trace["cross_attention"] is None and trace["target_pieces"]
 
 
-def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path):
+TRANSFORMER = ["--arch", "transformer", "--d-model", "16", "--heads", "2", "--enc-layers", "2", "--dec-layers", "1",
+               "--ffn-dim", "32"]
+
+
+def test_trains_a_transformer_with_its_heads_recorded(tiny_corpus, tmp_path):
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "2", "--warmup-steps", "4", "--lr", "3e-3", *TRANSFORMER)
+    loaded = load_model(str(out), device="cpu")
+    assert loaded.kind == "transformer" and loaded.model.attention_shape == (1, 2)
+    record = json.loads((out / "training.json").read_text())
+    assert record["architecture"] == "transformer" and "score" not in record
+    assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
+    card = (out / "README.md").read_text()
+    assert "Transformer encoder–decoder" in card and "2 encoder and 1 decoder layers, d_model 16, 2 heads" in card
+    from models.storage.timeline import read_timeline
+
+    trace = read_timeline(out)["epochs"][-1]["traces"][0]
+    assert [len(layer) for layer in trace["cross_attention"]] == [2]  # one decoder layer of two heads
+
+
+@pytest.mark.parametrize("arch", [[], TRANSFORMER], ids=["rnn", "transformer"])
+def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path, arch):
     """torchrun with 2 CPU processes (gloo): the run fails unless both end with the same weights (train.main
     compares them), and only the main process writes the record."""
     import os
@@ -184,14 +206,14 @@ def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path):
     for extra in (["--epochs", "1"], ["--epochs", "2", "--resume"]):  # an interrupted run resumes on 2 processes
         done = subprocess.run(
             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
-             "models.train", "--data", str(tiny_corpus), "--out", str(out), *SMALL, *extra],
+             "models.train", "--data", str(tiny_corpus), "--out", str(out), *SMALL, *arch, *extra],
             cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"},
         )
         assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads((out / "training.json").read_text())
     assert record["processes"] == 2 and record["commands"][0].startswith("torchrun --nproc_per_node 2 -m models.train")
     assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
-    assert load_model(str(out), device="cpu").score == "additive"
+    assert load_model(str(out), device="cpu").kind == ("transformer" if arch else "additive")
 
 
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the step is a stand-in

@@ -3,11 +3,12 @@ import os
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from models import ROOT
 from models.network.tokenization import PAD_ID
-from models.network.training import loss_function, native_bfloat16, train_step
+from models.network.training import loss_function, native_bfloat16, replica_device, train_step
 from models.storage.data import batches, tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
@@ -59,6 +60,17 @@ def test_bfloat16_products_learn_like_float32(tiny_tokenizers):
         assert all(p.dtype == torch.float32 for p in model.parameters())
         final[precision] = losses[-1]
     assert abs(final[torch.bfloat16] - final[torch.float32]) < 0.25 * final[torch.float32]
+
+
+def test_each_torchrun_process_gets_its_own_gpu_or_a_clear_refusal():
+    """On CUDA, process r takes GPU r; more processes than visible GPUs would share one and stop NCCL
+    ("Duplicate GPU detected"), so they are refused with what to run instead. CPU processes all share the CPU."""
+    cuda = torch.device("cuda")
+    assert replica_device(cuda, 0, 1) == torch.device("cuda", 0)
+    assert replica_device(cuda, 3, 4) == torch.device("cuda", 3)
+    with pytest.raises(ValueError, match="--nproc_per_node 1, or --device cpu"):
+        replica_device(cuda, 1, 1)
+    assert replica_device(torch.device("cpu"), 5, 0) == torch.device("cpu")
 
 
 def test_bfloat16_is_native_only_on_a_cpu_with_avx512_bf16_or_amx(monkeypatch):

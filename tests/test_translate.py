@@ -32,8 +32,9 @@ def test_json_traces(monkeypatch, capsys, checkpoint):
     _, out = run(monkeypatch, capsys, ["--model", checkpoint, "--json"], "a dog\n\n")
     first, blank = (json.loads(line) for line in out.out.splitlines())
     assert blank is None
-    assert len(first["attention"]) == len(first["target_pieces"])
-    assert len(first["attention"][0]) == len(first["source_pieces"])
+    (heads,) = first["cross_attention"]  # [L=1, heads=1, T, S] for an RNN
+    assert len(heads) == 1 and len(heads[0]) == len(first["target_pieces"])
+    assert len(heads[0][0]) == len(first["source_pieces"])
 
 
 def test_missing_model_is_a_clear_error(monkeypatch, capsys):

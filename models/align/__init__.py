@@ -3,7 +3,7 @@
     python -m models.align --model additive --data ../shared/data/hansards-en-fr-align
     python -m models.align --model none --data ../shared/data/hansards-en-fr-align --matrix "integrated gradients"
     python -m models.align --model dot --data ../shared/data/hansards-en-fr-align --split trial --out links.txt
-    python -m models.align --model transformer --data … --split trial --reading all --method union --save
+    python -m models.align --model transformer --data DIR --split trial --reading all --method union --save
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
 
 Each gold pair is decoded with its French sentence forced (the gold's own tokens joined by spaces, so each of its
@@ -14,8 +14,8 @@ which also gives the no-attention model an alignment). Links are read from that 
 ``intersection`` and ``union`` combine that with each English word's most weighing French word; ``threshold``
 keeps every pair at or above ``--threshold``. A multi-head model's attention is read as ``--reading``: one head
 (``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), or ``all`` of them, each scored; the one with the
-lowest AER on the trial set, saved, becomes the model's default reading. Prints AER, precision and recall; ``--out`` writes one line of links
-per pair in the gold's own format (``i-j``, 1-based, English first).
+lowest AER on the trial set, saved, becomes the model's default reading. Prints AER, precision and recall;
+``--out`` writes one line of links per pair in the gold's own format (``i-j``, 1-based, English first).
 """
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     loaded = load_model(model_ref, device=device)
     if loaded.reading is None:
         raise SystemExit(f"{model_ref} has no attention: there is nothing to measure")
-    print(f"attention of {model_ref} ({loaded.reading.label}) on {loaded.device}, greedy, the first {SENTENCES} validation sentences of each "
-          f"corpus")
+    print(f"attention of {model_ref} ({loaded.reading.label}) on {loaded.device}, greedy, the first {SENTENCES} "
+          "validation sentences of each corpus")
     print("| corpus | rows | mean largest weight | entropy, bits | uniform, bits | energy spread, nats |\n"
           "|---|---|---|---|---|---|")
     for corpus in map(Corpus.parse, data):  # the training CLI's DIR[:weight=W,val=SPLIT]

@@ -63,6 +63,11 @@ class EncoderOutput:
     init_state: Tensor  # [B, H]
 
 
+def _one_head(x: Tensor | None) -> Tensor | None:
+    """The RNN's weights or energies [B, S] as the interface's [B, L=1, heads=1, S]."""
+    return None if x is None else x[:, None, None, :]
+
+
 class Seq2Seq(Translator):
     """Bidirectional-GRU encoder, GRU decoder, pluggable attention score.
 
@@ -147,8 +152,8 @@ class Seq2Seq(Translator):
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
         new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights)
         logits = self.read_out(new_state, context, emb)  # [B, V]
-        as_heads = (lambda x: None if x is None else x[:, None, None, :])  # [B, S] -> [B, L=1, heads=1, S]
-        return Step(logits, as_heads(weights), as_heads(energies), new_state, RNNStep(state, context)), new_state
+        step = Step(logits, _one_head(weights), _one_head(energies), new_state, RNNStep(state, context))
+        return step, new_state
 
     def teacher_force(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Run the recurrence over target inputs ``tgt_in`` [B, T] (teacher forcing).

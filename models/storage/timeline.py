@@ -3,10 +3,10 @@
 ``alignment_timeline.json`` beside a checkpoint holds the examples once and a list ``epochs`` of moments of
 training, each named by its ``epoch`` (epochs done: a fraction inside an epoch; whole numbers in files from
 before validation inside epochs) with its ``step`` and ``minutes``, validation scores, and each example's target
-pieces and cross-attention ``[L, heads, T, S]`` (key ``cross_attention``, rounded to 3 decimals; ``null`` for a
-model without attention). Files written before the Transformer hold an RNN's one ``[T, S]`` matrix under
-``attention``: :func:`read_timeline` gives it as ``cross_attention`` ``[1, 1, T, S]``, so readers see one form. The training CLI
-appends a point as it validates, so a resumed run keeps the points before the interruption.
+pieces and cross-attention ``[L, heads, T, S]`` (key ``cross_attention``, rounded to 3 decimals; ``null`` for
+a model without attention). Files written before the Transformer hold an RNN's one ``[T, S]`` matrix under
+``attention``: :func:`read_timeline` gives it as ``cross_attention`` ``[1, 1, T, S]``, so readers see one
+form. The training CLI appends a point as it validates, so a resumed run keeps the points before the interruption.
 """
 from __future__ import annotations
 

@@ -1,0 +1,132 @@
+"""models/network/transformer.py: cached decoding agrees with full recomputation, every head's cross-attention
+with the textbook loop, the output layer is the target embedding, and a checkpoint round-trips."""
+import json
+import math
+
+import pytest
+import torch
+
+from models.decoding.greedy import forced
+from models.network.architectures import build_model
+from models.network.tokenization import BOS_ID, PAD_ID
+from models.network.transformer import TransformerConfig, TransformerTranslator, sinusoids
+from models.storage.hub import check_config, load_model, save_checkpoint
+
+from .helpers import make_transformer
+
+TEXTS = ["a big red dog runs on the grass", "the cat"]
+
+
+def padded_batch(tokenizers, texts=TEXTS):
+    ids = [tokenizers.source.encode(t, 50).ids for t in texts]
+    src = torch.full((len(ids), max(map(len, ids))), PAD_ID)
+    for b, row in enumerate(ids):
+        src[b, : len(row)] = torch.tensor(row)
+    return src, src != PAD_ID
+
+
+@torch.no_grad()
+def test_cached_steps_give_the_full_recomputations_logits(tiny_tokenizers):
+    """Decoding one position at a time from the key/value cache = teacher forcing over the whole prefix."""
+    model = make_transformer(tiny_tokenizers)
+    src, mask = padded_batch(tiny_tokenizers)
+    tgt_in = torch.tensor([[BOS_ID, 5, 9, 7, 11, 6], [BOS_ID, 8, 8, 5, 4, 10]])  # [B, T]
+    full = model(src, mask, tgt_in)  # [B, T, V]
+    memory = model.encode(src, mask)
+    cache, stepped = model.start(memory), []
+    for t in range(tgt_in.shape[1]):
+        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
+        stepped.append(step.logits)
+    torch.testing.assert_close(torch.stack(stepped, 1), full, atol=1e-5, rtol=1e-4)
+    assert cache.keys[0].shape == (2, model.config.heads, tgt_in.shape[1], model.config.d_model // model.config.heads)
+
+
+@torch.no_grad()
+def test_each_steps_heads_are_the_textbook_cross_attention(tiny_tokenizers):
+    """Every layer's every head: softmax(q kᵀ/√d_k) over the encoder output, the padding masked — rebuilt from
+    the layer's own projections and inputs, recomputed in full for the whole target."""
+    model = make_transformer(tiny_tokenizers)
+    src, mask = padded_batch(tiny_tokenizers)
+    tgt_in = torch.tensor([[BOS_ID, 5, 9, 7], [BOS_ID, 8, 8, 5]])
+    memory = model.encode(src, mask)
+    cache, steps = model.start(memory), []
+    for t in range(tgt_in.shape[1]):
+        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
+        steps.append(step.attention)
+    attention = torch.stack(steps, 3)  # [B, L, heads, T, S]
+    encoded = _encoder_output(model, src, mask)
+    y = model._embed(model.tgt_embed, tgt_in)
+    d_k = model.config.d_model // model.config.heads
+    for n, layer in enumerate(model.decoder):
+        h = layer.norm_self(y)
+        after_self = y + layer.self_attn(h, *layer.self_attn.project_kv(h), causal=True)  # [B, T, d]
+        q, k = layer.cross_attn.W_q(layer.norm_cross(after_self)), layer.cross_attn.W_k(encoded)
+        for head in range(model.config.heads):
+            part = slice(head * d_k, (head + 1) * d_k)
+            scores = q[..., part] @ k[..., part].transpose(1, 2) / math.sqrt(d_k)  # [B, T, S]
+            expected = torch.softmax(scores.masked_fill(~mask[:, None, :], float("-inf")), dim=-1)
+            torch.testing.assert_close(attention[:, n, head], expected, atol=1e-5, rtol=1e-4)
+        y = layer(y, memory.keys[n], memory.values[n], mask)  # the whole layer, into the next
+    assert (attention[1, ..., mask[1].sum():] == 0).all()
+
+
+def _encoder_output(model, src, mask):
+    x = model._embed(model.src_embed, src)
+    for layer in model.encoder:
+        x = layer(x, mask)
+    return model.enc_norm(x)  # [B, S, d]
+
+
+def test_the_output_layer_is_the_target_embedding(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    names = dict(model.named_parameters())
+    assert "tgt_embed.weight" in names and not any("output" in n for n in names)
+    src, mask = padded_batch(tiny_tokenizers)
+    logits = model(src, mask, torch.tensor([[BOS_ID], [BOS_ID]]))
+    logits.sum().backward()
+    assert model.tgt_embed.weight.grad.abs().sum() > 0  # trained through both of its uses
+
+
+def test_about_ten_million_parameters_at_the_default_size():
+    model = build_model(TransformerConfig(8000, 8000))
+    assert 9.0e6 < sum(p.numel() for p in model.parameters()) < 10.5e6  # the RNNs: 9.6 M
+
+
+def test_positions_are_the_papers_sinusoids():
+    pe = sinusoids(50, 16, "cpu", start=3)
+    pos, i = 10, 3  # row 7 is position 10
+    assert pe[7, 2 * i].item() == pytest.approx(math.sin(pos / 10000 ** (2 * i / 16)), abs=1e-6)
+    assert pe[7, 2 * i + 1].item() == pytest.approx(math.cos(pos / 10000 ** (2 * i / 16)), abs=1e-6)
+
+
+def test_own_step_log_probs_read_the_teacher_forced_logits(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    trace = forced(model, tiny_tokenizers, TEXTS[0], "un grand chien")
+    T = len(trace.target_ids)
+    src = torch.tensor([trace.source.ids] * T)
+    targets = torch.tensor([trace.target_ids] * T)
+    tgt_in = torch.cat([torch.full((T, 1), BOS_ID), targets[:, :-1]], 1)
+    picked = model.own_step_log_probs(src, src != PAD_ID, tgt_in, targets, torch.arange(T))
+    torch.testing.assert_close(picked.detach().numpy(), trace.token_logprobs, atol=1e-5, rtol=1e-4)
+
+
+def test_a_checkpoint_round_trips_with_its_architecture(tmp_path, tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    save_checkpoint(tmp_path, model, tiny_tokenizers)
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["architecture"] == "transformer" and check_config(config) == model.config
+    loaded = load_model(str(tmp_path), device="cpu")
+    assert isinstance(loaded.model, TransformerTranslator) and loaded.kind == "transformer"
+    assert loaded.model.attention_shape == (2, 2) and loaded.reading.key == "2.mean"  # no trial AER: last layer
+
+
+@pytest.mark.parametrize("bad", [{"heads": 0}, {"dec_layers": 99}, {"d_model": 30, "heads": 4}, {"score": "dot"}])
+def test_a_bad_transformer_config_is_refused(bad):
+    config = {"src_vocab_size": 100, "tgt_vocab_size": 100, "architecture": "transformer", "format_version": 1}
+    with pytest.raises(ValueError):
+        check_config({**config, **bad})
+
+
+def test_an_unknown_architecture_is_refused():
+    with pytest.raises(ValueError, match="unknown architecture"):
+        check_config({"src_vocab_size": 100, "tgt_vocab_size": 100, "architecture": "lstm", "format_version": 1})
