@@ -10,7 +10,7 @@ started = time.perf_counter(), time.thread_time()  # before the imports: a first
 
 import streamlit as st  # noqa: E402
 
-from pages._shared import ui  # noqa: E402
+from pages._shared import deploy, ui  # noqa: E402
 
 # Material Symbols ship with Streamlit's front end, so they render in a browser without an emoji font.
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
@@ -28,4 +28,4 @@ page = st.navigation([
 ])
 ui.sidebar()
 page.run()
-ui.log_run(page.url_path or "home", started)
+deploy.log_run(page.url_path or "home", started)

@@ -1,15 +1,24 @@
-"""Compare scoring: additive and dot-product attention on the same sentence, then on the same target."""
+"""Compare scoring: two models' attention on the same sentence, then on the same target — additive, dot-product,
+or one head (or layer mean) of the Transformer."""
 from dataclasses import replace
 
 import streamlit as st
 
 from models.analysis.compare import compare_views, same_cells
-from pages._shared import charts, ui
+from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
-st.title("Additive vs dot-product scoring")
-st.caption("Both models share sizes, data, tokens and seed; only the score differs: "
-           "additive e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A.")
+st.title("Comparing attention")
+st.caption("The bundled models share data and tokens. The RNNs differ only in the score — additive "
+           "e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A — and the Transformer scores by scaled "
+           "dot products too, in several heads per layer: pick one head, or a layer's mean, to set beside an RNN.")
+
+
+
+def view(trace, reading, words: bool):
+    """One reading of a trace's attention at word or piece level."""
+    return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
+
 
 settings, url = ui.settings(), ui.read_url()
 with st.sidebar:
@@ -18,12 +27,16 @@ with st.sidebar:
     ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
 left, loaded_a = ui.model_or_fallback(replace(settings, model=ref_a, revision=rev_a), "additive")
 right, loaded_b = ui.model_or_fallback(replace(settings, model=ref_b, revision=rev_b), "dot")
-names = (ui.model_name(left.model), ui.model_name(right.model))
-if names[0] == names[1]:  # the same model on both sides still needs two names
-    names = (f"{names[0]} (left)", f"{names[1]} (right)")
-if loaded_a.score == "none" or loaded_b.score == "none":
+if not (loaded_a.model.has_attention and loaded_b.model.has_attention):
     st.warning("Pick two models with attention: the no-attention baseline has no weights to compare.")
     st.stop()
+with st.sidebar:
+    readings = (evidence.head_picker(loaded_a, "left_head", "Left model's head"),
+                evidence.head_picker(loaded_b, "right_head", "Right model's head"))
+names = tuple(ui.model_name(s.model) + ("" if m.model.attention_shape == (1, 1) else f" · {r.label}")
+              for s, r, m in ((left, readings[0], loaded_a), (right, readings[1], loaded_b)))
+if names[0] == names[1]:  # the same model and head on both sides still needs two names
+    names = (f"{names[0]} (left)", f"{names[1]} (right)")
 
 text = ui.sentence_input()
 if text is None:
@@ -32,10 +45,10 @@ if text is None:
 st.subheader("Each model's own translation")
 traces = [ui.trace_or_stop(s, text) for s in (left, right)]
 ui.source_notices(traces[0])
-for column, side, name, trace in zip(st.columns(2), ("left", "right"), names, traces):
+for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)
-    column.plotly_chart(charts.heatmap(ui.view_of(trace, settings.words)), width="stretch", key=f"own_{side}")
+    column.plotly_chart(charts.heatmap(view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
 
 st.subheader("Same target, two attentions")
 st.caption("Forced decoding feeds both models one common French sentence, so the two matrices have the same rows.")
@@ -48,19 +61,19 @@ else:
 if not target.strip():
     st.info("Type the French sentence both models should be forced to produce.")
     st.stop()
-forced = [ui.cached_forced(s.model, s.revision, text, target) for s in (left, right)]
-views = [ui.view_of(f, settings.words) for f in forced]
+forced = [cache.cached_forced(s.model, s.revision, text, target) for s in (left, right)]
+views = [view(f, r, settings.words) for f, r in zip(forced, readings)]
 if not settings.words and not same_cells(*views):  # e.g. a Hub model with tokenizers of its own
     st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")
-    views = [ui.view_of(f, True) for f in forced]
+    views = [view(f, r, True) for f, r in zip(forced, readings)]
 if not same_cells(*views):
     st.warning("The two models split these sentences into different words, so their attention cannot be compared "
                "cell by cell.")
     st.stop()
 comparison = compare_views(*views, names=names)
 st.success(for_markdown(comparison.summary))
-for column, side, name, view in zip(st.columns(2), ("left", "right"), names, views):
-    column.plotly_chart(charts.heatmap(view, name), width="stretch", key=f"forced_{side}")
+for column, side, name, shown in zip(st.columns(2), ("left", "right"), names, views):
+    column.plotly_chart(charts.heatmap(shown, name), width="stretch", key=f"forced_{side}")
 st.plotly_chart(charts.difference_heatmap(comparison.difference, views[0], names), width="stretch", key="difference")
 
 steps = range(len(views[0].rows))

@@ -25,19 +25,20 @@ except (OSError, ValueError) as e:
 number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min(ui.read_url().pair, len(pairs)))
 st.query_params["pair"] = str(number)
 pair = pairs[number - 1]
-reading = evidence.reading_picker(loaded.score, key="gold_reading")
+matrix = evidence.matrix_picker(loaded, key="gold_reading")
+reading = evidence.head_picker(loaded) if matrix == "attention" else None
 
-weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.english, pair.french, reading)
+weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.english, pair.french, matrix, reading)
 F, E = weights.shape
 view = AttentionView(rows=pair.french[:F], columns=pair.english[:E], unknown=(False,) * E, weights=weights,
                      energies=None)
-title, measure = evidence.TITLES[reading]
+title, measure = evidence.TITLES[matrix]
 st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), pair.sure, pair.possible),
                 width="stretch", key="gold_heatmap")
 
 rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-         f"{CHOSEN[reading]} (chosen on the trial set)": METHODS[CHOSEN[reading]],
-         f"every weight ≥ {THRESHOLDS[reading]:g}": above(THRESHOLDS[reading])}
+         f"{CHOSEN[matrix]} (chosen on the trial set)": METHODS[CHOSEN[matrix]],
+         f"every weight ≥ {THRESHOLDS[matrix]:g}": above(THRESHOLDS[matrix])}
 scores = {name: alignment_score([rule(weights)], [pair.sure], [pair.possible]) for name, rule in rules.items()}
 st.dataframe([{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
                "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()],

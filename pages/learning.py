@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.learning import alignment_at, learning_curve
 from models.storage.timeline import TimelineError
-from pages._shared import charts, ui
+from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
 st.title("Alignment as it is learned")
@@ -13,7 +13,7 @@ st.caption("At every validation point the training command decodes the curated e
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 try:
-    record = ui.timeline(settings.model, settings.revision)
+    record = cache.timeline(settings.model, settings.revision)
 except TimelineError as e:
     st.warning(f"This model's training record cannot be shown: {for_markdown(str(e))}")
     st.stop()
@@ -23,7 +23,8 @@ if record is None or not record["epochs"]:
             "checkpoint.")
     st.stop()
 
-curve = learning_curve(record)
+reading = evidence.head_picker(loaded) or loaded.reading
+curve = learning_curve(record, reading)
 texts = [e["text"] for e in record["examples"]]
 example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")
 points = range(len(curve.epochs))
@@ -39,7 +40,7 @@ else:  # a slider needs two stops
     point = st.session_state.point
 st.query_params["point"] = str(point + 1)
 
-learned = alignment_at(record, example, point)
+learned = alignment_at(record, example, point, reading)
 left, right = st.columns([3, 2])
 with left:
     st.markdown(f"At **{learned.label}**: {for_markdown(learned.translation) or '(nothing)'}")

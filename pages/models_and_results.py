@@ -3,11 +3,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from models.network.attention import SCORES
 from models.storage.card import (
     best_validation,
     bucket_label,
     load_records,
+    model_description,
     quality_per_minute,
     results_rows,
     scored_set_name,
@@ -15,26 +15,30 @@ from models.storage.card import (
     training_data,
     training_summary,
 )
-from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, read_alignment
+from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, read_alignment
 from models.storage.hub import bundled_models, resolve
-from pages._shared import ui
+from pages._shared import charts, ui
 
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 
-rows, lengths, curves, alignment = [], [], [], []
+rows, lengths, curves, alignment, heads = [], [], [], [], {}
 for name in bundled_models():
-    alignment += [{"links from": f"{ui.model_name(name)}: {r['matrix']}", **r}
-                  for r in read_alignment(resolve(name) / ALIGNMENT_FILE)]
+    results = read_alignment(resolve(name) / ALIGNMENT_FILE)
+    alignment += [{"links from": f"{ui.model_name(name)}: {r['matrix']}"
+                   + (f", reading {r['reading']}" if r.get("reading") else ""), **r}
+                  for r in results if not r.get("reading") or r["split"] == "test"]
+    if (grid := aer_by_head(results, "test")) is not None:
+        heads[name] = grid
     try:
         training, evaluation = load_records(resolve(name))
     except (OSError, ValueError) as e:
         st.warning(f"{name}: no training record ({e}).")
         continue
     with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
-        st.markdown(f"Score: {SCORES[training['score']].description}.  \n"
+        st.markdown(f"{model_description(training)}  \n"
                     f"Trained on {training_data(training)}, for {training_summary(training)}; "
                     f"best validation BLEU {best_validation(training)}.")
         st.code("\n".join(training["commands"]), language="bash")
@@ -87,7 +91,13 @@ if alignment or baseline:
                  .rename(columns={"method": "read as", "aer": "AER %", "precision": "precision %",
                                   "recall": "recall %"}).style.format(precision=1, na_rep=""),
                  hide_index=True, key="alignment")
-    st.code("\n".join(r["command"] for r in [*alignment, *baseline[:1]]), language="bash")
+    st.code("\n".join(dict.fromkeys(r["command"] for r in [*alignment, *baseline[:1]])), language="bash")
+for name, (layer_names, head_names, values) in heads.items():
+    st.plotly_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns? "
+                                    "AER on the test set, each layer's heads and their mean"),
+                    width="stretch", key=f"aer_heads_{name}")
+    st.caption("Each cell: links read from one head's attention (or a layer's mean of heads) by the rule chosen for "
+               "attention on the trial set. The reading the app shows first was chosen on the trial set only.")
 
 st.subheader("Load your own model")
 st.markdown("""

@@ -6,11 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from models.analysis.anatomy import score_anatomy
+from models.decoding.trace import RNN_READING
 from models.network.attention import SCORES
-from pages._shared import charts, ui
+from pages._shared import cache, charts, ui
 from pages._shared.labels import plain
 
 st.title("Score anatomy")
+st.caption("The RNNs' additive and dot-product scores, taken apart. A Transformer head scores like the dot-product "
+           "model — a scaled dot product of two learned projections, q·k/√d_k — without the additive MLP's terms.")
 
 settings = ui.settings()  # the view always takes apart the bundled additive and dot-product models
 st.header("One energy, term by term")
@@ -30,8 +33,8 @@ source = charts.source_text(trace)
 t = st.select_slider("Decoding step (additive model's output)", range(len(target)),
                      format_func=lambda i: plain(target[i]), key="anatomy_step")
 s = st.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
-                     value=int(trace.attention[t].argmax()))
-dot_trace = ui.cached_forced(dot_settings.model, None, text, trace.target_ids)
+                     value=int(trace.read(RNN_READING)[t].argmax()))
+dot_trace = cache.cached_forced(dot_settings.model, None, text, trace.target_ids)
 
 left, right = st.columns(2)
 for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):
@@ -39,7 +42,8 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
     order = parts.contributions.argsort()[::-1]
     with column:
         st.markdown(f"**{SCORES[parts.score].label}**: e = **{parts.energy:.3f}**, "
-                    f"α = **{tr.attention[t, s]:.3f}** (the model's own energy: {tr.energies[t, s]:.3f})")
+                    f"α = **{tr.read(RNN_READING)[t, s]:.3f}** (the model's own energy: "
+                    f"{tr.read_energies(RNN_READING)[t, s]:.3f})")
         st.plotly_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
                                     "Each hidden unit's contribution, largest first", "unit k"),
                         width="stretch", key=f"contrib_{parts.score}")
@@ -54,7 +58,7 @@ st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials pe
            "Dividing by √d, or scoring additively through a tanh, keeps it in a useful range.")
 max_dim = st.select_slider("Largest width d", [2**k for k in range(3, 13)], value=1024)
 dims = [d for d in [2**k for k in range(1, 13)] if d <= max_dim]
-points = pd.DataFrame(ui.cached_scaling_curves(tuple(dims)))
+points = pd.DataFrame(cache.cached_scaling_curves(tuple(dims)))
 for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),
                                 ("Largest weight", "Entropy (bits)", "Softmax gradient ‖∂α/∂e‖")):
     column.altair_chart(

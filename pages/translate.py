@@ -1,23 +1,24 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, source_word_weights
 from models.analysis.neighbours import IndexFileError, nearest
-from models.decoding.greedy import Trace
+from models.decoding.trace import Reading, Trace
 from models.network.tokenization import word_groups, word_index
-from pages._shared import charts, evidence, exports, ui
+from pages._shared import cache, charts, evidence, exports, ui
 from pages._shared.labels import for_markdown, plain
 
 st.title("Attention Atlas")
-st.caption("An English→French RNN translator (Bahdanau, Cho & Bengio 2015) and, at every word it writes, "
-           "where its attention looks.")
+st.caption("An English→French translator — an RNN with attention (Bahdanau, Cho & Bengio 2015) or a small "
+           "Transformer (Vaswani et al. 2017) — and, at every word it writes, where its attention looks.")
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
-    result = ui.cached_beam(settings.model, settings.revision, text, settings.beam)
+    result = cache.cached_beam(settings.model, settings.revision, text, settings.beam)
     st.subheader("Beam search")
     st.dataframe([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
                    "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
@@ -44,8 +45,25 @@ def follow_click(event, trace: Trace, words: bool) -> None:
         st.session_state.step = groups[row][0] + 1
 
 
+def pick_head() -> None:
+    """A click in the head grid opens that head of the layer shown (runs before the next script run)."""
+    points = st.session_state["head_grid"].selection.points
+    if points and isinstance(st.session_state.get("head"), Reading):
+        st.session_state["head"] = Reading(st.session_state["head"].layer, int(points[0]["customdata"][0]))
+
+
+def head_grid(trace: Trace, reading: Reading, words: bool) -> None:
+    """Every head of the shown layer at a glance; clicking one opens it above."""
+    heads = trace.attention_shape[1]
+    views = [ui.view_of(trace, trace.read(Reading(reading.layer, h)), None, words) for h in range(heads)]
+    st.plotly_chart(charts.head_grid(views, [f"head {h + 1}" for h in range(heads)], reading.head),
+                    width="stretch", key="head_grid", on_select=pick_head, selection_mode="points")
+    st.caption(f"Layer {reading.layer + 1}'s {heads} heads on this sentence. Click a head to open it above.")
+
+
 @st.fragment
-def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text: str, reading: str) -> None:
+def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settings: ui.Settings, text: str,
+                  matrix: str, reading: Reading | None) -> None:
     """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
     st.subheader("Step explorer")
     written = charts.piece_text(trace.target_pieces)
@@ -55,27 +73,28 @@ def step_explorer(trace: Trace, view: AttentionView, settings: ui.Settings, text
     step = st.slider("Decoding step", 1, len(written), key="step", help="Each step writes one subword.") - 1
     st.query_params["step"] = str(step + 1)
     st.markdown(f"Step **{step + 1}** wrote **{for_markdown(written[step])}**.")
-    source_words, by_word = source_word_weights(trace)
+    source_words, by_word = source_word_weights(trace, weights)
     if settings.words:
-        source, weights = charts.marked(view.columns, view.unknown), by_word[step]
+        source, row_weights = charts.marked(view.columns, view.unknown), by_word[step]
     else:
-        source, weights = charts.source_text(trace), trace.attention[step]
+        source, row_weights = charts.source_text(trace), weights[step]
     left, right = st.columns(2)
-    over = "Attention over the source" if reading == "attention" else f"{reading.capitalize()} over the source"
-    left.plotly_chart(charts.bars(source, weights, int(weights.argmax()), over), width="stretch", key="step_bars")
+    over = "Attention over the source" if matrix == "attention" else f"{matrix.capitalize()} over the source"
+    left.plotly_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
+                      key="step_bars")
     right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     row = word_index(trace.target_pieces)[step] if settings.words else step
-    st.plotly_chart(charts.links(view, row, measure=evidence.TITLES[reading][1]), width="stretch", key="step_links")
+    st.plotly_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
-    if ui.load(settings.model, settings.revision).score != "none":  # without attention there is nothing to force
-        what_if(trace, settings, text, step, source_words)
+    if reading is not None:  # without attention there is nothing to force
+        what_if(trace, settings, text, step, source_words, reading.layer)
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
     """Training sentences in which the decoder was in the state nearest to this step's."""
     st.subheader("Nearest training states")
     try:
-        index = ui.neighbour_index(settings.model, settings.revision)
+        index = cache.neighbour_index(settings.model, settings.revision)
     except IndexFileError as e:
         st.warning(f"This model's neighbour index cannot be used: {for_markdown(str(e))}")
         return
@@ -94,9 +113,11 @@ def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> 
     ))
 
 
-def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...]) -> None:
+def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...],
+            layer: int) -> None:
     st.subheader("What if…")
-    st.caption("Force the attention at the chosen step onto one source word and let the decoder carry on from there "
+    where = "the attention" if trace.attention_shape == (1, 1) else f"every head of layer {layer + 1}"
+    st.caption(f"Force {where} at the chosen step onto one source word and let the decoder carry on from there "
                "(greedy decoding, whatever the sidebar says).")
     focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
@@ -104,7 +125,7 @@ def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_wo
         return
     base = trace if settings.beam == 1 else ui.trace_or_stop(replace(settings, beam=1), text)
     step = min(step, len(base.target_ids) - 1)  # the greedy output may be shorter than the beam's
-    changed = ui.trace_or_stop(settings, text, what_if=(step, focus))
+    changed = ui.trace_or_stop(settings, text, what_if=(step, focus, layer))
     before, after = st.columns(2)
     before.markdown("**As decoded**")
     ui.show_translation(base.translation, before)
@@ -126,19 +147,26 @@ st.subheader("Translation")
 ui.show_translation(trace.translation)
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
-reading = evidence.reading_picker(loaded.score)
-if loaded.score == "none":
+matrix = evidence.matrix_picker(loaded)
+reading = evidence.head_picker(loaded)
+if reading is None:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
-trace = evidence.shown(trace, settings, text, reading)
-view = ui.view_of(trace, settings.words)
-title, measure = evidence.TITLES[reading]
+weights, energies = evidence.shown(trace, settings, text, matrix, reading)
+view = ui.view_of(trace, weights, energies, settings.words)
+title, measure = evidence.TITLES[matrix]
+several = trace.attention_shape[1] > 1
+if matrix == "attention" and several:
+    title += f" ({reading.label})"
 heatmap = charts.heatmap(view, f"{title} — one row per output token, one column per source token", clickable=True,
                          measure=measure)
 clicked = st.plotly_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="points")
 st.caption("Click a cell to explore the step that wrote its row.")
 follow_click(clicked, trace, settings.words)
-step_explorer(trace, view, settings, text, reading)
+if matrix == "attention" and several:
+    head_grid(trace, reading, settings.words)
+step_explorer(trace, view, weights, settings, text, matrix, reading)
 
 st.subheader("Downloads")
-exports.download_buttons(view, heatmap, stem=evidence.slug(reading))
+stem = evidence.slug(matrix) + (f"-head-{reading.key}" if matrix == "attention" and several else "")
+exports.download_buttons(view, heatmap, stem=stem)

@@ -6,6 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.analysis.alignment import focus_on_word
 from models.decoding.greedy import greedy
+from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, run_page
@@ -84,7 +85,7 @@ def test_step_slider_and_what_if(additive):
     expected = greedy(additive.model, additive.tokenizers, text, overrides={2: focus_on_word(base, 1)})
     assert not at.exception
     assert at.text[2].value == expected.translation  # translation, as decoded, what-if
-    assert expected.attention[2, 1] == 1.0 and base.attention[2, 1] < 1.0
+    assert expected.read(RNN_READING)[2, 1] == 1.0 and base.read(RNN_READING)[2, 1] < 1.0
 
 
 def test_step_comes_from_the_url_and_is_clamped():
@@ -131,7 +132,7 @@ def test_public_mode_refuses_local_paths_from_the_url(monkeypatch):
     at = run_page(APP, text="A dog runs.", model=path)
     assert not at.exception
     assert any("this app loads no local paths" in e.value for e in at.error)
-    assert "score **additive**" in at.sidebar.caption[0].value  # the bundled default, not the dot model
+    assert "**Additive (Bahdanau)**" in at.sidebar.caption[0].value  # the bundled default, not the dot model
 
 
 def test_public_mode_from_a_root_level_secret():
@@ -147,7 +148,7 @@ def test_public_mode_from_a_root_level_secret():
 def test_trusted_mode_loads_a_local_directory():
     path = str(load_model("dot", device="cpu").path)
     at = run_page(APP, text="A dog runs.", model=path)
-    assert not at.error and "score **dot**" in at.sidebar.caption[0].value
+    assert not at.error and "**Dot-product (scaled)**" in at.sidebar.caption[0].value
 
 
 def test_beam_explorer_lists_the_hypotheses_and_shows_the_one_picked(additive):

@@ -59,5 +59,6 @@ def test_attention_models_align_adjective_noun_inversion(bundled):
         trace = greedy(bundled[name].model, bundled[name].tokenizers, "A black dog is running on the beach.")
         pieces = [p.strip("▁") for p in trace.target_pieces]
         assert "noir" in pieces and "chien" in pieces, trace.translation
-        looked = {pieces[t]: trace.source.surfaces[int(trace.read(bundled[name].reading)[t].argmax())] for t in range(len(pieces))}
+        weights = trace.read(bundled[name].reading)
+        looked = {pieces[t]: trace.source.surfaces[int(weights[t].argmax())] for t in range(len(pieces))}
         assert looked["noir"] == "black" and looked["chien"] == "dog"

@@ -3,6 +3,7 @@ import numpy as np
 
 from models.analysis.alignment import AttentionView
 from pages._shared import charts
+from pages._shared.charts import base
 
 
 def view(columns: list[str], rows: int = 3) -> AttentionView:
@@ -16,13 +17,13 @@ def test_labels_rise_with_their_length_and_the_title_sits_above_them():
     assert long.margin.t > short.margin.t + 100  # 30 characters at 45° need ~170 px more than one
     for layout in (short, long):
         assert layout.title.yref == "container" and layout.title.yanchor == "top" and layout.title.y == 1
-        _, _, _, rise = charts._column_ticks(list(layout.xaxis.ticktext))
-        assert layout.margin.t >= charts.TITLE_PX + rise
+        _, _, _, rise = base._column_ticks(list(layout.xaxis.ticktext))
+        assert layout.margin.t >= base.TITLE_PX + rise
 
 
 def test_crowded_columns_stand_upright_then_thin_out():
-    assert charts._column_ticks(["w"] * 24)[2] == -45
-    shown, labels, angle, _ = charts._column_ticks([f"w{i}" for i in range(30)])
+    assert base._column_ticks(["w"] * 24)[2] == -45
+    shown, labels, angle, _ = base._column_ticks([f"w{i}" for i in range(30)])
     assert angle == -90 and len(shown) == 30
-    shown, labels, angle, _ = charts._column_ticks([f"w{i}" for i in range(80)])
-    assert len(shown) <= charts.MAX_COLUMN_LABELS and shown[:3] == [0, 2, 4] and labels[1] == "w2"
+    shown, labels, angle, _ = base._column_ticks([f"w{i}" for i in range(80)])
+    assert len(shown) <= base.MAX_COLUMN_LABELS and shown[:3] == [0, 2, 4] and labels[1] == "w2"

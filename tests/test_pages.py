@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from models.decoding.greedy import forced, greedy
+from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, run_page
@@ -71,12 +72,13 @@ def test_anatomy_energy_matches_the_model():
     dot_trace = forced(dot.model, dot.tokenizers, TEXT, trace.target_ids)
     at = run_page(page("Score_anatomy"), text=TEXT)
     t = at.select_slider(key="anatomy_step").value
-    s = int(trace.attention[t].argmax())  # the source slider starts on the most attended token
+    s = int(trace.read(RNN_READING)[t].argmax())  # the source slider starts on the most attended token
     shown = [m.value for m in at.markdown if "the model's own energy" in m.value]
     assert len(shown) == 2
     for line, tr in zip(shown, (trace, dot_trace)):
         rebuilt, own = map(float, re.findall(r"e = \*\*(-?[\d.]+)\*\*.*own energy: (-?[\d.]+)", line)[0])
-        assert abs(rebuilt - tr.energies[t, s]) < 2e-3 and abs(own - tr.energies[t, s]) < 2e-3
+        energy = tr.read_energies(RNN_READING)[t, s]
+        assert abs(rebuilt - energy) < 2e-3 and abs(own - energy) < 2e-3
     at.select_slider[2].set_value(64).run()  # scaling playground
     assert not at.exception
 

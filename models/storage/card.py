@@ -189,7 +189,7 @@ def kind(training: dict) -> str:
     return "transformer" if training.get("architecture") == "transformer" else training["score"]
 
 
-def _what(training: dict) -> str:
+def model_description(training: dict) -> str:
     """The sentence that says what the model is."""
     if kind(training) == "transformer":
         return ("A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
@@ -227,7 +227,7 @@ def render_card(directory: str | Path) -> str:
     body = f"""
 # Attention Atlas — English→French, {kind(training)}
 
-{_what(training)}
+{model_description(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
 
 - Parameters: {training['parameters']:,}{_sizes(directory)}

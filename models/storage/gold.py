@@ -86,6 +86,25 @@ def read_alignment(path: str | Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
+def aer_by_head(results: list[dict], split: str) -> tuple[list[str], list[str], list[list[float | None]]] | None:
+    """A multi-head model's attention AER on ``split`` as a grid: row labels (layers), column labels (its heads, then
+    the layer's mean) and AER per cell (None where not measured), from results that name a ``reading``; None
+    without any. Where a reading was scored by several rules, the lowest AER is kept (``--sweep`` rows)."""
+    scored = {}
+    for r in results:
+        if r["split"] == split and r["matrix"] == "attention" and r.get("reading"):
+            layer, head = r["reading"].split(".")
+            best = scored.get((int(layer), head))
+            scored[int(layer), head] = r["aer"] if best is None else min(best, r["aer"])
+    if not scored:
+        return None
+    layers = sorted({layer for layer, _ in scored})
+    heads = sorted({int(h) for _, h in scored if h != "mean"})
+    columns = [str(h) for h in heads] + ["mean"]
+    return ([f"layer {n}" for n in layers], [f"head {c}" if c != "mean" else "mean" for c in columns],
+            [[scored.get((n, c)) for c in columns] for n in layers])
+
+
 def default_reading(directory: str | Path, shape: tuple[int, int]) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) the app shows first: the RNN's only one; for a
     multi-head model, the reading with the lowest AER on the gold's trial set recorded beside it (chosen on the

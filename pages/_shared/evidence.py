@@ -1,9 +1,11 @@
-"""Attention or attribution, and human links: the controls and caches of the Translate and Human-links pages.
+"""What a page shows of a model: attention (one head, or a layer's mean) or an attribution; and human links.
 
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",
-attention "where did the decoder read"; a page shows either for the same step. The human-aligned gold set is read
-from a folder (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside the project): it is never
-bundled (its licence), so a deployment without it shows how to point at one.
+attention "where did the decoder read"; a page shows either for the same step. A multi-head model's attention is
+read one way at a time (:class:`models.decoding.trace.Reading`), in the URL as ``head=LAYER.HEAD`` or
+``head=LAYER.mean``. The human-aligned gold set is read from a folder (``ATLAS_GOLD``, else
+``../shared/data/hansards-en-fr-align`` beside the project): it is never bundled (its licence), so a deployment
+without it shows how to point at one.
 """
 from __future__ import annotations
 
@@ -12,16 +14,17 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from models.analysis.attribution import attributed
+from models.analysis.attribution import IG_STEPS, attribution_matrix
 from models.analysis.word_links import MATRICES, word_matrix
-from models.decoding.greedy import Trace
+from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair, read_gold
+from models.storage.hub import LoadedModel
 
-from . import ui
+from . import cache, deploy, ui
 
 DEFAULT_GOLD = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hansards-en-fr-align"
 
-#: How each reading is named in titles and on the colour bar.
+#: How each matrix is named in titles and on the colour bar.
 TITLES = {
     "attention": ("Attention α", "α"),
     "gradient×input": ("Gradient×input attribution: each source token's share in each output token", "share"),
@@ -30,41 +33,76 @@ TITLES = {
 }
 
 
-def slug(reading: str) -> str:
-    """The URL form of a reading: ``integrated gradients`` → ``integrated-gradients``."""
-    return reading.replace("×", "-x-").replace(" ", "-")
+def slug(matrix: str) -> str:
+    """The URL form of a matrix: ``integrated gradients`` → ``integrated-gradients``."""
+    return matrix.replace("×", "-x-").replace(" ", "-")
 
 
-def reading_picker(score: str, key: str = "reading") -> str:
+def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     """Attention or an attribution (in the URL as ``read``); a model without attention offers attribution only."""
-    choices = [m for m in MATRICES if m != "attention" or score != "none"]
+    choices = [m for m in MATRICES if m != "attention" or loaded.model.has_attention]
     wanted = {slug(m): m for m in choices}.get(st.query_params.get("read", ""), choices[0])
-    reading = st.segmented_control(
+    matrix = st.segmented_control(
         "Show", choices, default=wanted, key=key, help="Attention: where the decoder read. Attribution (Captum): how "
         "much each source token's embedding changed the log-probability of the token written — for any model, "
-        "attention or not. Integrated gradients take 16 passes: about a second for a short sentence, a minute for "
-        "a 45-word one on one CPU thread.") or wanted  # a segmented control can be emptied: keep the last reading
-    st.query_params["read"] = slug(reading)
+        f"attention or not. Integrated gradients take {IG_STEPS} passes along a path: seconds for a short "
+        "sentence, minutes for a long one on one CPU thread.") or wanted  # an emptied control keeps the last one
+    st.query_params["read"] = slug(matrix)
+    return matrix
+
+
+def head_label(reading: Reading, default: Reading | None) -> str:
+    mark = " — aligns best on the trial set" if reading == default else ""
+    return reading.label.capitalize() + mark
+
+
+def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head") -> Reading | None:
+    """Which of a multi-head model's attention readings to draw (in the URL under ``key``, a field of
+    :class:`.url.UrlState`; the model's default reading first); an RNN's only reading without a widget; None
+    without attention."""
+    if loaded.reading is None:
+        return None
+    options = readings(loaded.model.attention_shape)
+    if len(options) == 1:
+        return options[0]
+    if st.session_state.get(key) not in options:  # first run, or another model: take the link's, else the default
+        st.session_state[key] = url_reading(loaded, getattr(ui.read_url(), key))
+    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, loaded.reading),
+                           help="Each decoder layer has several heads, each with its own attention over the source; "
+                                "a layer's mean averages them. The grid below shows one layer's heads at a glance.")
+    st.query_params[key] = reading.key
     return reading
 
 
+def url_reading(loaded: LoadedModel, key: str | None) -> Reading:
+    """The reading a link names, or the model's default (with a notice when the link names none of its heads)."""
+    if key is None:
+        return loaded.reading
+    try:
+        return Reading.parse(key, loaded.model.attention_shape)
+    except ValueError as e:
+        st.toast(f"Ignored head={key[:12]!r} from the link: {e}.", icon=":material/warning:")
+        return loaded.reading
+
+
 @st.cache_data(max_entries=64, show_spinner="Computing the attribution…")
-def cached_attributed(ref: str, revision: str | None, text: str, target: tuple[int, ...], method: str) -> Trace:
-    """The trace of ``text`` written as ``target``, its attention replaced by ``method``'s shares."""
-    loaded = ui.load(ref, revision)
-    return attributed(loaded.model, ui.cached_forced(ref, revision, text, target), method)
+def cached_attribution(ref: str, revision: str | None, text: str, target: tuple[int, ...], method: str) -> np.ndarray:
+    """``method``'s shares [T, S] for ``text`` written as ``target``."""
+    loaded = cache.load(ref, revision)
+    return attribution_matrix(loaded.model, cache.cached_forced(ref, revision, text, target), method)
 
 
-def shown(trace: Trace, settings: ui.Settings, text: str, reading: str) -> Trace:
-    """``trace`` as the chosen reading shows it."""
-    if reading == "attention":
-        return trace
-    return cached_attributed(settings.model, settings.revision, text, trace.target_ids, reading)
+def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
+          reading: Reading | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The matrix [T, S] a page draws for ``trace`` and the energies behind it (None for attributions and means)."""
+    if matrix == "attention":
+        return trace.read(reading), trace.read_energies(reading)
+    return cached_attribution(settings.model, settings.revision, text, trace.target_ids, matrix), None
 
 
 def gold_folder() -> Path | None:
     """The folder of the human-aligned gold set, or None (with a note on how to give one)."""
-    folder = Path(ui.setting("ATLAS_GOLD") or DEFAULT_GOLD)
+    folder = Path(deploy.setting("ATLAS_GOLD") or DEFAULT_GOLD)
     if (folder / "test.gold").exists() or (folder / "trial.gold").exists():
         return folder
     st.info(f"No human-aligned sentences found at `{folder}`. Set `ATLAS_GOLD` to a folder of `test.en`, `test.fr` "
@@ -80,7 +118,7 @@ def cached_gold(folder: str, split: str) -> list[GoldPair]:
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…")
 def cached_word_matrix(ref: str, revision: str | None, english: tuple[str, ...], french: tuple[str, ...],
-                       reading: str) -> np.ndarray:
+                       matrix: str, reading: Reading | None) -> np.ndarray:
     """[F, E] between the gold's own words (see :func:`models.analysis.word_links.word_matrix`)."""
-    loaded = ui.load(ref, revision)
-    return word_matrix(loaded.model, loaded.tokenizers, english, french, reading)
+    loaded = cache.load(ref, revision)
+    return word_matrix(loaded.model, loaded.tokenizers, english, french, matrix, reading or loaded.reading)

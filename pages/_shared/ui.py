@@ -1,91 +1,32 @@
-"""What every page shares: the sidebar, the cached model loader and traces, the URL and deployment settings.
+"""What every page shares: the sidebar, the model picker and its fallback, the sentence box, notices.
 
-Streamlit does not list this folder as a page. Nothing here does math: it
-calls ``models`` and caches the results. The query string is read only
-through :func:`read_url` (validated by :mod:`.url`).
+Streamlit does not list this folder as a page. Nothing here does math. The query string is read only through
+:func:`read_url` (validated by :mod:`.url`); models and traces come from :mod:`.cache`, deployment settings from
+:mod:`.deploy`.
 """
 from __future__ import annotations
 
-import os
-import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
+import numpy as np
 import streamlit as st
-import torch
 
-from models.analysis.alignment import AttentionView, focus_on_word, piece_view, word_view
-from models.analysis.anatomy import scaling_curves
-from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
-from models.decoding.beam import BeamResult, beam_search
-from models.decoding.greedy import MAX_SOURCE_TOKENS, Trace, forced, greedy
+from models.analysis.alignment import AttentionView, piece_view, word_view
+from models.decoding.greedy import MAX_SOURCE_TOKENS
+from models.decoding.trace import Trace
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
 from models.storage.examples import load_examples
-from models.storage.hub import (
-    DEFAULT_MODEL,
-    CheckpointError,
-    LoadedModel,
-    LoadPolicy,
-    bundled_models,
-    bundled_scores,
-    load_model,
-)
-from models.storage.timeline import TIMELINE_FILE, read_timeline
+from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
 
 from . import url
+from .cache import cached_trace, load
+from .deploy import default_model
 from .labels import for_markdown
 
 HUB_CHOICE = "Hugging Face Hub repo…"
 _SETTINGS = "_atlas_settings"  # session-state key of the sidebar's Settings
 _SENTENCE = "_atlas_sentence"  # session-state key of the sentence, shared by every page
-
-
-def setting(name: str, default: str = "") -> str:
-    """A deployment setting: the environment variable ``name``, else a root-level Streamlit secret."""
-    if name in os.environ:
-        return os.environ[name].strip()
-    try:
-        return str(st.secrets.get(name, default)).strip()
-    except Exception:  # no secrets file: Streamlit raises its own not-found error, which varies by version
-        return default
-
-
-def load_policy() -> LoadPolicy:
-    """Public mode (``ATLAS_PUBLIC=1``): bundled models and Hub ids only, optionally an allow-list of Hub ids."""
-    allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
-    try:
-        max_mb = float(setting("ATLAS_MAX_DOWNLOAD_MB", "200"))
-    except ValueError:
-        max_mb = 200.0
-    return LoadPolicy(local_paths=setting("ATLAS_PUBLIC").lower() not in {"1", "true", "yes", "on"},
-                      hub_allow=frozenset(allow) if allow else None, max_download_mb=max_mb)
-
-
-def default_model() -> str:
-    """The model a fresh visitor sees: ``ATLAS_HUB_REPO`` if the deployment sets one, else the bundled default."""
-    return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
-
-
-def log_run(page: str, started: tuple[float, float]) -> None:
-    """With ``ATLAS_RUN_LOG=FILE`` set, append this script run's wall-clock and CPU seconds since ``started``
-    (``time.perf_counter()``, ``time.thread_time()``: each session's script runs in a thread of its own, so the CPU
-    time is the server's own work, whatever else shares the processor). ``python -m models.bench open`` and
-    ``load`` read the file."""
-    path = os.environ.get("ATLAS_RUN_LOG")
-    if path:
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(f"{page}\t{time.perf_counter() - started[0]:.4f}\t{time.thread_time() - started[1]:.4f}\n")
-
-
-SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m models.bench load --threads N`
-
-
-def set_serving_threads() -> None:
-    """Torch's intra-op threads (``ATLAS_TORCH_THREADS``): sessions run in parallel threads of one process."""
-    try:
-        torch.set_num_threads(max(1, int(setting("ATLAS_TORCH_THREADS", str(SERVING_THREADS)))))
-    except ValueError:
-        torch.set_num_threads(SERVING_THREADS)
 
 
 @dataclass(frozen=True)
@@ -94,74 +35,6 @@ class Settings:
     revision: str | None
     beam: int
     words: bool  # word-level (True) or subword view
-
-
-def load(ref: str, revision: str | None) -> LoadedModel:
-    """The model ``ref`` under this deployment's policy (the policy is part of the cache key)."""
-    return _load(ref, revision, load_policy())
-
-
-@st.cache_resource(max_entries=8, show_spinner="Loading the model…")
-def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
-    set_serving_threads()
-    return load_model(ref, revision, policy=policy)
-
-
-def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
-    """The neighbour index beside the model, None without one; raises ``IndexFileError`` for an unusable file.
-
-    Cached by the file's modification time too, so an index built while the app runs is seen.
-    """
-    file = load(ref, revision).path / INDEX_FILE
-    return _index(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
-
-
-@st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
-def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
-    loaded = _load(ref, revision, policy)
-    return load_index(loaded.path, loaded.model)
-
-
-def timeline(ref: str, revision: str | None) -> dict | None:
-    """The model's training record (alignment timeline), None without one; raises ``TimelineError`` if unusable."""
-    file = load(ref, revision).path / TIMELINE_FILE
-    return _timeline(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> dict | None:
-    return read_timeline(load(ref, revision).path)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, text: str, beam: int, what_if: tuple[int, int] | None = None) -> Trace:
-    """The best-beam trace of ``text``, or greedy; ``what_if`` = (step, word) forces that step onto that word."""
-    loaded = load(ref, revision)
-    if what_if is not None:  # what-ifs always decode greedily on from the forced step
-        step, word = what_if
-        focus = focus_on_word(cached_trace(ref, revision, text, 1), word)
-        return greedy(loaded.model, loaded.tokenizers, text, overrides={step: focus})
-    if beam > 1:
-        return cached_beam(ref, revision, text, beam).hypotheses[0]
-    return greedy(loaded.model, loaded.tokenizers, text)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(ref: str, revision: str | None, text: str, beam: int) -> BeamResult:
-    """Every final hypothesis of a beam search and its tree."""
-    loaded = load(ref, revision)
-    return beam_search(loaded.model, loaded.tokenizers, text, beam)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(ref: str, revision: str | None, text: str, target: str | tuple[int, ...]) -> Trace:
-    loaded = load(ref, revision)
-    return forced(loaded.model, loaded.tokenizers, text, target)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_scaling_curves(dims: tuple[int, ...]) -> list[dict]:
-    return [asdict(p) for p in scaling_curves(list(dims))]
 
 
 def read_url() -> url.UrlState:
@@ -223,14 +96,21 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
         settings = replace(settings, model=fallback, revision=None)
         loaded = load(fallback, None)
     st.sidebar.caption(f"{for_markdown(model_name(settings.model))}: running on **{loaded.device}**, "
-                       f"score **{loaded.score}**")
+                       f"**{kind_label(loaded.kind)}**")
     return settings, loaded
 
 
+def kind_label(kind: str) -> str:
+    """How people know a model: its RNN score's label, or the Transformer."""
+    return "Transformer (multi-head)" if kind == "transformer" else SCORES[kind].label
+
+
 def model_name(ref: str) -> str:
-    """A bundled model's label (its score's), or the reference itself (raw text: escape it for its renderer)."""
-    score = bundled_scores().get(ref)
-    return SCORES[score].label if score else ref
+    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
+    config = bundled_configs().get(ref)
+    if config is None:
+        return ref
+    return kind_label("transformer" if config.get("architecture") == "transformer" else config["score"])
 
 
 def sentence_input() -> str | None:
@@ -264,7 +144,7 @@ def _keep_sentence() -> None:
     st.session_state[_SENTENCE] = st.session_state["text"]
 
 
-def trace_or_stop(settings: Settings, text: str, what_if: tuple[int, int] | None = None) -> Trace:
+def trace_or_stop(settings: Settings, text: str, what_if: tuple[int, int, int] | None = None) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
     try:
         return cached_trace(settings.model, settings.revision, text, settings.beam, what_if)
@@ -290,6 +170,7 @@ def show_translation(text: str, where=st) -> None:
     where.text(text or "(empty)")
 
 
-def view_of(trace: Trace, words: bool) -> AttentionView:
-    return word_view(trace) if words else piece_view(trace)
+def view_of(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> AttentionView:
+    """``weights`` [T, S] of ``trace`` (and the energies behind them) at word or piece level."""
+    return word_view(trace, weights) if words else piece_view(trace, weights, energies)
 

@@ -20,6 +20,7 @@ MAX_BEAM = 8
 LEVELS = ("words", "subwords")
 MAX_REF_CHARS = 200  # a Hub id is at most 96 characters; paths get some room
 MAX_REVISION_CHARS = 100
+MAX_HEAD_CHARS = 12  # "24.64" or "24.mean": the page checks it against the model's layers and heads
 MAX_STEP = 10_000  # pages clamp a step (or training point) to what they show; this only bounds the integer
 
 
@@ -31,6 +32,7 @@ class UrlState:
     beam: int = 1
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
+    head: str | None = None  # a reading of a multi-head model's attention, "2.3" or "2.mean" (checked by the page)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
@@ -39,6 +41,8 @@ class UrlState:
     left_rev: str | None = None
     right: str | None = None
     right_rev: str | None = None
+    left_head: str | None = None  # the Compare page's readings of multi-head models, as ``head``
+    right_head: str | None = None
     notices: tuple[str, ...] = ()  # one line per ignored or shortened value
 
 
@@ -82,6 +86,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "step": _int_in(1, MAX_STEP),
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
+    **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }

@@ -1,0 +1,89 @@
+"""The one cached loader, and the cached traces every page draws: models are loaded once per server (a resource),
+traces once per sentence and setting (data). Nothing here does math: it calls ``models`` and caches the results.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import streamlit as st
+
+from models.analysis.alignment import focus_on_word
+from models.analysis.anatomy import scaling_curves
+from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
+from models.decoding.beam import BeamResult, beam_search
+from models.decoding.greedy import forced, greedy
+from models.decoding.trace import Trace
+from models.storage.hub import LoadedModel, LoadPolicy, load_model
+from models.storage.timeline import TIMELINE_FILE, read_timeline
+
+from .deploy import load_policy, set_serving_threads
+
+
+def load(ref: str, revision: str | None) -> LoadedModel:
+    """The model ``ref`` under this deployment's policy (the policy is part of the cache key)."""
+    return _load(ref, revision, load_policy())
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the model…")
+def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
+    set_serving_threads()
+    return load_model(ref, revision, policy=policy)
+
+
+def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
+    """The neighbour index beside the model, None without one; raises ``IndexFileError`` for an unusable file.
+
+    Cached by the file's modification time too, so an index built while the app runs is seen.
+    """
+    file = load(ref, revision).path / INDEX_FILE
+    return _index(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
+def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
+    loaded = _load(ref, revision, policy)
+    return load_index(loaded.path, loaded.model)
+
+
+def timeline(ref: str, revision: str | None) -> dict | None:
+    """The model's training record (alignment timeline), None without one; raises ``TimelineError`` if unusable."""
+    file = load(ref, revision).path / TIMELINE_FILE
+    return _timeline(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> dict | None:
+    return read_timeline(load(ref, revision).path)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_trace(ref: str, revision: str | None, text: str, beam: int,
+                 what_if: tuple[int, int, int] | None = None) -> Trace:
+    """The best-beam trace of ``text``, or greedy; ``what_if`` = (step, word, layer) forces that layer's heads at that
+    step onto that source word."""
+    loaded = load(ref, revision)
+    if what_if is not None:  # what-ifs always decode greedily on from the forced step
+        step, word, layer = what_if
+        focus = focus_on_word(cached_trace(ref, revision, text, 1), word)
+        return greedy(loaded.model, loaded.tokenizers, text, overrides={step: focus}, layer=layer)
+    if beam > 1:
+        return cached_beam(ref, revision, text, beam).hypotheses[0]
+    return greedy(loaded.model, loaded.tokenizers, text)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_beam(ref: str, revision: str | None, text: str, beam: int) -> BeamResult:
+    """Every final hypothesis of a beam search and its tree."""
+    loaded = load(ref, revision)
+    return beam_search(loaded.model, loaded.tokenizers, text, beam)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_forced(ref: str, revision: str | None, text: str, target: str | tuple[int, ...]) -> Trace:
+    loaded = load(ref, revision)
+    return forced(loaded.model, loaded.tokenizers, text, target)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_scaling_curves(dims: tuple[int, ...]) -> list[dict]:
+    return [asdict(p) for p in scaling_curves(list(dims))]

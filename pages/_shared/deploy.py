@@ -1,0 +1,59 @@
+"""How this deployment is set up: its settings (environment or Streamlit secrets), who may load what, the torch
+threads a server process uses, and the optional log of script runs the benchmarks read."""
+from __future__ import annotations
+
+import os
+import time
+
+import streamlit as st
+import torch
+
+from models.storage.hub import DEFAULT_MODEL, LoadPolicy
+
+
+def setting(name: str, default: str = "") -> str:
+    """A deployment setting: the environment variable ``name``, else a root-level Streamlit secret."""
+    if name in os.environ:
+        return os.environ[name].strip()
+    try:
+        return str(st.secrets.get(name, default)).strip()
+    except Exception:  # no secrets file: Streamlit raises its own not-found error, which varies by version
+        return default
+
+
+def load_policy() -> LoadPolicy:
+    """Public mode (``ATLAS_PUBLIC=1``): bundled models and Hub ids only, optionally an allow-list of Hub ids."""
+    allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
+    try:
+        max_mb = float(setting("ATLAS_MAX_DOWNLOAD_MB", "200"))
+    except ValueError:
+        max_mb = 200.0
+    return LoadPolicy(local_paths=setting("ATLAS_PUBLIC").lower() not in {"1", "true", "yes", "on"},
+                      hub_allow=frozenset(allow) if allow else None, max_download_mb=max_mb)
+
+
+def default_model() -> str:
+    """The model a fresh visitor sees: ``ATLAS_HUB_REPO`` if the deployment sets one, else the bundled default."""
+    return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
+
+
+def log_run(page: str, started: tuple[float, float]) -> None:
+    """With ``ATLAS_RUN_LOG=FILE`` set, append this script run's wall-clock and CPU seconds since ``started``
+    (``time.perf_counter()``, ``time.thread_time()``: each session's script runs in a thread of its own, so the CPU
+    time is the server's own work, whatever else shares the processor). ``python -m models.bench open`` and
+    ``load`` read the file."""
+    path = os.environ.get("ATLAS_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{page}\t{time.perf_counter() - started[0]:.4f}\t{time.thread_time() - started[1]:.4f}\n")
+
+
+SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m models.bench load --threads N`
+
+
+def set_serving_threads() -> None:
+    """Torch's intra-op threads (``ATLAS_TORCH_THREADS``): sessions run in parallel threads of one process."""
+    try:
+        torch.set_num_threads(max(1, int(setting("ATLAS_TORCH_THREADS", str(SERVING_THREADS)))))
+    except ValueError:
+        torch.set_num_threads(SERVING_THREADS)
