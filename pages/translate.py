@@ -47,9 +47,9 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 def pick_head() -> None:
     """A click in the head grid opens that head of the layer shown (runs before the next script run)."""
-    points = st.session_state["head_grid"].selection.points
-    if points and isinstance(st.session_state.get("head"), Reading):
-        st.session_state["head"] = Reading(st.session_state["head"].layer, int(points[0]["customdata"][0]))
+    points, chosen = st.session_state["head_grid"].selection.points, evidence.chosen_key("head")
+    if points and isinstance(st.session_state.get(chosen), Reading):
+        st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["customdata"][0]))
 
 
 def head_grid(trace: Trace, reading: Reading, words: bool) -> None:

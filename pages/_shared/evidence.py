@@ -65,13 +65,21 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
     options = readings(loaded.model.attention_shape)
     if len(options) == 1:
         return options[0]
-    if st.session_state.get(key) not in options:  # first run, or another model: take the link's, else the default
-        st.session_state[key] = url_reading(loaded, getattr(ui.read_url(), key))
+    chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
+    if st.session_state.get(chosen) not in options:  # first run, or another model: the link's, else the default
+        st.session_state[chosen] = url_reading(loaded, getattr(ui.read_url(), key))
+    st.session_state[key] = st.session_state[chosen]
     reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, loaded.reading),
+                           on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
                            help="Each decoder layer has several heads, each with its own attention over the source; "
                                 "a layer's mean averages them. The grid below shows one layer's heads at a glance.")
     st.query_params[key] = reading.key
     return reading
+
+
+def chosen_key(key: str) -> str:
+    """The session key that keeps a head picker's choice across pages and reruns."""
+    return f"_atlas_chosen_{key}"
 
 
 def url_reading(loaded: LoadedModel, key: str | None) -> Reading:

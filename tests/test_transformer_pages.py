@@ -1,0 +1,102 @@
+"""Every page with a Transformer selected: its heads are picked, drawn side by side, compared with an RNN's
+attention, forced in a what-if and replayed through training; nothing breaks where a view is the RNN's alone.
+
+The checkpoint is made here (the bundled tokenizers, a tiny untrained Transformer of 2 layers × 2 heads), so the
+tests need neither ../shared nor a trained model."""
+import pytest
+
+from models.decoding.greedy import greedy
+from models.decoding.trace import Reading
+from models.network.tokenization import TokenizerPair
+from models.network.transformer import TransformerConfig, TransformerTranslator
+from models.storage.examples import load_examples
+from models.storage.hub import BUNDLED_DIR, load_model, save_checkpoint
+from models.storage.timeline import append_point, timeline_entry
+
+from .helpers import training_point
+from .pages_helpers import APP, figures, page, run_page
+
+TEXT = "A black dog is running on the beach."
+
+
+@pytest.fixture(scope="module")
+def transformer(tmp_path_factory) -> str:
+    import torch
+
+    path = tmp_path_factory.mktemp("transformer")
+    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
+    torch.manual_seed(0)
+    model = TransformerTranslator(TransformerConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size,
+                                                    d_model=32, heads=2, enc_layers=2, dec_layers=2, ffn_dim=64))
+    save_checkpoint(path, model.eval(), tokenizers)
+    examples = [e.text for e in load_examples()][:2]
+    traces = [greedy(model, tokenizers, e) for e in examples]
+    for epoch in (0.5, 1):  # a training record of two points, as the training command writes it
+        append_point(path, examples, traces, timeline_entry(training_point(epoch, 1.0, 5.0), traces))
+    return str(path)
+
+
+def test_translate_draws_the_chosen_head_and_the_layers_grid(transformer):
+    at = run_page(APP, text=TEXT, model=transformer, level="subwords", head="1.2")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="head").value == Reading(0, 1) and at.query_params["head"] == "1.2"
+    loaded = load_model(transformer, device="cpu")
+    trace = greedy(loaded.model, loaded.tokenizers, TEXT)
+    heat, grid = figures(at)[0], figures(at)[1]
+    assert "layer 1, head 2" in heat["layout"]["title"]["text"]
+    assert len([d for d in grid["data"] if d["type"] == "heatmap"]) == 2  # one small heatmap per head of layer 1
+    at.selectbox(key="head").set_value(Reading(1, None)).run()  # the mean of layer 2's heads
+    assert not at.exception and at.query_params["head"] == "2.mean"
+    assert "layer 2, mean of its heads" in figures(at)[0]["layout"]["title"]["text"]
+    assert trace.read(Reading(1, None)).shape[0] == len(trace.target_ids)
+
+
+def test_a_head_the_model_lacks_falls_back_to_its_default_with_a_notice(transformer):
+    at = run_page(APP, text=TEXT, model=transformer, head="7.1")
+    assert not at.exception
+    assert at.selectbox(key="head").value == Reading(1, None)  # no trial-set AER recorded: the last layer's mean
+    assert any("head='7.1'" in t.value for t in at.toast)
+
+
+def test_the_what_if_forces_the_chosen_layers_heads(transformer):
+    from models.analysis.alignment import focus_on_word
+
+    at = run_page(APP, text=TEXT, model=transformer, head="1.1", step="2")
+    at.selectbox(key="focus").set_value(1).run()
+    assert not at.exception
+    loaded = load_model(transformer, device="cpu")
+    base = greedy(loaded.model, loaded.tokenizers, TEXT)
+    expected = greedy(loaded.model, loaded.tokenizers, TEXT, overrides={1: focus_on_word(base, 1)}, layer=0)
+    assert at.text[2].value == expected.translation
+    assert any("every head of layer 1" in c.value for c in at.caption)
+
+
+def test_compare_sets_a_transformer_head_beside_an_rnn(transformer):
+    at = run_page(page("Compare_scoring"), text=TEXT, left="additive", right=transformer, right_head="2.1")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="right_head").value == Reading(1, 0)
+    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
+    assert any("layer 2, head 1" in t for t in titles)
+    assert any("Jensen" in str(f) for f in figures(at))  # the divergence chart is drawn
+
+
+@pytest.mark.parametrize("name", ["Context_vectors", "Score_anatomy", "Models_and_results"])
+def test_the_rnn_only_pages_still_draw_with_a_transformer_selected(transformer, name):
+    at = run_page(page(name), text=TEXT, model=transformer)
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def test_learning_replays_a_chosen_head(transformer):
+    at = run_page(page("Learning"), model=transformer, head="1.1")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="head").value == Reading(0, 0)
+
+
+def test_human_links_read_a_transformer_head(transformer, tmp_path, monkeypatch):
+    (tmp_path / "test.en").write_text("a dog runs .\n")
+    (tmp_path / "test.fr").write_text("un chien court .\n")
+    (tmp_path / "test.gold").write_text("1-1 2-2 3-3 4-4\n")
+    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+    at = run_page(page("Human_links"), model=transformer, head="2.2")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="head").value == Reading(1, 1)
