@@ -46,6 +46,26 @@ def make_transformer(tokenizers: TokenizerPair, seed: int = 0, layers: int = 2, 
     )).eval()
 
 
+def tiny_transformer_checkpoint(path) -> str:
+    """A checkpoint of an untrained 2-layer × 2-head Transformer on the bundled tokenizers, with a training record of
+    two points (the pages read it as they would a trained one's); the tests need neither ../shared nor training."""
+    from models.decoding.greedy import greedy
+    from models.storage.examples import load_examples
+    from models.storage.hub import BUNDLED_DIR, save_checkpoint
+    from models.storage.timeline import append_point, timeline_entry
+
+    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
+    torch.manual_seed(0)
+    model = TransformerTranslator(TransformerConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size,
+                                                    d_model=32, heads=2, enc_layers=2, dec_layers=2, ffn_dim=64))
+    save_checkpoint(path, model.eval(), tokenizers)
+    examples = [e.text for e in load_examples()][:2]
+    traces = [greedy(model, tokenizers, e) for e in examples]
+    for epoch in (0.5, 1):
+        append_point(path, examples, traces, timeline_entry(training_point(epoch, 1.0, 5.0), traces))
+    return str(path)
+
+
 def training_point(epoch: float, val_bleu: float, val_loss: float, steps_per_epoch: int = 100) -> dict:
     """What the training CLI records at a validation point (the fields the alignment timeline keeps)."""
     return {"step": round(epoch * steps_per_epoch), "epoch": epoch, "minutes": 2.0 * epoch, "val_bleu": val_bleu,

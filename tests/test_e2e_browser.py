@@ -125,7 +125,7 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     text = '"Go" & <b>run</b> </script> now'
     loaded = load_model("additive", device="cpu")
     trace = greedy(loaded.model, loaded.tokenizers, text)
-    view = word_view(trace)
+    view = word_view(trace, trace.read(loaded.reading))
     unknown = ", ".join(dict.fromkeys(s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u))
     assert "<" in unknown and ">" in unknown  # markdown-special characters the caption must show as typed
     expected = [("⁇" if u else "") + c for c, u in zip(view.columns, view.unknown)]
@@ -228,6 +228,39 @@ def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
     assert "read=integrated-gradients" in page.url
     titles = page.locator(".js-plotly-plot .gtitle").all_text_contents()  # SVG text has no innerText
     assert "Integrated gradients over the source" in titles, titles
+
+
+@pytest.fixture(scope="module")
+def transformer(tmp_path_factory) -> str:
+    from .helpers import tiny_transformer_checkpoint
+
+    return tiny_transformer_checkpoint(tmp_path_factory.mktemp("transformer"))
+
+
+def test_a_head_is_picked_and_a_grid_cell_opens_another(server, page, transformer):
+    text = urllib.parse.quote("A black dog is running on the beach.")
+    page.goto(f"{server}/?text={text}&level=subwords&model={urllib.parse.quote(transformer)}")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    open_options(page.get_by_role("combobox", name="Attention head"))
+    page.get_by_role("option", name="Layer 1, head 2").click()
+    page.wait_for_function("document.querySelector('.js-plotly-plot .gtitle').textContent.includes('layer 1, head 2')")
+    wait_idle(page)
+    assert "head=1.2" in page.url
+    # The heatmap, then the layer's heads side by side, redrawn with head 2 marked: one small heatmap per head,
+    # drawn once on screen.
+    page.wait_for_function("""(() => {
+        const grid = document.querySelectorAll('.js-plotly-plot')[1];
+        if (!grid) return false;
+        grid.scrollIntoView();
+        return [...grid.querySelectorAll('.annotation-text')].some(e => e.textContent.includes('▶ head 2'))
+            && grid.querySelectorAll('.heatmaplayer').length == 2;
+    })()""")
+    box = page.locator(".js-plotly-plot").nth(1).locator(".nsewdrag").first.bounding_box()  # head 1's
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function("document.querySelector('.js-plotly-plot .gtitle').textContent.includes('layer 1, head 1')")
+    wait_idle(page)
+    assert "head=1.1" in page.url
 
 
 def test_human_links_lie_over_the_heatmap(server, page, tmp_path):

@@ -7,13 +7,9 @@ import pytest
 
 from models.decoding.greedy import greedy
 from models.decoding.trace import Reading
-from models.network.tokenization import TokenizerPair
-from models.network.transformer import TransformerConfig, TransformerTranslator
-from models.storage.examples import load_examples
-from models.storage.hub import BUNDLED_DIR, load_model, save_checkpoint
-from models.storage.timeline import append_point, timeline_entry
+from models.storage.hub import load_model
 
-from .helpers import training_point
+from .helpers import tiny_transformer_checkpoint
 from .pages_helpers import APP, figures, page, run_page
 
 TEXT = "A black dog is running on the beach."
@@ -21,19 +17,7 @@ TEXT = "A black dog is running on the beach."
 
 @pytest.fixture(scope="module")
 def transformer(tmp_path_factory) -> str:
-    import torch
-
-    path = tmp_path_factory.mktemp("transformer")
-    tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
-    torch.manual_seed(0)
-    model = TransformerTranslator(TransformerConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size,
-                                                    d_model=32, heads=2, enc_layers=2, dec_layers=2, ffn_dim=64))
-    save_checkpoint(path, model.eval(), tokenizers)
-    examples = [e.text for e in load_examples()][:2]
-    traces = [greedy(model, tokenizers, e) for e in examples]
-    for epoch in (0.5, 1):  # a training record of two points, as the training command writes it
-        append_point(path, examples, traces, timeline_entry(training_point(epoch, 1.0, 5.0), traces))
-    return str(path)
+    return tiny_transformer_checkpoint(tmp_path_factory.mktemp("transformer"))
 
 
 def test_translate_draws_the_chosen_head_and_the_layers_grid(transformer):

@@ -52,7 +52,7 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
 
 
 def head_label(reading: Reading, default: Reading | None) -> str:
-    mark = " — aligns best on the trial set" if reading == default else ""
+    mark = " — shown first" if reading == default else ""
     return reading.label.capitalize() + mark
 
 
