@@ -91,3 +91,42 @@ def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
     align.main(["--model", str(tmp_path / "dot"), "--data", str(gold), "--save"])
     printed = json.loads(capsys.readouterr().out)
     assert f"| attention | argmax | test | {printed['aer']:.1f} |" in (tmp_path / "dot" / "README.md").read_text()
+
+
+def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_default(tiny_tokenizers, tmp_path,
+                                                                                      capsys):
+    from models.decoding.trace import readings
+    from models.storage.gold import aer_by_head, default_reading
+
+    from .helpers import make_transformer
+
+    pairs = synthetic_pairs(3, seed=7)
+    for split in ("trial", "test"):
+        for ext, lines in (("en", [e for e, _ in pairs]), ("fr", [f for _, f in pairs]),
+                           ("gold", [" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split())))
+                                     for e, _ in pairs])):
+            (tmp_path / f"{split}.{ext}").write_text("\n".join(lines) + "\n")
+    model = make_transformer(tiny_tokenizers)
+    save_checkpoint(tmp_path / "t", model, tiny_tokenizers)
+    assert default_reading(tmp_path / "t", (2, 2)).key == "2.mean"  # nothing scored yet: the last layer's mean
+    align.main(["--model", str(tmp_path / "t"), "--data", str(tmp_path), "--split", "trial", "--reading", "all",
+                "--method", "union", "--save"])
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["reading"] for r in printed] == [r.key for r in readings((2, 2))]  # every head, and each layer's mean
+    best = min(printed, key=lambda r: r["aer"])
+    assert default_reading(tmp_path / "t", (2, 2)).key == best["reading"]
+    align.main(["--model", str(tmp_path / "t"), "--data", str(tmp_path), "--reading", "all", "--method", "union",
+                "--save"])
+    test = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows, columns, values = aer_by_head(read_alignment(tmp_path / "t" / ALIGNMENT_FILE), "test")
+    assert rows == ["layer 1", "layer 2"] and columns == ["head 1", "head 2", "mean"]
+    assert values[1][2] == next(r["aer"] for r in test if r["reading"] == "2.mean")
+    assert default_reading(tmp_path / "t", (2, 2)).key == best["reading"]  # the test set chose nothing
+
+
+def test_a_reading_the_model_lacks_is_a_clear_error(gold, tiny_tokenizers, tmp_path):
+    from .helpers import make_transformer
+
+    save_checkpoint(tmp_path / "t", make_transformer(tiny_tokenizers), tiny_tokenizers)
+    with pytest.raises(SystemExit, match="names no layer or head"):
+        align.main(["--model", str(tmp_path / "t"), "--data", str(gold), "--reading", "3.1"])

@@ -45,9 +45,13 @@ def test_nearest_agrees_with_brute_force(index, tiny_model, tiny_tokenizers):
     assert all(a.similarity >= b.similarity for a, b in zip(found, found[1:]))
 
 
-def test_a_training_state_finds_its_own_sentence_first(index, tiny_model, tiny_tokenizers):
+def test_a_training_state_finds_its_own_sentence_first(any_model, tiny_tokenizers, tmp_path):
+    """For either architecture: the RNN's states s_t, the Transformer's last decoder layer (through a round trip)."""
+    save_index(build_index(any_model, tiny_tokenizers, synthetic_pairs(30, seed=5), dim=8), tmp_path)
+    index = load_index(tmp_path, any_model)
+    assert index.mean.shape == (any_model.state_size,)
     src, tgt = synthetic_pairs(30, seed=5)[7]
-    trace = forced(tiny_model, tiny_tokenizers, src, tgt)
+    trace = forced(any_model, tiny_tokenizers, src, tgt)
     for t in range(len(trace.states)):
         best = nearest(index, trace.states[t], k=1)[0]
         assert best.similarity > 0.999

@@ -13,7 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
 from ..network.training import DEFAULT_LR
-from .gold import ALIGNMENT_FILE, read_alignment
+from .gold import ALIGNMENT_FILE, default_reading, read_alignment
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
@@ -214,11 +214,24 @@ def alignment_table(directory: str | Path) -> str:
     results = read_alignment(Path(directory) / ALIGNMENT_FILE)
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
-    rows = [f"| {r['matrix']} | {r['method']} | {r['split']} | {r['aer']:.1f} | {r['precision']:.1f} | "
-            f"{r['recall']:.1f} |" for r in results]
-    commands = "\n".join("    " + r["command"] for r in results)
-    return ("| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
+    rows = [f"| {r['matrix']}{' ' + r['reading'] if r.get('reading') else ''} | {r['method']} | {r['split']} | "
+            f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
+    commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
+    return (_chosen_reading(directory, results)
+            + "| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
             + "\n".join(rows) + f"\n\n{commands}")
+
+
+def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
+    """For a multi-head model, the reading the app shows first and why (readings are ``LAYER.HEAD``, 1-based)."""
+    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if config.get("architecture") != "transformer":
+        return ""
+    reading = default_reading(directory, (config["dec_layers"], config["heads"]))
+    trial = [r for r in results if r["split"] == "trial" and r.get("reading") == reading.key]
+    why = (f"the lowest AER on the trial set ({min(r['aer'] for r in trial):.1f})" if trial else
+           "no reading scored on the trial set yet, so the last layer's mean")
+    return f"The app shows first **{reading.label}** (`{reading.key}`): {why}.\n\n"
 
 
 def render_card(directory: str | Path) -> str:
