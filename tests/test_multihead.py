@@ -13,7 +13,7 @@ B, N, S, D, HEADS = 3, 5, 7, 16, 4
 @pytest.fixture
 def attention():
     torch.manual_seed(0)
-    return MultiHeadAttention(D, HEADS, dropout=0.0).eval()
+    return MultiHeadAttention(D, HEADS).eval()
 
 
 def textbook(att: MultiHeadAttention, x, memory, mask=None, causal=False):
@@ -81,4 +81,4 @@ def test_an_override_replaces_every_heads_weights(attention):
 
 def test_width_must_split_into_heads():
     with pytest.raises(ValueError, match="divisible"):
-        MultiHeadAttention(10, 4, 0.0)
+        MultiHeadAttention(10, 4)

@@ -27,11 +27,14 @@ from torch import Tensor, nn
 
 
 class MultiHeadAttention(nn.Module):
-    def __init__(self, d_model: int, heads: int, dropout: float):
+    """No dropout inside: the paper drops out each sub-layer's output (§5.4), and on CPU a dropout on the weights
+    sends ``scaled_dot_product_attention`` from its fused kernel to the written-out one (10 % of a training step)."""
+
+    def __init__(self, d_model: int, heads: int):
         super().__init__()
         if d_model % heads:
             raise ValueError(f"d_model {d_model} is not divisible into {heads} heads")
-        self.heads, self.d_k, self.dropout = heads, d_model // heads, dropout
+        self.heads, self.d_k = heads, d_model // heads
         self.W_q = nn.Linear(d_model, d_model)
         self.W_k = nn.Linear(d_model, d_model)
         self.W_v = nn.Linear(d_model, d_model)
@@ -57,7 +60,7 @@ class MultiHeadAttention(nn.Module):
         """
         attn_mask = None if mask is None else mask[:, None, None, :]  # [B, 1, 1, S]
         out = F.scaled_dot_product_attention(self._split(self.W_q(x)), keys, values, attn_mask=attn_mask,
-                                             dropout_p=self.dropout if self.training else 0.0, is_causal=causal)
+                                             is_causal=causal)
         return self._merge(out)  # [B, N, d_model]
 
     def read(self, x: Tensor, keys: Tensor, values: Tensor, mask: Tensor | None = None,
@@ -72,4 +75,4 @@ class MultiHeadAttention(nn.Module):
         weights = torch.softmax(masked, dim=-1)
         if override is not None:
             weights = override[:, None, None, :].expand_as(weights)
-        return self._merge(weights @ values), weights, energies  # dropout off: decoding runs in eval mode
+        return self._merge(weights @ values), weights, energies

@@ -8,7 +8,8 @@ the feed-forward network. Where the RNN has one additive or dot-product reading 
 
 Choices, each the common one for small translators:
 - pre-norm residual blocks, ``x + Dropout(Sublayer(LayerNorm(x)))``, and a final LayerNorm on each stack
-  (Xiong et al. 2020: trains without the paper's long warm-up being critical);
+  (Xiong et al. 2020: trains without the paper's long warm-up being critical); dropout where the paper puts it
+  (§5.4, "Residual Dropout"): on each sub-layer's output and on the embeddings plus positions, nowhere inside;
 - sinusoidal positions (§3.5), computed for any length, so no length is baked into the weights;
 - embeddings scaled by √d_model (§3.4); the target embedding is also the output layer ("we share the same weight
   matrix between the two embedding layers and the pre-softmax linear transformation"; here only target and
@@ -86,16 +87,16 @@ def sinusoids(n: int, d: int, device, start: int = 0) -> Tensor:
 class FeedForward(nn.Sequential):
     """``FFN(x) = max(0, x W_1 + b_1) W_2 + b_2`` (§3.3), applied to each position alike."""
 
-    def __init__(self, d_model: int, ffn_dim: int, dropout: float):
-        super().__init__(nn.Linear(d_model, ffn_dim), nn.ReLU(), nn.Dropout(dropout), nn.Linear(ffn_dim, d_model))
+    def __init__(self, d_model: int, ffn_dim: int):
+        super().__init__(nn.Linear(d_model, ffn_dim), nn.ReLU(), nn.Linear(ffn_dim, d_model))
 
 
 class EncoderLayer(nn.Module):
     def __init__(self, c: TransformerConfig):
         super().__init__()
         self.norm_self, self.norm_ffn = nn.LayerNorm(c.d_model), nn.LayerNorm(c.d_model)
-        self.self_attn = MultiHeadAttention(c.d_model, c.heads, c.dropout)
-        self.ffn = FeedForward(c.d_model, c.ffn_dim, c.dropout)
+        self.self_attn = MultiHeadAttention(c.d_model, c.heads)
+        self.ffn = FeedForward(c.d_model, c.ffn_dim)
         self.drop = nn.Dropout(c.dropout)
 
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
@@ -108,9 +109,9 @@ class DecoderLayer(nn.Module):
     def __init__(self, c: TransformerConfig):
         super().__init__()
         self.norm_self, self.norm_cross, self.norm_ffn = (nn.LayerNorm(c.d_model) for _ in range(3))
-        self.self_attn = MultiHeadAttention(c.d_model, c.heads, c.dropout)
-        self.cross_attn = MultiHeadAttention(c.d_model, c.heads, c.dropout)
-        self.ffn = FeedForward(c.d_model, c.ffn_dim, c.dropout)
+        self.self_attn = MultiHeadAttention(c.d_model, c.heads)
+        self.cross_attn = MultiHeadAttention(c.d_model, c.heads)
+        self.ffn = FeedForward(c.d_model, c.ffn_dim)
         self.drop = nn.Dropout(c.dropout)
 
     def forward(self, y: Tensor, keys: Tensor, values: Tensor, mask: Tensor) -> Tensor:
