@@ -106,7 +106,7 @@ def test_additive_chunks_pass_gradients_like_one_piece(monkeypatch):
 def test_additive_memory_stays_bounded_for_long_inputs():
     """Peak RSS of 1×2000×2000 energies (A=128) in a plain process: the unchunked broadcast alone is 2 GiB,
     and chunk outputs kept apart fragmented the heap to ~2 GiB; one preallocated output stays under 100 MiB."""
-    from models.bench.kernels import peak_mib
+    from bench.kernels import peak_mib
 
     assert peak_mib("vectorised", "additive", 1, 2000, 2000, "cpu") < 400
 

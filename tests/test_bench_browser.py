@@ -1,9 +1,9 @@
-"""models/bench/browser.py: concurrent browser sessions against one server see the CLI's translations."""
+"""bench/browser.py: concurrent browser sessions against one server see the CLI's translations."""
 import os
 
 import pytest
 
-from models.bench import browser as app_bench
+from bench import browser as app_bench
 
 needs_browser = pytest.mark.skipif(not os.path.exists(app_bench.CHROMIUM) and not os.environ.get("CI"),
                                    reason="Debian's chromium is not installed (apt-get install chromium)")

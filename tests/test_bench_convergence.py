@@ -1,5 +1,5 @@
-"""models/bench/convergence.py: a row per number of path points; more points, a smaller gap, the same change."""
-from models.bench import convergence
+"""bench/convergence.py: a row per number of path points; more points, a smaller gap, the same change."""
+from bench import convergence
 
 
 def test_completeness_bench_prints_a_shrinking_gap_and_a_fixed_change(capsys, monkeypatch):

@@ -1,9 +1,9 @@
-"""models/bench/joey.py: Joey NMT gets our pieces, in our batch order, with our sizes and recipe.
+"""bench/joey.py: Joey NMT gets our pieces, in our batch order, with our sizes and recipe.
 
-(Running Joey NMT itself needs its own virtual environment: `python -m models.bench joey`.)"""
+(Running Joey NMT itself needs its own virtual environment: `python -m bench joey`.)"""
 import yaml
 
-from models.bench.joey import INTERVALS, joey_config, run_ours, write_joey_data
+from bench.joey import INTERVALS, joey_config, run_ours, write_joey_data
 from models.network.seq2seq import RNNConfig
 from models.network.training import DEFAULT_LR
 from models.storage.data import batch_order, tokenize_pairs

@@ -1,8 +1,8 @@
-"""models/bench/kernels.py: the reference it compares against is correct, and its measurements run."""
+"""bench/kernels.py: the reference it compares against is correct, and its measurements run."""
 import pytest
 import torch
 
-from models.bench import kernels as bench
+from bench import kernels as bench
 from models.network.attention import build_attention
 from models.network.tokenization import PAD_ID
 from models.storage.data import batches, tokenize_pairs

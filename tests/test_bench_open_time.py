@@ -1,5 +1,5 @@
-"""models/bench/open_time.py and app.py's run log: every finished script run leaves its own time for the bench."""
-from models.bench.open_time import script_runs
+"""bench/open_time.py and app.py's run log: every finished script run leaves its own time for the bench."""
+from bench.open_time import script_runs
 
 from .pages_helpers import APP, page, run_page
 

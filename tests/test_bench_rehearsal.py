@@ -1,5 +1,5 @@
-"""models/bench/rehearsal.py: the deploy file as uv sees it, with an unreachable index swapped for local wheels."""
-from models.bench import rehearsal
+"""bench/rehearsal.py: the deploy file as uv sees it, with an unreachable index swapped for local wheels."""
+from bench import rehearsal
 
 
 def test_reachable_index_keeps_the_deploy_file(monkeypatch, tmp_path):

@@ -1,10 +1,10 @@
-"""models/bench/sharpness.py: one row per corpus, read from its validation split, in range; then one row per point
+"""bench/sharpness.py: one row per corpus, read from its validation split, in range; then one row per point
 of the checkpoint's training record."""
 import gzip
 
 import pytest
 
-from models.bench import sharpness
+from bench import sharpness
 from models.storage.hub import load_model
 from models.storage.timeline import read_timeline
 

@@ -1,8 +1,8 @@
-"""models/bench/step_profile.py: FLOPs and times come out per operator, and the report reads them."""
+"""bench/step_profile.py: FLOPs and times come out per operator, and the report reads them."""
 import torch
 
-from models.bench import throughput
-from models.bench.step_profile import MATMULS, op_times, print_profile, square_rate
+from bench import throughput
+from bench.step_profile import MATMULS, op_times, print_profile, square_rate
 
 
 def test_a_products_flops_are_counted_from_its_shapes():

@@ -1,7 +1,7 @@
-"""models/bench/throughput.py: the training CLI's speed is reported per batch size, in sentences and pieces."""
+"""bench/throughput.py: the training CLI's speed is reported per batch size, in sentences and pieces."""
 import pytest
 
-from models.bench import throughput
+from bench import throughput
 
 
 @pytest.mark.parametrize("precision", ["float32", "bfloat16"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from models.bench.browser import CHROMIUM, CHROMIUM_ARGS, Server
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, Server
 
 PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links"]
 GOLD = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),

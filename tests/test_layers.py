@@ -1,58 +1,138 @@
-"""models/: imports only go down the layers, and nothing below the UI imports Streamlit."""
+"""Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → the
+user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
+below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
 from pathlib import Path
 
 import pytest
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
-MAY_IMPORT = {  # layer -> layers of models/ it may import ("" = the package root, models/__init__.py)
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+TOOLS = "tools"  # the user's commands at models/'s top level: evaluate, translate, neighbours
+MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__init__.py)
     "network": {"network"},
     "decoding": {"decoding", "network"},
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
     "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
     "align": {"align", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
-    "bench": {"bench", "storage", "analysis", "decoding", "network", ""},  # the lab: nothing imports it
+    TOOLS: {"storage", "analysis", "decoding", "network", ""},
+    "": set(),
 }
+PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "train", "align", TOOLS, ""}
 
 
-def imported_layers(path: Path) -> set[str]:
-    """The models/ layers a module imports ("tools" for the top-level command-line modules, a package's name for
-    the modules of a command that is a package)."""
-    package = path.parent.relative_to(MODELS.parent).parts  # ("models", layer?)
+def part_of(path: Path) -> str:
+    """Which part of models/ a module belongs to: its layer or command package, TOOLS, or "" for the root."""
+    inner = path.relative_to(MODELS).parts
+    if len(inner) > 1:
+        return inner[0]
+    return "" if path.name == "__init__.py" else TOOLS
+
+
+def imported(path: Path, root: Path = ROOT) -> set[tuple[str, ...]]:
+    """Every absolute module name ``path`` imports, as parts (relative imports resolved; ``from p import m`` gives
+    both ``p`` and ``p.m``, which may be a module)."""
+    package = path.parent.relative_to(root).parts
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                target = package[: len(package) - node.level + 1] + tuple((node.module or "").split("."))
-            else:
-                target = tuple((node.module or "").split("."))
-            if target[0] == "models":
-                inner = [p for p in target[1:] if p]
-                found.add(inner[0] if inner and (MODELS / inner[0]).is_dir() else "" if not inner else "tools")
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = base + tuple(p for p in (node.module or "").split(".") if p)
+            found |= {module} | {module + (a.name,) for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {tuple(a.name.split(".")) for a in node.names}
     return found
 
 
-@pytest.mark.parametrize("layer", sorted(MAY_IMPORT))
-def test_imports_only_go_down(layer):
-    for path in (MODELS / layer).glob("*.py"):
-        assert imported_layers(path) <= MAY_IMPORT[layer], path.name
+def imported_parts(path: Path) -> set[str]:
+    """The parts of models/ a module imports."""
+    parts = set()
+    for name in imported(path):
+        if name[:1] == ("models",):
+            inner = name[1:]
+            if inner and (MODELS / inner[0]).is_dir():
+                parts.add(inner[0])
+            else:  # a command module at the top, or a name from models/__init__.py
+                parts.add(TOOLS if inner and (MODELS / f"{inner[0]}.py").is_file() else "")
+    return parts
 
 
-def test_no_streamlit_below_the_ui():
-    for path in MODELS.rglob("*.py"):
-        names = {a.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Import) for a in n.names}
-        names |= {n.module or "" for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ImportFrom)}
-        assert not any(name.split(".")[0] == "streamlit" for name in names), path
+PRODUCT = sorted(MODELS.rglob("*.py"))
+UI = [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]
+LAB = sorted((ROOT / "bench").rglob("*.py"))
 
 
-def test_the_checker_sees_an_upward_import():
-    assert imported_layers(MODELS / "analysis" / "alignment.py") == {"decoding", "network"}
-    assert imported_layers(MODELS / "bench" / "rehearsal.py") == {"bench"}
-    assert imported_layers(MODELS / "train" / "__init__.py") == {"train"}
+@pytest.mark.parametrize("path", PRODUCT, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_only_go_down(path):
+    assert imported_parts(path) <= MAY_IMPORT[part_of(path)]
 
 
-def test_nothing_imports_the_lab():
-    for path in [*MODELS.rglob("*.py"), *(MODELS.parent / "pages").rglob("*.py"), MODELS.parent / "app.py"]:
-        if "bench" not in path.relative_to(MODELS.parent).parts:
-            assert "bench" not in imported_layers(path), path
+def test_the_user_commands_do_not_import_one_another():
+    for path in PRODUCT:
+        if part_of(path) in {"train", "align", TOOLS}:
+            others = {"train", "align", TOOLS} - {part_of(path)}
+            assert not imported_parts(path) & others, path
+
+
+@pytest.mark.parametrize("path", [*PRODUCT, *UI], ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_in_the_product_imports_the_lab(path):
+    assert not any(name[:1] == ("bench",) for name in imported(path))
+
+
+def test_nothing_below_the_ui_imports_streamlit():
+    for path in [*PRODUCT, *LAB]:
+        assert not any(name[:1] == ("streamlit",) for name in imported(path)), path
+
+
+def test_the_lab_is_not_installed_with_the_product():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'include = ["models*"]' in pyproject and "bench" not in pyproject
+
+
+def find_circle(paths: list[Path], root: Path) -> list[Path] | None:
+    """A circle of modules importing each other (even lazily, inside a function), or None."""
+    names = {tuple(p.relative_to(root).with_suffix("").parts): p for p in paths}
+    names |= {n[:-1]: p for n, p in list(names.items()) if n[-1] == "__init__"}
+
+    def targets(path):
+        found = set()
+        for name in imported(path, root):
+            while name and name not in names:  # "from .x import f": the module x, or the package's __init__
+                name = name[:-1]
+            if name and names[name] != path:
+                found.add(names[name])
+        return found
+
+    graph, done = {p: targets(p) for p in paths}, set()
+
+    def visit(p, active):
+        if p in active:
+            return [*active[active.index(p):], p]
+        if p in done:
+            return None
+        for q in graph[p]:
+            if circle := visit(q, [*active, p]):
+                return circle
+        done.add(p)
+        return None
+
+    return next((c for c in (visit(p, []) for p in paths) if c), None)
+
+
+@pytest.mark.parametrize("folder", ["models", "pages", "bench"])
+def test_no_import_circles(folder):
+    assert find_circle(sorted((ROOT / folder).rglob("*.py")), ROOT) is None
+
+
+def test_the_checker_sees_an_upward_import_and_a_circle(tmp_path):
+    assert imported_parts(MODELS / "analysis" / "alignment.py") == {"decoding", "network"}
+    assert imported_parts(MODELS / "train" / "__init__.py") == {"train"}
+    assert part_of(MODELS / "evaluate.py") == TOOLS and part_of(MODELS / "__init__.py") == ""
+    assert ("bench", "browser") in imported(ROOT / "bench" / "open_time.py")
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "a.py").write_text("from .b import f\n")
+    (tmp_path / "lab" / "b.py").write_text("def f():\n    from .a import g\n")
+    (tmp_path / "lab" / "c.py").write_text("from lab import a\n")
+    circle = find_circle(sorted((tmp_path / "lab").glob("*.py")), tmp_path)
+    assert [p.name for p in circle] in (["a.py", "b.py", "a.py"], ["b.py", "a.py", "b.py"])

@@ -35,7 +35,7 @@ def test_padding_is_ignored_and_label_smoothing_applies():
 
 def test_the_forward_can_be_a_reference(tiny_tokenizers):
     """The benchmark times the step with a step-by-step forward: the same update as the model's own."""
-    from models.bench.kernels import stepwise_logits
+    from bench.kernels import stepwise_logits
 
     batch = next(batches(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(8)), max_len=50), 8))
     a, b = make_model(tiny_tokenizers, seed=4).train(), make_model(tiny_tokenizers, seed=4).train()

@@ -6,7 +6,7 @@ each target piece of a sample of training pairs (forced decoding, the same path
 as the app's traces) is centred, projected onto its first D principal
 components and normalised; a query is projected the same way and compared by
 cosine similarity — one matrix product over the N stored rows, no index
-structure needed at this size (`python -m models.bench neighbours` times it).
+structure needed at this size (`python -m bench neighbours` times it).
 
 The index lives beside a checkpoint as ``neighbours.safetensors``: float16
 vectors, the projection, and the sentences as JSON in the header metadata.

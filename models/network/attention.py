@@ -132,7 +132,7 @@ class AdditiveAttention(Attention):
         # The broadcast below is [B, t, S, A]; chunk over T so long inputs stay bounded. Each chunk's
         # energies go straight into one preallocated output: kept as a list of small tensors, they
         # would land inside the freed chunk buffers, fragment the heap and make every chunk take
-        # fresh memory (`python -m models.bench attention` measures the peak in a plain process).
+        # fresh memory (`python -m bench attention` measures the peak in a plain process).
         step = max(1, ADDITIVE_CHUNK_ELEMENTS // max(1, B * S * A))
         if step >= T:
             return self.v(torch.tanh(q[:, :, None, :] + proj_keys[:, None, :, :])).squeeze(-1)  # [B, T, S]

@@ -176,7 +176,7 @@ class Seq2Seq(Translator):
         With ``keep`` [B, T] bool, only the logits of those positions, [N, V]: training
         skips the padding's 8000-way read-out and softmax. Only the recurrence runs step by
         step; the read-out does not feed back under teacher forcing, so it runs once over
-        all steps (`python -m models.bench train`).
+        all steps (`python -m bench train`).
         """
         states, contexts, embs = self.teacher_force(src, src_mask, tgt_in)
         if keep is not None:

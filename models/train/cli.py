@@ -68,7 +68,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
                    help="dtype of the forward's matrix products (bfloat16: autocast; pays on CPUs with AVX512-BF16/AMX "
-                        "and on recent GPUs — `python -m models.bench throughput --precision …`)")
+                        "and on recent GPUs — `python -m bench throughput --precision …`)")
     p.add_argument("--lr", type=float, default=DEFAULT_LR, help="the learning rate after warm-up")
     p.add_argument("--schedule", choices=list(SHAPES), default="wsd",
                    help="how the rate falls to zero over the budget: wsd holds it until the last 20 %%, linear and "

@@ -40,7 +40,7 @@ def default_model() -> str:
 def log_run(page: str, started: tuple[float, float]) -> None:
     """With ``ATLAS_RUN_LOG=FILE`` set, append this script run's wall-clock and CPU seconds since ``started``
     (``time.perf_counter()``, ``time.thread_time()``: each session's script runs in a thread of its own, so the CPU
-    time is the server's own work, whatever else shares the processor). ``python -m models.bench open`` and
+    time is the server's own work, whatever else shares the processor). ``python -m bench open`` and
     ``load`` read the file."""
     path = os.environ.get("ATLAS_RUN_LOG")
     if path:
@@ -48,7 +48,7 @@ def log_run(page: str, started: tuple[float, float]) -> None:
             log.write(f"{page}\t{time.perf_counter() - started[0]:.4f}\t{time.thread_time() - started[1]:.4f}\n")
 
 
-SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m models.bench load --threads N`
+SERVING_THREADS = 1  # torch threads per server process; chosen with `python -m bench load --threads N`
 
 
 def set_serving_threads() -> None:

@@ -166,7 +166,7 @@ def source_notices(trace: Trace) -> None:
 def show_translation(text: str, where=st) -> None:
     """A translation as plain text, exactly as written. ``st.text``, not ``st.code``: the code box's syntax
     highlighter is a 1.5 MB script, which made a new visitor's first heatmap 1.5–2.4 s later
-    (``python -m models.bench open``)."""
+    (``python -m bench open``)."""
     where.text(text or "(empty)")
 
 

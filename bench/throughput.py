@@ -7,7 +7,8 @@ from functools import partial
 
 import torch
 
-from ..network.training import DEFAULT_LR, PRECISIONS
+from models.network.training import DEFAULT_LR, PRECISIONS
+
 from .kernels import sync
 
 
@@ -15,9 +16,9 @@ def training_pairs(data: list[str]):
     """The bundled tokenizers and one epoch's mix of the corpora ``DIR[:weight=W]``, as ``models.train`` reads them."""
     import random
 
-    from ..network.tokenization import TokenizerPair
-    from ..storage.data import Corpus, mix, read_parallel, tokenize_pairs
-    from ..storage.hub import BUNDLED_DIR
+    from models.network.tokenization import TokenizerPair
+    from models.storage.data import Corpus, mix, read_parallel, tokenize_pairs
+    from models.storage.hub import BUNDLED_DIR
 
     tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
     corpora = [Corpus.parse(spec) for spec in data]
@@ -33,10 +34,10 @@ def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> 
     import itertools
     import random
 
-    from ..network.seq2seq import RNNConfig, Seq2Seq
-    from ..network.tokenization import PAD_ID
-    from ..network.training import loss_function, train_step
-    from ..storage.data import batches
+    from models.network.seq2seq import RNNConfig, Seq2Seq
+    from models.network.tokenization import PAD_ID
+    from models.network.training import loss_function, train_step
+    from models.storage.data import batches
 
     torch.manual_seed(0)
     model = Seq2Seq(RNNConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()

@@ -1,6 +1,6 @@
 """How long the app takes to open, measured in a real browser against a fresh server.
 
-    python -m models.bench open --repeats 3
+    python -m bench open --repeats 3
 
 Each repeat starts a new ``streamlit run app.py`` (its start counted apart, to healthy), then opens the home page:
 **cold** (the server's first visitor, in a fresh browser profile: the server imports, loads the model and runs the
@@ -18,19 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
+from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, Server, script_runs
 
 HEATMAP = ".js-plotly-plot .heatmaplayer"
 VIEWPORT = {"width": 1400, "height": 1000}
 SUBMITTED = "A young boy is playing football in the park."
-
-
-def script_runs(log: Path, column: int = 1) -> list[float]:
-    """Seconds of each finished script run, in order (the log ``app.py`` appends to): wall-clock (column 1) or
-    the script thread's CPU time (column 2)."""
-    if not log.exists():
-        return []
-    return [float(line.split("\t")[column]) for line in log.read_text().splitlines() if "\t" in line]
 
 
 def finished_runs(log: Path, count: int, seconds: float = 60) -> list[float]:

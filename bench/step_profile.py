@@ -1,6 +1,6 @@
 """Where a training step's time goes, and how close its matrix products come to what the processor can do.
 
-    python -m models.bench profile --data ../shared/data/multi30k:weight=2 ../shared/data/tatoeba-en-fr
+    python -m bench profile --data ../shared/data/multi30k:weight=2 ../shared/data/tatoeba-en-fr
 
 Profiles ``--steps`` training steps (the training CLI's batches, step and default sizes, after a warm-up)
 with ``torch.profiler`` and prints each operator's share of the time and, for the matrix products, the rate

@@ -1,17 +1,18 @@
-"""``python -m models.bench WHAT …``: the measurement to run and its settings (the list is in ``__init__``)."""
+"""``python -m bench WHAT …``: the measurement to run and its settings (the list is in ``__init__``)."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ..network.device import pick_device
-from ..network.training import PRECISIONS
+from models.network.device import pick_device
+from models.network.training import PRECISIONS
+
 from . import __doc__ as INDEX
 from . import convergence, kernels, sharpness, throughput
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="python -m models.bench", description=INDEX,
+    p = argparse.ArgumentParser(prog="python -m bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "completeness", "sharpness"])

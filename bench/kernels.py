@@ -25,8 +25,8 @@ from pathlib import Path
 
 import torch
 
-from .. import ROOT
-from ..network.attention import build_attention
+from models import ROOT
+from models.network.attention import build_attention
 
 SIZES = (  # name, B, T, S
     ("decode step", 64, 1, 30),
@@ -95,7 +95,7 @@ def peak_mib(impl: str, score: str, B: int, T: int, S: int, device: str) -> floa
         start = torch.cuda.memory_allocated()
         _run(impl, scorer, query, keys)
         return (torch.cuda.max_memory_allocated() - start) / 2**20
-    code = f"from models.bench.kernels import cpu_peak; print(cpu_peak({impl!r}, {score!r}, {B}, {T}, {S}))"
+    code = f"from bench.kernels import cpu_peak; print(cpu_peak({impl!r}, {score!r}, {B}, {T}, {S}))"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}  # glibc's defaults
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=True, timeout=600)
@@ -122,9 +122,9 @@ def sentence_of(words: int, pool: list[str]) -> str:
 
 
 def bench_translate(model_ref: str, device: str | None, repeats: int) -> None:
-    from ..decoding.greedy import greedy
-    from ..storage.examples import load_examples
-    from ..storage.hub import load_model
+    from models.decoding.greedy import greedy
+    from models.storage.examples import load_examples
+    from models.storage.hub import load_model
 
     loaded = load_model(model_ref, device=device)
     pool = [e.text for e in load_examples()]
@@ -157,9 +157,9 @@ def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
     peak is that row's)."""
     import resource
 
-    from ..analysis.attribution import ATTRIBUTIONS, attribution_matrix
-    from ..decoding.greedy import greedy
-    from ..storage.hub import load_model
+    from models.analysis.attribution import ATTRIBUTIONS, attribution_matrix
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
 
     loaded = load_model(model_ref, device=device)
     runs = max(1, min(repeats, 3))
@@ -197,8 +197,8 @@ def stepwise_logits(model, src, mask, tgt_in, keep):
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     """Median ms of :func:`train_step` (the training CLI's) with the read-out over all steps or per step."""
-    from ..network.seq2seq import RNNConfig, Seq2Seq
-    from ..network.training import loss_function, train_step
+    from models.network.seq2seq import RNNConfig, Seq2Seq
+    from models.network.training import loss_function, train_step
 
     torch.manual_seed(0)
     B, S, T, V = TRAIN_SHAPE
@@ -229,10 +229,10 @@ def bench_train(device: str, repeats: int) -> None:
 
 def bench_neighbours(model_ref: str, repeats: int) -> None:
     """Query time of the neighbour index beside ``model_ref``, for decoder states of the curated examples."""
-    from ..analysis.neighbours import INDEX_FILE, load_index, nearest
-    from ..decoding.greedy import greedy
-    from ..storage.examples import load_examples
-    from ..storage.hub import load_model
+    from models.analysis.neighbours import INDEX_FILE, load_index, nearest
+    from models.decoding.greedy import greedy
+    from models.storage.examples import load_examples
+    from models.storage.hub import load_model
 
     loaded = load_model(model_ref, device="cpu")
     index = load_index(loaded.path, loaded.model)

@@ -1,6 +1,6 @@
 """Training throughput against a peer: ours and Joey NMT 2.3.0 on the same pieces and the same batches.
 
-    python -m models.bench joey --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+    python -m bench joey --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
 
 Joey NMT (Kreutzer, Bastings & Riezler 2019) is the educational NMT toolkit of
 the same RNN family: bidirectional GRU encoder, GRU decoder, Bahdanau attention.
@@ -30,11 +30,11 @@ from pathlib import Path
 
 import torch
 
-from .. import ROOT
-from ..network.seq2seq import RNNConfig, Seq2Seq
-from ..network.tokenization import PAD_ID, SPECIALS, TokenizerPair
-from ..network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
-from ..storage.data import Pair, batch_order, pad
+from models import ROOT
+from models.network.seq2seq import RNNConfig, Seq2Seq
+from models.network.tokenization import PAD_ID, SPECIALS, TokenizerPair
+from models.network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
+from models.storage.data import Pair, batch_order, pad
 
 JOEY = "joeynmt==2.3.0"
 VENV = ROOT / ".bench" / "joeynmt"

@@ -16,9 +16,9 @@ POINTS = (2, 8, 16, 32, 64, 128)
 
 
 def bench_completeness(model_ref: str, device: str | None, points: tuple[int, ...] = POINTS) -> None:
-    from ..analysis.attribution import IG_STEPS, completeness
-    from ..decoding.greedy import greedy
-    from ..storage.hub import load_model
+    from models.analysis.attribution import IG_STEPS, completeness
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
 
     loaded = load_model(model_ref, device=device)
     texts = ATTRIBUTION_SENTENCES[:2]

@@ -1,6 +1,6 @@
 """A Streamlit Community Cloud rehearsal on this machine.
 
-    python -m models.bench.rehearsal            # needs uv (pip install uv) and Debian's chromium
+    python -m bench.rehearsal            # needs uv (pip install uv) and Debian's chromium
 
 Does what Community Cloud does, as closely as one machine can: a fresh virtual
 environment installed with ``uv pip install -r requirements.txt``, then
@@ -106,7 +106,7 @@ def visit_every_page(url: str) -> float:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="python -m models.bench.rehearsal", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m bench.rehearsal", description=__doc__.split("\n")[0])
     p.add_argument("--keep", action="store_true", help="keep the virtual environment (its path is printed)")
     args = p.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="atlas-rehearsal-"))

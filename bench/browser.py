@@ -1,7 +1,7 @@
 """The running app measured from real browsers, as Streamlit's own load tests do.
 
-    python -m models.bench load --sessions 1 4 8     # concurrent sessions typing sentences
-    python -m models.bench step                      # step slider: key press → settled
+    python -m bench load --sessions 1 4 8     # concurrent sessions typing sentences
+    python -m bench step                      # step slider: key press → settled
 
 One ``streamlit run app.py`` server; one Debian Chromium (Playwright, never a
 downloaded browser) with a fresh context per session. While sessions run, the
@@ -27,7 +27,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import ROOT
+from models import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
@@ -107,6 +107,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def script_runs(log: Path, column: int = 1) -> list[float]:
+    """Seconds of each finished script run, in order (the log ``app.py`` appends to): wall-clock (column 1) or
+    the script thread's CPU time (column 2)."""
+    if not log.exists():
+        return []
+    return [float(line.split("\t")[column]) for line in log.read_text().splitlines() if "\t" in line]
+
+
 def expected_translations(sentences: list[str], model: str = "additive") -> dict[str, str]:
     """What the command-line translator writes for each sentence (greedy, as the app's default)."""
     done = subprocess.run([sys.executable, "-m", "models.translate", "--model", model], cwd=ROOT, check=True,
@@ -116,9 +124,9 @@ def expected_translations(sentences: list[str], model: str = "additive") -> dict
 
 def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int]:
     """Rows of the word-level heatmap (output words and EOS) the page must draw for each sentence."""
-    from ..analysis.alignment import word_view
-    from ..decoding.greedy import greedy
-    from ..storage.hub import load_model
+    from models.analysis.alignment import word_view
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
 
     loaded = load_model(model, device="cpu")
     traces = [greedy(loaded.model, loaded.tokenizers, s) for s in sentences]
@@ -171,7 +179,7 @@ async def _sessions(url: str, plans: list[list[str]], expected: dict, rows: dict
 
 def sentence_plans(sessions: int, per_session: int) -> list[list[str]]:
     """Different curated sentences for every session (the first example is the page's default, so it is skipped)."""
-    from ..storage.examples import load_examples
+    from models.storage.examples import load_examples
 
     pool = [e.text for e in load_examples()][1:]
     if sessions * per_session > len(pool):
@@ -201,7 +209,6 @@ def percentiles(values: list[float]) -> str:
 def bench_load(session_counts: list[int], per_session: int, threads: str | None, cpus: str | None) -> None:
     import tempfile
 
-    from .open_time import script_runs
 
     env = {"ATLAS_TORCH_THREADS": threads} if threads else {}
     print(f"load test: {per_session} sentences per session; server torch threads: {threads or 'app default'}; "

@@ -1,0 +1,20 @@
+"""The lab: speed, memory and deployment measurements, apart from the product. Each prints a table.
+
+    python -m bench attention              # scorers vs a per-query textbook loop          (kernels)
+    python -m bench translate --model additive  # a full greedy trace by sentence length   (kernels)
+    python -m bench attribution --model additive  # Captum's attributions by sentence length  (kernels)
+    python -m bench completeness --model additive  # integrated gradients' gap by path points (convergence)
+    python -m bench sharpness --model dot  # how peaked its attention is on validation sentences (sharpness)
+    python -m bench train                  # one training step: read-out over all steps vs per step (kernels)
+    python -m bench neighbours --model additive  # one nearest-neighbour query of a decoder state (kernels)
+    python -m bench throughput --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+                                                  # the training CLI's sentences and target pieces per second
+    python -m bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches   (joey)
+    python -m bench profile --steps 20     # where a training step's time goes             (step_profile)
+    python -m bench load --sessions 1 4 8  # the running app under concurrent browser sessions (browser)
+    python -m bench open --repeats 3       # cold open, warm open, submit → heatmap    (open_time)
+    python -m bench step                   # the step slider in a browser: key press → settled (browser)
+    python -m bench.rehearsal              # a Community Cloud deploy rehearsed locally with uv (rehearsal)
+
+Nothing in the app imports this package.
+"""
