@@ -1,9 +1,8 @@
 """Human links: a sentence pair people aligned word by word, over the model's attention or attribution."""
 import streamlit as st
 
-from models.analysis.aer import alignment_score
 from models.analysis.alignment import AttentionView
-from models.analysis.word_links import CHOSEN, METHODS, THRESHOLDS, above, rows_argmax
+from models.analysis.word_links import pair_scores
 from pages._shared import charts, evidence, ui
 
 st.title("Attention against human links")
@@ -36,12 +35,6 @@ title, measure = evidence.TITLES[matrix]
 st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), pair.sure, pair.possible),
                 width="stretch", key="gold_heatmap")
 
-rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-         f"{CHOSEN[matrix]} (chosen on the trial set)": METHODS[CHOSEN[matrix]],
-         f"every weight ≥ {THRESHOLDS[matrix]:g}": above(THRESHOLDS[matrix])}
-scores = {name: alignment_score([rule(weights)], [pair.sure], [pair.possible]) for name, rule in rules.items()}
-st.dataframe([{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
-               "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()],
-             hide_index=True, key="pair_scores")
+st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix), hide_index=True, key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
            "The whole set's figures are on the Models & results page.")

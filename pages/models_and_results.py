@@ -15,21 +15,16 @@ from models.storage.card import (
     training_data,
     training_summary,
 )
-from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, read_alignment
+from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, alignment_rows, read_alignment
 from models.storage.hub import bundled_models, resolve
 from pages._shared import charts, ui
-
-PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 
-rows, lengths, curves, alignment, heads = [], [], [], [], {}
+rows, lengths, curves, alignment, heads = [], [], [], {}, {}
 for name in bundled_models():
-    results = read_alignment(resolve(name) / ALIGNMENT_FILE)
-    alignment += [{"links from": f"{ui.model_name(name)}: {r['matrix']}"
-                   + (f", reading {r['reading']}" if r.get("reading") else ""), **r}
-                  for r in results if not r.get("reading") or r["split"] == "test"]
+    results = alignment[ui.model_name(name)] = read_alignment(resolve(name) / ALIGNMENT_FILE)
     if (grid := aer_by_head(results, "test")) is not None:
         heads[name] = grid
     try:
@@ -85,13 +80,12 @@ if alignment or baseline:
     st.caption("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned "
                "by people, Och & Ney 2000; Mihalcea & Pedersen 2003), the French side forced; the statistical "
                "aligner eflomal on the same sentences, and published single-direction figures. AER: lower is better.")
-    table = [*alignment, *({"links from": f"eflomal ({r['method']} links)", **r} for r in baseline),
-             *({"links from": name, "split": "test", "aer": aer} for name, aer in PUBLISHED.items())]
+    table = alignment_rows(alignment, baseline)
     st.dataframe(pd.DataFrame(table)[["links from", "method", "split", "aer", "precision", "recall"]]
                  .rename(columns={"method": "read as", "aer": "AER %", "precision": "precision %",
                                   "recall": "recall %"}).style.format(precision=1, na_rep=""),
                  hide_index=True, key="alignment")
-    st.code("\n".join(dict.fromkeys(r["command"] for r in [*alignment, *baseline[:1]])), language="bash")
+    st.code("\n".join(dict.fromkeys(r["command"] for r in table if "command" in r)), language="bash")
 for name, (layer_names, head_names, values) in heads.items():
     st.plotly_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns? "
                                     "AER on the test set, each layer's heads and their mean"),

@@ -1,13 +1,11 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
-from dataclasses import replace
-
 import numpy as np
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, source_word_weights
+from models.analysis.alignment import AttentionView, source_word_weights, step_of_row
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
-from models.network.tokenization import word_groups, word_index
+from models.network.tokenization import word_index
 from pages._shared import cache, charts, evidence, exports, ui
 from pages._shared.labels import for_markdown, plain
 
@@ -40,9 +38,9 @@ def follow_click(event, trace: Trace, words: bool) -> None:
     if row == st.session_state.get("_clicked_row"):  # the same selection, rerun for another reason
         return
     st.session_state["_clicked_row"] = row
-    groups = word_groups(trace.target_pieces) if words else [[i] for i in range(len(trace.target_pieces))]
-    if row is not None and row < len(groups):  # a selection left from a longer sentence is ignored
-        st.session_state.step = groups[row][0] + 1
+    step = step_of_row(trace.target_pieces, row, words)
+    if step is not None:
+        st.session_state.step = step + 1
 
 
 def pick_head() -> None:
@@ -87,7 +85,7 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
     st.plotly_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
     if reading is not None:  # without attention there is nothing to force
-        what_if(trace, settings, text, step, source_words, reading.layer)
+        what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
@@ -113,19 +111,18 @@ def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> 
     ))
 
 
-def what_if(trace: Trace, settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...],
-            layer: int) -> None:
+def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...], layer: int,
+            several: bool) -> None:
     st.subheader("What if…")
-    where = "the attention" if trace.attention_shape == (1, 1) else f"every head of layer {layer + 1}"
+    where = f"every head of layer {layer + 1}" if several else "the attention"
     st.caption(f"Force {where} at the chosen step onto one source word and let the decoder carry on from there "
                "(greedy decoding, whatever the sidebar says).")
     focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
         return
-    base = trace if settings.beam == 1 else ui.trace_or_stop(replace(settings, beam=1), text)
-    step = min(step, len(base.target_ids) - 1)  # the greedy output may be shorter than the beam's
-    changed = ui.trace_or_stop(settings, text, what_if=(step, focus, layer))
+    found = cache.cached_what_if(settings.model, settings.revision, text, step, focus, layer)
+    base, changed, step = found.base, found.changed, found.step
     before, after = st.columns(2)
     before.markdown("**As decoded**")
     ui.show_translation(base.translation, before)

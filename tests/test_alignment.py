@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.analysis.alignment import attention_view, hard_alignments, pharaoh, word_view
+from models.analysis.alignment import attention_view, hard_alignments, pharaoh, step_of_row, word_view
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING
 from models.network.tokenization import EOS, WORD_MARK, word_groups
@@ -49,3 +49,10 @@ def test_no_attention_has_no_view(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, "a dog")
     with pytest.raises(ValueError, match="no attention"):
         attention_view(trace, RNN_READING)
+
+
+def test_a_heatmap_row_names_the_step_that_wrote_it():
+    pieces = ("▁une", "▁ro", "be", "▁rouge", "</s>")
+    assert [step_of_row(pieces, r, words=False) for r in range(5)] == [0, 1, 2, 3, 4]
+    assert [step_of_row(pieces, r, words=True) for r in range(4)] == [0, 1, 3, 4]  # "robe" starts at step 1
+    assert step_of_row(pieces, 9, words=True) is None and step_of_row(pieces, None, words=False) is None

@@ -4,9 +4,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.analysis.alignment import focus_on_word
 from models.decoding.greedy import greedy
 from models.decoding.trace import RNN_READING
+from models.decoding.what_if import focus_on_word
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, run_page

@@ -43,7 +43,7 @@ def test_a_head_the_model_lacks_falls_back_to_its_default_with_a_notice(transfor
 
 
 def test_the_what_if_forces_the_chosen_layers_heads(transformer):
-    from models.analysis.alignment import focus_on_word
+    from models.decoding.what_if import focus_on_word
 
     at = run_page(APP, text=TEXT, model=transformer, head="1.1", step="2")
     at.selectbox(key="focus").set_value(1).run()

@@ -92,9 +92,8 @@ def source_word_weights(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, .
     return words, np.stack([weights[:, g].sum(axis=1) for g in groups], axis=1)
 
 
-def focus_on_word(trace: Trace, word: int) -> np.ndarray:
-    """Attention weights [S] that put everything on source word ``word``, spread over its pieces."""
-    group = word_groups(trace.source.pieces)[word]
-    weights = np.zeros(len(trace.source.ids), dtype=np.float32)
-    weights[group] = 1 / len(group)
-    return weights
+def step_of_row(target_pieces: tuple[str, ...], row: int | None, words: bool) -> int | None:
+    """The decoding step (0-based) that wrote a heatmap row: the row's piece, or the first piece of a word row;
+    None for no row or one past the sentence (a selection left from a longer one)."""
+    groups = word_groups(target_pieces) if words else [[i] for i in range(len(target_pieces))]
+    return groups[row][0] if row is not None and 0 <= row < len(groups) else None

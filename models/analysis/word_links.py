@@ -15,6 +15,7 @@ from ..decoding.greedy import forced
 from ..decoding.trace import RNN_READING, Reading
 from ..network.tokenization import EOS, TokenizerPair
 from ..network.translator import Translator
+from .aer import alignment_score
 from .alignment import word_view
 from .attribution import ATTRIBUTIONS, attribution_matrix
 
@@ -128,3 +129,14 @@ def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[
                 matrix: str = "attention", reading: Reading = RNN_READING, written: bool = WRITTEN) -> np.ndarray:
     """The [F, E] word matrix of one reading (or of an attribution): :func:`word_matrices` for one."""
     return word_matrices(model, tokenizers, english, french, matrix, [reading], written)[0]
+
+
+def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str) -> list[dict]:
+    """One pair's AER, precision and recall (%) under the rules people compare: how a heatmap is read (each French
+    word's most weighed English word), the rule chosen on the trial set for ``matrix``, and its threshold."""
+    rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
+             f"{CHOSEN[matrix]} (chosen on the trial set)": METHODS[CHOSEN[matrix]],
+             f"every weight ≥ {THRESHOLDS[matrix]:g}": above(THRESHOLDS[matrix])}
+    scores = {name: alignment_score([rule(weights)], [sure], [possible]) for name, rule in rules.items()}
+    return [{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
+             "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()]

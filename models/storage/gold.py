@@ -62,6 +62,8 @@ def format_links(links: set[Link] | frozenset[Link]) -> str:
     return " ".join(f"{i + 1}-{j + 1}" for i, j in sorted(links))
 
 
+#: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
+PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
 
@@ -121,3 +123,12 @@ def default_reading(directory: str | Path, shape: tuple[int, int]) -> Reading | 
     if not scored:
         return Reading(shape[0] - 1, None)
     return options[min(scored, key=lambda r: r["aer"])["reading"]]
+
+
+def alignment_rows(results: dict[str, list[dict]], baseline: list[dict]) -> list[dict]:
+    """The table of AER against human links: each model's results (by its label; of a multi-head model, the test
+    set's), the statistical aligner's and the published figures, each row named by what its links came from."""
+    rows = [{**r, "links from": f"{label}: {r['matrix']}" + (f", reading {r['reading']}" if r.get("reading") else "")}
+            for label, found in results.items() for r in found if not r.get("reading") or r["split"] == "test"]
+    rows += [{**r, "links from": f"eflomal ({r['method']} links)"} for r in baseline]
+    return rows + [{"links from": name, "split": "test", "aer": aer} for name, aer in PUBLISHED.items()]

@@ -7,12 +7,12 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from models.analysis.alignment import focus_on_word
 from models.analysis.anatomy import scaling_curves
 from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
 from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
+from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import LoadedModel, LoadPolicy, load_model
 from models.storage.timeline import TIMELINE_FILE, read_timeline
 
@@ -57,18 +57,19 @@ def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | N
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, text: str, beam: int,
-                 what_if: tuple[int, int, int] | None = None) -> Trace:
-    """The best-beam trace of ``text``, or greedy; ``what_if`` = (step, word, layer) forces that layer's heads at that
-    step onto that source word."""
+def cached_trace(ref: str, revision: str | None, text: str, beam: int) -> Trace:
+    """The best-beam trace of ``text``, or greedy."""
     loaded = load(ref, revision)
-    if what_if is not None:  # what-ifs always decode greedily on from the forced step
-        step, word, layer = what_if
-        focus = focus_on_word(cached_trace(ref, revision, text, 1), word)
-        return greedy(loaded.model, loaded.tokenizers, text, overrides={step: focus}, layer=layer)
     if beam > 1:
         return cached_beam(ref, revision, text, beam).hypotheses[0]
     return greedy(loaded.model, loaded.tokenizers, text)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_what_if(ref: str, revision: str | None, text: str, step: int, word: int, layer: int) -> WhatIf:
+    """:func:`models.decoding.what_if.what_if` of the model ``ref``."""
+    loaded = load(ref, revision)
+    return what_if(loaded.model, loaded.tokenizers, text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

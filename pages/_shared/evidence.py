@@ -41,7 +41,7 @@ def slug(matrix: str) -> str:
 def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     """Attention or an attribution (in the URL as ``read``); a model without attention offers attribution only."""
     choices = [m for m in MATRICES if m != "attention" or loaded.model.has_attention]
-    wanted = {slug(m): m for m in choices}.get(st.query_params.get("read", ""), choices[0])
+    wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", choices[0])
     matrix = st.segmented_control(
         "Show", choices, default=wanted, key=key, help="Attention: where the decoder read. Attribution (Captum): how "
         "much each source token's embedding changed the log-probability of the token written — for any model, "

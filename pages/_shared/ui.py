@@ -144,10 +144,10 @@ def _keep_sentence() -> None:
     st.session_state[_SENTENCE] = st.session_state["text"]
 
 
-def trace_or_stop(settings: Settings, text: str, what_if: tuple[int, int, int] | None = None) -> Trace:
+def trace_or_stop(settings: Settings, text: str) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
     try:
-        return cached_trace(settings.model, settings.revision, text, settings.beam, what_if)
+        return cached_trace(settings.model, settings.revision, text, settings.beam)
     except InputError as e:
         st.info(str(e))
         st.stop()

@@ -32,6 +32,7 @@ class UrlState:
     beam: int = 1
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
+    read: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
     head: str | None = None  # a reading of a multi-head model's attention, "2.3" or "2.mean" (checked by the page)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
@@ -87,6 +88,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
+    "read": _printable(40),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }

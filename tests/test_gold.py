@@ -1,0 +1,50 @@
+"""models/storage/gold.py: the records of AER beside a checkpoint — recorded per reading, laid out by head, the
+trial set's best chosen as the default, and the table the Models page shows."""
+from models.decoding.trace import RNN_READING, Reading
+from models.storage.gold import (
+    ALIGNMENT_FILE,
+    PUBLISHED,
+    aer_by_head,
+    alignment_rows,
+    default_reading,
+    read_alignment,
+    record_alignment,
+)
+
+
+def result(split, reading, aer, method="union"):
+    return {"split": split, "matrix": "attention", "method": method, "reading": reading, "aer": aer,
+            "precision": 50.0, "recall": 50.0, "command": f"align {split} {reading} {method}"}
+
+
+def test_a_result_replaces_only_the_one_that_measured_the_same(tmp_path):
+    record_alignment(tmp_path / ALIGNMENT_FILE, [result("trial", "1.1", 60.0), result("trial", "1.2", 55.0)])
+    record_alignment(tmp_path / ALIGNMENT_FILE, [result("trial", "1.1", 50.0)])
+    assert [(r["reading"], r["aer"]) for r in read_alignment(tmp_path / ALIGNMENT_FILE)] == [("1.2", 55.0),
+                                                                                               ("1.1", 50.0)]
+
+
+def test_the_default_reading_is_the_trial_sets_best_and_never_the_test_sets(tmp_path):
+    assert default_reading(tmp_path, (0, 0)) is None and default_reading(tmp_path, (1, 1)) == RNN_READING
+    assert default_reading(tmp_path, (3, 4)) == Reading(2, None)  # nothing scored: the last layer's mean
+    record_alignment(tmp_path / ALIGNMENT_FILE, [result("trial", "2.3", 48.0), result("trial", "2.mean", 51.0),
+                                                 result("test", "1.1", 20.0), result("trial", "9.9", 1.0)])
+    assert default_reading(tmp_path, (3, 4)) == Reading(1, 2)  # 9.9 is no head of this model; test never chooses
+
+
+def test_the_grid_lays_each_layers_heads_then_its_mean():
+    found = [result("test", "1.1", 60.0), result("test", "1.2", 58.0), result("test", "1.mean", 57.0),
+             result("test", "2.1", 52.0), result("test", "2.1", 50.0, method="argmax"), result("trial", "2.2", 1.0)]
+    rows, columns, values = aer_by_head(found, "test")
+    assert rows == ["layer 1", "layer 2"] and columns == ["head 1", "head 2", "mean"]
+    assert values == [[60.0, 58.0, 57.0], [50.0, None, None]]  # the best rule per reading; trial rows left out
+    assert aer_by_head([result("test", None, 60.0)], "test") is None  # an RNN's results name no reading
+
+
+def test_the_table_names_each_row_and_ends_with_the_published_figures():
+    rnn = {**result("test", None, 58.0), "reading": None}
+    rows = alignment_rows({"Additive": [rnn], "Transformer": [result("test", "2.mean", 45.0),
+                                                               result("trial", "2.1", 40.0)]},
+                          [{"split": "test", "method": "grow-diag", "aer": 11.0}])
+    assert [r["links from"] for r in rows] == ["Additive: attention", "Transformer: attention, reading 2.mean",
+                                               "eflomal (grow-diag links)", *PUBLISHED]
