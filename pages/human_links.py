@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView
 from models.analysis.word_links import pair_scores
-from pages._shared import charts, evidence, ui
+from pages._shared import cache, charts, evidence, ui
 
 st.title("Attention against human links")
 st.caption("Sentences of the Canadian Hansards aligned word by word by people (Och & Ney 2000). The French side is "
@@ -27,6 +27,9 @@ pair = pairs[number - 1]
 matrix = evidence.matrix_picker(loaded, key="gold_reading")
 reading = evidence.head_picker(loaded) if matrix == "attention" else None
 
+forced = cache.cached_forced(settings.model, settings.revision, " ".join(pair.english), " ".join(pair.french))
+if not evidence.affordable(forced, matrix):
+    st.stop()
 weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.english, pair.french, matrix, reading)
 F, E = weights.shape
 view = AttentionView(rows=pair.french[:F], columns=pair.english[:E], unknown=(False,) * E, weights=weights,

@@ -149,7 +149,7 @@ reading = evidence.head_picker(loaded)
 if reading is None:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
-weights, energies = evidence.shown(trace, settings, text, matrix, reading)
+matrix, weights, energies = evidence.shown(trace, settings, text, matrix, reading)
 view = ui.view_of(trace, weights, energies, settings.words)
 title, measure = evidence.TITLES[matrix]
 several = trace.attention_shape[1] > 1

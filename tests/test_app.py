@@ -207,3 +207,23 @@ def test_a_model_without_or_with_a_broken_index_says_so(indexed_copy):
     (indexed_copy / "neighbours.safetensors").write_bytes(b"not an index")
     at = run_page(APP, text="A dog runs.", model=str(indexed_copy))
     assert not at.exception and any("neighbour index cannot be used" in w.value for w in at.warning)
+
+
+def test_a_public_server_refuses_an_attribution_it_cannot_afford_and_says_why(monkeypatch):
+    """45 words of integrated gradients would hold the server for minutes: the page says so and shows attention."""
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    text = ("The members of the committee said on Tuesday that the new rules for the harbour, which were written "
+            "after the storm of last winter, would be discussed again by the council before the end of the month, "
+            "and that nobody should expect a decision soon.")
+    at = run_page(APP, text=text, read="integrated-gradients")
+    assert not at.exception
+    assert any("shared server" in w.value and "Gradient×input is far cheaper" in w.value for w in at.warning)
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Attention α")
+    assert not at.get("progress")  # nothing was computed
+
+
+def test_an_affordable_attribution_is_computed_on_a_public_server(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    at = run_page(APP, text="A dog runs.", read="gradient-x-input")
+    assert not at.exception and not at.warning
+    assert "attribution" in figures(at)[0]["layout"]["title"]["text"]

@@ -122,3 +122,23 @@ def test_the_first_page_does_not_pay_for_captum():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_work_grows_with_points_source_and_the_square_of_the_written_pieces(tiny_tokenizers):
+    model = make_model(tiny_tokenizers)
+    trace = trace_of(model, tiny_tokenizers)
+    T, S = len(trace.target_ids), len(trace.source.ids)
+    assert attribution.work(trace, "gradient×input") == S * T * (T + 1) // 2  # row t decodes t + 1 steps
+    assert attribution.work(trace, "integrated gradients") == attribution.IG_STEPS * S * T * (T + 1) // 2
+    assert attribution.estimated_seconds(trace, "gradient×input") == pytest.approx(
+        attribution.work(trace, "gradient×input") / attribution.CELLS_PER_SECOND)
+
+
+def test_progress_is_heard_after_each_group_of_written_pieces(tiny_tokenizers, monkeypatch):
+    model = make_model(tiny_tokenizers)
+    trace = trace_of(model, tiny_tokenizers)
+    monkeypatch.setattr(attribution, "MAX_CELLS", 1)  # one written piece a group
+    heard = []
+    attribution.attribution_matrix(model, trace, "gradient×input", heard.append)
+    T = len(trace.target_ids)
+    assert heard == pytest.approx([(t + 1) / T for t in range(T)])

@@ -27,6 +27,9 @@ from ..network.translator import Translator
 
 IG_STEPS = 64  # path points: gaps ≤ 5.4 % of the change on the bundled models, 16: ≤ 54 % (bench completeness)
 MAX_CELLS = 2**16  # rows × steps × source pieces per backward pass: bounds what additive attention keeps (docs)
+#: Work done a second on one CPU thread, in cells (:func:`work`), by the slowest bundled model: what a request's
+#: time is estimated from before it starts (`python -m bench attribution`, docs/performance.md).
+CELLS_PER_SECOND = 100_000
 
 
 # Captum is imported when an attribution is asked for: it loads matplotlib (~0.5 s), which the app's first page
@@ -78,15 +81,35 @@ def _step_rows(model: Translator, trace: Trace, path_points: int):
                              steps)
 
 
-def raw_attribution(model: Translator, trace: Trace, method: str) -> torch.Tensor:
-    """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings."""
+def _points(method: str) -> int:
     if method not in ATTRIBUTIONS:
         raise ValueError(f"unknown attribution {method!r}; expected one of {tuple(ATTRIBUTIONS)}")
-    points = IG_STEPS if method == "integrated gradients" else 1
+    return IG_STEPS if method == "integrated gradients" else 1
+
+
+def work(trace: Trace, method: str) -> int:
+    """What an attribution of ``trace`` costs, in cells: path points × source pieces × the decoding steps of all
+    rows (the row of written piece t decodes t + 1 steps). Time grows with it: S × T² × points."""
+    T, S = len(trace.target_ids), len(trace.source.ids)
+    return _points(method) * S * T * (T + 1) // 2
+
+
+def estimated_seconds(trace: Trace, method: str) -> float:
+    """About how long :func:`attribution_matrix` takes on one CPU thread (:data:`CELLS_PER_SECOND`)."""
+    return work(trace, method) / CELLS_PER_SECOND
+
+
+def raw_attribution(model: Translator, trace: Trace, method: str,
+                    progress: Callable[[float], None] | None = None) -> torch.Tensor:
+    """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings;
+    ``progress`` hears the share of written pieces done after each group of them."""
+    points, parts, T = _points(method), [], len(trace.target_ids)
     model.eval()
     with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # cuDNN's GRU: no backward in eval mode
-        parts = [ATTRIBUTIONS[method](model, forward, src, args).detach()  # [n, S, E]
-                 for forward, src, args in _step_rows(model, trace, points)]
+        for forward, src, args in _step_rows(model, trace, points):
+            parts.append(ATTRIBUTIONS[method](model, forward, src, args).detach())  # [n, S, E]
+            if progress is not None:
+                progress(sum(len(p) for p in parts) / T)
     return torch.cat(parts)  # [T, S, E]
 
 
@@ -105,7 +128,8 @@ def completeness(model: Translator, trace: Trace, path_points: int) -> tuple[np.
     return torch.cat(gaps).float().cpu().numpy(), torch.cat(changes).float().cpu().numpy()  # [T], [T]
 
 
-def attribution_matrix(model: Translator, trace: Trace, method: str) -> np.ndarray:
+def attribution_matrix(model: Translator, trace: Trace, method: str,
+                       progress: Callable[[float], None] | None = None) -> np.ndarray:
     """Shares [T, S] (rows sum to 1) of the source pieces in each written piece of ``trace``."""
-    shares = raw_attribution(model, trace, method).sum(-1).abs().float().cpu().numpy()  # [T, S]
+    shares = raw_attribution(model, trace, method, progress).sum(-1).abs().float().cpu().numpy()  # [T, S]
     return shares / np.maximum(shares.sum(axis=1, keepdims=True), 1e-12)

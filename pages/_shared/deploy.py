@@ -21,15 +21,35 @@ def setting(name: str, default: str = "") -> str:
         return default
 
 
-def load_policy() -> LoadPolicy:
-    """Public mode (``ATLAS_PUBLIC=1``): bundled models and Hub ids only, optionally an allow-list of Hub ids."""
-    allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
+def public() -> bool:
+    """Public mode (``ATLAS_PUBLIC=1``): strangers share this server."""
+    return setting("ATLAS_PUBLIC").lower() in {"1", "true", "yes", "on"}
+
+
+def _number(name: str, default: float) -> float:
     try:
-        max_mb = float(setting("ATLAS_MAX_DOWNLOAD_MB", "200"))
+        return float(setting(name, str(default)))
     except ValueError:
-        max_mb = 200.0
-    return LoadPolicy(local_paths=setting("ATLAS_PUBLIC").lower() not in {"1", "true", "yes", "on"},
-                      hub_allow=frozenset(allow) if allow else None, max_download_mb=max_mb)
+        return default
+
+
+def load_policy() -> LoadPolicy:
+    """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids."""
+    allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
+    return LoadPolicy(local_paths=not public(), hub_allow=frozenset(allow) if allow else None,
+                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", 200.0))
+
+
+PUBLIC_ATTRIBUTION_S = 10.0  # the most one request's attribution may take on a public server, one thread
+
+
+def attribution_limit_s() -> float | None:
+    """The seconds of attribution one request may ask for (``ATLAS_ATTRIBUTION_LIMIT_S``): on a public server
+    :data:`PUBLIC_ATTRIBUTION_S` unless set, so no visitor holds it for long; on one's own machine, no limit
+    unless set (a progress bar shows how far it is)."""
+    if setting("ATLAS_ATTRIBUTION_LIMIT_S"):
+        return _number("ATLAS_ATTRIBUTION_LIMIT_S", PUBLIC_ATTRIBUTION_S)
+    return PUBLIC_ATTRIBUTION_S if public() else None
 
 
 def default_model() -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from models.analysis.attribution import IG_STEPS, attribution_matrix
+from models.analysis.attribution import IG_STEPS, attribution_matrix, estimated_seconds
 from models.analysis.word_links import MATRICES, word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair, read_gold
@@ -93,19 +93,43 @@ def url_reading(loaded: LoadedModel, key: str | None) -> Reading:
         return loaded.reading
 
 
-@st.cache_data(max_entries=64, show_spinner="Computing the attribution…")
+@st.cache_data(max_entries=64, show_spinner=False)
 def cached_attribution(ref: str, revision: str | None, text: str, target: tuple[int, ...], method: str) -> np.ndarray:
-    """``method``'s shares [T, S] for ``text`` written as ``target``."""
+    """``method``'s shares [T, S] for ``text`` written as ``target``, with a progress bar while it is computed (made
+    and removed in here, so a cached answer replays no bar)."""
     loaded = cache.load(ref, revision)
-    return attribution_matrix(loaded.model, cache.cached_forced(ref, revision, text, target), method)
+    bar = st.progress(0.0, text=f"Computing {method}…")
+    weights = attribution_matrix(loaded.model, cache.cached_forced(ref, revision, text, target), method,
+                                 lambda done: bar.progress(done, text=f"Computing {method}: {done:.0%} of the "
+                                                                      "written pieces"))
+    bar.empty()
+    return weights
+
+
+def affordable(trace: Trace, matrix: str) -> bool:
+    """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
+    limit = deploy.attribution_limit_s()
+    if matrix == "attention" or limit is None or (needed := estimated_seconds(trace, matrix)) <= limit:
+        return True
+    cheaper = " Gradient×input is far cheaper;" if matrix == "integrated gradients" else ""
+    st.warning(f"{matrix.capitalize()} of this sentence would take about {needed:.0f} s on this shared server, "
+               f"which gives one request at most {limit:.0f} s.{cheaper} a shorter sentence is quicker. Run the app "
+               "on your own machine for any length (README).")
+    return False
 
 
 def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
-          reading: Reading | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The matrix [T, S] a page draws for ``trace`` and the energies behind it (None for attributions and means)."""
+          reading: Reading | None) -> tuple[str, np.ndarray, np.ndarray | None]:
+    """What a page draws for ``trace``: the matrix's name, the matrix [T, S] and the energies behind it (None for
+    attributions and means). An attribution this server cannot afford (:func:`affordable`) gives way to the
+    attention, or, without attention, ends the page."""
+    if not affordable(trace, matrix):
+        if reading is None:
+            st.stop()
+        matrix = "attention"
     if matrix == "attention":
-        return trace.read(reading), trace.read_energies(reading)
-    return cached_attribution(settings.model, settings.revision, text, trace.target_ids, matrix), None
+        return matrix, trace.read(reading), trace.read_energies(reading)
+    return matrix, cached_attribution(settings.model, settings.revision, text, trace.target_ids, matrix), None
 
 
 def gold_folder() -> Path | None:
