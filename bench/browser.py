@@ -33,8 +33,11 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
                  "--disable-component-update", "--disable-sync"]
 TRANSLATION = "[...document.querySelectorAll('[data-testid=stText]')].map(e => e.innerText.trim())"
-HEATMAP_ROWS = ("document.querySelector('.js-plotly-plot') ? [...document.querySelector('.js-plotly-plot')"
-                ".querySelectorAll('.yaxislayer-above .ytick')].filter(e => e.textContent).length : -1")
+HEATMAP = ".vega-embed .mark-rect.role-mark path"  # the first heatmap's cells, drawn (Vega-Lite, SVG)
+HEATMAP_ROWS = ("(() => { const svg = document.querySelector('.vega-embed svg'); const y = svg && [...svg"
+                ".querySelectorAll('g.role-axis')].find(a => (a.getAttribute('aria-label') || '')"
+                ".startsWith('Y-axis')); return y ? [...y.querySelectorAll('g.role-axis-label text')]"
+                ".filter(t => t.textContent).length : -1; })()")
 IDLE = "!document.querySelector('[data-testid=stStatusWidget]')"
 
 
@@ -147,7 +150,7 @@ async def _session(browser, url: str, sentences: list[str], expected: dict, rows
     try:
         start = time.perf_counter()
         await page.goto(url)
-        await page.wait_for_selector(".js-plotly-plot")
+        await page.wait_for_selector(HEATMAP)
         out.load_ms = 1000 * (time.perf_counter() - start)
         await page.wait_for_function(IDLE)
         box = page.get_by_label("English sentence")
@@ -240,7 +243,7 @@ async def _step_presses(url: str, presses: int) -> list[float]:
         page = await browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
         await page.goto(f"{url}/?text=A%20little%20girl%20in%20a%20red%20dress%20is%20playing%20with%20a%20ball.")
-        await page.wait_for_selector(".js-plotly-plot")
+        await page.wait_for_selector(HEATMAP)
         await page.wait_for_function(IDLE)
         slider, times = page.get_by_role("slider").first, []
         await slider.focus()

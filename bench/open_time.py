@@ -18,9 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, Server, script_runs
+from .browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, Server, script_runs
 
-HEATMAP = ".js-plotly-plot .heatmaplayer"
 VIEWPORT = {"width": 1400, "height": 1000}
 SUBMITTED = "A young boy is playing football in the park."
 

@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, IDLE, ROOT, Server
+from .browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, ROOT, Server
 
 PAGES = ("", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Human_links", "Models_and_results")
 INDEX_OPTION = "--extra-index-url"
@@ -92,7 +92,7 @@ def visit_every_page(url: str) -> float:
         page.set_default_timeout(180_000)
         start = time.perf_counter()
         page.goto(url)
-        page.wait_for_selector(".js-plotly-plot")
+        page.wait_for_selector(HEATMAP)
         first_heatmap = time.perf_counter() - start
         for name in PAGES:
             page.goto(f"{url}/{name}")

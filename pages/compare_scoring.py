@@ -48,7 +48,7 @@ ui.source_notices(traces[0])
 for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)
-    column.plotly_chart(charts.heatmap(view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
+    column.altair_chart(charts.heatmap(view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
 
 st.subheader("Same target, two attentions")
 st.caption("Forced decoding feeds both models one common French sentence, so the two matrices have the same rows.")
@@ -73,15 +73,15 @@ if not same_cells(*views):
 comparison = compare_views(*views, names=names)
 st.success(for_markdown(comparison.summary))
 for column, side, name, shown in zip(st.columns(2), ("left", "right"), names, views):
-    column.plotly_chart(charts.heatmap(shown, name), width="stretch", key=f"forced_{side}")
-st.plotly_chart(charts.difference_heatmap(comparison.difference, views[0], names), width="stretch", key="difference")
+    column.altair_chart(charts.heatmap(shown, name), width="stretch", key=f"forced_{side}")
+st.altair_chart(charts.difference_heatmap(comparison.difference, views[0], names), width="stretch", key="difference")
 
 steps = range(len(views[0].rows))
 row_labels = list(views[0].rows)
 a, b = st.columns(2)
-a.plotly_chart(charts.lines(steps, {names[0]: comparison.entropy_a, names[1]: comparison.entropy_b},
+a.altair_chart(charts.lines(steps, {names[0]: comparison.entropy_a, names[1]: comparison.entropy_b},
                             "Attention entropy per step", "bits", row_labels), width="stretch", key="entropy")
-b.plotly_chart(charts.lines(steps, {"Jensen–Shannon": comparison.js}, "Divergence between the two per step",
+b.altair_chart(charts.lines(steps, {"Jensen–Shannon": comparison.js}, "Divergence between the two per step",
                             "bits (0 = identical, 1 = disjoint)", row_labels), width="stretch", key="divergence")
 st.markdown(f"Most-attended source token agrees at **{comparison.argmax_agree.sum()} of {len(steps)}** steps: "
             + " ".join("✓" if ok else "✗" for ok in comparison.argmax_agree))

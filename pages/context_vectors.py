@@ -31,16 +31,16 @@ for column, model, trace in zip(st.columns(2), models, traces):
     name = ui.model_name(model)
     with column:
         st.markdown(f"**{name}** — {for_markdown(trace.translation)}")
-        st.plotly_chart(charts.context_path(geo, source, target, name), width="stretch", key=f"path_{model}")
+        st.altair_chart(charts.context_path(geo, source, target, name), width="stretch", key=f"path_{model}")
         if not geo.inside_hull.all():
             st.error("A context left the hull: this would mean the weights were not a distribution.")
         steps = range(len(target))
-        st.plotly_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far c_t moves each step",
+        st.altair_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far c_t moves each step",
                                      "distance", target), width="stretch", key=f"dist_{model}")
-        st.plotly_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much c_t turns each step",
+        st.altair_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much c_t turns each step",
                                      "cosine", target), width="stretch", key=f"cos_{model}")
         words, by_word = source_word_weights(trace, trace.read(RNN_READING))
-        st.plotly_chart(charts.shares(by_word, list(words), target), width="stretch",
+        st.altair_chart(charts.shares(by_word, list(words), target), width="stretch",
                         key=f"share_{model}")
-        st.plotly_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the contexts"),
+        st.altair_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the contexts"),
                         width="stretch", key=f"sim_{model}")

@@ -35,8 +35,8 @@ F, E = weights.shape
 view = AttentionView(rows=pair.french[:F], columns=pair.english[:E], unknown=(False,) * E, weights=weights,
                      energies=None)
 title, measure = evidence.TITLES[matrix]
-st.plotly_chart(charts.gold_links(charts.heatmap(view, title, measure=measure), pair.sure, pair.possible),
-                width="stretch", key="gold_heatmap")
+st.altair_chart(charts.gold_links(view, title, measure, pair.sure, pair.possible), width="stretch",
+                key="gold_heatmap")
 
 st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix), hide_index=True, key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "

@@ -47,14 +47,14 @@ with left:
     if learned.view is None:
         st.info("This model has no attention, so there is no heatmap: only its translations change.")
     else:
-        st.plotly_chart(charts.heatmap(learned.view, f"Attention at {learned.label} (subword pieces)"),
+        st.altair_chart(charts.heatmap(learned.view, f"Attention at {learned.label} (subword pieces)"),
                         width="stretch", key="learned_heatmap")
 with right:
-    st.plotly_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")
+    st.altair_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")
     st.caption("Validation BLEU (greedy, mean over the validation corpora) and loss at each validation point; "
                "the orange line is the moment shown.")
     if curve.entropy_bits:
-        st.plotly_chart(charts.attention_entropy(curve, point), width="stretch", key="attention_entropy")
+        st.altair_chart(charts.attention_entropy(curve, point), width="stretch", key="attention_entropy")
         st.caption("How spread the attention is: the examples' mean entropy per written piece, in bits (0: all "
                    "weight on one source piece). A score that keeps growing drives it towards 0 — the bundled "
                    "dot-product model's does, the additive one's settles (docs/results.md).")

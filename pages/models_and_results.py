@@ -1,5 +1,4 @@
 """Models & results: the bundled translators, their measured scores, BLEU against sentence length."""
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -53,26 +52,13 @@ if rows:
     st.subheader("BLEU against sentence length")
     st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")
     for test, points in pd.DataFrame(lengths).groupby("test set", sort=False):
-        st.altair_chart(
-            alt.Chart(points, title=test).mark_line(point=True).encode(
-                x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
-                y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
-                tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
-            ).properties(height=340), width="stretch", key=f"lengths_{test}",
-        )
+        st.altair_chart(charts.bleu_by_length(points, test), width="stretch", key=f"lengths_{test}")
 
 if curves:
     st.subheader("What the training minutes bought")
     st.caption("Validation BLEU (greedy, cased) at every validation point of each model's training run, against "
                "the minutes it had trained; the checkpoint is the point with the best mean.")
-    st.altair_chart(
-        alt.Chart(pd.DataFrame(curves)).mark_line(point=True).encode(
-            x=alt.X("minutes:Q", title="training minutes"), y=alt.Y("BLEU:Q", title="validation BLEU"),
-            color="model:N", strokeDash=alt.StrokeDash("validation set:N", title="validation set"),
-            tooltip=["model", "validation set", "step", alt.Tooltip("minutes:Q", format=".0f"),
-                     alt.Tooltip("BLEU:Q", format=".1f")],
-        ).properties(height=340), width="stretch", key="quality_per_minute",
-    )
+    st.altair_chart(charts.quality_per_minute(pd.DataFrame(curves)), width="stretch", key="quality_per_minute")
 
 baseline = read_alignment(BUNDLED_BASELINE)
 if alignment or baseline:
@@ -87,7 +73,7 @@ if alignment or baseline:
                  hide_index=True, key="alignment")
     st.code("\n".join(dict.fromkeys(r["command"] for r in table if "command" in r)), language="bash")
 for name, (layer_names, head_names, values) in heads.items():
-    st.plotly_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns? "
+    st.altair_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns? "
                                     "AER on the test set, each layer's heads and their mean"),
                     width="stretch", key=f"aer_heads_{name}")
     st.caption("Each cell: links read from one head's attention (or a layer's mean of heads) by the rule chosen for "

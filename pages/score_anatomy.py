@@ -1,7 +1,6 @@
 """Score anatomy: one attention energy taken apart, and why unscaled dot products saturate."""
 from dataclasses import replace
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -44,7 +43,7 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
         st.markdown(f"**{SCORES[parts.score].label}**: e = **{parts.energy:.3f}**, "
                     f"α = **{tr.read(RNN_READING)[t, s]:.3f}** (the model's own energy: "
                     f"{tr.read_energies(RNN_READING)[t, s]:.3f})")
-        st.plotly_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
+        st.altair_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
                                     "Each hidden unit's contribution, largest first", "unit k"),
                         width="stretch", key=f"contrib_{parts.score}")
         table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
@@ -61,10 +60,4 @@ dims = [d for d in [2**k for k in range(1, 13)] if d <= max_dim]
 points = pd.DataFrame(cache.cached_scaling_curves(tuple(dims)))
 for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),
                                 ("Largest weight", "Entropy (bits)", "Softmax gradient ‖∂α/∂e‖")):
-    column.altair_chart(
-        alt.Chart(points, title=title).mark_line(point=True).encode(
-            x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
-            y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
-            tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
-        ).properties(height=260), width="stretch", key=f"scaling_{field}",
-    )
+    column.altair_chart(charts.scaling(points, field, title), width="stretch", key=f"scaling_{field}")

@@ -25,7 +25,7 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     chosen = st.radio("Show hypothesis", range(len(result.hypotheses)), horizontal=True, key="hypothesis",
                       format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")
     chosen = min(chosen, len(result.hypotheses) - 1)
-    st.plotly_chart(charts.beam_tree(result.nodes, result.ends, chosen), width="stretch", key="beam_tree")
+    st.altair_chart(charts.beam_tree(result.nodes, result.ends, chosen), width="stretch", key="beam_tree")
     st.caption("Each column is a decoding step; higher is better. Blue: kept in the beam; grey: the best pruned; "
                "orange: the hypothesis shown; squares end with </s>.")
     return result.hypotheses[chosen]
@@ -33,8 +33,8 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
 
 def follow_click(event, trace: Trace, words: bool) -> None:
     """A newly clicked heatmap cell selects its row's decoding step (the first piece of a clicked word)."""
-    points = event.selection.points if event else []
-    row = int(points[0]["y"]) if points else None
+    points = event.selection.get("cell", []) if event else []
+    row = int(points[0]["t"]) if points else None
     if row == st.session_state.get("_clicked_row"):  # the same selection, rerun for another reason
         return
     st.session_state["_clicked_row"] = row
@@ -45,17 +45,17 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 def pick_head() -> None:
     """A click in the head grid opens that head of the layer shown (runs before the next script run)."""
-    points, chosen = st.session_state["head_grid"].selection.points, evidence.chosen_key("head")
+    points, chosen = st.session_state["head_grid"].selection.get("head", []), evidence.chosen_key("head")
     if points and isinstance(st.session_state.get(chosen), Reading):
-        st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["customdata"][0]))
+        st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["head"]))
 
 
 def head_grid(trace: Trace, reading: Reading, words: bool) -> None:
     """Every head of the shown layer at a glance; clicking one opens it above."""
     heads = trace.attention_shape[1]
     views = [ui.view_of(trace, trace.read(Reading(reading.layer, h)), None, words) for h in range(heads)]
-    st.plotly_chart(charts.head_grid(views, [f"head {h + 1}" for h in range(heads)], reading.head),
-                    width="stretch", key="head_grid", on_select=pick_head, selection_mode="points")
+    st.altair_chart(charts.head_grid(views, [f"head {h + 1}" for h in range(heads)], reading.head),
+                    key="head_grid", on_select=pick_head, selection_mode="head")
     st.caption(f"Layer {reading.layer + 1}'s {heads} heads on this sentence. Click a head to open it above.")
 
 
@@ -78,11 +78,11 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
         source, row_weights = charts.source_text(trace), weights[step]
     left, right = st.columns(2)
     over = "Attention over the source" if matrix == "attention" else f"{matrix.capitalize()} over the source"
-    left.plotly_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
+    left.altair_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
                       key="step_bars")
-    right.plotly_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
+    right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     row = word_index(trace.target_pieces)[step] if settings.words else step
-    st.plotly_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
+    st.altair_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
     if reading is not None:  # without attention there is nothing to force
         what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
@@ -126,10 +126,10 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
     before, after = st.columns(2)
     before.markdown("**As decoded**")
     ui.show_translation(base.translation, before)
-    before.plotly_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
+    before.altair_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
     after.markdown(f"**Looking only at “{for_markdown(source_words[focus])}” at step {step + 1}**")
     ui.show_translation(changed.translation, after)
-    after.plotly_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
+    after.altair_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
                        key="wi_after")
 
 
@@ -157,7 +157,7 @@ if matrix == "attention" and several:
     title += f" ({reading.label})"
 heatmap = charts.heatmap(view, f"{title} — one row per output token, one column per source token", clickable=True,
                          measure=measure)
-clicked = st.plotly_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="points")
+clicked = st.altair_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="cell")
 st.caption("Click a cell to explore the step that wrote its row.")
 follow_click(clicked, trace, settings.words)
 if matrix == "attention" and several:

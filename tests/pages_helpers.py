@@ -25,14 +25,42 @@ def run_page(path: str, **params) -> AppTest:
 
 
 def figures(at: AppTest) -> list[dict]:
-    """The plotly figures on the page, as JSON."""
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    """The Vega-Lite charts on the page: each spec, its ``datasets`` decoded from Streamlit's Arrow into lists of
+    records (by name)."""
+    import pyarrow as pa
+
+    charts = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        spec["datasets"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist()
+                            for d in chart.proto.datasets}
+        charts.append(spec)
+    return charts
 
 
-def heat_shape(fig: dict) -> tuple[int, int]:
-    """Rows × columns of a figure's first heatmap (plotly may ship it as typed-array bytes)."""
-    z = fig["data"][0]["z"]
-    if isinstance(z, dict):
-        rows, cols = z["shape"].split(",")
-        return int(rows), int(cols)
-    return len(z), len(z[0])
+def records(spec: dict, field: str) -> list[dict]:
+    """The records of a chart's first dataset that has ``field``."""
+    return next(rows for rows in spec["datasets"].values() if rows and field in rows[0])
+
+
+def title_of(spec: dict) -> str:
+    """A chart's title as one line (wrapped titles are lists of lines)."""
+    text = spec.get("title", {}).get("text", "")
+    return " ".join(text) if isinstance(text, list) else text
+
+
+def cells(spec: dict) -> list[dict]:
+    """A heatmap's cells: the records of its dataset that holds ``weight`` by row ``t`` and column ``s``."""
+    return next(rows for rows in spec["datasets"].values() if rows and {"t", "s", "weight"} <= set(rows[0]))
+
+
+def heat_shape(spec: dict) -> tuple[int, int]:
+    """Rows × columns of a heatmap."""
+    found = cells(spec)
+    return max(c["t"] for c in found) + 1, max(c["s"] for c in found) + 1
+
+
+def column_labels(spec: dict) -> list[str]:
+    """The labels a heatmap's column axis writes, read back from its lookup expression."""
+    expression = spec["encoding"]["x"]["axis"]["labelExpr"]
+    return json.loads(expression[expression.index("["): expression.rindex("]") + 1].rsplit("[datum.value]", 1)[0])

@@ -8,7 +8,7 @@ from models.analysis.word_links import rows_argmax, word_matrix
 from models.storage.gold import parse_links
 from models.storage.hub import load_model
 
-from .pages_helpers import figures, heat_shape, page, run_page
+from .pages_helpers import figures, heat_shape, page, records, run_page, title_of
 
 PAIRS = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
          ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3")]
@@ -22,8 +22,12 @@ def gold(tmp_path, monkeypatch):
     return tmp_path
 
 
-def overlay(fig: dict) -> dict[str, set[tuple[int, int]]]:
-    return {t["name"].split()[0]: set(zip(t["x"], t["y"])) for t in fig["data"] if t.get("name")}
+def overlay(chart: dict) -> dict[str, set[tuple[int, int]]]:
+    """People's links drawn over the heatmap, by kind: {"Sure": {(s, t), …}, "Possible": …}."""
+    found = {}
+    for link in records(chart, "link"):
+        found.setdefault(link["link"].split()[0], set()).add((link["s"], link["t"]))
+    return found
 
 
 def test_the_pair_from_the_url_is_drawn_with_its_human_links(gold):
@@ -45,7 +49,7 @@ def test_attribution_can_be_laid_under_the_same_links(gold):
     at = run_page(page("Human_links"), pair="1", read="integrated-gradients")
     assert not at.exception
     heat = figures(at)[0]
-    assert "attribution" in heat["layout"]["title"]["text"]
+    assert "attribution" in title_of(heat)
     assert overlay(heat)["Sure"] == {(0, 0), (1, 1), (2, 2)}
 
 

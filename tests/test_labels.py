@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from pages._shared.labels import for_markdown, for_plotly, plain
+from pages._shared.labels import for_markdown, plain
 
 HOSTILE = 'He said "Go" & <b>run</b> </script> *x* $y$ :red[z] \\ ok'
 
@@ -11,18 +11,6 @@ HOSTILE = 'He said "Go" & <b>run</b> </script> *x* $y$ :red[z] \\ ok'
 def test_plain_makes_control_characters_visible_and_leaves_the_rest():
     assert plain("a\x1bb\u202ec") == "a\\x1bb\\x202ec"
     assert plain(HOSTILE) == HOSTILE
-
-
-def test_plotly_escapes_exactly_the_entities_plotly_decodes():
-    out = for_plotly(HOSTILE)
-    assert "<" not in out and ">" not in out
-    assert '"Go"' in out  # plotly shows &quot; literally, so quotes must stay quotes
-    decoded = out.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")  # what plotly renders
-    assert decoded == HOSTILE
-
-
-def test_plotly_escaping_is_not_applied_twice():
-    assert for_plotly("&") == "&amp;" and for_plotly("&amp;") == "&amp;amp;"
 
 
 @pytest.mark.parametrize("text", [HOSTILE, "**bold**", "[link](http://x)", "# heading", "1. item", "`code`"])

@@ -8,7 +8,7 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model
 
-from .pages_helpers import APP, figures, heat_shape, page, run_page
+from .pages_helpers import APP, figures, heat_shape, page, records, run_page
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning", "Human_links"]
 TEXT = "A small white dog is sleeping on the couch."
@@ -33,7 +33,8 @@ def test_empty_text_gets_a_prompt(name, text):
 def test_hostile_text_renders(name):
     at = run_page(page(name), text='<img src=x onerror=alert(1)> 🐕 一只狗 ' + "a dog runs " * 60)
     assert not at.exception
-    assert "<img" not in json.dumps([f for f in figures(at)])
+    drawn = json.dumps(figures(at), ensure_ascii=False)  # labels reach Vega-Lite as typed: SVG text, never markup
+    assert "&lt;" not in drawn and "&amp;" not in drawn
 
 
 def test_compare_forces_a_common_target():
@@ -58,7 +59,7 @@ def test_compare_with_a_typed_reference():
 
 def test_context_page_draws_both_models_paths():
     at = run_page(page("Context_vectors"), text=TEXT)
-    paths = [f for f in figures(at) if any(d.get("name") == "contexts c_t" for d in f["data"])]
+    paths = [f for f in figures(at) if any(r and r[0].get("what") == "contexts c_t" for r in f["datasets"].values())]
     assert len(paths) == 2
     assert not any("left the hull" in e.value for e in at.error)
 
@@ -159,8 +160,9 @@ def test_learning_page_replays_the_record(recorded):
     assert at.select_slider(key="point").value == 1  # the last point by default
     heat, curve, spread = figures(at)
     assert heat_shape(heat) == (len(traces[0].target_pieces), len(traces[0].source.pieces))
-    assert curve["data"][0]["y"] == [20.0, 40.0]
-    first, last = spread["data"][0]["y"]  # the same traces at both points: the same entropy, within its bounds
+    assert [r["val BLEU"] for r in records(curve, "val BLEU")] == [20.0, 40.0]
+    first, last = [r["entropy"] for r in records(spread, "entropy")]  # the same traces at both points: the same
+    # entropy, within its bounds
     assert first == pytest.approx(last) and 0 < first < np.log2(max(len(t.source.pieces) for t in traces))
     at.select_slider(key="point").set_value(0).run()
     assert at.query_params["point"] == "1" and "At **epoch 0.50 · step 50 · 1 min**" in at.markdown[0].value

@@ -10,7 +10,7 @@ from models.decoding.trace import Reading
 from models.storage.hub import load_model
 
 from .helpers import tiny_transformer_checkpoint
-from .pages_helpers import APP, figures, page, run_page
+from .pages_helpers import APP, figures, page, records, run_page, title_of
 
 TEXT = "A black dog is running on the beach."
 
@@ -27,11 +27,11 @@ def test_translate_draws_the_chosen_head_and_the_layers_grid(transformer):
     loaded = load_model(transformer, device="cpu")
     trace = greedy(loaded.model, loaded.tokenizers, TEXT)
     heat, grid = figures(at)[0], figures(at)[1]
-    assert "layer 1, head 2" in heat["layout"]["title"]["text"]
-    assert len([d for d in grid["data"] if d["type"] == "heatmap"]) == 2  # one small heatmap per head of layer 1
+    assert "layer 1, head 2" in title_of(heat)
+    assert {r["label"] for r in records(grid, "head")} == {"head 1", "▶ head 2"}  # one small heatmap per head
     at.selectbox(key="head").set_value(Reading(1, None)).run()  # the mean of layer 2's heads
     assert not at.exception and at.query_params["head"] == "2.mean"
-    assert "layer 2, mean of its heads" in figures(at)[0]["layout"]["title"]["text"]
+    assert "layer 2, mean of its heads" in title_of(figures(at)[0])
     assert trace.read(Reading(1, None)).shape[0] == len(trace.target_ids)
 
 
@@ -59,7 +59,7 @@ def test_compare_sets_a_transformer_head_beside_an_rnn(transformer):
     at = run_page(page("Compare_scoring"), text=TEXT, left="additive", right=transformer, right_head="2.1")
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="right_head").value == Reading(1, 0)
-    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
+    titles = [title_of(f) for f in figures(at)]
     assert any("layer 2, head 1" in t for t in titles)
     assert any("Jensen" in str(f) for f in figures(at))  # the divergence chart is drawn
 

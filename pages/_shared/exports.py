@@ -5,7 +5,7 @@ import csv
 import io
 import json
 
-import plotly.graph_objects as go
+import altair as alt
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, hard_alignments, pharaoh
@@ -28,40 +28,26 @@ def matrix_json(view: AttentionView, name: str = "attention") -> str:
     return json.dumps(data, ensure_ascii=False, indent=1)
 
 
-def browser_path() -> str | None:
-    """The Chromium kaleido would drive to render images on the server, or None."""
-    try:
-        from choreographer.browsers.chromium import Chromium  # kaleido's browser finder
-
-        return Chromium.find_browser(skip_local=False)
-    except Exception:  # a kaleido without choreographer, or a finder that changed: treat as "no browser"
-        return None
+IMAGE_COLUMN_PX = 28  # an exported heatmap's width per source token (a file has no page to stretch to)
 
 
 @st.cache_data(max_entries=16, show_spinner="Rendering the images…")
-def _images(fig_json: str) -> tuple[bytes, bytes]:
-    fig = go.Figure(json.loads(fig_json))
-    return fig.to_image(format="png", scale=2), fig.to_image(format="svg")
+def images(spec: str) -> tuple[bytes, bytes]:
+    """PNG (twice the size) and SVG of a Vega-Lite chart, rendered on the server by vl-convert: no browser."""
+    import vl_convert  # only asked for here: the first page does not pay for loading it
+
+    return vl_convert.vegalite_to_png(spec, scale=2), vl_convert.vegalite_to_svg(spec).encode()
 
 
-def download_buttons(view: AttentionView, fig: go.Figure, stem: str) -> None:
+def download_buttons(view: AttentionView, chart: alt.TopLevelMixin, stem: str) -> None:
     cols = st.columns(5)
     cols[0].download_button("Matrix (CSV)", matrix_csv(view), f"{stem}.csv", "text/csv")
     cols[1].download_button("Matrix (JSON)", matrix_json(view, stem), f"{stem}.json", "application/json")
     cols[2].download_button("Alignments (Pharaoh)", pharaoh(hard_alignments(view)) + "\n", f"{stem}.pharaoh.txt",
                             "text/plain", help="source-target index pairs, 0-based, EOS left out")
-    if browser_path() is None:
-        cols[3].caption("PNG / SVG need a Chromium on the server (`packages.txt`). The camera icon on the heatmap "
-                        "saves a PNG from your browser.")
-        return
-    if cols[3].button("Heatmap as PNG / SVG", help="renders the figure on the server with Chromium"):
+    if cols[3].button("Heatmap as PNG / SVG", help="renders the chart on the server"):
         st.session_state[f"{stem}_images"] = True
     if st.session_state.get(f"{stem}_images"):
-        try:
-            png, svg = _images(fig.to_json())
-        except Exception as e:  # kaleido raises several types when no browser is available
-            st.warning(f"Could not render images here ({type(e).__name__}). The camera icon on the heatmap "
-                       "saves a PNG from your browser.")
-            return
+        png, svg = images(chart.properties(width=max(320, IMAGE_COLUMN_PX * len(view.columns))).to_json())
         cols[3].download_button("PNG", png, f"{stem}.png", "image/png")
         cols[4].download_button("SVG", svg, f"{stem}.svg", "image/svg+xml")

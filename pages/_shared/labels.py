@@ -4,10 +4,7 @@ Every renderer has its own markup, so each gets its own function:
 
 * :func:`plain` — widgets that show text literally (select boxes, ``st.code``, ``st.text``):
   only control characters are made visible.
-* :func:`for_plotly` — plotly's text (ticks, hover, titles) understands a few
-  tags (``<b>``, ``<br>``, …) and decodes ``&amp;``, ``&lt;``, ``&gt;`` and
-  numeric entities, but shows ``&quot;`` literally: so ``&``, ``<`` and ``>``
-  are escaped and quotes are left alone.
+* charts (Vega-Lite) draw labels as SVG text and tooltips as text: they take text as it is.
 * :func:`for_markdown` — ``st.markdown``/``st.caption``: every ASCII punctuation
   character is backslash-escaped (CommonMark shows it literally), so ``*``, ``<``,
   ``$`` or ``:red[`` typed by a user stay text.
@@ -23,10 +20,6 @@ _MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation 
 def plain(text: str) -> str:
     """``text`` with control and format characters written as ``\\xNN`` (a right-to-left override included)."""
     return "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
-
-
-def for_plotly(text: str) -> str:
-    return plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def for_markdown(text: str) -> str:

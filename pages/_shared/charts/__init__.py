@@ -1,13 +1,16 @@
-"""Plotly figures shared by the pages — one chart package: pages call ``charts.heatmap(…)`` and the like.
+"""The app's charts — one package, one library: Vega-Lite through Altair, which Streamlit draws natively (no
+chart script for a visitor's browser to fetch beyond Streamlit's own). Pages call ``charts.heatmap(…)`` and the
+like and draw the result with ``st.altair_chart``.
 
-:mod:`.base` holds colours, escaping and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
-decoding step; :mod:`.curves` series and paths.
+:mod:`.base` holds colours, labels and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
+decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.paths` the context vectors.
 """
 from .base import marked, piece_text, source_text
-from .curves import attention_entropy, context_path, learning_curve, lines, shares
+from .curves import attention_entropy, bleu_by_length, learning_curve, lines, quality_per_minute, scaling
 from .matrices import aer_grid, difference_heatmap, gold_links, head_grid, heatmap, similarity
+from .paths import context_path, shares
 from .steps import bars, beam_tree, links, top_k
 
-__all__ = ["aer_grid", "attention_entropy", "bars", "beam_tree", "context_path", "difference_heatmap", "gold_links",
-           "head_grid", "heatmap", "learning_curve", "lines", "links", "marked", "piece_text", "shares", "similarity",
-           "source_text", "top_k"]
+__all__ = ["aer_grid", "attention_entropy", "bars", "beam_tree", "bleu_by_length", "context_path",
+           "difference_heatmap", "gold_links", "head_grid", "heatmap", "learning_curve", "lines", "links", "marked",
+           "piece_text", "quality_per_minute", "scaling", "shares", "similarity", "source_text", "top_k"]

@@ -1,19 +1,30 @@
-"""What every chart shares: colours, labels escaped once for plotly, and matrix axes with text ticks.
+"""What every chart shares: colours, raw labels, and the axes of a matrix.
 
-Pages pass raw text; every label, title and hover text is escaped in this package, once, for plotly
-(:func:`..labels.for_plotly`). Axes are numeric with text ticks, so repeated tokens ("the … the") stay separate rows
-and columns.
+Charts are Vega-Lite (Altair), which Streamlit draws natively: no chart library is fetched by a visitor's browser
+beyond Streamlit's own. Vega-Lite draws labels as SVG text and its tooltips as text, so pages pass raw text and
+nothing is escaped here. Axes are ordinal positions (0, 1, …) labelled through a lookup, so repeated tokens
+("the … the") stay separate rows and columns.
 """
 from __future__ import annotations
 
-import plotly.graph_objects as go
+import json
+import textwrap
 
-from models.analysis.alignment import AttentionView, piece_label
+import altair as alt
+
+from models.analysis.alignment import piece_label
 from models.decoding.trace import Trace
 
-from ..labels import for_plotly
+# Altair refuses inline data over 5,000 rows; the longest sentence's heatmap has 80 × 170 cells (13,600 records,
+# a few hundred kB), which a chart of the app draws without trouble.
+alt.data_transformers.disable_max_rows()
 
 BLUE, GREY, ORANGE = "#3b5bdb", "#adb5bd", "#f08c00"
+MAX_COLUMN_LABELS = 40  # beyond this every k-th column is labelled (the tooltip still names each cell)
+TITLE_CHARS = 90  # a longer title is wrapped onto several lines, never cut
+ROW_PX = 22  # height of one heatmap row
+
+
 def marked(tokens, unknown) -> list[str]:
     """Raw labels, unknown ones prefixed with ⁇."""
     return [("⁇" if u else "") + t for t, u in zip(tokens, unknown)]
@@ -29,43 +40,26 @@ def source_text(trace: Trace) -> list[str]:
     return marked(trace.source.surfaces, trace.source.unknown)
 
 
-def _esc(labels) -> list[str]:
-    return [for_plotly(t) for t in labels]
+def title(text: str) -> alt.TitleParams:
+    """A chart title kept whole: wrapped onto lines of at most :data:`TITLE_CHARS`, left-aligned."""
+    return alt.TitleParams(textwrap.wrap(text, TITLE_CHARS) or [""], anchor="start", fontSize=14)
 
 
-def _view_labels(view: AttentionView) -> tuple[list[str], list[str]]:
-    return _esc(marked(view.columns, view.unknown)), _esc(view.rows)
+def lookup(labels: list[str], every: int = 1) -> str:
+    """A Vega expression naming position ``datum.value`` by its label (every ``every``-th, the rest blank)."""
+    names = json.dumps(list(labels), ensure_ascii=False)
+    if every == 1:
+        return f"{names}[datum.value]"
+    return f"datum.value % {every} == 0 ? {names}[datum.value] : ''"
 
 
-TICK_PX, CHAR_PX, TITLE_PX = 12, 7.5, 34  # tick font size, a generous character advance at it, the title's band
-MAX_COLUMN_LABELS = 40  # beyond this every k-th column is labelled (hover still names each cell)
+def column_axis(columns: list[str]) -> alt.Axis:
+    """Source tokens along the top, slanted; past :data:`MAX_COLUMN_LABELS` only every k-th is written."""
+    every = -(-len(columns) // MAX_COLUMN_LABELS)  # ceil
+    return alt.Axis(orient="top", title=None, labelAngle=-45 if len(columns) <= 24 else -90, labelOverlap=False,
+                    labelExpr=lookup(columns, every), labelLimit=160, ticks=False, domain=False)
 
 
-TICK_PX, CHAR_PX, TITLE_PX = 12, 7.5, 34  # tick font size, a generous character advance at it, the title's band
-MAX_COLUMN_LABELS = 40  # beyond this every k-th column is labelled (hover still names each cell)
-
-
-def _column_ticks(columns: list[str]) -> tuple[list[int], list[str], int, float]:
-    """Which columns get a label, the labels, their angle, and how far they rise above the plot (px).
-
-    Neighbouring labels at −45° sit ``dx · sin 45°`` apart, at −90° ``dx`` apart: past 24 columns they stand
-    upright, past 40 only every k-th is written, so on any width ≥ 600 px they keep at least a line apart.
-    """
-    step = -(-len(columns) // MAX_COLUMN_LABELS)  # ceil
-    shown = list(range(0, len(columns), step))
-    angle = -45 if len(shown) <= 24 else -90
-    longest = max((len(columns[i]) for i in shown), default=1)
-    rise = (CHAR_PX * longest + TICK_PX) * (0.71 if angle == -45 else 1.0)
-    return shown, [columns[i] for i in shown], angle, rise
-
-
-def _axes(fig: go.Figure, columns: list[str], rows: list[str]) -> go.Figure:
-    """Text ticks on numeric axes: columns above the matrix, rows down its side; the title gets its own band
-    above the column labels, however long they are, so neither runs into the other."""
-    shown, labels, angle, rise = _column_ticks(columns)
-    fig.update_xaxes(tickvals=shown, ticktext=labels, side="top", tickangle=angle, tickfont=dict(size=TICK_PX))
-    fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=rows, autorange="reversed")
-    top = TITLE_PX + rise + 12
-    fig.update_layout(height=max(260, 28 * len(rows) + 50 + top), margin=dict(l=10, r=10, t=top, b=10),
-                      title=dict(y=1, yref="container", yanchor="top", pad=dict(t=10)))
-    return fig
+def row_axis(rows: list[str]) -> alt.Axis:
+    return alt.Axis(title=None, labelExpr=lookup(rows), labelOverlap=False, labelLimit=160, ticks=False,
+                    domain=False)

@@ -1,75 +1,76 @@
-"""Lines and paths: per-step series, training curves, and the context vectors' path."""
+"""Lines: per-step series, training curves, BLEU by length and by minute, the softmax scaling playground —
+Vega-Lite."""
 from __future__ import annotations
 
+import altair as alt
 import numpy as np
-import plotly.graph_objects as go
+import pandas as pd
 
-from ..labels import for_plotly
-from .base import BLUE, GREY, ORANGE, _esc
-
-
-def lines(x, series: dict[str, np.ndarray], title: str, y_title: str, x_labels: list[str] | None = None) -> go.Figure:
-    fig = go.Figure([go.Scatter(x=list(x), y=list(v), mode="lines+markers", name=for_plotly(k))
-                     for k, v in series.items()])
-    if x_labels is not None:
-        fig.update_xaxes(tickvals=list(x), ticktext=_esc(x_labels))
-    fig.update_layout(title=title, yaxis_title=y_title, height=300, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+from .base import BLUE, GREY, ORANGE, lookup, title
 
 
-def learning_curve(curve, selected: int) -> go.Figure:
-    """Validation BLEU (left axis) and loss (right axis) against epochs done, the ``selected`` point (0-based)
-    marked."""
-    fig = go.Figure([
-        go.Scatter(x=list(curve.epochs), y=list(curve.val_bleu), mode="lines+markers", name="val BLEU",
-                   line=dict(color=BLUE)),
-        go.Scatter(x=list(curve.epochs), y=list(curve.val_loss), mode="lines+markers", name="val loss",
-                   line=dict(color=GREY, dash="dot"), yaxis="y2"),
-    ])
-    fig.add_vline(x=curve.epochs[selected], line=dict(color=ORANGE, width=2))
-    fig.update_layout(xaxis=dict(title="epochs of training"), yaxis=dict(title="BLEU"),
-                      yaxis2=dict(title="loss", overlaying="y", side="right"), height=320,
-                      legend=dict(orientation="h", y=-0.25), margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+def lines(x, series: dict[str, np.ndarray], text: str, y_title: str, x_labels: list[str] | None = None) -> alt.Chart:
+    """Named series over the same steps ``x`` (labelled by ``x_labels``); NaN points are left out."""
+    frame = pd.DataFrame([{"x": int(i), "series": name, "value": float(v)} for name, values in series.items()
+                          for i, v in zip(x, values) if np.isfinite(v)], columns=["x", "series", "value"])
+    axis = alt.Axis(title=None, labelExpr=lookup(list(x_labels)), labelAngle=-45) if x_labels is not None else None
+    return alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X("x:O", axis=axis), y=alt.Y("value:Q", title=y_title),
+        color=alt.Color("series:N", legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=["series:N", alt.Tooltip("value:Q", format=".3f")],
+    ).properties(title=title(text), height=260)
 
 
-def attention_entropy(curve, selected: int) -> go.Figure:
+def _over_training(curve, selected: int, field: str, values, y: alt.Y, colour: str, dash=None) -> alt.LayerChart:
+    frame = pd.DataFrame({"epoch": list(curve.epochs), field: list(values), "point": list(curve.labels)})
+    line = alt.Chart(frame).mark_line(point=True, color=colour, strokeDash=dash or []).encode(
+        x=alt.X("epoch:Q", title="epochs of training"), y=y, tooltip=["point:N", alt.Tooltip(f"{field}:Q",
+                                                                                              format=".2f")])
+    now = alt.Chart(pd.DataFrame({"epoch": [curve.epochs[selected]]})).mark_rule(color=ORANGE, strokeWidth=2)
+    return alt.layer(line, now.encode(x="epoch:Q"))
+
+
+def learning_curve(curve, selected: int) -> alt.LayerChart:
+    """Validation BLEU (left axis, blue) and loss (right axis, grey) against epochs done, the ``selected`` point
+    (0-based) marked."""
+    bleu = _over_training(curve, selected, "val BLEU", curve.val_bleu, alt.Y("val BLEU:Q", title="BLEU (blue)"),
+                          BLUE)
+    loss = _over_training(curve, selected, "val loss", curve.val_loss,
+                          alt.Y("val loss:Q", title="loss (grey)", axis=alt.Axis(orient="right")), GREY, [4, 3])
+    return alt.layer(bleu, loss).resolve_scale(y="independent").properties(height=300)
+
+
+def attention_entropy(curve, selected: int) -> alt.LayerChart:
     """The curated examples' mean attention entropy (bits) against epochs done, the ``selected`` point marked."""
-    fig = go.Figure(go.Scatter(x=list(curve.epochs), y=list(curve.entropy_bits), mode="lines+markers",
-                               name="attention entropy", line=dict(color=BLUE)))
-    fig.add_vline(x=curve.epochs[selected], line=dict(color=ORANGE, width=2))
-    fig.update_layout(xaxis=dict(title="epochs of training"), yaxis=dict(title="entropy, bits", rangemode="tozero"),
-                      height=240, margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+    return _over_training(curve, selected, "entropy", curve.entropy_bits,
+                          alt.Y("entropy:Q", title="entropy, bits", scale=alt.Scale(zero=True)), BLUE
+                          ).properties(height=220)
 
 
-def context_path(geo, source: list[str], target: list[str], title: str) -> go.Figure:
-    """Annotations h_s as labelled points, their convex hull, and the path of c_1 … c_T."""
-    source, target = _esc(source), _esc(target)
-    hull = np.vstack([geo.hull, geo.hull[:1]]) if len(geo.hull) else geo.hull
-    fig = go.Figure([
-        go.Scatter(x=hull[:, 0], y=hull[:, 1], fill="toself", mode="lines", name="hull of the h_s",
-                   line=dict(color=GREY, dash="dot"), fillcolor="rgba(173,181,189,0.15)", hoverinfo="skip"),
-        go.Scatter(x=geo.annotations_2d[:, 0], y=geo.annotations_2d[:, 1], mode="markers+text", text=source,
-                   textposition="top center", name="annotations h_s", marker=dict(size=9, color=BLUE),
-                   hovertemplate="h: %{text}<extra></extra>"),
-        go.Scatter(x=geo.contexts_2d[:, 0], y=geo.contexts_2d[:, 1], mode="lines+markers", name="contexts c_t",
-                   marker=dict(size=8, color=ORANGE, symbol="diamond"), line=dict(color=ORANGE),
-                   customdata=[f"c{t + 1} → {w}" for t, w in enumerate(target)],
-                   hovertemplate="%{customdata}<extra></extra>"),
-    ])
-    share = 100 * geo.explained.sum()
-    fig.update_layout(title=f"{for_plotly(title)}: PCA plane, {share:.0f}% of variance", height=460,
-                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="PC 1", yaxis_title="PC 2")
-    return fig
+def bleu_by_length(points: pd.DataFrame, text: str) -> alt.Chart:
+    """BLEU of each model by source-length bucket (``model``, ``source words``, ``first``, ``BLEU``,
+    ``sentences``): Bahdanau et al.'s Figure 2."""
+    return alt.Chart(points, title=title(text)).mark_line(point=True).encode(
+        x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
+        y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
+        tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
+    ).properties(height=340)
 
 
-def shares(weights: np.ndarray, source: list[str], target: list[str]) -> go.Figure:
-    """Stacked bars: each source word's share α of every context c_t."""
-    source, target = _esc(source), _esc(target)
-    fig = go.Figure([go.Bar(x=list(range(len(target))), y=weights[:, s], name=source[s],
-                            hovertemplate=f"{source[s]}: %{{y:.2f}}<extra></extra>") for s in range(len(source))])
-    fig.update_xaxes(tickvals=list(range(len(target))), ticktext=target)
-    fig.update_layout(barmode="stack", title="Who makes up c_t", yaxis_title="share α", height=320,
-                      margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+def quality_per_minute(curves: pd.DataFrame) -> alt.Chart:
+    """Validation BLEU against training minutes, by model (colour) and validation set (dash)."""
+    return alt.Chart(curves).mark_line(point=True).encode(
+        x=alt.X("minutes:Q", title="training minutes"), y=alt.Y("BLEU:Q", title="validation BLEU"),
+        color="model:N", strokeDash=alt.StrokeDash("validation set:N", title="validation set"),
+        tooltip=["model", "validation set", "step", alt.Tooltip("minutes:Q", format=".0f"),
+                 alt.Tooltip("BLEU:Q", format=".1f")],
+    ).properties(height=340)
+
+
+def scaling(points: pd.DataFrame, field: str, text: str) -> alt.Chart:
+    """One measure of the scaling playground (``dim``, ``method``, ``field``) against the width d, log scale."""
+    return alt.Chart(points, title=title(text)).mark_line(point=True).encode(
+        x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
+        y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
+        tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
+    ).properties(height=260)

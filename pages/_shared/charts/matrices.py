@@ -1,113 +1,109 @@
 """Matrices: attention (or attribution) heatmaps, a layer's heads side by side, people's links over them, the
-difference of two, and similarity."""
+difference of two, similarity, and AER by head — Vega-Lite.
+
+A clickable heatmap carries the point selection ``cell`` on its row ``t``; the head grid the selection ``head``:
+``st.altair_chart(…, on_select=…)`` reports ``selection.cell == [{"t": row}]`` or ``selection.head``.
+"""
 from __future__ import annotations
 
+import altair as alt
 import numpy as np
-import plotly.graph_objects as go
+import pandas as pd
 
 from models.analysis.alignment import AttentionView
 
-from ..labels import for_plotly
-from .base import ORANGE, _axes, _esc, _view_labels
+from .base import ORANGE, ROW_PX, column_axis, marked, row_axis, title
 
 
-def heatmap(view: AttentionView, title: str = "", clickable: bool = False, measure: str = "α") -> go.Figure:
-    """Attention (or an attribution, named ``measure``): rows = target tokens, columns = source tokens; hover gives
-    the weight (and the energy, per piece).
-
-    ``clickable`` lays an invisible marker on every cell, which carries the hover and reports clicks as
-    selected points (plotly heatmaps report none to ``st.plotly_chart(on_select=…)``): ``y`` is the row.
-    """
-    cols, rows = _view_labels(view)
-    T, S = view.weights.shape
-    labels = np.array([[f"{rows[t]} ← {cols[s]}" for s in range(S)] for t in range(T)], dtype=object)
-    parts = [labels, view.weights.astype(object)]
-    template = "%{customdata[0]}<br>" + measure + " = %{customdata[1]:.3f}"
+def _cells(view: AttentionView, weights: np.ndarray | None = None) -> pd.DataFrame:
+    """One record per cell: its row ``t``, column ``s``, a ``cell`` label, ``weight`` (and ``energy``)."""
+    weights = view.weights if weights is None else weights
+    T, S = weights.shape
+    columns = marked(view.columns, view.unknown)
+    frame = pd.DataFrame({"t": np.repeat(np.arange(T), S), "s": np.tile(np.arange(S), T),
+                          "cell": [f"{view.rows[t]} ← {columns[s]}" for t in range(T) for s in range(S)],
+                          "weight": weights.astype(float).ravel()})
     if view.energies is not None:  # word-level views have no single energy per cell
-        parts.append(view.energies.astype(object))
-        template += "<br>energy e = %{customdata[2]:.3f}"
-    custom = np.dstack(parts)  # [T, S, 2 or 3]
-    fig = go.Figure(go.Heatmap(z=view.weights, customdata=custom, colorscale="Blues", zmin=0, zmax=1,
-                               colorbar=dict(title=measure), hovertemplate=template + "<extra></extra>"))
+        frame["energy"] = view.energies.astype(float).ravel()
+    return frame
+
+
+def _rects(frame: pd.DataFrame, view: AttentionView, measure: str, scheme: str = "blues",
+           domain: tuple[float, float] = (0, 1)) -> alt.Chart:
+    tooltip = [alt.Tooltip("cell:N", title="cell"), alt.Tooltip("weight:Q", title=measure, format=".3f")]
+    if "energy" in frame:
+        tooltip.append(alt.Tooltip("energy:Q", title="energy e", format=".3f"))
+    return alt.Chart(frame).mark_rect().encode(
+        x=alt.X("s:O", axis=column_axis(marked(view.columns, view.unknown))),
+        y=alt.Y("t:O", axis=row_axis(list(view.rows))),
+        color=alt.Color("weight:Q", scale=alt.Scale(domain=list(domain), scheme=scheme),
+                        legend=alt.Legend(title=measure)),
+        tooltip=tooltip,
+    ).properties(height=ROW_PX * len(view.rows))
+
+
+def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measure: str = "α") -> alt.Chart:
+    """Attention (or an attribution, named ``measure``): rows = target tokens, columns = source tokens; the tooltip
+    gives the weight (and the energy, per piece); ``clickable`` reports a clicked cell's row as ``cell``."""
+    chart = _rects(_cells(view), view, measure)
     if clickable:
-        rows_at, cols_at = np.mgrid[0:T, 0:S]
-        fig.data[0].update(hoverinfo="skip", hovertemplate=None)
-        fig.add_trace(go.Scatter(x=cols_at.ravel(), y=rows_at.ravel(), mode="markers", showlegend=False,
-                                 marker=dict(size=18, opacity=0), customdata=custom.reshape(T * S, -1),
-                                 hovertemplate=template + "<extra></extra>"))
-        fig.update_layout(clickmode="event+select", dragmode=False)
-    fig.update_layout(title=for_plotly(title))
-    return _axes(fig, cols, rows)
+        chart = chart.add_params(alt.selection_point(name="cell", fields=["t"], on="click"))
+    return chart.properties(title=title(text))
 
 
-def head_grid(views: list[AttentionView], titles: list[str], selected: int | None) -> go.Figure:
-    """One small heatmap per head of a layer (bertviz's small multiples), on shared rows; an invisible marker on
-    every cell reports a click with its head (``customdata[0]``), like :func:`heatmap`'s cells."""
-    from plotly.subplots import make_subplots  # only a multi-head model's page needs it
-
-    per_row = min(len(views), 4)
-    grid_rows = -(-len(views) // per_row)
-    names = [("▶ " if h == selected else "") + t for h, t in enumerate(_esc(titles))]
-    fig = make_subplots(grid_rows, per_row, subplot_titles=names, horizontal_spacing=0.02, vertical_spacing=0.06)
-    cols, rows = _view_labels(views[0])
-    T, S = views[0].weights.shape
-    rows_at, cols_at = np.mgrid[0:T, 0:S]
-    for h, view in enumerate(views):
-        at = dict(row=h // per_row + 1, col=h % per_row + 1)
-        fig.add_trace(go.Heatmap(z=view.weights, colorscale="Blues", zmin=0, zmax=1, showscale=False,
-                                 hoverinfo="skip"), **at)
-        custom = [[h, f"{names[h].lstrip('▶ ')}: {rows[t]} ← {cols[s]}", float(view.weights[t, s])]
-                  for t, s in zip(rows_at.ravel(), cols_at.ravel())]
-        fig.add_trace(go.Scatter(x=cols_at.ravel(), y=rows_at.ravel(), mode="markers", showlegend=False,
-                                 marker=dict(size=9, opacity=0), customdata=custom,
-                                 hovertemplate="%{customdata[1]}<br>α = %{customdata[2]:.3f}<extra></extra>"), **at)
-    fig.update_xaxes(showticklabels=False, showgrid=False)
-    fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False)
-    fig.update_yaxes(tickvals=list(range(T)), ticktext=rows, showticklabels=True, col=1)
-    fig.update_layout(height=grid_rows * max(160, 16 * T + 40), margin=dict(l=10, r=10, t=40, b=10),
-                      clickmode="event+select", dragmode=False)
-    return fig
+def head_grid(views: list[AttentionView], titles: list[str], selected: int | None) -> alt.FacetChart:
+    """One small heatmap per head of a layer (bertviz's small multiples), the ``selected`` one marked ▶; a click
+    reports its head as ``head``."""
+    labels = [("▶ " if h == selected else "") + t for h, t in enumerate(titles)]
+    frame = pd.concat([_cells(v).assign(head=h, label=labels[h]) for h, v in enumerate(views)], ignore_index=True)
+    frame["cell"] = frame["label"].str.lstrip("▶ ") + ": " + frame["cell"]
+    small = _rects(frame, views[0], "α").encode(
+        x=alt.X("s:O", axis=None),
+        y=alt.Y("t:O", axis=None),
+    ).properties(width=200, height=min(ROW_PX, 8) * len(views[0].rows))
+    small = small.add_params(alt.selection_point(name="head", fields=["head"], on="click"))
+    return small.facet(facet=alt.Facet("label:N", sort=labels, title=None), columns=4)
 
 
-def gold_links(fig: go.Figure, sure: frozenset, possible: frozenset) -> go.Figure:
-    """People's links over a word heatmap (x = English word, y = French word): Sure as open squares, links they
+def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, possible: frozenset) -> alt.LayerChart:
+    """A word heatmap (x = English word, y = French word) with people's links over it: Sure as open squares, links
     marked only Possible as small open circles."""
-    for links, name, symbol, size in ((sure, "Sure (people)", "square-open", 22),
-                                      (possible - sure, "Possible (people)", "circle-open", 11)):
-        links = sorted(links)
-        fig.add_trace(go.Scatter(x=[i for i, _ in links], y=[j for _, j in links], mode="markers", name=name,
-                                 marker=dict(symbol=symbol, size=size, color=ORANGE, line=dict(width=2)),
-                                 hoverinfo="skip"))
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
-    return fig
-
-
-def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> go.Figure:
-    cols, rows = _view_labels(view)
-    a, b = _esc(names)
-    fig = go.Figure(
-        go.Heatmap(z=diff, colorscale="RdBu", zmid=0, zmin=-1, zmax=1, colorbar=dict(title="Δα"),
-                   hovertemplate=f"{a} − {b} = %{{z:.3f}}<extra></extra>")
+    T, S = view.weights.shape
+    links = [{"s": i, "t": j, "link": name} for found, name in ((sure, "Sure (people)"),
+                                                                (possible - sure, "Possible (people)"))
+             for i, j in sorted(found) if i < S and j < T]
+    people = alt.Chart(pd.DataFrame(links, columns=["s", "t", "link"])).mark_point(
+        filled=False, strokeWidth=2, color=ORANGE).encode(
+        x="s:O", y="t:O",
+        shape=alt.Shape("link:N", scale=alt.Scale(domain=["Sure (people)", "Possible (people)"],
+                                                  range=["square", "circle"]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        size=alt.condition(alt.datum.link == "Sure (people)", alt.value(380), alt.value(90)),
+        tooltip=["link:N"],
     )
-    fig.update_layout(title=f"{a} minus {b}")
-    return _axes(fig, cols, rows)
+    return alt.layer(_rects(_cells(view), view, measure), people).properties(title=title(text))
 
 
-def similarity(matrix: np.ndarray, labels: list[str], title: str) -> go.Figure:
-    fig = go.Figure(go.Heatmap(z=matrix, colorscale="Viridis", zmin=-1, zmax=1, colorbar=dict(title="cos"),
-                               hovertemplate="cos = %{z:.3f}<extra></extra>"))
-    fig.update_layout(title=title)
-    return _axes(fig, _esc(labels), _esc(labels))
+def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> alt.Chart:
+    """``a − b`` per cell, red where ``a`` reads less, blue where more."""
+    frame = _cells(AttentionView(view.rows, view.columns, view.unknown, diff, None))
+    return _rects(frame, view, "Δα", scheme="redblue", domain=(-1, 1)).properties(
+        title=title(f"{names[0]} minus {names[1]}"))
 
 
-def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None]], title: str) -> go.Figure:
+def similarity(matrix: np.ndarray, labels: list[str], text: str) -> alt.Chart:
+    view = AttentionView(tuple(labels), tuple(labels), (False,) * len(labels), matrix, None)
+    return _rects(_cells(view), view, "cos", scheme="viridis", domain=(-1, 1)).properties(title=title(text))
+
+
+def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None]], text: str) -> alt.LayerChart:
     """AER % per layer (rows) and head (columns, the layer's mean last); lower is better, so darker is better."""
-    z = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
-    text = [["" if v is None else f"{v:.1f}" for v in row] for row in values]
-    fig = go.Figure(go.Heatmap(z=z, x=_esc(columns), y=_esc(rows), text=text, texttemplate="%{text}",
-                               colorscale="Blues_r", colorbar=dict(title="AER %"),
-                               hovertemplate="%{y}, %{x}: AER %{z:.1f} %<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=for_plotly(title), height=60 * len(rows) + 110, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
-
+    frame = pd.DataFrame([{"layer": r, "head": c, "aer": v} for r, vs in zip(rows, values)
+                          for c, v in zip(columns, vs) if v is not None])
+    base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title=None, axis=alt.Axis(orient="top")),
+                                   y=alt.Y("layer:N", sort=rows, title=None))
+    cells = base.mark_rect().encode(color=alt.Color("aer:Q", scale=alt.Scale(scheme="blues", reverse=True),
+                                                    legend=alt.Legend(title="AER %")),
+                                    tooltip=["layer", "head", alt.Tooltip("aer:Q", title="AER %", format=".1f")])
+    numbers = base.mark_text().encode(text=alt.Text("aer:Q", format=".1f"))
+    return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows))

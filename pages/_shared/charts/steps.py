@@ -1,60 +1,65 @@
-"""One decoding step at a time: bars over the source, the next-piece choices, links, and the beam's search tree."""
+"""One decoding step at a time: bars over the source, the next-piece choices, links, and the beam's search tree —
+Vega-Lite."""
 from __future__ import annotations
 
+import altair as alt
 import numpy as np
-import plotly.graph_objects as go
+import pandas as pd
 
 from models.analysis.alignment import AttentionView
 
-from .base import BLUE, GREY, ORANGE, _esc, _view_labels, piece_text
+from .base import BLUE, GREY, ORANGE, lookup, marked, piece_text, title
 
 
-def bars(labels: list[str], values, highlight: int | None = None, title: str = "", x_title: str = "") -> go.Figure:
-    labels = _esc(labels)
-    colours = [ORANGE if i == highlight else BLUE for i in range(len(values))]
-    fig = go.Figure(go.Bar(x=list(range(len(values))), y=list(values), marker_color=colours,
-                           hovertemplate="%{customdata}: %{y:.3f}<extra></extra>", customdata=labels))
-    if len(labels) <= 40:  # beyond that tick text is unreadable; hover still names each bar
-        fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels)
-    fig.update_xaxes(title=x_title)
-    fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+def bars(labels: list[str], values, highlight: int | None = None, text: str = "", x_title: str = "") -> alt.Chart:
+    """One bar per label, the ``highlight``-ed one orange; past 40 bars the axis stays unlabelled (the tooltip names
+    each)."""
+    frame = pd.DataFrame({"i": np.arange(len(values)), "label": list(labels), "value": np.asarray(values, float),
+                          "shown": ["yes" if i == highlight else "no" for i in range(len(values))]})
+    axis = alt.Axis(labelExpr=lookup(list(labels)), labelAngle=-45, labelOverlap=False, title=x_title or None)
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("i:O", axis=axis if len(labels) <= 40 else alt.Axis(labels=False, title=x_title or None)),
+        y=alt.Y("value:Q", title=None),
+        color=alt.Color("shown:N", scale=alt.Scale(domain=["no", "yes"], range=[BLUE, ORANGE]), legend=None),
+        tooltip=[alt.Tooltip("label:N", title="token"), alt.Tooltip("value:Q", format=".3f")],
+    ).properties(title=title(text), height=240)
 
 
-def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> go.Figure:
+def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> alt.Chart:
     """The step's most likely next pieces, the one written in orange."""
     pieces = [p for p, _ in choices]
     return bars(piece_text(pieces), [q for _, q in choices],
                 pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
 
 
-def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str = "α") -> go.Figure:
+def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str = "α") -> alt.LayerChart:
     """Source tokens above, target tokens below; a line per link, width ∝ weight (α or ``measure``), step ``step``
     in colour."""
-    cols, rows = _view_labels(view)
-    S, T = len(cols), len(rows)
-    xs, xt = np.linspace(0, 1, S), np.linspace(0, 1, T)
-    fig = go.Figure()
-    for t in range(T):
-        for s in np.flatnonzero(view.weights[t] >= min_weight):
-            w = float(view.weights[t, s])
-            fig.add_trace(go.Scatter(
-                x=[xs[s], xt[t]], y=[1, 0], mode="lines", hoverinfo="text",
-                text=f"{rows[t]} ← {cols[s]}: {measure} = {w:.2f}", opacity=0.9 if t == step else 0.25,
-                line=dict(width=1 + 9 * w, color=ORANGE if t == step else GREY), showlegend=False,
-            ))
-    fig.add_trace(go.Scatter(x=xs, y=[1] * S, mode="text", text=cols, textposition="top center", hoverinfo="skip",
-                             showlegend=False))
-    fig.add_trace(go.Scatter(x=xt, y=[0] * T, mode="text", text=rows, textposition="bottom center",
-                             hoverinfo="skip", showlegend=False))
-    fig.update_xaxes(visible=False, range=[-0.05, 1.05])
-    fig.update_yaxes(visible=False, range=[-0.3, 1.3])
-    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=10))
-    return fig
+    columns, rows = marked(view.columns, view.unknown), list(view.rows)
+    xs, xt = np.linspace(0, 1, len(columns)), np.linspace(0, 1, len(rows))
+    found = [{"x": xs[s], "x2": xt[t], "y": 1.0, "y2": 0.0, "weight": float(view.weights[t, s]),
+              "now": "yes" if t == step else "no", "link": f"{rows[t]} ← {columns[s]}"}
+             for t in range(len(rows)) for s in np.flatnonzero(view.weights[t] >= min_weight)]
+    frame = pd.DataFrame(found, columns=["x", "x2", "y", "y2", "weight", "now", "link"])
+    scale = alt.Scale(domain=[-0.05, 1.05])
+    lines = alt.Chart(frame).mark_rule().encode(
+        x=alt.X("x:Q", scale=scale, axis=None), x2="x2", y=alt.Y("y:Q", scale=alt.Scale(domain=[-0.35, 1.35]),
+                                                              axis=None), y2="y2",
+        strokeWidth=alt.StrokeWidth("weight:Q", scale=alt.Scale(domain=[0, 1], range=[1, 10]), legend=None),
+        color=alt.Color("now:N", scale=alt.Scale(domain=["no", "yes"], range=[GREY, ORANGE]), legend=None),
+        opacity=alt.condition(alt.datum.now == "yes", alt.value(0.9), alt.value(0.25)),
+        tooltip=[alt.Tooltip("link:N"), alt.Tooltip("weight:Q", title=measure, format=".2f")],
+    )
+    words = pd.DataFrame({"x": [*xs, *xt], "y": [1.0] * len(columns) + [0.0] * len(rows),
+                          "word": [*columns, *rows], "dy": [-10] * len(columns) + [12] * len(rows)})
+    above = alt.Chart(words[words.y == 1]).mark_text(dy=-10).encode(x="x:Q", y="y:Q", text="word:N")
+    below = alt.Chart(words[words.y == 0]).mark_text(dy=12).encode(x="x:Q", y="y:Q", text="word:N")
+    return alt.layer(lines, above, below).properties(height=220)
 
 
-def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> go.Figure:
-    """The search, step by step: kept pieces (blue), the best pruned (grey), the chosen hypothesis (orange)."""
+def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> alt.LayerChart:
+    """The search, step by step: kept pieces (blue), the best pruned (grey), the chosen hypothesis (orange);
+    higher is better, squares end with </s>."""
     rank: dict[int, int] = {}
     for step in sorted({n.step for n in nodes}):
         here = sorted((i for i, n in enumerate(nodes) if n.step == step), key=lambda i: -nodes[i].score)
@@ -63,26 +68,20 @@ def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> go.Figure:
     while node is not None:
         path.add(node)
         node = nodes[node].parent
-    groups = {"chosen": (ORANGE, "solid", 3), "kept": (BLUE, "solid", 1.5), "pruned": (GREY, "dot", 1)}
-    fig = go.Figure()
-    for name, (colour, dash, width) in groups.items():
-        members = [i for i, n in enumerate(nodes)
-                   if name == ("chosen" if i in path else "kept" if n.kept else "pruned")]
-        xs, ys = [], []
-        for i in members:
-            if nodes[i].parent is not None:
-                xs += [nodes[i].step - 1, nodes[i].step, None]
-                ys += [-rank[nodes[i].parent], -rank[i], None]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, dash=dash, width=width),
-                                 hoverinfo="skip", showlegend=False))
-        fig.add_trace(go.Scatter(
-            x=[nodes[i].step for i in members], y=[-rank[i] for i in members], mode="markers+text", name=name,
-            text=_esc(piece_text([nodes[i].piece for i in members])), textposition="top center",
-            marker=dict(color=colour, size=9, symbol=["square" if nodes[i].finished else "circle" for i in members]),
-            customdata=[nodes[i].score for i in members],
-            hovertemplate="%{text}: log p = %{customdata:.2f}<extra></extra>",
-        ))
-    fig.update_xaxes(title="decoding step", dtick=1)
-    fig.update_yaxes(visible=False)
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"))
-    return fig
+    group = ["chosen" if i in path else "kept" if n.kept else "pruned" for i, n in enumerate(nodes)]
+    points = pd.DataFrame({"step": [n.step for n in nodes], "y": [-rank[i] for i in range(len(nodes))],
+                           "piece": piece_text([n.piece for n in nodes]), "log p": [n.score for n in nodes],
+                           "group": group, "end": ["</s>" if n.finished else "piece" for n in nodes]})
+    edges = pd.DataFrame([{"step": n.step - 1, "step2": n.step, "y": -rank[n.parent], "y2": -rank[i],
+                           "group": group[i]} for i, n in enumerate(nodes) if n.parent is not None],
+                         columns=["step", "step2", "y", "y2", "group"])
+    colour = alt.Color("group:N", scale=alt.Scale(domain=["chosen", "kept", "pruned"], range=[ORANGE, BLUE, GREY]),
+                       legend=alt.Legend(title=None, orient="bottom"))
+    x, y = alt.X("step:Q", title="decoding step", axis=alt.Axis(tickMinStep=1)), alt.Y("y:Q", axis=None)
+    lines = alt.Chart(edges).mark_rule().encode(x=x, x2="step2", y=y, y2="y2", color=colour)
+    marks = alt.Chart(points).mark_point(filled=True, size=70).encode(
+        x=x, y=y, color=colour, shape=alt.Shape("end:N", scale=alt.Scale(domain=["piece", "</s>"],
+                                                                         range=["circle", "square"]), legend=None),
+        tooltip=["piece:N", alt.Tooltip("log p:Q", format=".2f")])
+    labels = alt.Chart(points).mark_text(dy=-10).encode(x=x, y=y, text="piece:N")
+    return alt.layer(lines, marks, labels).properties(height=300)
