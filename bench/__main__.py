@@ -15,7 +15,7 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
-                                    "load", "step", "neighbours", "open", "completeness", "sharpness"])
+                                    "load", "step", "neighbours", "open", "charts", "completeness", "sharpness"])
     p.add_argument("--model", default="additive",
                    help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
                         "or Hub id")
@@ -35,10 +35,10 @@ def main(argv=None) -> None:
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
     p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
     args = p.parse_args(argv)
-    if args.what == "open":
-        from .open_time import bench_open
+    if args.what in ("open", "charts"):
+        from .open_time import bench_charts, bench_open
 
-        bench_open(args.repeats)
+        (bench_open if args.what == "open" else bench_charts)(args.repeats)
         return
     if args.what in ("load", "step"):
         from . import browser

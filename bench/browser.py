@@ -43,16 +43,18 @@ IDLE = "!document.querySelector('[data-testid=stStatusWidget]')"
 
 @dataclass
 class Server:
-    """``streamlit run app.py`` in a subprocess, its memory, CPU and threads sampled every 0.2 s."""
+    """``streamlit run app.py`` (or another ``script``) in a subprocess, its memory, CPU and threads sampled every
+    0.2 s."""
 
     python: str = sys.executable
     cpus: str | None = None  # e.g. "0": pin the server with taskset, as on a one-CPU host
     env: dict = field(default_factory=dict)
+    script: str = "app.py"  # relative to the repository, or an absolute path
     samples: list = field(default_factory=list)  # (seconds, rss MiB, cpu seconds, threads)
 
     def __enter__(self) -> Server:
         self.port = _free_port()
-        command = [self.python, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+        command = [self.python, "-m", "streamlit", "run", self.script, "--server.port", str(self.port),
                    "--server.address", "127.0.0.1", "--server.headless", "true"]
         if self.cpus is not None:
             command = ["taskset", "-c", self.cpus, *command]

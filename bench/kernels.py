@@ -157,7 +157,7 @@ def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
     peak is that row's)."""
     import resource
 
-    from models.analysis.attribution import ATTRIBUTIONS, attribution_matrix
+    from models.analysis.attribution import ATTRIBUTIONS, attribution_matrix, work
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 
@@ -165,8 +165,8 @@ def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
     runs = max(1, min(repeats, 3))
     print(f"attribution of every written piece, {model_ref} on {loaded.device}, {torch.get_num_threads()} threads, "
           f"median of {runs}")
-    print("| words | pieces S × T | " + " | ".join(f"{m} s" for m in ATTRIBUTIONS) + " | peak RSS MiB |")
-    print("|---|---|" + "---|" * len(ATTRIBUTIONS) + "---|")
+    print("| words | pieces S × T | " + " | ".join(f"{m} s | cells/s" for m in ATTRIBUTIONS) + " | peak RSS MiB |")
+    print("|---|---|" + "---|---|" * len(ATTRIBUTIONS) + "---|")
     for text in ATTRIBUTION_SENTENCES:
         trace = greedy(loaded.model, loaded.tokenizers, text)
         seconds = []
@@ -178,8 +178,9 @@ def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
                 times.append(time.perf_counter() - start)
             seconds.append(statistics.median(times))
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+        rates = [work(trace, m) / x for m, x in zip(ATTRIBUTIONS, seconds)]  # what CELLS_PER_SECOND is set from
         print(f"| {len(text.split())} | {len(trace.source.ids)} × {len(trace.target_ids)} | "
-              + " | ".join(f"{x:.2f}" for x in seconds) + f" | {peak:.0f} |", flush=True)
+              + " | ".join(f"{x:.2f} | {r:,.0f}" for x, r in zip(seconds, rates)) + f" | {peak:.0f} |", flush=True)
 
 
 TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
