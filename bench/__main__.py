@@ -34,6 +34,8 @@ def main(argv=None) -> None:
     p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
     p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
+    p.add_argument("--with-attribution", action="store_true",
+                   help="for load: each session count again beside a visitor asking for integrated gradients")
     args = p.parse_args(argv)
     if args.what in ("open", "charts"):
         from .open_time import bench_charts, bench_open
@@ -44,7 +46,7 @@ def main(argv=None) -> None:
         from . import browser
 
         if args.what == "load":
-            browser.bench_load(args.sessions, args.sentences, args.threads, args.cpus)
+            browser.bench_load(args.sessions, args.sentences, args.threads, args.cpus, args.with_attribution)
         else:
             browser.bench_step(args.repeats)
         return

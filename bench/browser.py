@@ -166,20 +166,52 @@ async def _session(browser, url: str, sentences: list[str], expected: dict, rows
             await page.wait_for_function(IDLE)  # the rest of the page, before the next sentence
     except Exception as e:  # a timeout here means the page never showed the CLI's translation
         shown = await page.evaluate(TRANSLATION) if not page.is_closed() else []
-        out.error = f"{type(e).__name__} (page shows {shown[:1]}): {str(e).splitlines()[0][:200]}"
+        typed = await page.get_by_label("English sentence").input_value() if not page.is_closed() else ""
+        out.error = (f"{type(e).__name__} (page shows {shown[:1]} for {typed[:80]!r}): "
+                     f"{str(e).splitlines()[0][:200]}")
     finally:
         await context.close()
 
 
-async def _sessions(url: str, plans: list[list[str]], expected: dict, rows: dict) -> list[SessionResult]:
+#: What the attributing visitor asks for, one new sentence after another (each computed afresh): 16 words,
+#: integrated gradients inside the public limit.
+ATTRIBUTED = "A young man in sneakers number {} is sitting on a bench beside a river in the old town"
+
+
+async def _attributor(browser, url: str, stop: asyncio.Event, done: list[float]) -> None:
+    """A visitor asking for integrated gradients of new sentences until ``stop``; ``done`` gets each one's ms."""
+    import urllib.parse
+
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    page.set_default_timeout(300_000)
+    n = 0
+    while not stop.is_set():
+        n += 1
+        start = time.perf_counter()
+        await page.goto(f"{url}/?read=integrated-gradients&text={urllib.parse.quote(ATTRIBUTED.format(n))}")
+        await page.wait_for_selector(HEATMAP)
+        await page.wait_for_function(IDLE)
+        done.append(1000 * (time.perf_counter() - start))
+    await context.close()
+
+
+async def _sessions(url: str, plans: list[list[str]], expected: dict, rows: dict,
+                    attribution: bool = False) -> tuple[list[SessionResult], list[float]]:
+    """The typing sessions at once, and with ``attribution`` one more visitor asking for integrated gradients
+    all the while; returns the sessions' results and the attributions' times."""
     from playwright.async_api import async_playwright
 
-    results = [SessionResult() for _ in plans]
+    results, attributed, stop = [SessionResult() for _ in plans], [], asyncio.Event()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        beside = asyncio.create_task(_attributor(browser, url, stop, attributed)) if attribution else None
         await asyncio.gather(*(_session(browser, url, plan, expected, rows, r) for plan, r in zip(plans, results)))
+        stop.set()
+        if beside is not None:
+            await beside
         await browser.close()
-    return results
+    return results, attributed
 
 
 def sentence_plans(sessions: int, per_session: int) -> list[list[str]]:
@@ -192,14 +224,16 @@ def sentence_plans(sessions: int, per_session: int) -> list[list[str]]:
     return [pool[i * per_session:(i + 1) * per_session] for i in range(sessions)]
 
 
-def load_test(sessions: int, per_session: int = 3, server: Server | None = None) -> tuple[list[SessionResult], Server]:
-    """Run ``sessions`` browser sessions at once against one server; returns their results and the server."""
+def load_test(sessions: int, per_session: int = 3, server: Server | None = None,
+              attribution: bool = False) -> tuple[list[SessionResult], Server, list[float]]:
+    """Run ``sessions`` browser sessions at once against one server (with ``attribution``, beside a visitor asking
+    for integrated gradients); returns their results, the server and the attributions' times."""
     plans = sentence_plans(sessions, per_session)
     flat = [s for plan in plans for s in plan]
     expected, rows = expected_translations(flat), heatmap_rows(flat)
     with server or Server() as srv:
-        results = asyncio.run(_sessions(srv.url, plans, expected, rows))
-    return results, srv
+        results, attributed = asyncio.run(_sessions(srv.url, plans, expected, rows, attribution))
+    return results, srv, attributed
 
 
 def percentiles(values: list[float]) -> str:
@@ -211,28 +245,31 @@ def percentiles(values: list[float]) -> str:
     return " / ".join(f"{v:.0f}" for v in pick)
 
 
-def bench_load(session_counts: list[int], per_session: int, threads: str | None, cpus: str | None) -> None:
+def bench_load(session_counts: list[int], per_session: int, threads: str | None, cpus: str | None,
+               attribution: bool = False) -> None:
     import tempfile
 
-
-    env = {"ATLAS_TORCH_THREADS": threads} if threads else {}
+    env = {"ATLAS_TORCH_THREADS": threads, "ATLAS_PUBLIC": "1"} if threads else {"ATLAS_PUBLIC": "1"}
     print(f"load test: {per_session} sentences per session; server torch threads: {threads or 'app default'}; "
           f"server CPUs: {cpus or 'all'} of {os.cpu_count()}; times in ms, p50 / p95 / p99; script: each script "
           "run on the server (the first, cold one left out), wall-clock and its thread's CPU time")
     print("| sessions | failed | load (open → heatmap) | rerun (submit → heatmap) | script wall | script CPU | server "
-          "peak RSS MiB | mean server CPU | max threads |\n|---|---|---|---|---|---|---|---|---|")
-    for n in session_counts:
+          "peak RSS MiB | mean server CPU | max threads | integrated gradients beside |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
+    for n, beside in [(n, b) for n in session_counts for b in ((False, True) if attribution else (False,))]:
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / "runs.log"
-            results, srv = load_test(n, per_session, Server(cpus=cpus, env={**env, "ATLAS_RUN_LOG": str(log)}))
+            results, srv, attributed = load_test(n, per_session, Server(cpus=cpus, env={**env, "ATLAS_RUN_LOG":
+                                                                                         str(log)}), beside)
             scripts = [1000 * seconds for seconds in script_runs(log)[1:]]
             cpu_ms = [1000 * seconds for seconds in script_runs(log, column=2)[1:]]
         failed = [r.error for r in results if r.error]
         reruns = [ms for r in results for ms in r.rerun_ms]
         cpu = srv.summary().split("mean CPU ")[1].split(",")[0]
+        asked = f"{len(attributed)} done, {percentiles(attributed)} ms" if beside else "none"
         print(f"| {n} | {len(failed)} | {percentiles([r.load_ms for r in results if r.load_ms])} | "
               f"{percentiles(reruns)} | {percentiles(scripts)} | {percentiles(cpu_ms)} | {srv.peak_rss_mib():.0f} | "
-              f"{cpu} | {max(s[3] for s in srv.samples)} |", flush=True)
+              f"{cpu} | {max(s[3] for s in srv.samples)} | {asked} |", flush=True)
         for error in failed:
             print(f"  failed session: {error}")
 

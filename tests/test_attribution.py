@@ -142,3 +142,24 @@ def test_progress_is_heard_after_each_group_of_written_pieces(tiny_tokenizers, m
     attribution.attribution_matrix(model, trace, "gradient×input", heard.append)
     T = len(trace.target_ids)
     assert heard == pytest.approx([(t + 1) / T for t in range(T)])
+
+
+def test_translating_beside_an_attribution_on_the_same_model_is_unaffected(tiny_tokenizers, monkeypatch):
+    """Captum hooks the embedding layer it explains: on a shared model (one server, many visitors) a translation
+    made meanwhile would read the hooked path inputs. Attribution works on a copy: a translation made by the
+    caller's model from inside Captum's own forward pass, hooks and all, is the model's own."""
+    from models.decoding.greedy import greedy
+    from models.network.seq2seq import Seq2Seq
+
+    model = make_model(tiny_tokenizers)
+    text = "a big dog runs on the grass"
+    expected = greedy(model, tiny_tokenizers, text).translation
+    original, seen = Seq2Seq.own_step_log_probs, []
+
+    def with_a_visitor_beside(self, *args):  # another visitor's translation at every forward pass Captum makes
+        seen.append(greedy(model, tiny_tokenizers, text).translation)
+        return original(self, *args)
+
+    monkeypatch.setattr(Seq2Seq, "own_step_log_probs", with_a_visitor_beside)
+    attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), "integrated gradients")
+    assert len(seen) > 1 and set(seen) == {expected}
