@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, Server, script_runs
+from .server import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, Server, script_runs
 
 VIEWPORT = {"width": 1400, "height": 1000}
 SUBMITTED = "A young boy is playing football in the park."

@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, ROOT, Server
+from .server import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, ROOT, Server
 
 PAGES = ("", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Human_links", "Models_and_results")
 INDEX_OPTION = "--extra-index-url"

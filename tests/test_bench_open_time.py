@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP
 from bench.open_time import BARE, TEXT, open_page, script_runs
+from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP
 
 from .pages_helpers import APP, page, run_page
 

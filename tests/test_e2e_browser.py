@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, Server
+from bench.server import CHROMIUM, CHROMIUM_ARGS, Server
 
 PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links"]
 CHART = ".vega-embed svg"  # every chart is Vega-Lite, drawn as SVG
