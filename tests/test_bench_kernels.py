@@ -64,4 +64,4 @@ def test_attribution_bench_prints_a_row_per_sentence(capsys, monkeypatch):
     bench.bench_attribution("dot", "cpu", repeats=1)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [int(row.split(" | ")[0][2:]) for row in rows] == [len(s.split()) for s in bench.ATTRIBUTION_SENTENCES]
-    assert all(float(x) > 0 for row in rows for x in row.strip(" |").split(" | ")[2:])
+    assert all(float(x.replace(",", "")) > 0 for row in rows for x in row.strip(" |").split(" | ")[2:])
