@@ -230,6 +230,21 @@ def test_hovering_and_clicking_a_heatmap_cell(server, page):
     assert f"step={row + 1}" in page.url  # and the URL follows
 
 
+def test_the_heatmap_downloads_as_png_and_svg(server, page, tmp_path):
+    """Rendered on the server (vl-convert, no browser there), saved by the visitor's browser."""
+    page.goto(f"{server}/?text=A%20black%20dog%20is%20running%20on%20the%20beach.")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.get_by_role("button", name="Heatmap as PNG / SVG").click()
+    page.get_by_role("button", name="PNG", exact=True).wait_for()
+    for name, start in (("PNG", b"\x89PNG"), ("SVG", b"<svg")):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=name, exact=True).click()
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+        assert saved.suffix == f".{name.lower()}" and start in saved.read_bytes()[:200]
+
+
 def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
     page.goto(f"{server}/?text=A%20black%20dog%20is%20running%20on%20the%20beach.")
     page.wait_for_selector(CHART)
