@@ -27,10 +27,12 @@ from ..network.tokenization import BOS_ID, PAD_ID
 from ..network.translator import Translator
 
 IG_STEPS = 64  # path points: gaps ≤ 5.4 % of the change on the bundled models, 16: ≤ 54 % (bench completeness)
-MAX_CELLS = 2**16  # rows × steps × source pieces per backward pass: bounds what additive attention keeps (docs)
-#: Work done a second on one CPU thread, in cells (:func:`work`), by the slowest bundled model: what a request's
-#: time is estimated from before it starts (`python -m bench attribution`, docs/performance.md).
-CELLS_PER_SECOND = 100_000
+#: Rows × steps × source pieces per backward pass: bounds what a pass keeps. 2¹⁶ → 2¹⁴ took the 20-word sentence's
+#: peak from 777 to 593 MiB (a Transformer) and 657 to 499 MiB (additive) for 12 % and 3 % more time (docs).
+MAX_CELLS = 2**14
+#: Work done a second on one CPU thread, in cells (:func:`work`), by the slowest model measured, rounded down: what
+#: a request's time is estimated from before it starts (`python -m bench attribution`, docs/performance.md).
+CELLS_PER_SECOND = 40_000
 
 
 # Captum is imported when an attribution is asked for: it loads matplotlib (~0.5 s), which the app's first page
