@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
-from .translator import FORMAT_VERSION, Focus, RNNStep, Step, Translator
+from .translator import FORMAT_VERSION, Focus, RNNStep, Step, Translator, check_identity
 
 
 @dataclass(frozen=True)
@@ -43,13 +43,9 @@ class RNNConfig:
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self):
-        if self.architecture != "rnn":
-            raise ValueError(f"an RNN config cannot describe architecture {self.architecture!r}")
+        check_identity(self, "rnn")
         if self.score not in SCORES:
             raise ValueError(f"unknown score {self.score!r}; expected one of {tuple(SCORES)}")
-        if self.format_version != FORMAT_VERSION:
-            raise ValueError(f"checkpoint format {self.format_version} is not supported (this code reads "
-                             f"{FORMAT_VERSION})")
 
 
 @dataclass(frozen=True)

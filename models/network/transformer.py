@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .multihead import MultiHeadAttention
-from .translator import FORMAT_VERSION, Focus, Step, Translator
+from .translator import FORMAT_VERSION, Focus, Step, Translator, check_identity
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,9 @@ class TransformerConfig:
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self):
-        if self.architecture != "transformer":
-            raise ValueError(f"a Transformer config cannot describe architecture {self.architecture!r}")
+        check_identity(self, "transformer")
         if self.d_model % self.heads:
             raise ValueError(f"d_model {self.d_model} must be divisible by heads {self.heads}")
-        if self.format_version != FORMAT_VERSION:
-            raise ValueError(f"checkpoint format {self.format_version} is not supported (this code reads "
-                             f"{FORMAT_VERSION})")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,15 @@ from torch import Tensor, nn
 FORMAT_VERSION = 1
 
 
+def check_identity(config, architecture: str) -> None:
+    """What every config checks first: that it describes ``architecture`` in the format this code reads."""
+    if config.architecture != architecture:
+        raise ValueError(f"a {architecture} config cannot describe architecture {config.architecture!r}")
+    if config.format_version != FORMAT_VERSION:
+        raise ValueError(f"checkpoint format {config.format_version} is not supported (this code reads "
+                         f"{FORMAT_VERSION})")
+
+
 @dataclass(frozen=True)
 class RNNStep:
     """What only the attentional RNN has at a step: the query it asked and the context it read (2015, §3.1)."""
