@@ -95,8 +95,9 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
         st.error(f"{for_markdown(str(e))} Using the bundled {model_name(fallback)} model instead.")
         settings = replace(settings, model=fallback, revision=None)
         loaded = load(fallback, None)
-    st.sidebar.caption(f"{for_markdown(model_name(settings.model))}: running on **{loaded.device}**, "
-                       f"**{kind_label(loaded.kind)}**")
+    kind, name = kind_label(loaded.kind), model_name(settings.model)
+    where = "" if name == kind else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
+    st.sidebar.caption(f"{where}**{kind}**, running on **{loaded.device}**")
     return settings, loaded
 
 
