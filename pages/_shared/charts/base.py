@@ -20,6 +20,8 @@ from models.decoding.trace import Trace
 alt.data_transformers.disable_max_rows()
 
 BLUE, GREY, ORANGE = "#3b5bdb", "#adb5bd", "#f08c00"
+#: The chart fills the page's width; its height is its plot's (plus axes and title), not squeezed into a total.
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 MAX_COLUMN_LABELS = 40  # beyond this every k-th column is labelled (the tooltip still names each cell)
 TITLE_CHARS = 90  # a longer title is wrapped onto several lines, never cut
 ROW_PX = 22  # height of one heatmap row

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .base import BLUE, GREY, ORANGE, lookup, title
+from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, title
 
 
 def lines(x, series: dict[str, np.ndarray], text: str, y_title: str, x_labels: list[str] | None = None) -> alt.Chart:
@@ -18,7 +18,7 @@ def lines(x, series: dict[str, np.ndarray], text: str, y_title: str, x_labels: l
         x=alt.X("x:O", axis=axis), y=alt.Y("value:Q", title=y_title),
         color=alt.Color("series:N", legend=alt.Legend(title=None, orient="bottom")),
         tooltip=["series:N", alt.Tooltip("value:Q", format=".3f")],
-    ).properties(title=title(text), height=260)
+    ).properties(title=title(text), height=260, autosize=FIT_WIDTH)
 
 
 def _over_training(curve, selected: int, field: str, values, y: alt.Y, colour: str, dash=None) -> alt.LayerChart:
@@ -37,14 +37,14 @@ def learning_curve(curve, selected: int) -> alt.LayerChart:
                           BLUE)
     loss = _over_training(curve, selected, "val loss", curve.val_loss,
                           alt.Y("val loss:Q", title="loss (grey)", axis=alt.Axis(orient="right")), GREY, [4, 3])
-    return alt.layer(bleu, loss).resolve_scale(y="independent").properties(height=300)
+    return alt.layer(bleu, loss).resolve_scale(y="independent").properties(height=300, autosize=FIT_WIDTH)
 
 
 def attention_entropy(curve, selected: int) -> alt.LayerChart:
     """The curated examples' mean attention entropy (bits) against epochs done, the ``selected`` point marked."""
     return _over_training(curve, selected, "entropy", curve.entropy_bits,
                           alt.Y("entropy:Q", title="entropy, bits", scale=alt.Scale(zero=True)), BLUE
-                          ).properties(height=220)
+                          ).properties(height=220, autosize=FIT_WIDTH)
 
 
 def bleu_by_length(points: pd.DataFrame, text: str) -> alt.Chart:
@@ -54,7 +54,7 @@ def bleu_by_length(points: pd.DataFrame, text: str) -> alt.Chart:
         x=alt.X("source words:N", sort=alt.EncodingSortField("first"), title="source sentence length (words)"),
         y=alt.Y("BLEU:Q", title="BLEU (greedy)"), color="model:N",
         tooltip=["model", "source words", "sentences", alt.Tooltip("BLEU:Q", format=".1f")],
-    ).properties(height=340)
+    ).properties(height=340, autosize=FIT_WIDTH)
 
 
 def quality_per_minute(curves: pd.DataFrame) -> alt.Chart:
@@ -64,7 +64,7 @@ def quality_per_minute(curves: pd.DataFrame) -> alt.Chart:
         color="model:N", strokeDash=alt.StrokeDash("validation set:N", title="validation set"),
         tooltip=["model", "validation set", "step", alt.Tooltip("minutes:Q", format=".0f"),
                  alt.Tooltip("BLEU:Q", format=".1f")],
-    ).properties(height=340)
+    ).properties(height=340, autosize=FIT_WIDTH)
 
 
 def scaling(points: pd.DataFrame, field: str, text: str) -> alt.Chart:
@@ -73,4 +73,4 @@ def scaling(points: pd.DataFrame, field: str, text: str) -> alt.Chart:
         x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
         y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
         tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
-    ).properties(height=260)
+    ).properties(height=260, autosize=FIT_WIDTH)

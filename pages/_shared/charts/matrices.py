@@ -12,7 +12,7 @@ import pandas as pd
 
 from models.analysis.alignment import AttentionView
 
-from .base import ORANGE, ROW_PX, column_axis, marked, row_axis, title
+from .base import FIT_WIDTH, ORANGE, ROW_PX, column_axis, marked, row_axis, title
 
 
 def _cells(view: AttentionView, weights: np.ndarray | None = None) -> pd.DataFrame:
@@ -31,13 +31,14 @@ def _cells(view: AttentionView, weights: np.ndarray | None = None) -> pd.DataFra
 def _rects(frame: pd.DataFrame, view: AttentionView, measure: str, scheme: str = "blues",
            domain: tuple[float, float] = (0, 1)) -> alt.Chart:
     tooltip = [alt.Tooltip("cell:N", title="cell"), alt.Tooltip("weight:Q", title=measure, format=".3f")]
+    colour_bar = min(200, max(60, ROW_PX * len(view.rows) - 20))  # no longer than the plot it stands beside
     if "energy" in frame:
         tooltip.append(alt.Tooltip("energy:Q", title="energy e", format=".3f"))
     return alt.Chart(frame).mark_rect().encode(
         x=alt.X("s:O", axis=column_axis(marked(view.columns, view.unknown))),
         y=alt.Y("t:O", axis=row_axis(list(view.rows))),
         color=alt.Color("weight:Q", scale=alt.Scale(domain=list(domain), scheme=scheme),
-                        legend=alt.Legend(title=measure)),
+                        legend=alt.Legend(title=measure, gradientLength=colour_bar)),
         tooltip=tooltip,
     ).properties(height=ROW_PX * len(view.rows))
 
@@ -48,7 +49,7 @@ def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measur
     chart = _rects(_cells(view), view, measure)
     if clickable:
         chart = chart.add_params(alt.selection_point(name="cell", fields=["t"], on="click"))
-    return chart.properties(title=title(text))
+    return chart.properties(title=title(text), autosize=FIT_WIDTH)
 
 
 def head_grid(views: list[AttentionView], titles: list[str], selected: int | None) -> alt.FacetChart:
@@ -81,19 +82,20 @@ def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, po
         size=alt.condition(alt.datum.link == "Sure (people)", alt.value(380), alt.value(90)),
         tooltip=["link:N"],
     )
-    return alt.layer(_rects(_cells(view), view, measure), people).properties(title=title(text))
+    return alt.layer(_rects(_cells(view), view, measure), people).properties(title=title(text), autosize=FIT_WIDTH)
 
 
 def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> alt.Chart:
     """``a − b`` per cell, red where ``a`` reads less, blue where more."""
     frame = _cells(AttentionView(view.rows, view.columns, view.unknown, diff, None))
     return _rects(frame, view, "Δα", scheme="redblue", domain=(-1, 1)).properties(
-        title=title(f"{names[0]} minus {names[1]}"))
+        title=title(f"{names[0]} minus {names[1]}"), autosize=FIT_WIDTH)
 
 
 def similarity(matrix: np.ndarray, labels: list[str], text: str) -> alt.Chart:
     view = AttentionView(tuple(labels), tuple(labels), (False,) * len(labels), matrix, None)
-    return _rects(_cells(view), view, "cos", scheme="viridis", domain=(-1, 1)).properties(title=title(text))
+    return _rects(_cells(view), view, "cos", scheme="viridis", domain=(-1, 1)).properties(title=title(text),
+                                                                                          autosize=FIT_WIDTH)
 
 
 def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None]], text: str) -> alt.LayerChart:
@@ -106,4 +108,4 @@ def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None
                                                     legend=alt.Legend(title="AER %")),
                                     tooltip=["layer", "head", alt.Tooltip("aer:Q", title="AER %", format=".1f")])
     numbers = base.mark_text().encode(text=alt.Text("aer:Q", format=".1f"))
-    return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows))
+    return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows), autosize=FIT_WIDTH)

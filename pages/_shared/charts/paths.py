@@ -5,7 +5,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .base import BLUE, GREY, ORANGE, lookup, title
+from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, title
 
 
 def context_path(geo, source: list[str], target: list[str], text: str) -> alt.LayerChart:
@@ -26,7 +26,7 @@ def context_path(geo, source: list[str], target: list[str], text: str) -> alt.La
         x=x, y=y, order="order:Q", color=colour, tooltip=["word:N"])
     share = 100 * geo.explained.sum()
     return alt.layer(outline, points, words, path).properties(
-        title=title(f"{text}: PCA plane, {share:.0f}% of variance"), height=420)
+        title=title(f"{text}: PCA plane, {share:.0f}% of variance"), height=420, autosize=FIT_WIDTH)
 
 
 def shares(weights: np.ndarray, source: list[str], target: list[str]) -> alt.Chart:
@@ -38,4 +38,4 @@ def shares(weights: np.ndarray, source: list[str], target: list[str]) -> alt.Cha
         y=alt.Y("share:Q", title="share α", stack="zero"), order="s:Q",
         color=alt.Color("word:N", sort=list(dict.fromkeys(source)), legend=alt.Legend(title=None)),
         tooltip=["word:N", alt.Tooltip("share:Q", format=".2f")],
-    ).properties(title=title("Who makes up c_t"), height=300)
+    ).properties(title=title("Who makes up c_t"), height=300, autosize=FIT_WIDTH)

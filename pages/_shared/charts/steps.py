@@ -8,7 +8,7 @@ import pandas as pd
 
 from models.analysis.alignment import AttentionView
 
-from .base import BLUE, GREY, ORANGE, lookup, marked, piece_text, title
+from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, marked, piece_text, title
 
 
 def bars(labels: list[str], values, highlight: int | None = None, text: str = "", x_title: str = "") -> alt.Chart:
@@ -22,7 +22,7 @@ def bars(labels: list[str], values, highlight: int | None = None, text: str = ""
         y=alt.Y("value:Q", title=None),
         color=alt.Color("shown:N", scale=alt.Scale(domain=["no", "yes"], range=[BLUE, ORANGE]), legend=None),
         tooltip=[alt.Tooltip("label:N", title="token"), alt.Tooltip("value:Q", format=".3f")],
-    ).properties(title=title(text), height=240)
+    ).properties(title=title(text), height=240, autosize=FIT_WIDTH)
 
 
 def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> alt.Chart:
@@ -54,7 +54,7 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str
                           "word": [*columns, *rows], "dy": [-10] * len(columns) + [12] * len(rows)})
     above = alt.Chart(words[words.y == 1]).mark_text(dy=-10).encode(x="x:Q", y="y:Q", text="word:N")
     below = alt.Chart(words[words.y == 0]).mark_text(dy=12).encode(x="x:Q", y="y:Q", text="word:N")
-    return alt.layer(lines, above, below).properties(height=220)
+    return alt.layer(lines, above, below).properties(height=220, autosize=FIT_WIDTH)
 
 
 def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> alt.LayerChart:
@@ -84,4 +84,4 @@ def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> alt.LayerChart:
                                                                          range=["circle", "square"]), legend=None),
         tooltip=["piece:N", alt.Tooltip("log p:Q", format=".2f")])
     labels = alt.Chart(points).mark_text(dy=-10).encode(x=x, y=y, text="piece:N")
-    return alt.layer(lines, marks, labels).properties(height=300)
+    return alt.layer(lines, marks, labels).properties(height=300, autosize=FIT_WIDTH)
