@@ -2,11 +2,13 @@
 
 Imports only go down the layers::
 
-    the user's commands (train/, evaluate, translate, neighbours)        bench/ — the lab, which nothing imports
+    the user's commands (train/, align/, evaluate, translate, neighbours)
       ├── analysis/  alignment, compare, geometry, anatomy, aer, …  ── reads traces
       ├── storage/   hub, card, data, examples, timeline, gold      ── files and the Hub (timeline: traces on disk)
-      │     └── decoding/  greedy, beam, lines                      ── writes traces
-      └────────── network/  attention, seq2seq, tokenization, device, training, schedule
+      │     └── decoding/  trace, greedy, beam, what_if, lines       ── writes traces
+      └────────── network/  translator, architectures, seq2seq, transformer, multihead, attention, tokenization, …
+
+The lab (``bench/`` at the repository's top) measures all this from outside; nothing here imports it.
 """
 from pathlib import Path
 

@@ -23,7 +23,7 @@ if record is None or not record["epochs"]:
             "checkpoint.")
     st.stop()
 
-reading = evidence.head_picker(loaded) or loaded.reading
+reading = evidence.head_picker(loaded)
 curve = learning_curve(record, reading)
 texts = [e["text"] for e in record["examples"]]
 example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")

@@ -1,7 +1,7 @@
 """Every architecture a checkpoint may name in ``config.json``'s ``architecture`` field: its config and model.
 
 A new architecture plugs in here: a frozen config dataclass (with ``architecture`` and ``format_version``
-fields) and a :class:`~.translator.Translator` subclass (docs/architecture.md, "Adding an architecture").
+fields) and a :class:`~.translator.Translator` subclass (docs/architecture.md, "Where to add …").
 """
 from __future__ import annotations
 

@@ -206,10 +206,6 @@ class Seq2Seq(Translator):
         return torch.cat(picked[::-1])[torch.argsort(order)]  # [B]: rows back in the caller's order
 
     @property
-    def score(self) -> str:
-        return self.config.score
-
-    @property
     def kind(self) -> str:
         return self.config.score
 

@@ -185,7 +185,8 @@ def _files(directory: str | Path) -> str:
 
 
 def kind(training: dict) -> str:
-    """What the card calls the model: the RNN's score, or ``transformer``."""
+    """What the card calls the model: the RNN's score, or ``transformer`` — from ``training.json`` or
+    ``config.json``, which both name the architecture (absent: an RNN) and an RNN's score."""
     return "transformer" if training.get("architecture") == "transformer" else training["score"]
 
 

@@ -16,6 +16,7 @@ from models.decoding.greedy import MAX_SOURCE_TOKENS
 from models.decoding.trace import Trace
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
+from models.storage.card import kind
 from models.storage.examples import load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
 
@@ -109,9 +110,7 @@ def kind_label(kind: str) -> str:
 def model_name(ref: str) -> str:
     """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
     config = bundled_configs().get(ref)
-    if config is None:
-        return ref
-    return kind_label("transformer" if config.get("architecture") == "transformer" else config["score"])
+    return ref if config is None else kind_label(kind(config))  # a config names its kind as training.json does
 
 
 def sentence_input() -> str | None:
