@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import milestones
 from .server import CHROMIUM, CHROMIUM_ARGS, HEATMAP, IDLE, Server, script_runs
 
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -81,8 +82,9 @@ def open_page(browser, script: str, drawn: str, env: dict | None = None) -> dict
         cold, page = visit(profile, srv.url, drawn)
         page.wait_for_function(IDLE)
         stranger = browser.new_context(viewport=VIEWPORT)
-        new_visitor, _ = visit(stranger, srv.url, drawn)
-        found = {"healthy": healthy, "cold": cold, "new": new_visitor}
+        stranger.add_init_script(milestones.MILESTONES)
+        new_visitor, seen = visit(stranger, srv.url, drawn)
+        found = {"healthy": healthy, "cold": cold, "new": new_visitor, "milestones": milestones.read(seen)}
         if script == "app.py":
             found["warm"], page = visit(profile, srv.url, drawn)
             page.wait_for_function(IDLE)
@@ -119,6 +121,10 @@ def bench_open(repeats: int) -> None:
           f"{median['app', 'new'] - median['bare', 'new']:+.0f} ms beside the bare page (goal ≤ +500); cold "
           f"{median['app', 'cold']:.0f} ms, {median['app', 'cold'] - median['bare', 'cold']:+.0f} ms beside it "
           f"(goal ≤ +2000); submit → heatmap {submitted:.0f} ms (goal ≤ 500)")
+    print("\nwhere a new visitor's wait goes (the browser's own clock from navigation; medians)")
+    print(milestones.table([row["app"]["milestones"] for row in rows]))
+    bare_text = statistics.median(row["bare"]["milestones"]["seen"]["first element"] for row in rows)
+    print(f"the bare page's text drawn at {bare_text:.0f} ms (same clock)")
 
 
 def bench_charts(repeats: int) -> None:
