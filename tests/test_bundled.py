@@ -1,4 +1,4 @@
-"""assets/: the three bundled checkpoints and the curated examples."""
+"""assets/: the bundled checkpoints (three RNNs and a Transformer) and the curated examples."""
 import json
 
 import pytest
@@ -8,7 +8,8 @@ from models.storage.card import corpora, scored_sets
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, load_model
 
-NAMES = ("additive", "dot", "none")
+RNNS = ("additive", "dot", "none")
+NAMES = (*RNNS, "transformer")
 
 
 @pytest.fixture(scope="module")
@@ -16,10 +17,16 @@ def bundled():
     return {name: load_model(name, device="cpu") for name in NAMES}
 
 
-def test_three_checkpoints_differ_only_in_the_score(bundled):
-    configs = {n: json.loads((m.path / "config.json").read_text()) for n, m in bundled.items()}
-    assert {c.pop("score") for c in configs.values()} == set(NAMES)
+def test_three_rnns_differ_only_in_the_score(bundled):
+    configs = {n: json.loads((bundled[n].path / "config.json").read_text()) for n in RNNS}
+    assert {c.pop("score") for c in configs.values()} == set(RNNS)
     assert configs["additive"] == configs["dot"] == configs["none"]
+
+
+def test_the_transformer_is_about_the_rnns_size(bundled):
+    assert bundled["transformer"].kind == "transformer"
+    sizes = {n: sum(p.numel() for p in bundled[n].model.parameters()) for n in ("transformer", "additive")}
+    assert 0.5 < sizes["transformer"] / sizes["additive"] < 1.5
 
 
 def test_models_trained_on_the_same_data_share_the_tokenizers(bundled):
@@ -54,8 +61,9 @@ def test_translates_every_curated_example(bundled, name):
 
 
 def test_attention_models_align_adjective_noun_inversion(bundled):
-    """'a black dog' → 'un chien noir': 'noir' looks at 'black', 'chien' at 'dog'."""
-    for name in ("additive", "dot"):
+    """'a black dog' → 'un chien noir': 'noir' looks at 'black', 'chien' at 'dog' (the Transformer: its default
+    reading, chosen on the Hansards trial set)."""
+    for name in ("additive", "dot", "transformer"):
         trace = greedy(bundled[name].model, bundled[name].tokenizers, "A black dog is running on the beach.")
         pieces = [p.strip("▁") for p in trace.target_pieces]
         assert "noir" in pieces and "chien" in pieces, trace.translation

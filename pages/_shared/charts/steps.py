@@ -42,18 +42,21 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str
              for t in range(len(rows)) for s in np.flatnonzero(view.weights[t] >= min_weight)]
     frame = pd.DataFrame(found, columns=["x", "x2", "y", "y2", "weight", "now", "link"])
     scale = alt.Scale(domain=[-0.05, 1.05])
+    # Channels as objects and the step's emphasis as scales: Altair validates a shorthand string or a condition
+    # dict against the whole Vega-Lite schema, which made this chart most of a new visitor's script run
+    # (``python -m bench open``: the server's CPU then delays the chart scripts it serves).
     lines = alt.Chart(frame).mark_rule().encode(
-        x=alt.X("x:Q", scale=scale, axis=None), x2="x2", y=alt.Y("y:Q", scale=alt.Scale(domain=[-0.35, 1.35]),
-                                                              axis=None), y2="y2",
+        x=alt.X("x:Q", scale=scale, axis=None), x2=alt.X2("x2"),
+        y=alt.Y("y:Q", scale=alt.Scale(domain=[-0.35, 1.35]), axis=None), y2=alt.Y2("y2"),
         strokeWidth=alt.StrokeWidth("weight:Q", scale=alt.Scale(domain=[0, 1], range=[1, 10]), legend=None),
         color=alt.Color("now:N", scale=alt.Scale(domain=["no", "yes"], range=[GREY, ORANGE]), legend=None),
-        opacity=alt.condition(alt.datum.now == "yes", alt.value(0.9), alt.value(0.25)),
+        opacity=alt.Opacity("now:O", scale=alt.Scale(domain=["no", "yes"], range=[0.25, 0.9]), legend=None),
         tooltip=[alt.Tooltip("link:N"), alt.Tooltip("weight:Q", title=measure, format=".2f")],
     )
-    words = pd.DataFrame({"x": [*xs, *xt], "y": [1.0] * len(columns) + [0.0] * len(rows),
-                          "word": [*columns, *rows], "dy": [-10] * len(columns) + [12] * len(rows)})
-    above = alt.Chart(words[words.y == 1]).mark_text(dy=-10).encode(x="x:Q", y="y:Q", text="word:N")
-    below = alt.Chart(words[words.y == 0]).mark_text(dy=12).encode(x="x:Q", y="y:Q", text="word:N")
+    words = pd.DataFrame({"x": [*xs, *xt], "y": [1.0] * len(columns) + [0.0] * len(rows), "word": [*columns, *rows]})
+    text = {"x": alt.X("x:Q"), "y": alt.Y("y:Q"), "text": alt.Text("word:N")}
+    above = alt.Chart(words.iloc[:len(columns)]).mark_text(dy=-10).encode(**text)
+    below = alt.Chart(words.iloc[len(columns):]).mark_text(dy=12).encode(**text)
     return alt.layer(lines, above, below).properties(height=220, autosize=FIT_WIDTH)
 
 
