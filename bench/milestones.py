@@ -59,9 +59,11 @@ def phases(found: dict) -> dict[str, float]:
     return out
 
 
-def table(visits: list[dict]) -> str:
-    """Medians over visits of each phase, as a Markdown table."""
-    rows = [phases(v) for v in visits]
-    names = [n for n in rows[0] if all(n in r for r in rows)]
-    return "| phase | median ms |\n|---|---|\n" + "\n".join(
-        f"| {n} | {statistics.median(r[n] for r in rows):.0f} |" for n in names)
+def table(*pages: list[dict]) -> str:
+    """Medians over each page's visits of each phase, as a Markdown table (one column a page; – where a page's
+    visits do not all have it)."""
+    medians = [{n: statistics.median(p[n] for p in visits) for n in visits[0] if all(n in p for p in visits)}
+               for visits in ([phases(v) for v in page] for page in pages)]
+    names = list(dict.fromkeys(n for m in medians for n in m))  # every page's phases, in order
+    return (f"| phase |{' median ms |' * len(pages)}\n|---|{'---|' * len(pages)}\n" + "\n".join(
+        f"| {n} | " + " | ".join(f"{m[n]:.0f}" if n in m else "–" for m in medians) + " |" for n in names))

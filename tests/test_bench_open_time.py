@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from bench.milestones import MARKS, blocked, phases, table
 from bench.open_time import BARE, TEXT, open_page, script_runs
 from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP
 
@@ -41,5 +42,28 @@ def test_a_bare_page_and_the_app_open_for_a_new_visitor(tmp_path):
         bare = open_page(browser, str(tmp_path / "bare.py"), TEXT)
         app = open_page(browser, "app.py", HEATMAP)
         browser.close()
-    assert set(bare) == {"healthy", "cold", "new"} and set(app) == {"healthy", "cold", "new", "warm", "submit"}
-    assert all(v > 0 for v in [*bare.values(), *app.values()])
+    times = {"healthy", "cold", "new"}
+    assert set(bare) == times | {"milestones"} and set(app) == times | {"milestones", "warm", "submit"}
+    assert all(bare[k] > 0 for k in times) and all(app[k] > 0 for k in times | {"warm", "submit"})
+    assert set(app["milestones"]["seen"]) == set(MARKS)  # every milestone of the app's first heatmap was seen
+    cut = phases(app["milestones"])
+    assert cut["first element"] > 0 and cut["→ chart mounted"] >= 0 and cut["→ heatmap drawn"] >= 0
+    assert cut["vega-embed arrived"] >= cut["vega-embed requested"] > 0
+
+
+def test_long_tasks_are_cut_at_the_phase_boundaries():
+    tasks = [(0.0, 100.0), (150.0, 100.0), (400.0, 50.0)]  # [start, duration] as the browser reports them
+    assert blocked(tasks, 0, 1000) == 250
+    assert blocked(tasks, 50, 200) == 50 + 50  # the second half of the first, the first half of the second
+    assert blocked(tasks, 260, 390) == 0
+
+
+def test_the_table_gives_each_pages_median_and_marks_what_a_page_lacks():
+    def visit(first, mounted, drawn, chunks):
+        return {"seen": {"first element": first, "chart mounted": mounted, "heatmap drawn": drawn},
+                "tasks": [], "chunks": chunks}
+    app = [visit(1000, 1800, 2000, {"vega-embed": [1100, 1700, 9]}), visit(1200, 2000, 2300, {"vega-embed": None})]
+    lines = table(app, app[:1]).splitlines()
+    assert lines[0] == "| phase | median ms | median ms |"
+    assert "| first element | 1100 | 1000 |" in lines and "| → heatmap drawn | 250 | 200 |" in lines
+    assert "| vega-embed arrived | – | 1700 |" in lines  # a phase one visit of the app lacks has no median
