@@ -59,7 +59,7 @@ def imported_parts(path: Path) -> set[str]:
 
 
 PRODUCT = sorted(MODELS.rglob("*.py"))
-UI = [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]
+UI = [ROOT / "app.py", ROOT / "serve.py", *sorted((ROOT / "pages").rglob("*.py"))]
 LAB = sorted((ROOT / "bench").rglob("*.py"))
 
 

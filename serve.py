@@ -1,0 +1,28 @@
+"""Attention Atlas served warm: ``streamlit run serve.py`` runs the same app (``app.py``), with torch, the pages'
+modules and the default model loaded *before* the server takes its first visitor.
+
+Streamlit runs no user code until a browser connects, so under ``streamlit run app.py`` the first visitor after a
+start — on Community Cloud, after every deploy and every wake from sleep — waits for those imports and the
+checkpoint: about 2.3 s of a cold open on a 2-core machine (docs/performance.md). ``st.App`` (Streamlit's ASGI entry,
+experimental in 1.67) runs its lifespan at start-up, before the server answers; the deploy names this file as its
+main file (docs/deploy.md). Locally, ``streamlit run app.py`` is the same app.
+"""
+from contextlib import asynccontextmanager
+
+import streamlit as st
+from streamlit.logger import get_logger
+
+
+@asynccontextmanager
+async def warm(_app):
+    """Import what the first page imports and load the default model into the app's own cache."""
+    from pages._shared import cache, charts, deploy, evidence, exports, ui  # noqa: F401  (torch, altair, the models)
+
+    try:
+        cache.load(deploy.default_model(), None)
+    except Exception as e:  # an unreachable Hub default: the page says why when a visitor comes
+        get_logger(__name__).warning("default model not preloaded: %s", e)
+    yield
+
+
+app = st.App("app.py", lifespan=warm)

@@ -1,0 +1,47 @@
+"""serve.py: the app behind Streamlit's ASGI entry, its default model loaded before the first visitor."""
+import asyncio
+from pathlib import Path
+
+import pytest
+
+import serve
+from pages._shared import cache
+
+
+@pytest.fixture
+def counted_loads(monkeypatch):
+    """Every checkpoint the app's cached loader reads from disk (or the Hub), the cache emptied first."""
+    loads = []
+    real = cache.load_model
+    monkeypatch.setattr(cache, "load_model", lambda *a, **k: loads.append(a[0]) or real(*a, **k))
+    cache._load.clear()
+    yield loads
+    cache._load.clear()
+
+
+def start(app) -> None:
+    """Run the app's start-up (its lifespan up to the point where the server would answer) and its shutdown."""
+    async def once():
+        async with serve.warm(app):
+            pass
+    asyncio.run(once())
+
+
+def test_it_serves_the_entry_point():
+    assert Path(serve.app.script_path).name == "app.py"
+
+
+def test_the_default_model_is_loaded_before_the_first_visitor(counted_loads, monkeypatch):
+    monkeypatch.delenv("ATLAS_HUB_REPO", raising=False)
+    start(serve.app)
+    assert counted_loads == ["additive"]
+    cache.load("additive", None)  # the first visitor's page asks for it: already in the cache
+    assert counted_loads == ["additive"]
+
+
+def test_an_unreachable_hub_default_does_not_stop_the_server(counted_loads, monkeypatch):
+    monkeypatch.setenv("ATLAS_HUB_REPO", "nobody/not-cached")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    start(serve.app)  # no exception: the page tells the visitor why the model cannot be loaded
+    assert counted_loads == ["nobody/not-cached"]
