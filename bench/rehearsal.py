@@ -4,7 +4,7 @@
 
 Does what Community Cloud does, as closely as one machine can: a fresh virtual
 environment installed with ``uv pip install -r requirements.txt``, then
-``streamlit run app.py`` pinned to one CPU (``taskset -c 0``) in public mode,
+``streamlit run serve.py`` (the deploy's main file) pinned to one CPU (``taskset -c 0``) in public mode,
 then Chromium visiting every page (Compare scoring loads both models). Prints
 the install's size and time, the time to the first heatmap, and the server's
 peak resident memory with every page visited.
@@ -114,7 +114,8 @@ def main(argv=None) -> None:
     try:
         seconds = install(venv, workdir)
         print(f"install: {seconds:.0f} s, {size_mb(venv):,.0f} MB in the virtual environment", flush=True)
-        with Server(python=str(venv / "bin" / "python"), cpus="0", env={"ATLAS_PUBLIC": "1"}) as server:
+        with Server(python=str(venv / "bin" / "python"), cpus="0", env={"ATLAS_PUBLIC": "1"},
+                    script="serve.py") as server:
             first = visit_every_page(server.url)
         print(f"time to first heatmap (cold server, one CPU): {first:.1f} s")
         print(f"with every page visited: {server.summary()}")
