@@ -256,16 +256,9 @@ def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
     assert "Integrated gradients over the source" in page.evaluate(TITLE.format(n=1))
 
 
-@pytest.fixture(scope="module")
-def transformer(tmp_path_factory) -> str:
-    from .helpers import tiny_transformer_checkpoint
-
-    return tiny_transformer_checkpoint(tmp_path_factory.mktemp("transformer"))
-
-
-def test_a_head_is_picked_and_a_grid_cell_opens_another(server, page, transformer):
+def test_a_head_is_picked_and_a_grid_cell_opens_another(server, page, tmp_path):
     text = urllib.parse.quote("A black dog is running on the beach.")
-    page.goto(f"{server}/?text={text}&level=subwords&model={urllib.parse.quote(transformer)}")
+    page.goto(f"{server}/?text={text}&level=subwords&model=transformer")
     page.wait_for_selector(CHART)
     wait_idle(page)
     open_options(page.get_by_role("combobox", name="Attention head"))
@@ -282,6 +275,7 @@ def test_a_head_is_picked_and_a_grid_cell_opens_another(server, page, transforme
     page.wait_for_function(f"({TITLE.format(n=0)}).includes('layer 1, head 1')")
     wait_idle(page)
     assert "head=1.1" in page.url
+    shoot(page, tmp_path, "Transformer_heads")
 
 
 def test_human_links_lie_over_the_heatmap(server, page, tmp_path):
