@@ -12,7 +12,7 @@
     python -m bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches   (joey)
     python -m bench profile --steps 20     # where a training step's time goes             (step_profile)
     python -m bench load --sessions 1 4 8  # the running app under concurrent browser sessions (browser)
-    python -m bench open --repeats 3       # a new visitor's first heatmap beside a bare page; submit (open_time)
+    python -m bench open --repeats 3       # first heatmap beside a bare page; serve.py; where the wait goes (open_time)
     python -m bench charts --repeats 4     # one heatmap per chart layer beside a bare page        (open_time)
     python -m bench step                   # the step slider in a browser: key press → settled (browser)
     python -m bench.rehearsal              # a Community Cloud deploy rehearsed locally with uv (rehearsal)
