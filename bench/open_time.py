@@ -105,7 +105,7 @@ def bench_open(repeats: int) -> None:
     print("| repeat | bare cold | bare new visitor | one chart new visitor | app cold | app new visitor | app warm | "
           "submit | app scripts | serve.py cold | serve.py new visitor |\n|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
-    module, code, drawn = CHART_PAGES["vega-lite"]
+    _, code, drawn = CHART_PAGES["vega-lite"]
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         (Path(tmp) / "bare.py").write_text(BARE)
