@@ -103,7 +103,7 @@ def bench_open(repeats: int) -> None:
           f"{repeats} fresh servers each; ms from navigation (or Ctrl+Enter) to the first heatmap (the bare page: "
           "its text); script: the server's own time")
     print("| repeat | bare cold | bare new visitor | one chart new visitor | app cold | app new visitor | app warm | "
-          "submit | app scripts | serve.py cold | serve.py new visitor |\n|---|---|---|---|---|---|---|---|---|---|---|")
+          "submit | app scripts | serve.py cold | serve.py new visitor |\n" + "|---" * 11 + "|")
     rows = []
     _, code, drawn = CHART_PAGES["vega-lite"]
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
