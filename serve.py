@@ -3,9 +3,9 @@ modules and the default model loaded *before* the server takes its first visitor
 
 Streamlit runs no user code until a browser connects, so under ``streamlit run app.py`` the first visitor after a
 start — on Community Cloud, after every deploy and every wake from sleep — waits for those imports and the
-checkpoint: about 2.3 s of a cold open on a 2-core machine (docs/performance.md). ``st.App`` (Streamlit's ASGI entry,
-experimental in 1.67) runs its lifespan at start-up, before the server answers; the deploy names this file as its
-main file (docs/deploy.md). Locally, ``streamlit run app.py`` is the same app.
+checkpoint: the server's first script run, about 2 s on a 2-core machine (docs/performance.md). ``st.App``
+(Streamlit's ASGI entry, experimental in 1.67) runs its lifespan at start-up, before the server answers; the deploy
+names this file as its main file (docs/deploy.md). Locally, ``streamlit run app.py`` is the same app.
 """
 from contextlib import asynccontextmanager
 

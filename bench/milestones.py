@@ -30,9 +30,11 @@ MILESTONES = """
 """ % repr(MARKS).replace("'", '"')
 
 READ = """chunks => ({seen: window.__atlas.seen, tasks: window.__atlas.tasks,
+  requests: performance.getEntriesByType('resource').map(r => [r.name, r.startTime]),
   chunks: Object.fromEntries(Object.entries(chunks).map(([name, part]) => {
     const e = performance.getEntriesByType('resource').find(r => r.name.includes(part));
-    return [name, e ? [e.startTime, e.responseEnd, e.encodedBodySize] : null]; }))})"""
+    return [name, e ? [e.startTime, e.responseEnd] : null]; }))})"""
+SESSION_START = "/_stcore/host-config"  # fetched just before the session opens; what comes after, elements ask for
 
 
 def read(page) -> dict:
@@ -56,6 +58,13 @@ def phases(found: dict) -> dict[str, float]:
     for name, entry in found["chunks"].items():
         if entry:  # requested when the first chart's delta arrives; compiled in the long tasks after it arrived
             out[f"{name} requested"], out[f"{name} arrived"] = entry[0], entry[1]
+    opened = next((t for url, t in found["requests"] if SESSION_START in url), None)
+    if opened is not None:  # the scripts the page's elements asked for, and how many of them the chart's queue behind
+        asked = [t for url, t in found["requests"] if t > opened and url.endswith(".js")]
+        out["scripts the elements asked for"] = len(asked)
+        chart = found["chunks"].get("chart component")
+        if chart:
+            out["of them asked for before the chart component"] = sum(t < chart[0] for t in asked)
     return out
 
 

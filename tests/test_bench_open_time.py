@@ -63,9 +63,20 @@ def test_long_tasks_are_cut_at_the_phase_boundaries():
 def test_the_table_gives_each_pages_median_and_marks_what_a_page_lacks():
     def visit(first, mounted, drawn, chunks):
         return {"seen": {"first element": first, "chart mounted": mounted, "heatmap drawn": drawn},
-                "tasks": [], "chunks": chunks}
+                "tasks": [], "chunks": chunks, "requests": []}
     app = [visit(1000, 1800, 2000, {"vega-embed": [1100, 1700, 9]}), visit(1200, 2000, 2300, {"vega-embed": None})]
     lines = table(app, app[:1]).splitlines()
     assert lines[0] == "| phase | median ms | median ms |"
     assert "| first element | 1100 | 1000 |" in lines and "| → heatmap drawn | 250 | 200 |" in lines
     assert "| vega-embed arrived | – | 1700 |" in lines  # a phase one visit of the app lacks has no median
+
+
+def test_the_scripts_the_elements_asked_for_are_counted_and_those_ahead_of_the_chart():
+    requests = [("/static/js/index.js", 40.0), ("/_stcore/host-config", 800.0), ("/static/js/Selectbox.js", 900.0),
+                ("/static/media/font.woff2", 905.0), ("/static/js/ArrowVegaLiteChart.x.js", 950.0),
+                ("/static/js/embed.y.js", 951.0), ("/static/js/Slider.js", 1200.0)]
+    found = {"seen": {"first element": 890, "chart mounted": 1300, "heatmap drawn": 1400}, "tasks": [],
+             "requests": requests, "chunks": {"chart component": [950.0, 1100.0], "vega-embed": [951.0, 1200.0]}}
+    cut = phases(found)
+    assert cut["scripts the elements asked for"] == 4  # not the page's own bundle, not the font
+    assert cut["of them asked for before the chart component"] == 1
