@@ -20,7 +20,6 @@ warm-up and dropped, and the median of the rest is reported.
 """
 from __future__ import annotations
 
-import random
 import re
 import statistics
 import subprocess
@@ -28,13 +27,15 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from models import ROOT
 from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import PAD_ID, SPECIALS, TokenizerPair
 from models.network.training import DEFAULT_LR, PRECISIONS, loss_function, train_step
-from models.storage.data import Pair, batch_order, pad
+from models.storage.data import batch_order, pad
+from models.storage.pieces import Pair
 
 JOEY = "joeynmt==2.3.0"
 VENV = ROOT / ".bench" / "joeynmt"
@@ -158,7 +159,7 @@ def bench_joey(tokenizers: TokenizerPair, pairs: list[Pair], steps: int, threads
     """Print both tools' rates on the first ``steps`` batches ``models.train`` would form from ``pairs``."""
     torch.set_num_threads(threads)
     config = RNNConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)
-    order = batch_order(pairs, 64, random.Random(1))[:steps]
+    order = batch_order(pairs, 64, np.random.default_rng(1))[:steps]
     rows = [j for batch in order for j in batch]  # Joey reads them in this order, or shuffles them
     per_sentence = sum(len(pairs[j][1]) + 1 for j in rows) / len(rows)  # target pieces with EOS
     print(f"{len(rows):,} pairs, {per_sentence:.1f} target pieces a sentence; batches of 64; {steps} updates a "

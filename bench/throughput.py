@@ -14,16 +14,17 @@ from .kernels import sync
 
 def training_pairs(data: list[str]):
     """The bundled tokenizers and one epoch's mix of the corpora ``DIR[:weight=W]``, as ``models.train`` reads them."""
-    import random
+    import numpy as np
 
     from models.network.tokenization import TokenizerPair
-    from models.storage.data import Corpus, mix, read_parallel, tokenize_pairs
+    from models.storage.data import Corpus, mix, read_parallel
     from models.storage.hub import BUNDLED_DIR
+    from models.storage.pieces import tokenize_pairs
 
     tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
     corpora = [Corpus.parse(spec) for spec in data]
     parts = [tokenize_pairs(tokenizers, *read_parallel(c.path, c.train_split, "en", "fr"), 64) for c in corpora]
-    return tokenizers, mix(parts, [c.weight for c in corpora], random.Random(0))
+    return tokenizers, mix(parts, [c.weight for c in corpora], np.random.default_rng(0))
 
 
 def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> Callable[[], tuple[int, int]]:
@@ -32,7 +33,8 @@ def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> 
     Each call returns the sentences and target pieces (padding not counted) it trained on.
     """
     import itertools
-    import random
+
+    import numpy as np
 
     from models.network.seq2seq import RNNConfig, Seq2Seq
     from models.network.tokenization import PAD_ID
@@ -42,7 +44,7 @@ def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> 
     torch.manual_seed(0)
     model = Seq2Seq(RNNConfig(tokenizers.source.vocab_size, tokenizers.target.vocab_size)).to(device).train()
     optimizer = torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
-    stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, random.Random(epoch)))
+    stream = (b for epoch in itertools.count() for b in batches(pairs, batch_size, np.random.default_rng(epoch)))
     step = partial(train_step, loss_fn=loss_function(0.1), precision=PRECISIONS[precision])
 
     def next_step() -> tuple[int, int]:

@@ -11,6 +11,14 @@ from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_t
 from .helpers import make_model, make_transformer, synthetic_pairs
 
 
+@pytest.fixture(autouse=True)
+def piece_cache(tmp_path_factory, monkeypatch):
+    """The training command's piece cache in a folder of the test session's, never the user's ~/.cache."""
+    folder = tmp_path_factory.getbasetemp() / "piece-cache"
+    monkeypatch.setenv("ATLAS_CACHE", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def tiny_tokenizers() -> TokenizerPair:
     pairs = synthetic_pairs(500)

@@ -5,7 +5,8 @@ import torch
 from bench import kernels as bench
 from models.network.attention import build_attention
 from models.network.tokenization import PAD_ID
-from models.storage.data import batches, tokenize_pairs
+from models.storage.data import batches
+from models.storage.pieces import tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
 

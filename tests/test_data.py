@@ -1,21 +1,22 @@
 """models/storage/data.py: parallel files read in step; batches padded, masked and length-sorted."""
 import gzip
 import json
-import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
 from models.storage.data import (
     Corpus,
+    batch_order,
     batches,
     mix,
     read_parallel,
     read_references,
     reference_streams,
-    tokenize_pairs,
 )
+from models.storage.pieces import TokenizedPairs, tokenize_pairs
 
 from .helpers import synthetic_pairs
 
@@ -54,11 +55,42 @@ def test_corpus_specs():
 
 
 def test_mix_takes_each_part_by_its_weight():
-    a, b = [([i], [i]) for i in range(10)], [([100 + i], [i]) for i in range(40)]
-    epoch = mix([a, b], [2.0, 0.25], random.Random(0))
-    assert sorted(epoch).count(a[3]) == 2 and len(epoch) == 20 + 10
-    assert len({p[0][0] for p in epoch if p[0][0] >= 100}) == 10  # a quarter of b, without repeats
-    assert mix([a, b], [2.0, 0.25], random.Random(0)) == epoch  # seeded: a resumed epoch is the same epoch
+    a = TokenizedPairs.from_pairs([([i], [i]) for i in range(10)])
+    b = TokenizedPairs.from_pairs([([100 + i], [i]) for i in range(40)])
+    epoch = mix([a, b], [2.0, 0.25], np.random.default_rng(0))
+    sources = [epoch[i][0][0] for i in range(len(epoch))]
+    assert sources.count(3) == 2 and len(epoch) == 20 + 10
+    assert len({s for s in sources if s >= 100}) == 10  # a quarter of b, without repeats
+    again = mix([a, b], [2.0, 0.25], np.random.default_rng(0))
+    assert [again[i] for i in range(len(again))] == [epoch[i] for i in range(len(epoch))]  # a resumed epoch: same
+
+
+def lengths_corpus(n: int = 400, seed: int = 0) -> TokenizedPairs:
+    rng = np.random.default_rng(seed)
+    return TokenizedPairs.from_pairs([([5] * int(rng.integers(2, 60)), [6] * int(rng.integers(1, 60)))
+                                      for _ in range(n)])
+
+
+def test_batches_by_length_hold_every_pair_once_and_pad_little():
+    pairs = lengths_corpus()
+    order = batch_order(pairs, 16, np.random.default_rng(1))
+    assert sorted(np.concatenate(order).tolist()) == list(range(len(pairs)))
+    padded = sum(len(b) * pairs.source_lengths[b].max() for b in order)
+    shuffled = np.random.default_rng(2).permutation(len(pairs))
+    unsorted = sum(16 * pairs.source_lengths[shuffled[i : i + 16]].max() for i in range(0, len(pairs), 16))
+    assert padded < 0.7 * unsorted  # sorted inside windows: far less padding than batches of random pairs
+
+
+def test_token_batches_stay_within_their_budget():
+    pairs = lengths_corpus()
+    order = batch_order(pairs, 64, np.random.default_rng(1), max_tokens=400)
+    assert sorted(np.concatenate(order).tolist()) == list(range(len(pairs)))
+    sizes = [len(b) * (pairs.source_lengths[b].max() + pairs.target_lengths[b].max() + 1) for b in order]
+    assert max(sizes) <= 400
+    assert min(len(b) for b in order) < 6 < max(len(b) for b in order)  # long pairs a few at a time, short many
+    # a pair longer than the budget is a batch of its own rather than lost
+    huge = TokenizedPairs.from_pairs([([5] * 300, [6] * 300), ([5] * 3, [6] * 3)])
+    assert sorted(len(b) for b in batch_order(huge, 64, max_tokens=100)) == [1, 1]
 
 
 def test_every_reference_is_read_and_laid_out_for_sacrebleu(tmp_path):

@@ -1,7 +1,7 @@
 """models/network/seq2seq.py: shapes, masking, learning a toy task, and Hub-style round trips."""
 import copy
-import random
 
+import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
@@ -10,8 +10,9 @@ from models.decoding.greedy import translate_batch
 from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import PAD_ID
 from models.network.training import loss_function, train_step
-from models.storage.data import batches, tokenize_pairs
+from models.storage.data import batches
 from models.storage.hub import load_model, save_checkpoint
+from models.storage.pieces import tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
 
@@ -46,7 +47,7 @@ def train_toy(tokenizers, score: str, steps: int = 500):
     model = make_model(tokenizers, score).train()
     pairs = tokenize_pairs(tokenizers, *zip(*synthetic_pairs(2000, 5)), max_len=50)
     opt, loss_fn = torch.optim.Adam(model.parameters(), lr=5e-3), loss_function()
-    losses, rng = [], random.Random(0)
+    losses, rng = [], np.random.default_rng(0)
     while len(losses) < steps:
         for batch in batches(pairs, 32, rng):
             losses.append(train_step(model, batch, opt, loss_fn))  # the training CLI's step

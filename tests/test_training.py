@@ -9,7 +9,8 @@ import torch
 from models import ROOT
 from models.network.tokenization import PAD_ID
 from models.network.training import loss_function, native_bfloat16, replica_device, train_step
-from models.storage.data import batches, tokenize_pairs
+from models.storage.data import batches
+from models.storage.pieces import tokenize_pairs
 
 from .helpers import make_model, synthetic_pairs
 

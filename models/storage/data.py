@@ -8,28 +8,34 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, TokenizerPair
+from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID
+from .pieces import Pair, TokenizedPairs
 
-Pair = tuple[list[int], list[int]]  # source ids (EOS included), target ids (no specials)
+
+def split_file(data_dir: str | Path, split: str, lang: str) -> Path:
+    """``{split}.{lang}.gz`` under ``data_dir``, else the plain ``{split}.{lang}``."""
+    base = Path(data_dir) / f"{split}.{lang}"
+    gz = base.with_name(base.name + ".gz")
+    for path in (gz, base):
+        if path.exists():
+            return path
+    raise FileNotFoundError(f"no {gz.name} or {base.name} in {data_dir}")
 
 
 def read_split(data_dir: str | Path, split: str, lang: str) -> list[str]:
     """Lines of ``{split}.{lang}.gz`` (or ``{split}.{lang}``) under ``data_dir``."""
-    base = Path(data_dir) / f"{split}.{lang}"
-    gz = base.with_name(base.name + ".gz")
-    if gz.exists():
-        with gzip.open(gz, "rt", encoding="utf-8") as f:
+    path = split_file(data_dir, split, lang)
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8") as f:
             return [line.rstrip("\n") for line in f]
-    if base.exists():
-        return base.read_text(encoding="utf-8").splitlines()
-    raise FileNotFoundError(f"no {gz.name} or {base.name} in {data_dir}")
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 def read_parallel(data_dir: str | Path, split: str, src: str, tgt: str) -> tuple[list[str], list[str]]:
@@ -83,50 +89,58 @@ class Corpus:
         return cls(Path(path), values.get("train", train_split), values.get("val", val_split), weight)
 
 
-def mix(parts: Sequence[Sequence[Pair]], weights: Sequence[float], rng: random.Random) -> list[Pair]:
+def mix(parts: Sequence[TokenizedPairs], weights: Sequence[float], rng: np.random.Generator) -> TokenizedPairs:
     """One epoch's pairs: each part repeated ``int(weight)`` times plus a random ``weight % 1`` share of it."""
-    epoch: list[Pair] = []
-    for pairs, weight in zip(parts, weights):
+    taken = []
+    for part, weight in zip(parts, weights):
         whole, fraction = divmod(weight, 1.0)
-        epoch += list(pairs) * int(whole) + rng.sample(list(pairs), round(fraction * len(pairs)))
-    return epoch
+        share = rng.choice(len(part), round(fraction * len(part)), replace=False)
+        taken.append(part.take(np.concatenate([np.tile(np.arange(len(part)), int(whole)), share])))
+    return TokenizedPairs.concat(taken)
 
 
-def tokenize_pairs(
-    tokenizers: TokenizerPair, sources: Sequence[str], targets: Sequence[str], max_len: int
-) -> list[Pair]:
-    """Id pairs, dropping empty lines and pairs longer than ``max_len`` pieces."""
-    pairs = []
-    for s, t in zip(sources, targets):
-        src, tgt = tokenizers.source.ids(s), tokenizers.target.ids(t)
-        if 0 < len(src) < max_len and 0 < len(tgt) < max_len:
-            pairs.append((src + [EOS_ID], tgt))
-    return pairs
-
-
-def batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None = None) -> Iterator[tuple]:
+def batches(pairs: TokenizedPairs, batch_size: int, rng: np.random.Generator | None = None) -> Iterator[tuple]:
     """Padded ``(src [B,S], src_mask [B,S], tgt_in [B,T], tgt_out [B,T])`` batches, in :func:`batch_order`."""
-    for chunk in batch_order(pairs, batch_size, rng):
-        yield pad([pairs[j] for j in chunk])
+    for rows in batch_order(pairs, batch_size, rng):
+        yield pad([pairs[j] for j in rows])
 
 
-def batch_order(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None = None) -> list[list[int]]:
-    """Indices of ``pairs``, batch by batch.
+def batch_order(pairs: TokenizedPairs, batch_size: int, rng: np.random.Generator | None = None,
+                max_tokens: int | None = None) -> list[np.ndarray]:
+    """Indices of ``pairs``, batch by batch, batched by length.
 
-    Pairs are sorted by length inside windows of 50 batches so little is padded;
-    with ``rng`` the windows and the batch order are shuffled.
+    Pairs are sorted by length inside windows of ``50 * batch_size`` so little is padded; with ``rng`` the windows
+    and the batch order are shuffled. Batches hold ``batch_size`` pairs, or with ``max_tokens`` as many as fit in
+    that many padded pieces (source + target with its EOS): long parliament sentences then come a few at a time,
+    short captions many, and every step costs about the same.
     """
-    order = list(range(len(pairs)))
+    order = np.arange(len(pairs))
     if rng is not None:
         rng.shuffle(order)
+    src_len, tgt_len = pairs.source_lengths, pairs.target_lengths + 1
     window = 50 * batch_size
     chunks = []
     for i in range(0, len(order), window):
-        part = sorted(order[i : i + window], key=lambda j: (len(pairs[j][0]), len(pairs[j][1])))
-        chunks += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
+        part = order[i : i + window]
+        part = part[np.lexsort((tgt_len[part], src_len[part]))]  # by source length, then target length
+        cuts = range(0, len(part), batch_size) if max_tokens is None else _token_cuts(
+            src_len[part], tgt_len[part], max_tokens)
+        chunks += [part[a:b] for a, b in zip(cuts, [*cuts[1:], len(part)])]
     if rng is not None:
-        rng.shuffle(chunks)
+        chunks = [chunks[k] for k in rng.permutation(len(chunks))]
     return chunks
+
+
+def _token_cuts(src_len: np.ndarray, tgt_len: np.ndarray, max_tokens: int) -> list[int]:
+    """Where each batch starts among length-sorted pairs so that rows × (longest source + longest target) stays
+    within ``max_tokens`` (a pair longer than that alone is a batch of its own)."""
+    cuts, longest_src, longest_tgt = [0], 0, 0
+    for i, (s, t) in enumerate(zip(src_len.tolist(), tgt_len.tolist())):
+        longest_src, longest_tgt = max(longest_src, s), max(longest_tgt, t)
+        if i > cuts[-1] and (i - cuts[-1] + 1) * (longest_src + longest_tgt) > max_tokens:
+            cuts.append(i)
+            longest_src, longest_tgt = s, t
+    return cuts
 
 
 def pad(group: Sequence[Pair]) -> tuple:

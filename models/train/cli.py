@@ -4,8 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -16,12 +18,11 @@ from ..network.attention import SCORES
 from ..network.device import pick_device
 from ..network.schedule import SHAPES, Budget, averaged, planned_schedule
 from ..network.seq2seq import RNNConfig
-from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
+from ..network.tokenization import TokenizerPair
 from ..network.training import (
     DEFAULT_LR,
     PRECISIONS,
     Replicas,
-    from_main,
     join_replicas,
     leave_replicas,
     native_bfloat16,
@@ -30,12 +31,11 @@ from ..network.training import (
 )
 from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
-from ..storage.data import Corpus, read_parallel, tokenize_pairs
-from ..storage.hub import save_checkpoint
+from ..storage.hub import load_model, save_checkpoint
+from ..storage.pieces import default_cache_dir
+from .corpora import Corpora, parse_corpora, shared_tokenizers, training_parts, validation_sets
 from .loop import Run, RunClock, epoch_batches, fit
 from .state import STATE_DIR, fresh_state, load_state
-
-MAX_TRAIN_PIECES = 64
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -49,8 +49,17 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="rnn: the attentional RNN of Bahdanau et al. (2015); transformer: Vaswani et al. (2017)")
     p.add_argument("--score", choices=list(SCORES), default=RNNConfig.score, help="the RNN's attention score")
     p.add_argument("--out", required=True, help="checkpoint directory to write")
+    p.add_argument("--val-data", nargs="+", metavar="DIR[:val=SPLIT]",
+                   help="folders validated on but not trained on (e.g. a news test year)")
     p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
+    p.add_argument("--init-from", metavar="CHECKPOINT",
+                   help="continue training this checkpoint (a folder): its architecture, sizes, weights and "
+                        "tokenizers; the card records it as the run's start")
     p.add_argument("--vocab-size", type=int, default=8000)
+    p.add_argument("--shared-vocab", action="store_true",
+                   help="one BPE vocabulary for both languages, trained on both sides of every corpus")
+    p.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
+                   help="where tokenised corpora are kept, keyed on the tokenizers and the text (default: %(default)s)")
     rnn = p.add_argument_group("the RNN's sizes")
     rnn.add_argument("--emb-dim", type=int, default=RNNConfig.emb_dim)
     rnn.add_argument("--enc-hidden", type=int, default=RNNConfig.enc_hidden)
@@ -65,7 +74,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--dropout", type=float, help=f"default: {RNNConfig.dropout} (rnn), {TransformerConfig.dropout} "
                                                  "(transformer)")
     p.add_argument("--label-smoothing", type=float, default=0.1)
-    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--batch-size", type=int, default=64, help="sentences a batch")
+    p.add_argument("--batch-tokens", type=int,
+                   help="instead of --batch-size: as many length-sorted pairs as fit in this many padded pieces")
     p.add_argument("--precision", choices=list(PRECISIONS), default="float32",
                    help="dtype of the forward's matrix products (bfloat16: autocast; pays on CPUs with AVX512-BF16/AMX "
                         "and on recent GPUs — `python -m bench throughput --precision …`)")
@@ -86,48 +97,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, help="torch CPU threads")
     p.add_argument("--train-split", default="train", help="default train split of every --data folder")
     p.add_argument("--val-split", default="val", help="default validation split of every --data folder")
+    p.add_argument("--val-sentences", type=int,
+                   help="validate on the first N sentences of each validation split (default: all): bounds the "
+                        "time a validation point takes on long sets such as a news year's 3,000 sentences")
     p.add_argument("--resume", action="store_true", help="continue from --out/train_state")
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the checkpoint to this Hub model repo")
     return p.parse_args(argv)
-
-
-def build_tokenizers(args, sources, targets) -> TokenizerPair:
-    if args.tokenizers:
-        return TokenizerPair.load(args.tokenizers)
-    return TokenizerPair(
-        SubwordTokenizer(train_tokenizer(sources, args.vocab_size)),
-        SubwordTokenizer(train_tokenizer(targets, args.vocab_size)),
-    )
-
-
-def read_corpora(args) -> tuple[list[Corpus], list[tuple[list[str], list[str]]]]:
-    """The ``--data`` folders and their training text; names must differ (scores are reported by folder name)."""
-    corpora = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.data]
-    if len({c.name for c in corpora}) < len(corpora):
-        raise SystemExit("error: two --data folders share a name; validation scores are reported by folder name")
-    return corpora, [read_parallel(c.path, c.train_split, args.src, args.tgt) for c in corpora]
-
-
-def validation_sets(corpora: list[Corpus], tokenizers: TokenizerPair, args) -> dict:
-    """Each corpus's validation split as ``(pairs, sources, targets)``, by folder name."""
-    sets = {}
-    for c in corpora:
-        sources, targets = read_parallel(c.path, c.val_split, args.src, args.tgt)
-        sets[c.name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
-    return sets
-
-
-def shared_tokenizers(args, out: Path, train_text, resuming: bool, replicas: Replicas) -> TokenizerPair:
-    """Reloaded when resuming, else built by the main process from every corpus; the others read what it saved."""
-    if resuming:
-        return TokenizerPair.load(out)
-    if replicas.main:
-        tokenizers = build_tokenizers(args, [s for src, _ in train_text for s in src],
-                                      [t for _, tgt in train_text for t in tgt])
-        out.mkdir(parents=True, exist_ok=True)
-        tokenizers.save(out)
-    from_main(None, replicas)  # wait until they are on disk
-    return tokenizers if replicas.main else TokenizerPair.load(out)
 
 
 def start(args) -> tuple[Replicas, torch.device]:
@@ -166,27 +141,32 @@ def model_config(args, tokenizers: TokenizerPair):
                      dropout=RNNConfig.dropout if args.dropout is None else args.dropout)
 
 
-def build_run(args, replicas: Replicas, device, tokenizers, corpora, parts, state: dict) -> Run:
-    """The model, its optimizer, the schedule planned from the budget and the weights' average."""
-    model = build_model(model_config(args, tokenizers)).to(device)
+def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, parts, state: dict) -> Run:
+    """The model (new, or ``--init-from``'s), its optimizer, the schedule planned from the budget and the
+    weights' average."""
+    if args.init_from:
+        model = load_model(args.init_from, device=str(device)).model.train()
+    else:
+        model = build_model(model_config(args, tokenizers)).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    budget = Budget(planned_steps(args, corpora, parts, replicas), 60 * args.minutes if args.minutes else None)
+    budget = Budget(planned_steps(args, corpora.train, parts, replicas), 60 * args.minutes if args.minutes else None)
     clock = RunClock(state["elapsed_s"], replicas)
     scheduler = planned_schedule(optimizer, budget, args.schedule, args.warmup_steps, lambda: clock.elapsed_s)
     trained = DistributedDataParallel(model) if replicas.world > 1 else model
     validation = validation_sets(corpora, tokenizers, args) if replicas.main else {}
     return Run(model, trained, optimizer, scheduler, averaged(model, args.ema_decay), clock, budget, tokenizers,
-               corpora, parts, validation, args, replicas)
+               corpora.train, parts, validation, args, replicas)
 
 
 def main(argv=None) -> None:
+    started = time.monotonic()
     args = parse_args(argv)
     replicas, device = start(args)
     out = Path(args.out)
-    corpora, train_text = read_corpora(args)
+    corpora = parse_corpora(args)
     resuming = args.resume and (out / STATE_DIR / "state.json").exists()
-    tokenizers = shared_tokenizers(args, out, train_text, resuming, replicas)
-    parts = [tokenize_pairs(tokenizers, src, tgt, MAX_TRAIN_PIECES) for src, tgt in train_text]
+    tokenizers = shared_tokenizers(args, out, corpora, resuming, replicas)
+    parts = training_parts(corpora, tokenizers, args, replicas)
     state = json.loads((out / STATE_DIR / "state.json").read_text()) if resuming else fresh_state()
     run = build_run(args, replicas, device, tokenizers, corpora, parts, state)
     if resuming:
@@ -198,25 +178,27 @@ def main(argv=None) -> None:
     launcher = "python" if replicas.world == 1 else f"torchrun --nproc_per_node {replicas.world}"
     command = f"{launcher} -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
     state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
-    state = fit(run, state)
+    state = fit(run, state, started)
     if not replicas_agree(run.model, replicas):
         raise SystemExit("error: the processes ended with different weights: gradients were not synchronised")
     if replicas.main:
         data = [{"name": c.name, "train_split": c.train_split, "val_split": c.val_split, "weight": c.weight,
-                 "train_pairs": len(p)} for c, p in zip(corpora, parts)]
-        write_training_record(out, args, run, state, data)
+                 "train_pairs": len(p)} for c, p in zip(corpora.train, parts)]
+        write_training_record(out, args, run, state, data, corpora)
         if args.push_to_hub:
             push(out, args.push_to_hub)
     leave_replicas(replicas)
 
 
-def write_training_record(out: Path, args, run: Run, state: dict, data: list[dict]) -> None:
-    """``training.json``: the commands, data, schedule, time, sizes and curve, read by the model card."""
+def write_training_record(out: Path, args, run: Run, state: dict, data: list[dict], corpora: Corpora) -> None:
+    """``training.json``: the commands, data, schedule, time, machine, sizes and curve, read by the model card."""
     record = {
         "commands": state["commands"],
+        **({"started_from": lineage(args.init_from)} if args.init_from else {}),
         "data": data,
-        "architecture": args.arch,
-        **({"score": args.score} if args.arch == "rnn" else {}),
+        "validated_only_on": [{"name": c.name, "val_split": c.val_split} for c in corpora.validate_only],
+        "architecture": run.model.config.architecture,  # --init-from's, when given
+        **({"score": run.model.config.score} if run.model.config.architecture == "rnn" else {}),
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in run.model.parameters()),
         "schedule": {"shape": args.schedule, "lr": args.lr, "warmup_steps": args.warmup_steps,
@@ -226,12 +208,37 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "epochs": state["history"][-1]["epoch"] if state["history"] else 0,
         "best_val_bleu": state["best_bleu"],
         "threads": torch.get_num_threads(),
+        "cpu": cpu_name(),
+        "first_step_s": state["first_step_s"],
+        "peak_memory_mib": state["peak_memory_mib"],
         "processes": run.replicas.world,
         "device": str(run.model.device),
         "history": state["history"],
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))
     write_card(out)
+
+
+def lineage(checkpoint: str) -> dict:
+    """What a continued run started from: the checkpoint and its own training record's commands, data and time
+    (and, nested, what that one started from), so the card can give the whole lineage and its total minutes."""
+    path = Path(checkpoint) / "training.json"
+    if not path.exists():
+        return {"checkpoint": checkpoint}
+    before = json.loads(path.read_text())
+    keep = ("commands", "started_from", "data", "architecture", "score", "wall_clock_s", "steps", "epochs", "cpu",
+            "threads", "device")
+    return {"checkpoint": checkpoint, **{k: before[k] for k in keep if k in before}}
+
+
+def cpu_name() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo, else what Python's platform module knows)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
 
 
 def push(out: Path, repo_id: str) -> None:

@@ -9,12 +9,13 @@ BLEU is what the point records, what the alignment timeline traces and, if it is
 from __future__ import annotations
 
 import json
-import random
+import resource
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import sacrebleu
 import torch
 from torch import nn
@@ -27,6 +28,7 @@ from ..network.training import PRECISIONS, Replicas, from_main, largest, loss_fu
 from ..storage.data import Corpus, batch_order, batches, mix, pad
 from ..storage.examples import load_examples
 from ..storage.hub import save_checkpoint
+from ..storage.pieces import TokenizedPairs
 from ..storage.timeline import append_point, timeline_entry
 from .state import save_state
 
@@ -68,15 +70,26 @@ class Run:
     replicas: Replicas
 
 
-def epoch_batches(parts: list, corpora: list[Corpus], args, epoch: int, replicas: Replicas) -> tuple[list, list]:
-    """Epoch ``epoch``'s mixed pairs and this process's batches of them (lists of indices), the same on resume."""
-    rng = random.Random(args.seed + epoch)
+def epoch_batches(parts: list[TokenizedPairs], corpora: list[Corpus], args, epoch: int,
+                  replicas: Replicas) -> tuple[TokenizedPairs, list]:
+    """Epoch ``epoch``'s mixed pairs and this process's batches of them (arrays of indices), the same on resume."""
+    rng = np.random.default_rng(args.seed + epoch)
     pairs = mix(parts, [c.weight for c in corpora], rng)
-    return pairs, shard(batch_order(pairs, args.batch_size, rng), replicas)
+    return pairs, shard(batch_order(pairs, args.batch_size, rng, args.batch_tokens), replicas)
 
 
-def fit(run: Run, state: dict) -> dict:
-    """Train until the budget is spent; validate, trace and save at every validation point."""
+def peak_memory_mib() -> float:
+    """This process's peak resident memory so far (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
+
+
+def fit(run: Run, state: dict, started: float) -> dict:
+    """Train until the budget is spent; validate, trace and save at every validation point.
+
+    ``started`` is when the command began (``time.monotonic()``): the seconds to this invocation's first step
+    (reading, tokenising or the cache, building) are recorded with the peak memory, on every invocation.
+    """
     args, loss_fn = run.args, loss_function(run.args.label_smoothing)
     while not run.budget.spent(state["step"], run.clock.elapsed_s):
         epoch = state["epoch"] + 1
@@ -90,6 +103,8 @@ def fit(run: Run, state: dict) -> dict:
         for i in bar:
             batch = tuple(x.to(run.model.device) for x in pad([pairs[j] for j in order[i]]))
             losses.append(train_step(run.trained, batch, run.optimizer, loss_fn, precision=PRECISIONS[args.precision]))
+            if i == state["batch"] and len(state["first_step_s"]) < len(state["commands"]):
+                state["first_step_s"] = [*state["first_step_s"], round(time.monotonic() - started, 3)]
             run.clock.tick()
             run.scheduler.step()
             run.average.update_parameters(run.model)
@@ -124,7 +139,7 @@ def checkpoint(run: Run, state: dict, losses: list[float], epochs: float) -> Non
     weights = run.model if kept == "raw" else run.average.module
     improved = record["val_bleu"] > state["best_bleu"]
     state.update(best_bleu=max(state["best_bleu"], record["val_bleu"]), history=[*state["history"], record],
-                 elapsed_s=run.clock.elapsed_s)
+                 elapsed_s=run.clock.elapsed_s, peak_memory_mib=max(state["peak_memory_mib"], peak_memory_mib()))
     if main:
         print(json.dumps({k: v for k, v in record.items() if k != "by_corpus"}), file=sys.stderr)
         record_alignments(Path(run.args.out), weights, run.tokenizers, record)

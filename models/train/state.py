@@ -19,7 +19,8 @@ STATE_DIR = "train_state"
 
 def fresh_state() -> dict:
     """The counters of a run that has not started: completed epochs, batches done in the current one, steps."""
-    return {"epoch": 0, "batch": 0, "step": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": []}
+    return {"epoch": 0, "batch": 0, "step": 0, "elapsed_s": 0.0, "best_bleu": -1.0, "history": [], "commands": [],
+            "first_step_s": [], "peak_memory_mib": 0.0}
 
 
 def _random_states() -> dict[str, torch.Tensor]:

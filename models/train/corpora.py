@@ -1,0 +1,99 @@
+"""What a run reads: the ``--data`` folders, their tokenizers, their training pairs (through the piece cache) and
+the validation sets (every ``--data`` folder's val split, and ``--val-data`` folders read for validation only)."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
+from ..network.training import Replicas, from_main
+from ..storage.data import Corpus, read_parallel, split_file
+from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
+
+MAX_TRAIN_PIECES = 64
+
+
+@dataclass(frozen=True)
+class Corpora:
+    """The ``--data`` folders (trained on) and the ``--val-data`` folders (only validated on)."""
+
+    train: list[Corpus]
+    validate_only: list[Corpus]
+
+    @property
+    def validated(self) -> list[Corpus]:
+        return self.train + self.validate_only
+
+
+def parse_corpora(args) -> Corpora:
+    """Folder specs as :class:`Corpus`; names must differ (scores are reported by folder name)."""
+    train = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.data]
+    validate_only = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.val_data or []]
+    names = [c.name for c in train + validate_only]
+    if len(set(names)) < len(names):
+        raise SystemExit("error: two --data/--val-data folders share a name; scores are reported by folder name")
+    return Corpora(train, validate_only)
+
+
+def train_text(corpora: Corpora, args) -> list[tuple[list[str], list[str]]]:
+    return [read_parallel(c.path, c.train_split, args.src, args.tgt) for c in corpora.train]
+
+
+def build_tokenizers(args, corpora: Corpora) -> TokenizerPair:
+    """``--tokenizers``'s (or ``--init-from``'s) pair, else new BPE tokenizers trained on every training corpus:
+    one per language, or with ``--shared-vocab`` one vocabulary for both, saved under both names."""
+    given = args.tokenizers or args.init_from
+    if given:
+        return TokenizerPair.load(given)
+    text = train_text(corpora, args)
+    sources, targets = [s for src, _ in text for s in src], [t for _, tgt in text for t in tgt]
+    if args.shared_vocab:
+        shared = SubwordTokenizer(train_tokenizer(sources + targets, args.vocab_size))
+        return TokenizerPair(shared, shared)
+    return TokenizerPair(SubwordTokenizer(train_tokenizer(sources, args.vocab_size)),
+                         SubwordTokenizer(train_tokenizer(targets, args.vocab_size)))
+
+
+def shared_tokenizers(args, out: Path, corpora: Corpora, resuming: bool, replicas: Replicas) -> TokenizerPair:
+    """Reloaded when resuming, else built by the main process; the other processes read what it saved."""
+    if resuming:
+        return TokenizerPair.load(out)
+    if replicas.main:
+        tokenizers = build_tokenizers(args, corpora)
+        out.mkdir(parents=True, exist_ok=True)
+        tokenizers.save(out)
+    from_main(None, replicas)  # wait until they are on disk
+    return tokenizers if replicas.main else TokenizerPair.load(out)
+
+
+def training_parts(corpora: Corpora, tokenizers: TokenizerPair, args, replicas: Replicas) -> list[TokenizedPairs]:
+    """Each training corpus's pairs as ids, through the piece cache; the main process fills it first."""
+    def load() -> list[TokenizedPairs]:
+        parts = []
+        for c in corpora.train:
+            files = [split_file(c.path, c.train_split, lang) for lang in (args.src, args.tgt)]
+            started = time.monotonic()
+            parts.append(cached_pairs(tokenizers, f"{c.name}-{c.train_split}", files,
+                                      lambda c=c: read_parallel(c.path, c.train_split, args.src, args.tgt),
+                                      MAX_TRAIN_PIECES, args.cache_dir))
+            if replicas.main:
+                print(f"{c.name}: {len(parts[-1]):,} pairs, {parts[-1].nbytes / 2**20:.0f} MiB of ids "
+                      f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
+        return parts
+
+    parts = load() if replicas.main else None
+    from_main(None, replicas)  # the cache is written: the others read it instead of tokenising again
+    return parts if replicas.main else load()
+
+
+def validation_sets(corpora: Corpora, tokenizers: TokenizerPair, args) -> dict:
+    """Each validated corpus's val split (its first ``--val-sentences`` lines) as ``(pairs, sources, targets)``, by
+    folder name."""
+    sets = {}
+    for c in corpora.validated:
+        sources, targets = (lines[: args.val_sentences] for lines in read_parallel(c.path, c.val_split, args.src,
+                                                                                  args.tgt))
+        sets[c.name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
+    return sets

@@ -1,0 +1,72 @@
+"""models/storage/pieces.py: pairs as flat id arrays, tokenised once and cached on the tokenizers and the text."""
+import gzip
+
+import numpy as np
+import pytest
+
+from models.network.tokenization import EOS_ID
+from models.storage.data import read_parallel, split_file
+from models.storage.pieces import TokenizedPairs, cache_key, cached_pairs, tokenize_pairs
+
+from .helpers import synthetic_pairs
+
+
+def test_tokenized_pairs_are_the_one_at_a_time_ids(tiny_tokenizers):
+    sources, targets = zip(*synthetic_pairs(60))
+    pairs = tokenize_pairs(tiny_tokenizers, [*sources, ""], [*targets, "un"], max_len=50)
+    assert len(pairs) == 60  # the empty source is dropped
+    for i, (s, t) in enumerate(zip(sources, targets)):
+        assert pairs[i] == (tiny_tokenizers.source.ids(s) + [EOS_ID], tiny_tokenizers.target.ids(t))
+    assert pairs.source_lengths.tolist() == [len(pairs[i][0]) for i in range(60)]
+    assert pairs[-1] == pairs[59]
+    with pytest.raises(IndexError):
+        pairs[60]
+
+
+def test_pairs_at_the_length_cap_are_dropped(tiny_tokenizers):
+    long = " ".join(["dog"] * 30)
+    pairs = tokenize_pairs(tiny_tokenizers, ["a dog", long], ["un chien", "chien"], max_len=10)
+    assert len(pairs) == 1 and pairs[0][1] == tiny_tokenizers.target.ids("un chien")
+
+
+def test_take_and_concat_keep_each_pair_whole():
+    a = TokenizedPairs.from_pairs([([1, 2], [3]), ([4], [5, 6, 7])])
+    b = TokenizedPairs.from_pairs([([8, 9, 10], [11])])
+    both = TokenizedPairs.concat([a, b])
+    assert [both[i] for i in range(3)] == [([1, 2], [3]), ([4], [5, 6, 7]), ([8, 9, 10], [11])]
+    picked = both.take(np.array([2, 0, 2]))
+    assert [picked[i] for i in range(3)] == [([8, 9, 10], [11]), ([1, 2], [3]), ([8, 9, 10], [11])]
+    assert len(both.take(np.array([], dtype=np.int64))) == 0
+
+
+def test_the_cache_is_read_back_instead_of_tokenising_again(tiny_tokenizers, tiny_corpus, tmp_path):
+    files = [split_file(tiny_corpus, "train", lang) for lang in ("en", "fr")]
+    calls = []
+
+    def read():
+        calls.append(1)
+        return read_parallel(tiny_corpus, "train", "en", "fr")
+
+    first = cached_pairs(tiny_tokenizers, "tiny-train", files, read, 64, tmp_path)
+    second = cached_pairs(tiny_tokenizers, "tiny-train", files, read, 64, tmp_path)
+    assert len(calls) == 1 and len(list(tmp_path.glob("tiny-train-*.safetensors"))) == 1
+    assert [first[i] for i in range(len(first))] == [second[i] for i in range(len(second))]
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_the_key_changes_with_the_text_the_tokenizers_and_the_cap(tiny_tokenizers, tiny_corpus):
+    files = [split_file(tiny_corpus, "train", lang) for lang in ("en", "fr")]
+    key = cache_key(tiny_tokenizers, files, 64)
+    assert cache_key(tiny_tokenizers, files, 64) == key
+    assert cache_key(tiny_tokenizers, files, 32) != key
+    swapped = type(tiny_tokenizers)(tiny_tokenizers.target, tiny_tokenizers.source)
+    assert cache_key(swapped, files, 64) != key
+    with gzip.open(files[1], "at", encoding="utf-8") as f:
+        f.write("chien\n")
+    assert cache_key(tiny_tokenizers, files, 64) != key
+
+
+def test_without_a_cache_folder_nothing_is_written(tiny_tokenizers, tiny_corpus, tmp_path):
+    files = [split_file(tiny_corpus, "train", lang) for lang in ("en", "fr")]
+    pairs = cached_pairs(tiny_tokenizers, "x", files, lambda: read_parallel(tiny_corpus, "train", "en", "fr"), 64, None)
+    assert len(pairs) == 300 and not list(tmp_path.rglob("*.safetensors"))

@@ -1,0 +1,85 @@
+"""models/train/ at the scale of a parliament's debates: the piece cache, token batches, a shared vocabulary,
+validation-only corpora, continuing a checkpoint with its lineage, and what a run records of its start."""
+import json
+import shutil
+
+import pytest
+
+from models import train
+from models.storage.hub import load_model
+
+from .test_train import SMALL, run
+
+
+def record(out) -> dict:
+    return json.loads((out / "training.json").read_text())
+
+
+def test_a_second_run_reads_the_cached_pieces(tiny_corpus, tmp_path, piece_cache, capsys):
+    run(tiny_corpus, tmp_path / "a", "--epochs", "1")
+    cached = sorted(piece_cache.glob(f"{tiny_corpus.name}-train-*.safetensors"))
+    assert len(cached) == 1
+    stamp = cached[0].stat().st_mtime_ns
+    run(tiny_corpus, tmp_path / "b", "--epochs", "1", "--tokenizers", str(tmp_path / "a"))
+    assert sorted(piece_cache.glob(f"{tiny_corpus.name}-train-*.safetensors")) == cached
+    assert cached[0].stat().st_mtime_ns == stamp  # read, not written again
+    assert record(tmp_path / "a")["data"][0]["train_pairs"] == record(tmp_path / "b")["data"][0]["train_pairs"] == 300
+
+
+def test_a_run_records_its_time_to_first_step_memory_and_cpu(tiny_corpus, tmp_path):
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "1")
+    run(tiny_corpus, out, "--epochs", "2", "--resume")
+    r = record(out)
+    assert len(r["first_step_s"]) == 2 and all(s > 0 for s in r["first_step_s"])  # one per invocation
+    assert r["peak_memory_mib"] > 50 and r["cpu"]
+
+
+def test_token_batches_train(tiny_corpus, tmp_path):
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "2", "--batch-tokens", "200")
+    steps = record(out)["steps"]
+    assert steps > 2 * 300 // 32  # about 200 / (7 + 7) pairs a batch: more batches than 32-sentence ones
+
+
+def test_a_shared_vocabulary_is_one_tokenizer_for_both_languages(tiny_corpus, tmp_path):
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "1", "--shared-vocab")
+    assert (out / "source_tokenizer.json").read_bytes() == (out / "target_tokenizer.json").read_bytes()
+    tokenizers = load_model(str(out), device="cpu").tokenizers
+    assert tokenizers.source.tokenizer.token_to_id("▁chien") is not None  # French pieces in the source's vocab
+    assert tokenizers.target.tokenizer.token_to_id("▁dog") is not None
+
+
+def test_a_validation_only_corpus_is_scored_not_trained_on(tiny_corpus, tmp_path):
+    news = tmp_path / "news"
+    shutil.copytree(tiny_corpus, news)
+    (news / "train.en.gz").unlink()  # a news year has no training split
+    (news / "train.fr.gz").unlink()
+    out = tmp_path / "ck"
+    train.main(["--data", str(tiny_corpus), "--val-data", str(news), "--val-sentences", "10", "--out", str(out),
+                *SMALL, "--epochs", "1"])
+    r = record(out)
+    assert [d["name"] for d in r["data"]] == [tiny_corpus.name]
+    assert r["validated_only_on"] == [{"name": "news", "val_split": "val"}]
+    assert set(r["history"][0]["by_corpus"]) == {tiny_corpus.name, "news"}
+
+
+def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny_corpus, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    run(tiny_corpus, first, "--epochs", "1", "--score", "dot")
+    run(tiny_corpus, second, "--epochs", "1", "--init-from", str(first))  # --score's default (additive) is ignored
+    r, before = record(second), record(first)
+    assert r["score"] == "dot" and load_model(str(second), device="cpu").kind == "dot"
+    assert r["started_from"]["checkpoint"] == str(first)
+    assert r["started_from"]["commands"] == before["commands"]
+    assert r["started_from"]["wall_clock_s"] == before["wall_clock_s"]
+    for name in ("source_tokenizer.json", "target_tokenizer.json"):
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+    assert r["history"][0]["val_loss"] < before["history"][0]["val_loss"] + 0.5  # did not start from scratch
+
+
+@pytest.mark.parametrize("bad", ["--val-data"])
+def test_a_validation_corpus_named_like_a_training_one_is_refused(tiny_corpus, tmp_path, bad):
+    with pytest.raises(SystemExit, match="share a name"):
+        train.main(["--data", str(tiny_corpus), bad, str(tiny_corpus), "--out", str(tmp_path / "ck"), *SMALL])
