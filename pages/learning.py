@@ -19,7 +19,7 @@ except TimelineError as e:
     st.stop()
 if record is None or not record["epochs"]:
     st.info("This model has no record of its training: it was trained before the training command kept one, or "
-            "elsewhere. Models trained with `python -m models.train` keep `alignment_timeline.json` beside the "
+            "elsewhere. Models trained with `python -m models.train` keep `alignment_timeline.safetensors` beside the "
             "checkpoint.")
     st.stop()
 

@@ -56,10 +56,10 @@ def test_card_gives_each_corpus_validation_score_and_the_extra_files(tmp_path):
         {"epoch": 2, "val_bleu": 25.0, "by_corpus": {"a": {"val_bleu": 31.0}, "b": {"val_bleu": 19.0}}},
     ]
     assert best_validation(training) == "25.0 (epoch 2; a 31.0, b 19.0)"
-    (tmp_path / "ck" / "alignment_timeline.json").write_text("{}")
+    (tmp_path / "ck" / "alignment_timeline.safetensors").write_bytes(b"")
     (tmp_path / "ck" / "neighbours.safetensors").unlink(missing_ok=True)
     card = render_card(tmp_path / "ck")
-    assert "`alignment_timeline.json`" in card and "`neighbours.safetensors`" not in card
+    assert "`alignment_timeline.safetensors`" in card and "`neighbours.safetensors`" not in card
 
 
 def test_learning_rate_is_the_first_epochs_and_says_whether_it_is_the_default():

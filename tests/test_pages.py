@@ -142,13 +142,13 @@ def recorded(tmp_path_factory):
     import shutil
 
     from models.storage.examples import load_examples
-    from models.storage.timeline import TIMELINE_FILE, append_point, timeline_entry
+    from models.storage.timeline import append_point, timeline_entry
 
     from .helpers import training_point
 
     loaded = load_model("additive", device="cpu")
     path = tmp_path_factory.mktemp("recorded") / "ck"
-    shutil.copytree(loaded.path, path, ignore=shutil.ignore_patterns(TIMELINE_FILE))
+    shutil.copytree(loaded.path, path, ignore=shutil.ignore_patterns("alignment_timeline.*"))
     examples = [e.text for e in load_examples()]
     traces = [greedy(loaded.model, loaded.tokenizers, e) for e in examples]
     for epoch in (0.5, 1):
@@ -180,12 +180,12 @@ def test_learning_page_takes_the_point_from_the_url(recorded, wanted, shown):
 def test_learning_page_says_when_there_is_no_usable_record(recorded, tmp_path):
     import shutil
 
-    from models.storage.timeline import TIMELINE_FILE
+    from models.storage.timeline import LEGACY_FILE
 
-    shutil.copytree(recorded[0], tmp_path / "ck", ignore=shutil.ignore_patterns(TIMELINE_FILE))
+    shutil.copytree(recorded[0], tmp_path / "ck", ignore=shutil.ignore_patterns("alignment_timeline.*"))
     at = run_page(page("Learning"), model=str(tmp_path / "ck"))
     assert not at.exception and any("no record of its training" in i.value for i in at.info)
-    (tmp_path / "ck" / TIMELINE_FILE).write_text('{"examples": [], "epochs": [{"epoch": "one"}]}')
+    (tmp_path / "ck" / LEGACY_FILE).write_text('{"examples": [], "epochs": [{"epoch": "one"}]}')
     at = run_page(page("Learning"), model=str(tmp_path / "ck"))
     assert not at.exception and any("cannot be shown" in w.value for w in at.warning)
 

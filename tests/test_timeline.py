@@ -1,10 +1,20 @@
-"""models/storage/timeline.py: points append in order; a redone point replaces what came after it."""
+"""models/storage/timeline.py: points append in order; a redone point replaces what came after it; the record is
+binary (float16) and the JSON records of older checkpoints still read."""
 import json
 
+import numpy as np
 import pytest
 
 from models.decoding.greedy import greedy
-from models.storage.timeline import TIMELINE_FILE, TimelineError, append_point, read_timeline, timeline_entry
+from models.storage.timeline import (
+    LEGACY_FILE,
+    TIMELINE_FILE,
+    TimelineError,
+    _write,
+    append_point,
+    read_timeline,
+    timeline_entry,
+)
 
 from .helpers import training_point
 
@@ -17,37 +27,86 @@ def test_a_redone_point_replaces_it_and_the_later_ones(tmp_path, tiny_model, tin
     timeline = read_timeline(tmp_path)
     assert [(e["epoch"], e["step"]) for e in timeline["epochs"]] == [(0.25, 25), (0.5, 50)]
     assert timeline["examples"][1] == {"text": "the red cat", "source_pieces": list(traces[1].source.pieces)}
-    assert timeline["epochs"][0]["traces"][0]["cross_attention"] == traces[0].cross_attention.round(3).tolist()
+    stored = timeline["epochs"][0]["traces"][0]["cross_attention"]
+    np.testing.assert_allclose(stored, traces[0].cross_attention, atol=5e-4)  # float16: 3 decimals hold
+    assert (tmp_path / TIMELINE_FILE).exists() and not (tmp_path / LEGACY_FILE).exists()
+
+
+def test_the_binary_record_is_far_smaller_than_json(tmp_path, tiny_model, tiny_tokenizers):
+    examples = ["a dog runs on the grass", "the red cat sleeps on a big beach"]
+    traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
+    for epoch in (1, 2, 3):
+        append_point(tmp_path, examples, traces, timeline_entry(training_point(epoch, epoch, 1.0), traces))
+    as_json = json.dumps([t.cross_attention.round(3).tolist() for t in traces] * 3)
+    assert (tmp_path / TIMELINE_FILE).stat().st_size < len(as_json) / 2
+
+
+def legacy_record(tmp_path, tiny_model, tiny_tokenizers) -> dict:
+    """What the training command wrote before the binary record: attention as nested lists of 3 decimals."""
+    trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
+    entry = timeline_entry(training_point(1, 1.0, 2.0), [trace])
+    entry["traces"][0]["cross_attention"] = trace.cross_attention.round(3).tolist()
+    return {"examples": [{"text": "a dog runs", "source_pieces": list(trace.source.pieces)}], "epochs": [entry]}
+
+
+def test_a_json_record_from_before_reads_as_arrays(tmp_path, tiny_model, tiny_tokenizers):
+    stored = legacy_record(tmp_path, tiny_model, tiny_tokenizers)
+    (tmp_path / LEGACY_FILE).write_text(json.dumps(stored))
+    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
+    np.testing.assert_array_equal(read["cross_attention"], stored["epochs"][0]["traces"][0]["cross_attention"])
 
 
 def test_a_file_from_before_the_heads_reads_as_one_layer_of_one_head(tmp_path, tiny_model, tiny_tokenizers):
-    """Bundled records hold an RNN's [T, S] under "attention"; readers see it as cross_attention [1, 1, T, S]."""
-    trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
-    append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(1, 1.0, 2.0), [trace]))
-    stored = json.loads((tmp_path / TIMELINE_FILE).read_text())
+    """The first records hold an RNN's [T, S] under "attention"; readers see it as cross_attention [1, 1, T, S]."""
+    stored = legacy_record(tmp_path, tiny_model, tiny_tokenizers)
     old = stored["epochs"][0]["traces"][0]
     old["attention"] = old.pop("cross_attention")[0][0]
-    (tmp_path / TIMELINE_FILE).write_text(json.dumps(stored))
+    (tmp_path / LEGACY_FILE).write_text(json.dumps(stored))
     read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
-    assert "attention" not in read and read["cross_attention"] == [[old["attention"]]]
+    assert "attention" not in read and read["cross_attention"].tolist() == [[old["attention"]]]
+
+
+def test_appending_to_a_json_record_rewrites_it_binary(tmp_path, tiny_model, tiny_tokenizers):
+    stored = legacy_record(tmp_path, tiny_model, tiny_tokenizers)
+    (tmp_path / LEGACY_FILE).write_text(json.dumps(stored))
+    trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
+    append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(2, 2.0, 1.0), [trace]))
+    assert not (tmp_path / LEGACY_FILE).exists()
+    assert [e["epoch"] for e in read_timeline(tmp_path)["epochs"]] == [1, 2]
 
 
 def test_no_timeline_reads_as_none(tmp_path):
     assert read_timeline(tmp_path) is None and not (tmp_path / TIMELINE_FILE).exists()
 
 
+def test_a_model_without_attention_keeps_its_pieces(tmp_path, tiny_tokenizers):
+    from .helpers import make_model
+
+    model = make_model(tiny_tokenizers, "none")
+    trace = greedy(model, tiny_tokenizers, "a dog runs")
+    append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(1, 1.0, 2.0), [trace]))
+    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
+    assert read["cross_attention"] is None and read["target_pieces"] == list(trace.target_pieces)
+
+
 def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
     examples = ["a dog runs"]
     traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
     append_point(tmp_path, examples, traces, timeline_entry(training_point(1, 1.0, 2.0), traces))
-    good = json.loads((tmp_path / TIMELINE_FILE).read_text())
-    short_row = json.loads(json.dumps(good))
-    short_row["epochs"][0]["traces"][0]["cross_attention"][0][0][0].pop()
-    missing_trace = json.loads(json.dumps(good))
-    missing_trace["epochs"][0]["traces"] = []
-    text_score = json.loads(json.dumps(good))
-    text_score["epochs"][0]["val_bleu"] = "high"
-    for broken in ("\x00 not json", "[]", json.dumps(short_row), json.dumps(missing_trace), json.dumps(text_score)):
-        (tmp_path / TIMELINE_FILE).write_text(broken)
+    good = read_timeline(tmp_path)
+    short_row = json.loads(json.dumps({**good, "epochs": []}))
+    short_row["epochs"] = [{**good["epochs"][0], "traces": [
+        {**good["epochs"][0]["traces"][0], "cross_attention": good["epochs"][0]["traces"][0]["cross_attention"][..., :-1]}]}]
+    text_score = {**good, "epochs": [{**good["epochs"][0], "val_bleu": "high"}]}
+    missing_trace = {**good, "epochs": [{**good["epochs"][0], "traces": []}]}
+    for broken in (short_row, text_score, missing_trace):
+        _write(tmp_path, broken)
         with pytest.raises(TimelineError, match="unreadable or malformed"):
             read_timeline(tmp_path)
+    (tmp_path / TIMELINE_FILE).write_bytes(b"\x00 not safetensors")
+    with pytest.raises(TimelineError, match="unreadable or malformed"):
+        read_timeline(tmp_path)
+    (tmp_path / TIMELINE_FILE).unlink()
+    (tmp_path / LEGACY_FILE).write_text("[]")
+    with pytest.raises(TimelineError, match="unreadable or malformed"):
+        read_timeline(tmp_path)

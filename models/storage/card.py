@@ -14,6 +14,7 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..network.attention import SCORES
 from ..network.training import DEFAULT_LR
 from .gold import ALIGNMENT_FILE, default_reading, read_alignment
+from .timeline import timeline_file
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
@@ -175,8 +176,8 @@ def validation_table(training: dict) -> str:
 def _files(directory: str | Path) -> str:
     """The optional files beside the weights, said plainly (the app's learning page and neighbours read them)."""
     d, notes = Path(directory), []
-    if (d / "alignment_timeline.json").exists():
-        notes.append("`alignment_timeline.json`: each curated example's greedy translation and attention at "
+    if timeline := timeline_file(d):
+        notes.append(f"`{timeline.name}`: each curated example's greedy translation and attention at "
                      "every validation point")
     if (d / "neighbours.safetensors").exists():
         notes.append("`neighbours.safetensors`: decoder states of sampled training sentences, for nearest-neighbour "

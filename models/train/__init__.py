@@ -9,7 +9,7 @@ clock has annealed (:mod:`models.network.schedule`). Each epoch mixes the corpor
 (:func:`models.storage.data.mix`). At each epoch's end (or every ``--validate-every`` steps, for long epochs)
 and when the budget is spent, the raw weights and their moving average are validated on each corpus's
 validation split (teacher-forced loss, greedy sacreBLEU); the better is traced on the curated examples into
-``--out/alignment_timeline.json`` and, if its mean BLEU is the best so far, written as the checkpoint in
+``--out/alignment_timeline.safetensors`` and, if its mean BLEU is the best so far, written as the checkpoint in
 ``--out``. Training state (weights, average, Adam moments, schedule, random generators) is kept in
 ``--out/train_state``, so ``--resume`` continues an interrupted run exactly from its last validation point.
 Deterministic on CPU for a given ``--seed``.

@@ -14,7 +14,7 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import LoadedModel, LoadPolicy, load_model
-from models.storage.timeline import TIMELINE_FILE, read_timeline
+from models.storage.timeline import read_timeline, timeline_file
 
 from .deploy import load_policy, set_serving_threads
 
@@ -47,12 +47,12 @@ def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None
 
 def timeline(ref: str, revision: str | None) -> dict | None:
     """The model's training record (alignment timeline), None without one; raises ``TimelineError`` if unusable."""
-    file = load(ref, revision).path / TIMELINE_FILE
-    return _timeline(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+    file = timeline_file(load(ref, revision).path)
+    return _timeline(ref, revision, load_policy(), None if file is None else (file.name, file.stat().st_mtime_ns))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> dict | None:
+def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple | None) -> dict | None:
     return read_timeline(load(ref, revision).path)
 
 
