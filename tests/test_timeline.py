@@ -94,9 +94,9 @@ def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
     traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
     append_point(tmp_path, examples, traces, timeline_entry(training_point(1, 1.0, 2.0), traces))
     good = read_timeline(tmp_path)
-    short_row = json.loads(json.dumps({**good, "epochs": []}))
-    short_row["epochs"] = [{**good["epochs"][0], "traces": [
-        {**good["epochs"][0]["traces"][0], "cross_attention": good["epochs"][0]["traces"][0]["cross_attention"][..., :-1]}]}]
+    first = good["epochs"][0]["traces"][0]
+    short_row = {**good, "epochs": [{**good["epochs"][0], "traces": [
+        {**first, "cross_attention": first["cross_attention"][..., :-1]}]}]}
     text_score = {**good, "epochs": [{**good["epochs"][0], "val_bleu": "high"}]}
     missing_trace = {**good, "epochs": [{**good["epochs"][0], "traces": []}]}
     for broken in (short_row, text_score, missing_trace):
