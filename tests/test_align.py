@@ -69,7 +69,8 @@ def test_a_sweep_scores_every_rule_from_one_pass(gold, tiny_tokenizers, tmp_path
     model = checkpoint(tmp_path, tiny_tokenizers)
     assert align.main(["--model", model, "--data", str(gold), "--sweep"]) == 0
     swept = {r["method"]: r["aer"] for r in map(json.loads, capsys.readouterr().out.splitlines())}
-    assert set(swept) == {"argmax", "intersection", "union", *(f"threshold {t:g}" for t in align.SWEEP)}
+    assert set(swept) == {"argmax", "intersection", "union", "grow-diag",
+                           *(f"threshold {t:g}" for t in align.SWEEP)}
     align.main(["--model", model, "--data", str(gold), "--method", "threshold", "--threshold", "0.3"])
     assert json.loads(capsys.readouterr().out)["aer"] == swept["threshold 0.3"]  # the same as scored alone
 
@@ -112,7 +113,8 @@ def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_de
     align.main(["--model", str(tmp_path / "t"), "--data", str(tmp_path), "--split", "trial", "--reading", "all",
                 "--method", "union", "--save"])
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["reading"] for r in printed] == [r.key for r in readings((2, 2))]  # every head, and each layer's mean
+    # every head and each layer's mean, each read at its own step and one step later
+    assert [r["reading"] for r in printed] == [r.key for r in readings((2, 2), shifted=True)]
     best = min(printed, key=lambda r: r["aer"])
     assert default_reading(tmp_path / "t", (2, 2)).key == best["reading"]
     align.main(["--model", str(tmp_path / "t"), "--data", str(tmp_path), "--reading", "all", "--method", "union",
@@ -130,3 +132,22 @@ def test_a_reading_the_model_lacks_is_a_clear_error(gold, tiny_tokenizers, tmp_p
     save_checkpoint(tmp_path / "t", make_transformer(tiny_tokenizers), tiny_tokenizers)
     with pytest.raises(SystemExit, match="names no layer or head"):
         align.main(["--model", str(tmp_path / "t"), "--data", str(gold), "--reading", "3.1"])
+
+
+def test_a_shifted_reading_scores_the_next_steps_rows(gold, tiny_tokenizers, tmp_path, capsys):
+    """``1.1.shifted`` reads French word t at the step where it is the decoder's input: the forced trace's rows from
+    the second on. Scored through the command, its links are those of that matrix."""
+    from models.analysis.word_links import rows_argmax, word_matrix
+    from models.decoding.trace import Reading
+    from models.storage.hub import load_model
+
+    model = checkpoint(tmp_path, tiny_tokenizers)
+    out = tmp_path / "links.txt"
+    align.main(["--model", model, "--data", str(gold), "--reading", "1.1.shifted", "--out", str(out)])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["reading"] == "1.1.shifted"
+    loaded = load_model(model, device="cpu")
+    for pair, line in zip(read_gold(gold, "test"), out.read_text().splitlines()):
+        weights = word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, reading=Reading(0, 0, True))
+        assert weights.shape == (len(pair.french), len(pair.english))
+        assert {f"{i + 1}-{j + 1}" for i, j in rows_argmax(weights)} == set(line.split())

@@ -23,6 +23,27 @@ def test_intersection_and_union_combine_the_two_directions():
     assert METHODS["union"](ALPHA) == {(0, 0), (0, 1), (1, 1), (2, 2)}
 
 
+def test_grow_diag_grows_the_intersection_where_both_words_are_unlinked():
+    alpha = np.array([  # 3 French words (rows) over 3 English words (columns)
+        [0.8, 0.1, 0.1],  # f0 → e0, and e0's strongest French word is f0: the intersection
+        [0.2, 0.3, 0.5],  # f1 → e2 (union only)
+        [0.1, 0.6, 0.3],  # f2 → e1; e1's strongest is f2, e2's is f1: both in the intersection
+    ])
+    assert METHODS["intersection"](alpha) == {(0, 0), (1, 2), (2, 1)}
+    assert METHODS["grow-diag"](alpha) == {(0, 0), (1, 2), (2, 1)}  # nothing is left unlinked to grow into
+    alpha = np.array([
+        [0.9, 0.05, 0.05],  # f0 → e0 (both directions)
+        [0.6, 0.3, 0.1],    # f1 → e0 (union only: e0 is linked already)
+        [0.1, 0.2, 0.7],    # f2 → e2 (union only: e2's strongest is f2, but see below)
+    ])
+    alpha[1, 1] = 0.35  # e1's strongest French word is f1: (1, 1) is in the union, diagonal to (0, 0)
+    intersection, union = METHODS["intersection"](alpha), METHODS["union"](alpha)
+    grown = METHODS["grow-diag"](alpha)
+    assert intersection <= grown <= union
+    assert (1, 1) in grown  # a diagonal neighbour whose two words were both unlinked
+    assert (0, 1) not in grown  # e0 was linked already: lilt's rule skips it (Moses's would take it)
+
+
 def test_threshold_keeps_every_pair_at_or_above_it():
     assert above(0.6)(ALPHA) == {(0, 0), (0, 1), (2, 2)}
     assert above(0.25)(ALPHA) == {(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)}

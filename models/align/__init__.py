@@ -11,10 +11,12 @@ words is one word of the app's word view: subwords joined by the ``▁`` rule). 
 the attention α, or a gradient attribution of each forced piece to the source (:mod:`models.analysis.attribution`,
 which also gives the no-attention model an alignment). Links are read from that word matrix by ``--method``
 (:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English word it weighs most;
-``intersection`` and ``union`` combine that with each English word's most weighing French word; ``threshold``
-keeps every pair at or above ``--threshold``. A multi-head model's attention is read as ``--reading``: one head
-(``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), or ``all`` of them, each scored; the one with the
-lowest AER on the trial set, saved, becomes the model's default reading. Prints AER, precision and recall;
+``intersection``, ``union`` and ``grow-diag`` (lilt/alignment-scripts' definition) combine that with each English
+word's most weighing French word; ``threshold`` keeps every pair at or above ``--threshold``. The attention is read
+as ``--reading``: one head (``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), either read one step
+later (``2.mean.shifted``: each French piece at the step where it is the decoder's input, SHIFT-ATT), or ``all``
+of them, each scored; the one with the lowest AER on the trial set, saved, becomes the model's default reading
+and rule. Prints AER, precision and recall;
 ``--out`` writes one line of links per pair in the gold's own format (``i-j``, 1-based, English first).
 """
 from __future__ import annotations
@@ -53,8 +55,8 @@ def arguments() -> argparse.ArgumentParser:
                    f"(default: chosen on the trial set, {THRESHOLDS})")
     p.add_argument("--sweep", action="store_true", help="score every method and thresholds 0.05–0.5 on one pass "
                    "(to choose a rule on --split trial)")
-    p.add_argument("--reading", help="a multi-head model's attention: LAYER.HEAD, LAYER.mean or all (default: the "
-                   "model's default reading)")
+    p.add_argument("--reading", help="LAYER.HEAD or LAYER.mean (a multi-head model), either with .shifted (read "
+                   "one step later), or all (default: the model's default reading)")
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
@@ -81,7 +83,7 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
                          "use --matrix with an attribution")
     shape = loaded.model.attention_shape
     if args.reading == "all":
-        return readings(shape)
+        return readings(shape, shifted=True)
     try:
         return [Reading.parse(args.reading, shape) if args.reading else loaded.reading]
     except ValueError as e:
@@ -103,7 +105,6 @@ def main(argv=None) -> int:
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix,
                               [r for r in chosen if r is not None], written=args.french == "written")
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    multi_head = loaded.model.attention_shape[1] > 1
     command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
     results = []
     for n, reading in enumerate(chosen):
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
             predicted = [linker(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                      **({"reading": reading.key} if reading and multi_head else {}),
+                      **({"reading": reading.key} if reading else {}),
                       "french": args.french, "method": method, "aer": round(score.aer, 2),
                       "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
             print(json.dumps(result, ensure_ascii=False))

@@ -39,9 +39,10 @@ def _word(pieces, group: list[int]) -> str:
 
 
 def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = None) -> AttentionView:
-    """``weights`` [T, S] (and the ``energies`` behind them, if any) labelled with the trace's pieces."""
+    """``weights`` [T, S] (and the ``energies`` behind them, if any) labelled with the trace's pieces (a shifted
+    reading's [T − 1, S] with all but the last)."""
     return AttentionView(
-        rows=tuple(piece_label(p) for p in trace.target_pieces),
+        rows=tuple(piece_label(p) for p in trace.target_pieces[: len(weights)]),
         columns=trace.source.surfaces,
         unknown=trace.source.unknown,
         weights=weights,
@@ -55,12 +56,14 @@ def attention_view(trace: Trace, reading: Reading) -> AttentionView:
 
 
 def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
-    """``weights`` [T, S] between whole words (pieces joined by the ``▁`` convention)."""
+    """``weights`` [T, S] between whole words (pieces joined by the ``▁`` convention; a shifted reading's
+    [T − 1, S] has no row for the last piece)."""
     columns, by_src = source_word_weights(trace, weights)  # [T, Sw]
-    tgt_groups = word_groups(trace.target_pieces)
+    pieces = trace.target_pieces[: len(weights)]
+    tgt_groups = word_groups(pieces)
     src_groups = word_groups(trace.source.pieces)
     return AttentionView(
-        rows=tuple(_word(trace.target_pieces, g) for g in tgt_groups),
+        rows=tuple(_word(pieces, g) for g in tgt_groups),
         columns=columns,
         unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
         weights=np.stack([by_src[g].mean(axis=0) for g in tgt_groups]),  # [Tw, Sw]

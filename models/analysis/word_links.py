@@ -41,6 +41,35 @@ def union(alpha: np.ndarray) -> Links:
     return rows_argmax(alpha) | columns_argmax(alpha)
 
 
+_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def grow_diag(alpha: np.ndarray) -> Links:
+    """The intersection of both directions, grown into the union through neighbouring cells (diagonals too).
+
+    This is grow-diag as lilt/alignment-scripts defines it (``combine_bidirectional_alignments.py``, the tooling
+    behind the published Hansard figures): a union link next to an accepted one is added when *both* its English
+    and its French word are still unlinked — stricter than Moses's ``grow-diag``, which adds it when *either* is —
+    sweeping the grid (English word, then French word) until a sweep adds nothing; no "final" step.
+    """
+    links, candidates = intersection(alpha), union(alpha)
+    E, F = alpha.shape[1], alpha.shape[0]
+    grown = True
+    while grown:
+        grown = False
+        for e in range(E):
+            for f in range(F):
+                if (e, f) not in links:
+                    continue
+                for de, df in _NEIGHBOURS:
+                    new = (e + de, f + df)
+                    linked_e, linked_f = {a for a, _ in links}, {b for _, b in links}
+                    if new in candidates and new[0] not in linked_e and new[1] not in linked_f:
+                        links.add(new)
+                        grown = True
+    return links
+
+
 def above(threshold: float) -> Callable[[np.ndarray], Links]:
     """Every pair whose weight reaches ``threshold`` (several English words per French word, or none)."""
     def links(alpha: np.ndarray) -> Links:
@@ -49,7 +78,7 @@ def above(threshold: float) -> Callable[[np.ndarray], Links]:
 
 
 #: ``--method`` choices (``threshold`` takes ``--threshold``).
-METHODS = {"argmax": rows_argmax, "intersection": intersection, "union": union}
+METHODS = {"argmax": rows_argmax, "intersection": intersection, "union": union, "grow-diag": grow_diag}
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
 _ELIDED = {"le", "la", "de", "ne", "se", "que", "je", "me", "te", "ce", "si", "jusque", "lorsque", "puisque"}

@@ -22,44 +22,65 @@ TOP_K = 5
 
 @dataclass(frozen=True)
 class Reading:
-    """Which ``[T, S]`` matrix of a trace's cross-attention to read: a layer's head, or its heads' mean."""
+    """Which ``[T, S]`` matrix of a trace's cross-attention to read: a layer's head, or its heads' mean; at the
+    step that wrote each piece, or ``shifted`` one step later.
+
+    Row t of the attention is the step that *writes* piece y_t, from what was decoded before it. Read one step
+    later (SHIFT-ATT, Chen et al. 2020), y_t's row is the step where y_t is the decoder's *input*: the step that
+    has seen the word, which is where attention lines up with word alignment in their Transformers. The shifted
+    matrix drops the first step's row (its input is BOS) and has no row for the last piece (usually EOS).
+    """
 
     layer: int  # 0-based decoder layer
     head: int | None = None  # 0-based head; None: the mean of the layer's heads
+    shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input
 
     def of(self, attention: np.ndarray) -> np.ndarray:
-        """This reading of ``attention`` [L, heads, T, S] → [T, S] (rows still sum to 1)."""
+        """This reading of ``attention`` [L, heads, T, S] → [T, S] ([T − 1, S] shifted; rows still sum to 1)."""
         layer = attention[self.layer]  # [heads, T, S]
-        return layer.mean(axis=0) if self.head is None else layer[self.head]
+        matrix = layer.mean(axis=0) if self.head is None else layer[self.head]
+        return matrix[1:] if self.shifted else matrix
+
+    @property
+    def plain(self) -> Reading:
+        """The same head (or mean) read at the step that writes each piece."""
+        return Reading(self.layer, self.head)
 
     @property
     def key(self) -> str:
-        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (layer 2, head 3), ``"2.mean"``."""
-        return f"{self.layer + 1}.{'mean' if self.head is None else self.head + 1}"
+        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (layer 2, head 3), ``"2.mean"``,
+        ``"2.mean.shifted"``."""
+        return f"{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + (".shifted" * self.shifted)
 
     @property
     def label(self) -> str:
-        return f"layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else f"head {self.head + 1}")
+        return (f"layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else f"head {self.head + 1}")
+                + (", read one step later" if self.shifted else ""))
 
     @classmethod
     def parse(cls, key: str, shape: tuple[int, int]) -> Reading:
         """The reading named ``key`` (as :attr:`key` writes it) of a model whose attention is ``shape`` =
         (L, heads); ValueError if it names no layer or head there."""
-        layer, _, head = str(key).strip().partition(".")
+        text = str(key).strip()
+        shifted = text.endswith(".shifted")
+        layer, _, head = text.removesuffix(".shifted").partition(".")
         try:
-            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1)
+            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1, shifted)
         except ValueError:
-            raise ValueError(f"{key!r} is not a reading: expected LAYER.HEAD or LAYER.mean, e.g. 2.3") from None
-        if reading not in readings(shape):
+            raise ValueError(f"{key!r} is not a reading: expected LAYER.HEAD or LAYER.mean, optionally followed by "
+                             ".shifted, e.g. 2.3 or 2.mean.shifted") from None
+        if reading not in readings(shape, shifted=True):
             raise ValueError(f"{key!r} names no layer or head of this model ({shape[0]} layers × {shape[1]} heads)")
         return reading
 
 
-def readings(shape: tuple[int, int]) -> list[Reading]:
-    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then its mean (one head: just it)."""
+def readings(shape: tuple[int, int], shifted: bool = False) -> list[Reading]:
+    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then its mean (one head: just it);
+    with ``shifted``, each of them read one step later too."""
     layers, heads = shape
-    return [r for n in range(layers) for r in
-            [Reading(n, h) for h in range(heads)] + ([Reading(n, None)] if heads > 1 else [])]
+    plain = [r for n in range(layers) for r in
+             [Reading(n, h) for h in range(heads)] + ([Reading(n, None)] if heads > 1 else [])]
+    return plain + [Reading(r.layer, r.head, True) for r in plain] if shifted else plain
 
 
 #: How the attentional RNN's only attention is read (one layer of one head).
@@ -106,10 +127,11 @@ class Trace:
         return reading.of(self.cross_attention)
 
     def read_energies(self, reading: Reading) -> np.ndarray | None:
-        """The energies [T, S] behind a single head; None for a mean of heads (no one score made it)."""
+        """The energies [T, S] behind a single head ([T − 1, S] shifted); None for a mean of heads (no one score
+        made it)."""
         if self.energies is None or reading.head is None and self.energies.shape[1] > 1:
             return None
-        return self.energies[reading.layer, reading.head or 0]
+        return self.energies[reading.layer, reading.head or 0][1 if reading.shifted else 0:]
 
 
 def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step], tokens: torch.Tensor, row: int,

@@ -13,7 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
 from ..network.training import DEFAULT_LR
-from .gold import ALIGNMENT_FILE, default_reading, read_alignment
+from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
 from .timeline import timeline_file
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
@@ -216,7 +216,8 @@ def alignment_table(directory: str | Path) -> str:
     results = read_alignment(Path(directory) / ALIGNMENT_FILE)
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
-    rows = [f"| {r['matrix']}{' ' + r['reading'] if r.get('reading') else ''} | {r['method']} | {r['split']} | "
+    rnn = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")).get("architecture") != "transformer"
+    rows = [f"| {r['matrix']}{reading_name(r.get('reading'), rnn)} | {r['method']} | {r['split']} | "
             f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
     commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
     return (_chosen_reading(directory, results)
@@ -224,16 +225,30 @@ def alignment_table(directory: str | Path) -> str:
             + "\n".join(rows) + f"\n\n{commands}")
 
 
-def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
-    """For a multi-head model, the reading the app shows first and why (readings are ``LAYER.HEAD``, 1-based)."""
-    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
-    if config.get("architecture") != "transformer":
+def reading_name(key: str | None, rnn: bool) -> str:
+    """How a result's reading shows beside its matrix: an RNN's one head needs no name, only its shift."""
+    if not key:
         return ""
-    reading = default_reading(directory, (config["dec_layers"], config["heads"]))
-    trial = [r for r in results if r["split"] == "trial" and r.get("reading") == reading.key]
-    why = (f"the lowest AER on the trial set ({min(r['aer'] for r in trial):.1f})" if trial else
-           "no reading scored on the trial set yet, so the last layer's mean")
-    return f"The app shows first **{reading.label}** (`{reading.key}`): {why}.\n\n"
+    if rnn:
+        return ", one step later" if key.endswith(".shifted") else ""
+    return " " + key
+
+
+def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
+    """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
+    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if config.get("architecture") == "transformer":
+        shape = (config["dec_layers"], config["heads"])
+    elif config.get("score") != "none":
+        shape = (1, 1)
+    else:
+        return ""
+    reading, best = default_reading(directory, shape), trial_best(directory, shape)
+    if best is None:
+        return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
+                if shape != (1, 1) else "")
+    return (f"Aligned with **{reading.label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
+            f"AER on the trial set ({best['aer']:.1f}) of every reading and rule scored there.\n\n")
 
 
 def render_card(directory: str | Path) -> str:

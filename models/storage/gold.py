@@ -88,17 +88,20 @@ def read_alignment(path: str | Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
-def aer_by_head(results: list[dict], split: str) -> tuple[list[str], list[str], list[list[float | None]]] | None:
+def aer_by_head(results: list[dict], split: str, shifted: bool = False
+                ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
     """A multi-head model's attention AER on ``split`` as a grid: row labels (layers), column labels (its heads, then
-    the layer's mean) and AER per cell (None where not measured), from results that name a ``reading``; None
-    without any. Where a reading was scored by several rules, the lowest AER is kept (``--sweep`` rows)."""
+    the layer's mean) and AER per cell (None where not measured), from results that name a ``reading`` (read at
+    the writing step, or with ``shifted`` one step later); None without any. Where a reading was scored by several
+    rules, the lowest AER is kept."""
     scored = {}
     for r in results:
-        if r["split"] == split and r["matrix"] == "attention" and r.get("reading"):
-            layer, head = r["reading"].split(".")
+        key = r.get("reading") or ""
+        if r["split"] == split and r["matrix"] == "attention" and key.endswith(".shifted") == shifted and key:
+            layer, head = key.removesuffix(".shifted").split(".")
             best = scored.get((int(layer), head))
             scored[int(layer), head] = r["aer"] if best is None else min(best, r["aer"])
-    if not scored:
+    if not scored or not any(h == "mean" for _, h in scored):  # an RNN's one head is no grid
         return None
     layers = sorted({layer for layer, _ in scored})
     heads = sorted({int(h) for _, h in scored if h != "mean"})
@@ -107,22 +110,28 @@ def aer_by_head(results: list[dict], split: str) -> tuple[list[str], list[str], 
             [[scored.get((n, c)) for c in columns] for n in layers])
 
 
+def trial_best(directory: str | Path, shape: tuple[int, int]) -> dict | None:
+    """The attention result with the lowest AER on the gold's trial set recorded beside a model whose attention is
+    shaped ``(L, heads)``, over every reading (shifted ones too) and rule; None when none was scored. An RNN's
+    results from before readings were recorded read as its one plain head."""
+    options = {r.key for r in readings(shape, shifted=True)}
+    scored = [{**r, "reading": r.get("reading") or RNN_READING.key}
+              for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if r["split"] == "trial"
+              and r["matrix"] == "attention" and (r.get("reading") or RNN_READING.key) in options]
+    return min(scored, key=lambda r: r["aer"]) if scored else None
+
+
 def default_reading(directory: str | Path, shape: tuple[int, int]) -> Reading | None:
-    """Which reading of a model's attention (shaped ``(L, heads)``) the app shows first: the RNN's only one; for a
-    multi-head model, the reading with the lowest AER on the gold's trial set recorded beside it (chosen on the
-    trial set only, ``python -m models.align --split trial --save``), else the last layer's mean of heads.
-    None without attention."""
+    """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with: the one with the lowest AER on
+    the gold's trial set recorded beside it (chosen on the trial set only, ``python -m models.align --split trial
+    --reading all --save``), else the RNN's only head or a Transformer's last layer's mean. None without
+    attention. The app's heatmap draws its plain counterpart (:attr:`Reading.plain`), the step's own attention."""
     if shape == (0, 0):
         return None
-    if shape == (1, 1):
-        return RNN_READING
-    scored = [r for r in read_alignment(Path(directory) / ALIGNMENT_FILE)
-              if r["split"] == "trial" and r["matrix"] == "attention" and r.get("reading")]
-    options = {r.key: r for r in readings(shape)}
-    scored = [r for r in scored if r["reading"] in options]
-    if not scored:
-        return Reading(shape[0] - 1, None)
-    return options[min(scored, key=lambda r: r["aer"])["reading"]]
+    best = trial_best(directory, shape)
+    if best:
+        return Reading.parse(best["reading"], shape)
+    return RNN_READING if shape == (1, 1) else Reading(shape[0] - 1, None)
 
 
 def alignment_rows(results: dict[str, list[dict]], baseline: list[dict]) -> list[dict]:
