@@ -3,6 +3,7 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView
 from models.analysis.word_links import pair_scores
+from models.storage.gold import trial_best
 from pages._shared import cache, charts, evidence, ui
 
 st.title("Attention against human links")
@@ -25,7 +26,9 @@ number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min
 st.query_params["pair"] = str(number)
 pair = pairs[number - 1]
 matrix = evidence.matrix_picker(loaded, key="gold_reading")
-reading = evidence.head_picker(loaded) if matrix == "attention" else None
+reading = evidence.head_picker(loaded, shifted=True) if matrix == "attention" else None
+if reading is not None:
+    st.caption(evidence.STEP_NOTE)
 
 forced = cache.cached_forced(settings.model, settings.revision, " ".join(pair.english), " ".join(pair.french))
 if not evidence.affordable(forced, matrix):
@@ -38,6 +41,8 @@ title, measure = evidence.TITLES[matrix]
 st.altair_chart(charts.gold_links(view, title, measure, pair.sure, pair.possible), width="stretch",
                 key="gold_heatmap")
 
-st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix), hide_index=True, key="pair_scores")
+best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == "attention" else None
+st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix, best and best["method"]), hide_index=True,
+             key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
            "The whole set's figures are on the Models & results page.")

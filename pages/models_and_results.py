@@ -24,8 +24,9 @@ st.caption("Every number below is read from the evaluation files written by `pyt
 rows, lengths, curves, alignment, heads = [], [], [], {}, {}
 for name in bundled_models():
     results = alignment[ui.model_name(name)] = read_alignment(resolve(name) / ALIGNMENT_FILE)
-    if (grid := aer_by_head(results, "test")) is not None:
-        heads[name] = grid
+    for shifted in (False, True):  # each head read at the step writing each word, and one step later
+        if (grid := aer_by_head(results, "test", shifted)) is not None:
+            heads[name, shifted] = grid
     try:
         training, evaluation = load_records(resolve(name))
     except (OSError, ValueError) as e:
@@ -72,12 +73,13 @@ if alignment or baseline:
                                   "recall": "recall %"}).style.format(precision=1, na_rep=""),
                  hide_index=True, key="alignment")
     st.code("\n".join(dict.fromkeys(r["command"] for r in table if "command" in r)), language="bash")
-for name, (layer_names, head_names, values) in heads.items():
-    st.altair_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns? "
-                                    "AER on the test set, each layer's heads and their mean"),
-                    width="stretch", key=f"aer_heads_{name}")
-    st.caption("Each cell: links read from one head's attention (or a layer's mean of heads) by the rule chosen for "
-               "attention on the trial set. The reading the app shows first was chosen on the trial set only.")
+for (name, shifted), (layer_names, head_names, values) in heads.items():
+    when = ", read one step later" if shifted else ""
+    st.altair_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns"
+                                    f"{when}? AER on the test set, each layer's heads and their mean"),
+                    width="stretch", key=f"aer_heads_{name}{'_shifted' * shifted}")
+    st.caption("Each cell: links read from one head's attention (or a layer's mean of heads), the lowest AER of the "
+               "rules scored. The reading a model aligns with was chosen on the trial set only.")
 
 st.subheader("Load your own model")
 st.markdown("""

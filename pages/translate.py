@@ -31,6 +31,26 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     return result.hypotheses[chosen]
 
 
+def shifted_toggle() -> bool:
+    """Whether to draw the reading one step later beside the plain one (in the URL as ``shifted``)."""
+    on = st.toggle("Beside it: each word read one step later", value=bool(ui.read_url().shifted), key="shifted",
+                   help=evidence.STEP_NOTE)
+    st.query_params["shifted"] = str(int(on))
+    return on
+
+
+def shifted_heatmap(place, trace: Trace, reading: Reading, words: bool, title: str, measure: str) -> None:
+    """The same reading with each word's row taken from the step where it is the decoder's input."""
+    later = Reading(reading.layer, reading.head, shifted=True)
+    if len(trace.target_pieces) < 2:
+        place.info("One written piece: there is no later step to read it at.")
+        return
+    view = ui.view_of(trace, trace.read(later), trace.read_energies(later), words)
+    place.altair_chart(charts.heatmap(view, f"{title}, one step later — the row of the step each word is read in",
+                                      measure=measure), width="stretch", key="heatmap_shifted")
+    place.caption(evidence.STEP_NOTE)
+
+
 def follow_click(event, trace: Trace, words: bool) -> None:
     """A newly clicked heatmap cell selects its row's decoding step (the first piece of a clicked word)."""
     points = event.selection.get("cell", []) if event else []
@@ -157,7 +177,11 @@ if matrix == "attention" and several:
     title += f" ({reading.label})"
 heatmap = charts.heatmap(view, f"{title} — one row per output token, one column per source token", clickable=True,
                          measure=measure)
-clicked = st.altair_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="cell")
+later = shifted_toggle() if matrix == "attention" else False
+plain_place, later_place = st.columns(2) if later else (st.container(), None)
+clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="cell")
+if later:
+    shifted_heatmap(later_place, trace, reading, settings.words, title, measure)
 st.caption("Click a cell to explore the step that wrote its row.")
 follow_click(clicked, trace, settings.words)
 if matrix == "attention" and several:

@@ -84,3 +84,31 @@ def test_human_links_read_a_transformer_head(transformer, tmp_path, monkeypatch)
     at = run_page(page("Human_links"), model=transformer, head="2.2")
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="head").value == Reading(1, 1)
+
+
+def test_translate_draws_the_reading_one_step_later_beside_the_plain_one(transformer):
+    at = run_page(APP, text=TEXT, model=transformer, level="subwords", head="2.1", shifted="1")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.toggle(key="shifted").value and at.query_params["shifted"] == "1"
+    plain, later = figures(at)[0], figures(at)[1]
+    assert "one step later" in title_of(later) and "one step later" not in title_of(plain)
+    loaded = load_model(transformer, device="cpu")
+    trace = greedy(loaded.model, loaded.tokenizers, TEXT)
+    rows = {r["t"] for r in records(later, "weight")}
+    assert len(rows) == len(trace.target_ids) - 1  # the first step's row (BOS in) dropped, none for the last piece
+    at.toggle(key="shifted").set_value(False).run()
+    assert not at.exception and at.query_params["shifted"] == "0"
+    assert all("one step later" not in title_of(f) for f in figures(at))
+
+
+def test_human_links_offer_a_shifted_reading(transformer, tmp_path, monkeypatch):
+    (tmp_path / "test.en").write_text("a dog runs .\n")
+    (tmp_path / "test.fr").write_text("un chien court .\n")
+    (tmp_path / "test.gold").write_text("1-1 2-2 3-3 4-4\n")
+    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+    at = run_page(page("Human_links"), model=transformer, head="1.2")
+    assert not at.exception, [e.message for e in at.exception]
+    at.selectbox(key="head").set_value(Reading(0, 1, shifted=True)).run()
+    assert not at.exception and at.query_params["head"] == "1.2.shifted"
+    assert "read one step later" in at.selectbox(key="head").value.label
+    assert any("one step later" in c.value for c in at.caption)

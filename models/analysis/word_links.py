@@ -160,11 +160,21 @@ def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[
     return word_matrices(model, tokenizers, english, french, matrix, [reading], written)[0]
 
 
-def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str) -> list[dict]:
+def rule_named(name: str) -> Callable[[np.ndarray], Links]:
+    """The rule ``models.align`` records as ``method``: one of :data:`METHODS` or ``threshold 0.2``."""
+    if name.startswith("threshold "):
+        return above(float(name.removeprefix("threshold ")))
+    return METHODS[name]
+
+
+def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str,
+                chosen: str | None = None) -> list[dict]:
     """One pair's AER, precision and recall (%) under the rules people compare: how a heatmap is read (each French
-    word's most weighed English word), the rule chosen on the trial set for ``matrix``, and its threshold."""
+    word's most weighed English word), the rule chosen on the trial set (``chosen``: the model's own, else the one
+    chosen for ``matrix`` across the first bundled models), and the matrix's threshold."""
+    chosen = chosen or CHOSEN[matrix]
     rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-             f"{CHOSEN[matrix]} (chosen on the trial set)": METHODS[CHOSEN[matrix]],
+             f"{chosen} (chosen on the trial set)": rule_named(chosen),
              f"every weight ≥ {THRESHOLDS[matrix]:g}": above(THRESHOLDS[matrix])}
     scores = {name: alignment_score([rule(weights)], [sure], [possible]) for name, rule in rules.items()}
     return [{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),

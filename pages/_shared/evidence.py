@@ -33,6 +33,12 @@ TITLES = {
 }
 
 
+#: Which step a reading of the attention uses, and why (shown wherever a shifted reading can be picked).
+STEP_NOTE = ("A row is the step that *writes* its word, from the words before it; read one step later (SHIFT-ATT, "
+             "Chen et al. 2020), a word's row is the step where it is the decoder's *input*, the first step that has "
+             "seen it — which of the two lines up with human links is measured per model on the Models page.")
+
+
 def slug(matrix: str) -> str:
     """The URL form of a matrix: ``integrated gradients`` → ``integrated-gradients``."""
     return matrix.replace("×", "-x-").replace(" ", "-")
@@ -56,23 +62,28 @@ def head_label(reading: Reading, default: Reading | None) -> str:
     return reading.label.capitalize() + mark
 
 
-def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head") -> Reading | None:
-    """Which of a multi-head model's attention readings to draw (in the URL under ``key``, a field of
-    :class:`.url.UrlState`; the model's default reading first); an RNN's only reading without a widget; None
-    without attention."""
+def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
+                shifted: bool = False) -> Reading | None:
+    """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`.url.UrlState`;
+    the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
+    ``shifted`` one step later too (for pages that read attention as word alignment). An RNN's only plain reading
+    needs no widget; None without attention."""
     if loaded.reading is None:
         return None
-    options = readings(loaded.model.attention_shape)
+    options = readings(loaded.model.attention_shape, shifted)
+    default = loaded.reading if shifted else loaded.reading.plain
     if len(options) == 1:
         return options[0]
     chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
     if st.session_state.get(chosen) not in options:  # first run, or another model: the link's, else the default
-        st.session_state[chosen] = url_reading(loaded, getattr(ui.read_url(), key))
+        wanted = url_reading(loaded, getattr(ui.read_url(), key), default)
+        st.session_state[chosen] = wanted if wanted in options else wanted.plain
     st.session_state[key] = st.session_state[chosen]
-    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, loaded.reading),
+    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
                            help="Each decoder layer has several heads, each with its own attention over the source; "
-                                "a layer's mean averages them. The grid below shows one layer's heads at a glance.")
+                                "a layer's mean averages them. Read one step later, each word's row is the step "
+                                "where it is the decoder's input.")
     st.query_params[key] = reading.key
     return reading
 
@@ -82,15 +93,17 @@ def chosen_key(key: str) -> str:
     return f"_atlas_chosen_{key}"
 
 
-def url_reading(loaded: LoadedModel, key: str | None) -> Reading:
-    """The reading a link names, or the model's default (with a notice when the link names none of its heads)."""
+def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = None) -> Reading:
+    """The reading a link names, or ``default`` (the model's own by default), with a notice when the link names
+    none of its heads."""
+    default = default or loaded.reading
     if key is None:
-        return loaded.reading
+        return default
     try:
         return Reading.parse(key, loaded.model.attention_shape)
     except ValueError as e:
-        st.toast(f"Ignored head={key[:12]!r} from the link: {e}.", icon=":material/warning:")
-        return loaded.reading
+        st.toast(f"Ignored head={key[:20]!r} from the link: {e}.", icon=":material/warning:")
+        return default
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

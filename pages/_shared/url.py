@@ -20,7 +20,7 @@ MAX_BEAM = 8
 LEVELS = ("words", "subwords")
 MAX_REF_CHARS = 200  # a Hub id is at most 96 characters; paths get some room
 MAX_REVISION_CHARS = 100
-MAX_HEAD_CHARS = 12  # "24.64" or "24.mean": the page checks it against the model's layers and heads
+MAX_HEAD_CHARS = 20  # "24.64", "24.mean.shifted": the page checks it against the model's layers and heads
 MAX_STEP = 10_000  # pages clamp a step (or training point) to what they show; this only bounds the integer
 
 
@@ -33,7 +33,8 @@ class UrlState:
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
     read: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
-    head: str | None = None  # a reading of a multi-head model's attention, "2.3" or "2.mean" (checked by the page)
+    head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
+    shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
@@ -85,6 +86,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "beam": _int_in(1, MAX_BEAM),
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
+    "shifted": _int_in(0, 1),
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
