@@ -32,7 +32,7 @@ def test_a_run_records_its_time_to_first_step_memory_and_cpu(tiny_corpus, tmp_pa
     run(tiny_corpus, out, "--epochs", "2", "--resume")
     r = record(out)
     assert len(r["first_step_s"]) == 2 and all(s > 0 for s in r["first_step_s"])  # one per invocation
-    assert r["peak_memory_mib"] > 50 and r["cpu"]
+    assert r["peak_memory_mib"] > 50 and r["cpu"] and r["cpu"] in (out / "README.md").read_text()
 
 
 def test_token_batches_train(tiny_corpus, tmp_path):
@@ -46,6 +46,7 @@ def test_a_shared_vocabulary_is_one_tokenizer_for_both_languages(tiny_corpus, tm
     out = tmp_path / "ck"
     run(tiny_corpus, out, "--epochs", "1", "--shared-vocab")
     assert (out / "source_tokenizer.json").read_bytes() == (out / "target_tokenizer.json").read_bytes()
+    assert "one vocabulary shared by both languages" in (out / "README.md").read_text()
     tokenizers = load_model(str(out), device="cpu").tokenizers
     assert tokenizers.source.tokenizer.token_to_id("▁chien") is not None  # French pieces in the source's vocab
     assert tokenizers.target.tokenizer.token_to_id("▁dog") is not None
@@ -77,6 +78,9 @@ def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny
     for name in ("source_tokenizer.json", "target_tokenizer.json"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
     assert r["history"][0]["val_loss"] < before["history"][0]["val_loss"] + 0.5  # did not start from scratch
+    total = (r["wall_clock_s"] + before["wall_clock_s"]) / 60
+    assert f"continued from first ({before['wall_clock_s'] / 60:.1f} min of its own): {total:.1f} min in all" in (
+        second / "README.md").read_text()
 
 
 @pytest.mark.parametrize("bad", ["--val-data"])

@@ -13,7 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
 from ..network.training import DEFAULT_LR
-from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
+from .card_alignment import alignment_table
 from .timeline import timeline_file
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
@@ -21,6 +21,10 @@ CORPORA = {  # folder name -> what it is and whom to credit
     "multi30k": "Multi30k (English–French image descriptions; Elliott et al. 2016, 2017)",
     "tatoeba-en-fr": "Tatoeba English–French (everyday sentences; CC-BY 2.0 FR: www.manythings.org/anki and "
                      "tatoeba.org)",
+    "hansard-en-fr": "Canadian Hansard English–French (parliamentary debates of the 36th Parliament; USC/ISI "
+                     "release, Germann 2001)",
+    "newstest-en-fr": "WMT newstest English–French (news; newstest2012 to validate, newstest2013 to test; "
+                      "Callison-Burch et al. 2012, Bojar et al. 2013)",
 }
 
 
@@ -105,7 +109,21 @@ def training_summary(training: dict) -> str:
         done = f"{training['epochs']} epochs{partial}"
     else:
         done = f"{training['steps']:,} steps ({training['epochs']:.2f} epochs)"
-    return f"{done} in {training['wall_clock_s'] / 60:.1f} min on {training['device']} ({threads})"
+    machine = f"{training['device']}" + (f", {training['cpu']}" if training.get("cpu") else "")
+    return f"{done} in {training['wall_clock_s'] / 60:.1f} min on {machine} ({threads}){lineage(training)}"
+
+
+def lineage(training: dict) -> str:
+    """'; continued from en-fr-additive (150.0 min of its own): 310.0 min in all' for a run started from a
+    checkpoint (``--init-from``), following each start back to a run from scratch."""
+    starts, total, record = [], training["wall_clock_s"], training
+    while "started_from" in record:
+        record = record["started_from"]
+        starts.append(f"{Path(record['checkpoint']).name} ({record.get('wall_clock_s', 0) / 60:.1f} min of its own)")
+        total += record.get("wall_clock_s", 0)
+    if not starts:
+        return ""
+    return f"; continued from {', itself from '.join(starts)}: {total / 60:.1f} min in all"
 
 
 def best_point(training: dict) -> dict:
@@ -173,6 +191,13 @@ def validation_table(training: dict) -> str:
     return "\n".join(rows)
 
 
+def _vocabularies(directory: str | Path) -> str:
+    d = Path(directory)
+    if (d / "source_tokenizer.json").read_bytes() == (d / "target_tokenizer.json").read_bytes():
+        return "one vocabulary shared by both languages"
+    return "separate source and target vocabularies"
+
+
 def _files(directory: str | Path) -> str:
     """The optional files beside the weights, said plainly (the app's learning page and neighbours read them)."""
     d, notes = Path(directory), []
@@ -211,46 +236,6 @@ def _sizes(directory: str | Path) -> str:
             f"{attention}, dropout {c['dropout']}")
 
 
-def alignment_table(directory: str | Path) -> str:
-    """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
-    results = read_alignment(Path(directory) / ALIGNMENT_FILE)
-    if not results:
-        return "Not measured yet: run `python -m models.align --save`."
-    rnn = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")).get("architecture") != "transformer"
-    rows = [f"| {r['matrix']}{reading_name(r.get('reading'), rnn)} | {r['method']} | {r['split']} | "
-            f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
-    commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
-    return (_chosen_reading(directory, results)
-            + "| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
-            + "\n".join(rows) + f"\n\n{commands}")
-
-
-def reading_name(key: str | None, rnn: bool) -> str:
-    """How a result's reading shows beside its matrix: an RNN's one head needs no name, only its shift."""
-    if not key:
-        return ""
-    if rnn:
-        return ", one step later" if key.endswith(".shifted") else ""
-    return " " + key
-
-
-def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
-    """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
-    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
-    if config.get("architecture") == "transformer":
-        shape = (config["dec_layers"], config["heads"])
-    elif config.get("score") != "none":
-        shape = (1, 1)
-    else:
-        return ""
-    reading, best = default_reading(directory, shape), trial_best(directory, shape)
-    if best is None:
-        return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
-                if shape != (1, 1) else "")
-    return (f"Aligned with **{reading.label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
-            f"AER on the trial set ({best['aer']:.1f}) of every reading and rule scored there.\n\n")
-
-
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
@@ -266,7 +251,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
   best validation BLEU {best_validation(training)}, greedy, cased, one reference
 - Optimiser: {learning_rate(training)}
 - Weights: {kept_weights(training)}
-- Tokenisation: BPE (Hugging Face `tokenizers`), separate source and target vocabularies{_files(directory)}
+- Tokenisation: BPE (Hugging Face `tokenizers`), {_vocabularies(directory)}{_files(directory)}
 
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
 

@@ -1,0 +1,48 @@
+"""The model card's section on human word alignments: AER by matrix, reading and rule (``alignment.json``, written
+by ``python -m models.align --save``), and the reading and rule the model aligns with (chosen on the trial set)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
+
+
+def alignment_table(directory: str | Path) -> str:
+    """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
+    results = read_alignment(Path(directory) / ALIGNMENT_FILE)
+    if not results:
+        return "Not measured yet: run `python -m models.align --save`."
+    rnn = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")).get("architecture") != "transformer"
+    rows = [f"| {r['matrix']}{reading_name(r.get('reading'), rnn)} | {r['method']} | {r['split']} | "
+            f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
+    commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
+    return (_chosen_reading(directory, results)
+            + "| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + f"\n\n{commands}")
+
+
+def reading_name(key: str | None, rnn: bool) -> str:
+    """How a result's reading shows beside its matrix: an RNN's one head needs no name, only its shift."""
+    if not key:
+        return ""
+    if rnn:
+        return ", one step later" if key.endswith(".shifted") else ""
+    return " " + key
+
+
+def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
+    """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
+    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if config.get("architecture") == "transformer":
+        shape = (config["dec_layers"], config["heads"])
+    elif config.get("score") != "none":
+        shape = (1, 1)
+    else:
+        return ""
+    reading, best = default_reading(directory, shape), trial_best(directory, shape)
+    if best is None:
+        return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
+                if shape != (1, 1) else "")
+    return (f"Aligned with **{reading.label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
+            f"AER on the trial set ({best['aer']:.1f}) of every reading and rule scored there.\n\n")
