@@ -2,13 +2,28 @@
 from __future__ import annotations
 
 import gzip
+import os
 
 import pytest
+import torch
 
 from models.network.seq2seq import Seq2Seq
 from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 
 from .helpers import make_model, make_transformer, synthetic_pairs
+
+
+def threads_per_worker(cpus: int, workers: int) -> int:
+    """Intra-op threads for each of ``workers`` test processes sharing ``cpus`` cores: torch's default (every core,
+    in every worker) oversubscribes the machine under pytest-xdist — 14 workers × 16 threads on 16 cores made
+    learning tests run past 100 s."""
+    return max(1, cpus // max(1, workers))
+
+
+def pytest_configure(config):
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        torch.set_num_threads(threads_per_worker(os.cpu_count() or 1, workers))
 
 
 @pytest.fixture(autouse=True)
