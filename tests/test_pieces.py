@@ -70,3 +70,18 @@ def test_without_a_cache_folder_nothing_is_written(tiny_tokenizers, tiny_corpus,
     files = [split_file(tiny_corpus, "train", lang) for lang in ("en", "fr")]
     pairs = cached_pairs(tiny_tokenizers, "x", files, lambda: read_parallel(tiny_corpus, "train", "en", "fr"), 64, None)
     assert len(pairs) == 300 and not list(tmp_path.rglob("*.safetensors"))
+
+
+def test_gathering_in_chunks_is_gathering_at_once():
+    from models.storage.pieces import _gather
+
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 9, size=1000)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    flat = rng.integers(0, 100, size=starts[-1]).astype(np.int32)
+    rows = rng.integers(0, 1000, size=2500)
+    whole, whole_starts = _gather(flat, starts, rows, chunk=10**6)
+    chunked, chunked_starts = _gather(flat, starts, rows, chunk=7)
+    np.testing.assert_array_equal(whole, chunked)
+    np.testing.assert_array_equal(whole_starts, chunked_starts)
+    assert whole[whole_starts[3] : whole_starts[4]].tolist() == flat[starts[rows[3]] : starts[rows[3] + 1]].tolist()
