@@ -44,5 +44,6 @@ def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
     if best is None:
         return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
                 if shape != (1, 1) else "")
-    return (f"Aligned with **{reading.label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
+    label = reading.label if shape != (1, 1) else "its attention" + (", read one step later" * reading.shifted)
+    return (f"Aligned with **{label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
             f"AER on the trial set ({best['aer']:.1f}) of every reading and rule scored there.\n\n")
