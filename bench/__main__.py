@@ -15,14 +15,17 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench", description=INDEX,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
-                                    "load", "step", "neighbours", "open", "charts", "completeness", "sharpness"])
+                                    "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
+                                    "pieces"])
     p.add_argument("--model", default="additive",
                    help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
                         "or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
-                   help="for throughput, joey, profile, sharpness: corpora, DIR[:weight=W]")
+                   help="for throughput, joey, profile, sharpness, pieces: corpora, DIR[:weight=W]")
+    p.add_argument("--tokenizers", default="assets/checkpoints/en-fr-additive",
+                   help="for pieces: the checkpoint folder whose tokenizers cut the corpora")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30,
                    help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10); "
@@ -49,6 +52,11 @@ def main(argv=None) -> None:
             browser.bench_load(args.sessions, args.sentences, args.threads, args.cpus, args.with_attribution)
         else:
             browser.bench_step(args.repeats)
+        return
+    if args.what == "pieces":
+        from .pieces import bench_pieces
+
+        bench_pieces(args.data, args.tokenizers)
         return
     if args.what == "neighbours":
         kernels.bench_neighbours(args.model, args.repeats)
