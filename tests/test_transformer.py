@@ -130,3 +130,68 @@ def test_a_bad_transformer_config_is_refused(bad):
 def test_an_unknown_architecture_is_refused():
     with pytest.raises(ValueError, match="unknown architecture"):
         check_config({"src_vocab_size": 100, "tgt_vocab_size": 100, "architecture": "lstm", "format_version": 1})
+
+
+def _textbook_heads(attn, x, source, key_mask, causal: bool, heads: int):
+    """softmax(x W_q (source W_k)ᵀ / √d_k) per head, padding keys (and with ``causal`` later positions) masked,
+    from the layer's own projection weights: [B, heads, N, S]."""
+    d_k = x.shape[-1] // heads
+    q, k = attn.W_q(x), attn.W_k(source)
+    found = []
+    for head in range(heads):
+        part = slice(head * d_k, (head + 1) * d_k)
+        scores = q[..., part] @ k[..., part].transpose(1, 2) / math.sqrt(d_k)  # [B, N, S]
+        if key_mask is not None:
+            scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
+        if causal:
+            scores = scores.masked_fill(torch.ones(scores.shape[1:], dtype=torch.bool).triu(1), float("-inf"))
+        found.append(torch.softmax(scores, dim=-1))
+    return torch.stack(found, 1)
+
+
+@torch.no_grad()
+def test_all_three_kinds_are_the_textbook_attentions(tiny_tokenizers):
+    """The encoder's self-attention (padding masked), the decoder's causal self-attention and its cross-attention,
+    each rebuilt by the textbook formula from the layer's own inputs and projections; the cross-attention also
+    equals what decoding step by step reports."""
+    model = make_transformer(tiny_tokenizers)
+    src, mask = padded_batch(tiny_tokenizers)
+    tgt_in = torch.tensor([[BOS_ID, 5, 9, 7], [BOS_ID, 8, 8, 5]])
+    kinds = model.attention_kinds(src, mask, tgt_in)
+    L, heads = model.config.enc_layers, model.config.heads
+    assert kinds.encoder.shape == (2, L, heads, src.shape[1], src.shape[1])
+    assert kinds.decoder.shape == (2, model.config.dec_layers, heads, 4, 4)
+    x = model._embed(model.src_embed, src)
+    for n, layer in enumerate(model.encoder):
+        h = layer.norm_self(x)
+        torch.testing.assert_close(kinds.encoder[:, n], _textbook_heads(layer.self_attn, h, h, mask, False, heads),
+                                   atol=1e-5, rtol=1e-4)
+        x = layer(x, mask)
+    encoded, y = model.enc_norm(x), model._embed(model.tgt_embed, tgt_in)
+    for n, layer in enumerate(model.decoder):
+        h = layer.norm_self(y)
+        torch.testing.assert_close(kinds.decoder[:, n], _textbook_heads(layer.self_attn, h, h, None, True, heads),
+                                   atol=1e-5, rtol=1e-4)
+        after_self = y + layer.self_attn(h, *layer.self_attn.project_kv(h), causal=True)
+        torch.testing.assert_close(kinds.cross[:, n], _textbook_heads(layer.cross_attn, layer.norm_cross(after_self),
+                                                                      encoded, mask, False, heads),
+                                   atol=1e-5, rtol=1e-4)
+        y = layer(y, *layer.cross_attn.project_kv(encoded), mask)
+    assert (kinds.decoder.triu(1) == 0).all()  # row t reads target inputs ≤ t only
+    assert (kinds.encoder[1, ..., mask[1].sum():] == 0).all()  # nobody reads the padding
+    memory, cache, steps = model.encode(src, mask), None, []
+    cache = model.start(memory)
+    for t in range(4):
+        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
+        steps.append(step.attention)
+    torch.testing.assert_close(kinds.cross, torch.stack(steps, 3), atol=1e-5, rtol=1e-4)
+
+
+@torch.no_grad()
+def test_recording_the_weights_changes_no_output(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    src, mask = padded_batch(tiny_tokenizers)
+    x = model._embed(model.src_embed, src)
+    recorded = []
+    torch.testing.assert_close(model.encoder[0](x, mask, recorded), model.encoder[0](x, mask), atol=1e-5, rtol=1e-4)
+    assert len(recorded) == 1

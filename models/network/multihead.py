@@ -64,14 +64,17 @@ class MultiHeadAttention(nn.Module):
         return self._merge(out)  # [B, N, d_model]
 
     def read(self, x: Tensor, keys: Tensor, values: Tensor, mask: Tensor | None = None,
-             override: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
-        """As :meth:`forward` (no causal mask: a decoding step reads everything before it), returning
-        ``(output [B, N, d_model], weights [B, heads, N, S], energies [B, heads, N, S])``.
+             override: Tensor | None = None, causal: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+        """As :meth:`forward`, returning ``(output [B, N, d_model], weights [B, heads, N, S], energies [B, heads,
+        N, S])`` (a decoding step needs no ``causal`` mask: it reads everything before it).
 
         ``override`` [B, S] replaces every head's weights (a what-if); the energies stay the model's own.
         """
         energies = self._split(self.W_q(x)) @ keys.transpose(-1, -2) / math.sqrt(self.d_k)  # [B, heads, N, S]
         masked = energies if mask is None else energies.masked_fill(~mask[:, None, None, :], float("-inf"))
+        if causal:  # query n reads keys ≤ n
+            N, S = energies.shape[-2:]
+            masked = masked.masked_fill(torch.ones(N, S, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
         weights = torch.softmax(masked, dim=-1)
         if override is not None:
             weights = override[:, None, None, :].expand_as(weights)

@@ -70,6 +70,15 @@ class TransformerCache:
     values: tuple[Tensor, ...]  # L × [B, heads, t, d_k]
 
 
+@dataclass(frozen=True)
+class AttentionKinds:
+    """The three attentions of an encoder–decoder Transformer for a batch (bertviz's three, layer-first)."""
+
+    encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
+    decoder: Tensor  # [B, L_dec, heads, T, T]  causal: row t reads the target inputs ≤ t
+    cross: Tensor  # [B, L_dec, heads, T, S]
+
+
 def sinusoids(n: int, d: int, device, start: int = 0) -> Tensor:
     """``PE(pos, 2i) = sin(pos / 10000^{2i/d})``, ``PE(pos, 2i+1) = cos(…)`` for positions start … start+n−1,
     [n, d] (§3.5)."""
@@ -87,6 +96,18 @@ class FeedForward(nn.Sequential):
         super().__init__(nn.Linear(d_model, ffn_dim), nn.ReLU(), nn.Linear(ffn_dim, d_model))
 
 
+def attend(attn: MultiHeadAttention, x: Tensor, source: Tensor | tuple[Tensor, Tensor], mask: Tensor | None,
+           causal: bool, record: list[Tensor] | None) -> Tensor:
+    """``attn`` of queries ``x`` [B, N, d] over ``source`` ([B, S, d] to project, or projected keys and values):
+    the fused kernel, or with a ``record`` list the written-out softmax, its weights [B, heads, N, S] appended."""
+    keys, values = source if isinstance(source, tuple) else attn.project_kv(source)
+    if record is None:
+        return attn(x, keys, values, mask=mask, causal=causal)
+    out, weights, _ = attn.read(x, keys, values, mask=mask, causal=causal)
+    record.append(weights)
+    return out
+
+
 class EncoderLayer(nn.Module):
     def __init__(self, c: TransformerConfig):
         super().__init__()
@@ -95,9 +116,11 @@ class EncoderLayer(nn.Module):
         self.ffn = FeedForward(c.d_model, c.ffn_dim)
         self.drop = nn.Dropout(c.dropout)
 
-    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+    def forward(self, x: Tensor, mask: Tensor, record: list[Tensor] | None = None) -> Tensor:
+        """[B, S, d] → [B, S, d]; with a ``record`` list, the self-attention's weights [B, heads, S, S] are written
+        out (not the fused kernel) and appended to it."""
         h = self.norm_self(x)  # [B, S, d]
-        x = x + self.drop(self.self_attn(h, *self.self_attn.project_kv(h), mask=mask))
+        x = x + self.drop(attend(self.self_attn, h, h, mask, False, record))
         return x + self.drop(self.ffn(self.norm_ffn(x)))  # [B, S, d]
 
 
@@ -110,11 +133,15 @@ class DecoderLayer(nn.Module):
         self.ffn = FeedForward(c.d_model, c.ffn_dim)
         self.drop = nn.Dropout(c.dropout)
 
-    def forward(self, y: Tensor, keys: Tensor, values: Tensor, mask: Tensor) -> Tensor:
-        """Teacher forcing: all T positions at once, each reading only those before it; [B, T, d]."""
+    def forward(self, y: Tensor, keys: Tensor, values: Tensor, mask: Tensor,
+                record: tuple[list[Tensor], list[Tensor]] | None = None) -> Tensor:
+        """Teacher forcing: all T positions at once, each reading only those before it; [B, T, d]. With
+        ``record`` (two lists), the self-attention's weights [B, heads, T, T] and the cross-attention's
+        [B, heads, T, S] are appended to them."""
         h = self.norm_self(y)
-        y = y + self.drop(self.self_attn(h, *self.self_attn.project_kv(h), causal=True))
-        y = y + self.drop(self.cross_attn(self.norm_cross(y), keys, values, mask=mask))
+        y = y + self.drop(attend(self.self_attn, h, h, None, True, record and record[0]))
+        y = y + self.drop(attend(self.cross_attn, self.norm_cross(y), (keys, values), mask, False,
+                                 record and record[1]))
         return y + self.drop(self.ffn(self.norm_ffn(y)))  # [B, T, d]
 
     def step(self, y: Tensor, past_k: Tensor, past_v: Tensor, keys: Tensor, values: Tensor, mask: Tensor,
@@ -198,6 +225,17 @@ class TransformerTranslator(Translator):
             y = layer(y, keys, values, memory.mask)
         y = self.dec_norm(y)  # [B, T, d]
         return F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
+
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> AttentionKinds:
+        """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out."""
+        x, encoder = self._embed(self.src_embed, src), []
+        for layer in self.encoder:
+            x = layer(x, mask, encoder)
+        x = self.enc_norm(x)  # [B, S, d]
+        y, decoder, cross = self._embed(self.tgt_embed, tgt_in), [], []
+        for layer in self.decoder:
+            y = layer(y, *layer.cross_attn.project_kv(x), mask, (decoder, cross))
+        return AttentionKinds(torch.stack(encoder, 1), torch.stack(decoder, 1), torch.stack(cross, 1))
 
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:
