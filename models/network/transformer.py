@@ -71,7 +71,7 @@ class TransformerCache:
 
 
 @dataclass(frozen=True)
-class AttentionKinds:
+class TransformerAttention:
     """The three attentions of an encoder–decoder Transformer for a batch (bertviz's three, layer-first)."""
 
     encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
@@ -226,7 +226,7 @@ class TransformerTranslator(Translator):
         y = self.dec_norm(y)  # [B, T, d]
         return F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
 
-    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> AttentionKinds:
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> TransformerAttention:
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out."""
         x, encoder = self._embed(self.src_embed, src), []
         for layer in self.encoder:
@@ -235,7 +235,7 @@ class TransformerTranslator(Translator):
         y, decoder, cross = self._embed(self.tgt_embed, tgt_in), [], []
         for layer in self.decoder:
             y = layer(y, *layer.cross_attn.project_kv(x), mask, (decoder, cross))
-        return AttentionKinds(torch.stack(encoder, 1), torch.stack(decoder, 1), torch.stack(cross, 1))
+        return TransformerAttention(torch.stack(encoder, 1), torch.stack(decoder, 1), torch.stack(cross, 1))
 
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:
