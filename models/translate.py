@@ -2,15 +2,21 @@
 
     echo "A dog runs on the beach." | python -m models.translate --model additive
 
-Blank lines stay blank; ``--json`` writes one decoding trace per line instead.
+Blank lines stay blank; ``--json`` writes one decoding trace per line instead. ``--bertviz OUT.html`` also
+writes the first sentence's three attentions as bertviz draws them (a Transformer; bertviz is an optional extra):
+
+    echo "The agreement was signed in August 1992." | python -m models.translate --model transformer --bertviz a.html
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
+from .analysis.bertviz_export import VIEWS, bertviz_html
 from .decoding.beam import beam_search
+from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
@@ -34,6 +40,21 @@ def trace_json(trace: Trace) -> dict:
     }
 
 
+def write_bertviz(loaded, lines: list[str], beam: int, out: str, view: str) -> str | None:
+    """The first non-blank line's attentions as bertviz's page at ``out``; what went wrong, or None."""
+    text = next((line for line in lines if line.strip()), None)
+    if text is None:
+        return "--bertviz needs a sentence on stdin"
+    kinds = attention_kinds(loaded.model, beam_search(loaded.model, loaded.tokenizers, text, beam).hypotheses[0])
+    if kinds is None:
+        return f"--bertviz draws a Transformer's three attentions; {loaded.kind} has only its cross-attention"
+    try:
+        Path(out).write_text(bertviz_html(kinds, view), encoding="utf-8")
+    except ModuleNotFoundError as e:
+        return str(e)
+    return None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.translate", description=__doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
@@ -41,6 +62,9 @@ def main(argv=None) -> int:
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--device")
     p.add_argument("--json", action="store_true", help="one JSON trace per line")
+    p.add_argument("--bertviz", metavar="OUT.html", help="write the first sentence's encoder, decoder and cross "
+                   "attention as bertviz's model view (a Transformer; pip install -r requirements-bertviz.txt)")
+    p.add_argument("--bertviz-view", choices=VIEWS, default="model", help="bertviz's model_view or head_view")
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, args.revision, args.device)
@@ -48,6 +72,9 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     lines = sys.stdin.read().splitlines()
+    if args.bertviz and (error := write_bertviz(loaded, lines, args.beam, args.bertviz, args.bertviz_view)):
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if not args.json:
         print("\n".join(translate_lines(loaded.model, loaded.tokenizers, lines, args.beam)))
         return 0

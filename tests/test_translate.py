@@ -40,3 +40,18 @@ def test_json_traces(monkeypatch, capsys, checkpoint):
 def test_missing_model_is_a_clear_error(monkeypatch, capsys):
     code, out = run(monkeypatch, capsys, ["--model", "nope"], "a dog\n")
     assert code == 2 and "not found" in out.err
+
+
+def test_bertviz_writes_a_transformers_three_attentions(monkeypatch, capsys, tmp_path, tiny_tokenizers):
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    from .helpers import make_transformer
+
+    save_checkpoint(tmp_path / "t", make_transformer(tiny_tokenizers), tiny_tokenizers)
+    out = tmp_path / "view.html"
+    code, _ = run(monkeypatch, capsys, ["--model", str(tmp_path / "t"), "--bertviz", str(out)], "\na big dog\n")
+    assert code == 0 and '"name": "Encoder"' in out.read_text() and '"name": "Cross"' in out.read_text()
+
+
+def test_bertviz_of_an_rnn_says_why_not(monkeypatch, capsys, checkpoint, tmp_path):
+    code, out = run(monkeypatch, capsys, ["--model", checkpoint, "--bertviz", str(tmp_path / "x.html")], "a dog\n")
+    assert code == 2 and "only its cross-attention" in out.err and not (tmp_path / "x.html").exists()

@@ -1,0 +1,48 @@
+"""models/analysis/bertviz_export.py: the real bertviz package accepts the three kinds and draws our tokens."""
+import json
+
+import pytest
+
+from models.analysis.bertviz_export import bertviz_arguments, bertviz_html
+from models.decoding.greedy import greedy
+from models.decoding.kinds import attention_kinds
+
+from .helpers import make_transformer
+
+pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+
+TEXT = "a big red dog runs on the grass"
+
+
+@pytest.fixture(scope="module")
+def kinds(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    return attention_kinds(model, greedy(model, tiny_tokenizers, TEXT))
+
+
+def test_the_arguments_have_bertvizs_shapes(kinds):
+    args = bertviz_arguments(kinds)
+    S, T = len(args["encoder_tokens"]), len(args["decoder_tokens"])
+    assert [a.shape for a in args["encoder_attention"]] == [(1, 2, S, S)] * 2
+    assert [a.shape for a in args["decoder_attention"]] == [(1, 2, T, T)] * 2
+    assert [a.shape for a in args["cross_attention"]] == [(1, 2, T, S)] * 2
+
+
+@pytest.mark.parametrize("view", ["model", "head"])
+def test_bertviz_draws_our_tokens_and_weights(kinds, view):
+    page = bertviz_html(kinds, view)
+    params = _params(page)
+    by_name = {a["name"]: a for a in params["attention"]}
+    assert set(by_name) == {"Encoder", "Decoder", "Cross"}
+    shown = lambda pieces: [p.replace("▁", " ") for p in pieces]  # noqa: E731 — bertviz shows the word mark as a space
+    assert by_name["Encoder"]["left_text"] == shown(kinds.source_pieces)
+    assert by_name["Cross"]["left_text"] == shown(kinds.decoder_inputs)
+    assert by_name["Cross"]["right_text"] == shown(kinds.source_pieces)
+    cross = by_name["Cross"]["attn"]  # [L][heads][T][S]
+    assert abs(cross[1][0][2][3] - float(kinds.cross[1, 0, 2, 3])) < 1e-6
+
+
+def _params(page: str) -> dict:
+    """The parameters bertviz's script embeds (``const params = {...}``): every token and weight it draws."""
+    start = page.index("const params = ") + len("const params = ")
+    return json.JSONDecoder().raw_decode(page, start)[0]
