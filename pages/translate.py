@@ -7,6 +7,7 @@ from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import word_index
 from pages._shared import cache, charts, evidence, exports, ui
+from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
 
 st.title("Attention Atlas")
@@ -70,10 +71,10 @@ def pick_head() -> None:
         st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["head"]))
 
 
-def head_grid(trace: Trace, reading: Reading, words: bool) -> None:
+def head_grid(trace: Trace, kinds, kind: str, reading: Reading, words: bool) -> None:
     """Every head of the shown layer at a glance; clicking one opens it above."""
     heads = trace.attention_shape[1]
-    views = [ui.view_of(trace, trace.read(Reading(reading.layer, h)), None, words) for h in range(heads)]
+    views = [kinds_ui.views_of(trace, kinds, kind, Reading(reading.layer, h), words) for h in range(heads)]
     st.altair_chart(charts.head_grid(views, [f"head {h + 1}" for h in range(heads)], reading.head),
                     key="head_grid", on_select=pick_head, selection_mode="head")
     st.caption(f"Layer {reading.layer + 1}'s {heads} heads on this sentence. Click a head to open it above.")
@@ -165,29 +166,41 @@ ui.show_translation(trace.translation)
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
 matrix = evidence.matrix_picker(loaded)
-reading = evidence.head_picker(loaded)
+kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
+kinds = None if kind == "cross" else kinds_ui.cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+reading = evidence.head_picker(loaded, shape=None if kinds is None else kinds.of(kind).shape[:2])
 if reading is None:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
-matrix, weights, energies = evidence.shown(trace, settings, text, matrix, reading)
+steps_reading = reading if kind == "cross" else loaded.reading.plain  # the step explorer follows decoding steps
+matrix, weights, energies = evidence.shown(trace, settings, text, matrix, steps_reading)
 view = ui.view_of(trace, weights, energies, settings.words)
 title, measure = evidence.TITLES[matrix]
 several = trace.attention_shape[1] > 1
+if kind != "cross":
+    title = f"{kinds_ui.NAMES[kind].capitalize()} α"
 if matrix == "attention" and several:
     title += f" ({reading.label})"
-heatmap = charts.heatmap(view, f"{title} — one row per output token, one column per source token", clickable=True,
+shown = view if kind == "cross" else kinds_ui.kind_view(kinds, kind, reading)
+heatmap = charts.heatmap(shown, f"{title} — {kinds_ui.WHAT[kind][:-1].lower()}", clickable=kind == "cross",
                          measure=measure)
-later = shifted_toggle() if matrix == "attention" else False
+later = shifted_toggle() if matrix == "attention" and kind == "cross" else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
-clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap", on_select="rerun", selection_mode="cell")
+clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
+                                   **({"on_select": "rerun", "selection_mode": "cell"} if kind == "cross" else {}))
 if later:
     shifted_heatmap(later_place, trace, reading, settings.words, title, measure)
-st.caption("Click a cell to explore the step that wrote its row.")
-follow_click(clicked, trace, settings.words)
+if kind == "cross":
+    st.caption("Click a cell to explore the step that wrote its row.")
+    follow_click(clicked, trace, settings.words)
+else:
+    st.caption(f"{kinds_ui.WHAT[kind]} Shown piece by piece; the step explorer below follows the cross-attention.")
 if matrix == "attention" and several:
-    head_grid(trace, reading, settings.words)
+    head_grid(trace, kinds, kind, reading, settings.words)
+    kinds_ui.model_view(trace, kinds, kind, reading, settings.words)
 step_explorer(trace, view, weights, settings, text, matrix, reading)
 
 st.subheader("Downloads")
-stem = evidence.slug(matrix) + (f"-head-{reading.key}" if matrix == "attention" and several else "")
-exports.download_buttons(view, heatmap, stem=stem)
+stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (
+    f"-head-{reading.key}" if matrix == "attention" and several else "")
+exports.download_buttons(shown, heatmap, stem=stem)

@@ -28,3 +28,11 @@ def test_the_three_kinds_belong_to_the_trace_shown(tiny_tokenizers):
 def test_an_rnn_has_no_self_attention(tiny_tokenizers):
     model = make_model(tiny_tokenizers)
     assert attention_kinds(model, greedy(model, tiny_tokenizers, TEXT)) is None
+
+
+def test_the_first_steps_are_cut_whole(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers)
+    kinds = attention_kinds(model, greedy(model, tiny_tokenizers, TEXT))
+    cut = kinds.first(3)
+    assert cut.decoder.shape[2:] == (3, 3) and cut.cross.shape[2] == 3 and len(cut.decoder_inputs) == 3
+    np.testing.assert_array_equal(cut.decoder, kinds.decoder[..., :3, :3])

@@ -112,3 +112,31 @@ def test_human_links_offer_a_shifted_reading(transformer, tmp_path, monkeypatch)
     assert not at.exception and at.query_params["head"] == "1.2.shifted"
     assert "read one step later" in at.selectbox(key="head").value.label
     assert any("one step later" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_each_attention_kind_drives_the_heatmap_grid_and_model_view(transformer, kind):
+    from models.decoding.kinds import attention_kinds
+
+    at = run_page(APP, text=TEXT, model=transformer, level="subwords", attn=kind, head="2.1")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.query_params["attn"] == kind and at.selectbox(key="head").value == Reading(1, 0)
+    loaded = load_model(transformer, device="cpu")
+    kinds = attention_kinds(loaded.model, greedy(loaded.model, loaded.tokenizers, TEXT))
+    heat, grid, model = figures(at)[0], figures(at)[1], figures(at)[2]
+    assert kind in title_of(heat).lower() and "layer 2, head 1" in title_of(heat)
+    cells = records(heat, "weight")
+    rows, columns = kinds.labels(kind)
+    assert len(cells) == len(rows) * len(columns)
+    expected = kinds.of(kind)[1, 0]
+    assert all(abs(c["weight"] - expected[c["t"], c["s"]]) < 1e-5 for c in cells)
+    assert {r["label"] for r in records(grid, "head")} == {"▶ head 1", "head 2"}
+    assert len({r["label"] for r in records(model, "head")}) == 4  # 2 layers × 2 heads
+    assert any(kind in c.value for c in at.caption if "Rows:" in c.value)
+
+
+def test_an_rnn_has_no_kind_switch():
+    at = run_page(APP, text=TEXT, model="additive", attn="encoder")
+    assert not at.exception
+    assert "attn" not in [w.key for w in at.segmented_control]
+    assert title_of(figures(at)[0]).startswith("Attention α")  # its one attention, the cross-attention

@@ -35,6 +35,11 @@ class AttentionKinds:
         """``[L, heads, rows, columns]`` of ``kind`` (one of :data:`KINDS`)."""
         return getattr(self, kind)
 
+    def first(self, T: int) -> AttentionKinds:
+        """The first ``T`` decoding steps only (what a step reads never depends on later ones)."""
+        return AttentionKinds(self.encoder, self.decoder[..., :T, :T], self.cross[..., :T, :], self.source_pieces,
+                              self.decoder_inputs[:T], self.target_pieces[:T])
+
     def labels(self, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Row and column labels of ``kind``: what reads, and what is read."""
         return {"cross": (self.target_pieces, self.source_pieces),

@@ -63,21 +63,23 @@ def head_label(reading: Reading, default: Reading | None) -> str:
 
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
-                shifted: bool = False) -> Reading | None:
+                shifted: bool = False, shape: tuple[int, int] | None = None) -> Reading | None:
     """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`.url.UrlState`;
     the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
-    ``shifted`` one step later too (for pages that read attention as word alignment). An RNN's only plain reading
-    needs no widget; None without attention."""
+    ``shifted`` one step later too (for pages that read attention as word alignment); of another attention than
+    the cross-attention when ``shape`` (its layers, heads) is given. An RNN's only plain reading needs no widget;
+    None without attention."""
     if loaded.reading is None:
         return None
-    options = readings(loaded.model.attention_shape, shifted)
+    options = readings(shape or loaded.model.attention_shape, shifted)
     default = loaded.reading if shifted else loaded.reading.plain
+    default = default if default in options else options[-1]  # another kind may have fewer layers
     if len(options) == 1:
         return options[0]
     chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
     if st.session_state.get(chosen) not in options:  # first run, or another model: the link's, else the default
         wanted = url_reading(loaded, getattr(ui.read_url(), key), default)
-        st.session_state[chosen] = wanted if wanted in options else wanted.plain
+        st.session_state[chosen] = wanted if wanted in options else wanted.plain if wanted.plain in options else default
     st.session_state[key] = st.session_state[chosen]
     reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),

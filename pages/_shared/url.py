@@ -35,6 +35,7 @@ class UrlState:
     read: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
+    attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
@@ -87,6 +88,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
     "shifted": _int_in(0, 1),
+    "attn": _one_of(("cross", "encoder", "decoder")),
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},

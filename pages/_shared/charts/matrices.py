@@ -52,9 +52,10 @@ def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measur
     return chart.properties(title=title(text), autosize=FIT_WIDTH)
 
 
-def head_grid(views: list[AttentionView], titles: list[str], selected: int | None) -> alt.FacetChart:
-    """One small heatmap per head of a layer (bertviz's small multiples), the ``selected`` one marked ▶; a click
-    reports its head as ``head``."""
+def head_grid(views: list[AttentionView], titles: list[str], selected: int | None,
+              columns: int = 4) -> alt.FacetChart:
+    """One small heatmap per head (a layer's heads, or every layer × head: bertviz's model view), ``columns`` a
+    row, the ``selected`` one marked ▶; a click reports its index in ``views`` as ``head``."""
     labels = [("▶ " if h == selected else "") + t for h, t in enumerate(titles)]
     frame = pd.concat([_cells(v).assign(head=h, label=labels[h]) for h, v in enumerate(views)], ignore_index=True)
     frame["cell"] = frame["label"].str.lstrip("▶ ") + ": " + frame["cell"]
@@ -63,7 +64,7 @@ def head_grid(views: list[AttentionView], titles: list[str], selected: int | Non
         y=alt.Y("t:O", axis=None),
     ).properties(width=200, height=min(ROW_PX, 8) * len(views[0].rows))
     small = small.add_params(alt.selection_point(name="head", fields=["head"], on="click"))
-    return small.facet(facet=alt.Facet("label:N", sort=labels, title=None), columns=4)
+    return small.facet(facet=alt.Facet("label:N", sort=labels, title=None), columns=columns)
 
 
 def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, possible: frozenset) -> alt.LayerChart:

@@ -1,0 +1,82 @@
+"""A Transformer's three attentions on the Translate page: the kind switch, the reading's view of each kind, and
+the model view — every layer × head of a kind as small multiples (bertviz's model view, drawn by the app's one
+chart module). The RNNs read the source through one attention: for them there is no switch."""
+from __future__ import annotations
+
+import streamlit as st
+
+from models.analysis.alignment import AttentionView, piece_label
+from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
+from models.decoding.trace import Reading, Trace
+from models.storage.hub import LoadedModel
+
+from . import cache, charts, evidence, ui
+
+NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}
+
+#: What a view's rows and columns are, one sentence each.
+WHAT = {
+    "cross": "Rows: the pieces the decoder wrote, one a step; columns: the source pieces each step read.",
+    "encoder": "Rows: each source piece as the encoder rebuilds it; columns: the source pieces it read to do so.",
+    "decoder": "Rows: the pieces the decoder wrote, one a step; columns: its inputs, <s> and each piece written "
+               "before — a step never reads a later one.",
+}
+
+
+def kind_picker(loaded: LoadedModel) -> str:
+    """Which attention a Transformer's views draw (in the URL as ``attn``); ``cross`` for every other model."""
+    if not hasattr(loaded.model, "attention_kinds"):
+        return "cross"
+    wanted = ui.read_url().attn
+    kind = st.segmented_control(
+        "Attention kind", KINDS, default=wanted, format_func=NAMES.get, key="attn",
+        help="A Transformer attends three ways: the decoder over the source (cross-attention, what the RNNs have), "
+             "the encoder over the source (self-attention) and the decoder over what it has written (masked "
+             "self-attention).") or wanted
+    st.query_params["attn"] = kind
+    return kind
+
+
+@st.cache_data(max_entries=64, show_spinner="Reading every attention…")
+def cached_kinds(ref: str, revision: str | None, text: str, target: tuple[int, ...]) -> AttentionKinds:
+    """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
+    an end of sentence to a translation cut at its length limit; its row is not shown)."""
+    found = attention_kinds(cache.load(ref, revision).model, cache.cached_forced(ref, revision, text, target))
+    return found.first(len(target))
+
+
+def kind_view(kinds: AttentionKinds, kind: str, reading: Reading) -> AttentionView:
+    """One reading of a self-attention, piece by piece, rows and columns labelled."""
+    rows, columns = kinds.labels(kind)
+    return AttentionView(rows=tuple(piece_label(r) for r in rows), columns=tuple(piece_label(c) for c in columns),
+                         unknown=(False,) * len(columns), weights=reading.of(kinds.of(kind)), energies=None)
+
+
+def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading,
+             words: bool) -> AttentionView:
+    """What the heatmap draws of ``kind``: the trace's own cross-attention (words or pieces), else a
+    self-attention piece by piece."""
+    if kind == "cross":
+        return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
+    return kind_view(kinds, kind, reading)
+
+
+def pick_panel(heads: int) -> None:
+    """A click in the model view opens that layer's head above (runs before the next script run)."""
+    points = st.session_state["model_view"].selection.get("head", [])
+    if points:
+        index = int(points[0]["head"])
+        st.session_state[evidence.chosen_key("head")] = Reading(index // heads, index % heads)
+
+
+def model_view(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading, words: bool) -> None:
+    """Every layer × head of ``kind`` at once, a row a layer; clicking a panel opens it."""
+    layers, heads = (trace.attention_shape if kind == "cross" else kinds.of(kind).shape[:2])
+    views = [views_of(trace, kinds, kind, Reading(n, h), words) for n in range(layers) for h in range(heads)]
+    titles = [f"layer {n + 1} · head {h + 1}" for n in range(layers) for h in range(heads)]
+    selected = None if reading.head is None else reading.layer * heads + reading.head
+    st.subheader("Model view")
+    st.altair_chart(charts.head_grid(views, titles, selected, columns=heads), key="model_view",
+                    on_select=lambda: pick_panel(heads), selection_mode="head")
+    st.caption(f"The {NAMES[kind]} of all {layers} layers × {heads} heads on this sentence, a row a layer "
+               f"(bertviz's model view). {WHAT[kind]} Click a panel to open it above.")
