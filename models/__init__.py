@@ -2,7 +2,7 @@
 
 Imports only go down the layers::
 
-    the user's commands (train/, align/, evaluate, translate, neighbours)
+    the user's commands (train/, align/, evaluate, translate, neighbours, heads)
       ├── analysis/  alignment, compare, geometry, anatomy, aer, …  ── reads traces
       ├── storage/   hub, card, data, examples, timeline, gold      ── files and the Hub (timeline: traces on disk)
       │     └── decoding/  trace, greedy, beam, what_if, lines       ── writes traces

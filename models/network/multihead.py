@@ -35,6 +35,9 @@ class MultiHeadAttention(nn.Module):
         if d_model % heads:
             raise ValueError(f"d_model {d_model} is not divisible into {heads} heads")
         self.heads, self.d_k = heads, d_model // heads
+        #: Heads switched off (0-based): their output is zeroed before W^O, as Michel et al. (2019) remove a head.
+        #: Set only on a copy of a model (:func:`models.analysis.heads.without_heads`), never on a shared one.
+        self.removed: frozenset[int] = frozenset()
         self.W_q = nn.Linear(d_model, d_model)
         self.W_k = nn.Linear(d_model, d_model)
         self.W_v = nn.Linear(d_model, d_model)
@@ -45,7 +48,11 @@ class MultiHeadAttention(nn.Module):
         return x.view(B, N, self.heads, self.d_k).transpose(1, 2)  # [B, heads, N, d_k]
 
     def _merge(self, x: Tensor) -> Tensor:
-        B, _, N, _ = x.shape
+        B, _, N, _ = x.shape  # x: [B, heads, N, d_k]
+        if self.removed:
+            keep = torch.ones(self.heads, device=x.device, dtype=x.dtype)
+            keep[list(self.removed)] = 0
+            x = x * keep[:, None, None]
         return self.W_o(x.transpose(1, 2).reshape(B, N, self.heads * self.d_k))  # [B, N, d_model]
 
     def project_kv(self, x: Tensor) -> tuple[Tensor, Tensor]:

@@ -14,6 +14,7 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..network.attention import SCORES
 from ..network.training import DEFAULT_LR
 from .card_alignment import alignment_table
+from .heads import heads_table
 from .timeline import timeline_file
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
@@ -274,7 +275,7 @@ Word links read from this model with the French side forced, scored on the Engli
 (Och & Ney 2000; Mihalcea & Pedersen 2003) by alignment error rate (lower is better):
 
 {alignment_table(directory)}
-
+{_heads_section(training, directory)}
 ## Use
 
 ```python
@@ -290,6 +291,11 @@ Trained on {', '.join(d['name'] for d in corpora(training))} only: expect poor o
 Attention weights show where the model looked, not a guaranteed explanation of why.
 """
     return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
+
+
+def _heads_section(training: dict, directory: str | Path) -> str:
+    """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if kind(training) == "transformer" else ""
 
 
 def write_card(directory: str | Path) -> None:

@@ -1,0 +1,71 @@
+"""Which of a Transformer's heads matter: each removed alone, on validation sentences, and how many can go.
+
+    python -m models.heads --model transformer --data ../shared/data/multi30k ../shared/data/hansard-en-fr
+
+For every head (encoder self-attention, decoder self-attention, cross-attention; each layer) the greedy cased
+BLEU of the first ``--sentences`` validation sentences of each ``--data`` folder with that head switched off
+(its output zeroed before W^O, Michel et al. 2019), the drop from the whole model's, and the head's confidence
+(the mean of its largest weight, Voita et al. 2019); then heads removed most unimportant first until BLEU has
+fallen by more than ``--budget``. Writes ``heads.json`` beside the checkpoint (its card shows it) or ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .analysis.heads import every_head, importance, pruning
+from .storage.card import write_card
+from .storage.data import read_parallel
+from .storage.heads import HEADS_FILE
+from .storage.hub import CheckpointError, load_model
+
+
+def validation_sentences(specs: list[str], n: int) -> tuple[list[str], list[str]]:
+    """The first ``n`` sentences and references of each ``DIR[:split=SPLIT]`` (val by default), in order."""
+    sources, references = [], []
+    for spec in specs:
+        folder, _, split = spec.partition(":split=")
+        s, r = read_parallel(folder, split or "val", "en", "fr")
+        sources += s[:n]
+        references += r[:n]
+    return sources, references
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m models.heads", description=__doc__.split("\n")[0])
+    p.add_argument("--model", default="transformer", help="a Transformer: bundled name, directory or Hub repo id")
+    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:split=SPLIT]", help="validation sets")
+    p.add_argument("--sentences", type=int, default=150, help="the first N sentences of each set")
+    p.add_argument("--budget", type=float, default=1.0, help="BLEU the pruning may lose")
+    p.add_argument("--device")
+    p.add_argument("--out", help=f"JSON file to write (default: {HEADS_FILE} in the checkpoint)")
+    args = p.parse_args(argv)
+    try:
+        loaded = load_model(args.model, device=args.device)
+        sources, references = validation_sentences(args.data, args.sentences)
+    except (CheckpointError, OSError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from e
+    if loaded.kind != "transformer":
+        raise SystemExit(f"error: {loaded.kind} has one attention, not heads to remove; give a Transformer")
+    with tqdm(total=len(every_head(loaded.model)), desc="heads removed one at a time", leave=False) as bar:
+        rows = importance(loaded.model, loaded.tokenizers, sources, references, lambda done, total: bar.update(1))
+    found = {"model": loaded.path.name, "data": args.data, "sentences": len(sources), "heads": rows,
+             "pruning": pruning(loaded.model, loaded.tokenizers, sources, references, rows, args.budget),
+             "command": "python -m models.heads " + shlex.join(sys.argv[1:] if argv is None else argv)}
+    out = Path(args.out) if args.out else loaded.path / HEADS_FILE
+    out.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if out == loaded.path / HEADS_FILE and (loaded.path / "training.json").exists():
+        write_card(loaded.path)
+    top = sorted(rows, key=lambda r: -r["drop"])[:3]
+    print(json.dumps({"base_bleu": found["pruning"]["base_bleu"], "most_important": top,
+                      "can_go": found["pruning"]["can_go"], "of": found["pruning"]["of"]}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
