@@ -15,6 +15,7 @@ from models.storage.card import (
     training_summary,
 )
 from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, alignment_rows, read_alignment
+from models.storage.heads import importance_grid, read_heads
 from models.storage.hub import bundled_models, resolve
 from pages._shared import charts, ui
 
@@ -80,6 +81,17 @@ for (name, shifted), (layer_names, head_names, values) in heads.items():
                     width="stretch", key=f"aer_heads_{name}{'_shifted' * shifted}")
     st.caption("Each cell: links read from one head's attention (or a layer's mean of heads), the lowest AER of the "
                "rules scored. The reading a model aligns with was chosen on the trial set only.")
+for name in bundled_models():
+    if (record := read_heads(resolve(name))) is not None:
+        rows_, columns_, drops = importance_grid(record)
+        st.altair_chart(charts.aer_grid(rows_, columns_, drops, f"{ui.model_name(name)}: which heads matter? "
+                                        "Validation BLEU lost when a head alone is switched off", "BLEU drop",
+                                        lower_is_better=False), width="stretch", key=f"head_importance_{name}")
+        prune = record["pruning"]
+        st.caption(f"Each cell: greedy BLEU on {record['sentences']} validation sentences with the whole model minus "
+                   f"with that head's output zeroed (Michel et al. 2019). {prune['can_go']} of {prune['of']} heads "
+                   f"can go, most unimportant first, before BLEU falls by {prune['budget']:g}. Beside the AER "
+                   "grid above: do the heads that align matter?")
 
 st.subheader("Load your own model")
 st.markdown("""

@@ -8,7 +8,7 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model
 
-from .pages_helpers import APP, figures, heat_shape, page, records, run_page
+from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning", "Human_links"]
 TEXT = "A small white dog is sleeping on the couch."
@@ -204,3 +204,17 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
     assert not at.exception and not at.error
     assert any("compared word by word" in c.value for c in at.caption)
     assert at.success  # the comparison summary
+
+
+def test_models_page_draws_which_heads_matter(monkeypatch):
+    import models.storage.heads as heads
+
+    record = {"sentences": 6, "heads": [{"kind": k, "layer": n, "head": h, "drop": float(n + h), "confidence": 0.5}
+                                        for k in ("cross", "encoder", "decoder") for n in (1, 2) for h in (1, 2)],
+              "pruning": {"can_go": 5, "of": 12, "budget": 1.0}}
+    monkeypatch.setattr(heads, "read_heads", lambda path: record if path.name.endswith("transformer") else None)
+    at = run_page(page("Models_and_results"))
+    assert not at.exception
+    drawn = [f for f in figures(at) if "which heads matter" in title_of(f)]
+    assert len(drawn) == 1 and len(records(drawn[0], "value")) == 12
+    assert any("5 of 12 heads can go" in c.value for c in at.caption)

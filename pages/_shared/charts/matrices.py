@@ -99,14 +99,17 @@ def similarity(matrix: np.ndarray, labels: list[str], text: str) -> alt.Chart:
                                                                                           autosize=FIT_WIDTH)
 
 
-def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None]], text: str) -> alt.LayerChart:
-    """AER % per layer (rows) and head (columns, the layer's mean last); lower is better, so darker is better."""
-    frame = pd.DataFrame([{"layer": r, "head": c, "aer": v} for r, vs in zip(rows, values)
+def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None]], text: str,
+             measure: str = "AER %", lower_is_better: bool = True) -> alt.LayerChart:
+    """A number per layer (rows) and head (columns): AER % by default (the layer's mean last; lower is better, so
+    darker), or another ``measure`` such as a head's BLEU drop (higher: it matters more, darker)."""
+    frame = pd.DataFrame([{"layer": r, "head": c, "value": v} for r, vs in zip(rows, values)
                           for c, v in zip(columns, vs) if v is not None])
     base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title=None, axis=alt.Axis(orient="top")),
                                    y=alt.Y("layer:N", sort=rows, title=None))
-    cells = base.mark_rect().encode(color=alt.Color("aer:Q", scale=alt.Scale(scheme="blues", reverse=True),
-                                                    legend=alt.Legend(title="AER %")),
-                                    tooltip=["layer", "head", alt.Tooltip("aer:Q", title="AER %", format=".1f")])
-    numbers = base.mark_text().encode(text=alt.Text("aer:Q", format=".1f"))
+    cells = base.mark_rect().encode(color=alt.Color("value:Q", scale=alt.Scale(scheme="blues",
+                                                                               reverse=lower_is_better),
+                                                    legend=alt.Legend(title=measure)),
+                                    tooltip=["layer", "head", alt.Tooltip("value:Q", title=measure, format=".1f")])
+    numbers = base.mark_text().encode(text=alt.Text("value:Q", format=".1f"))
     return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows), autosize=FIT_WIDTH)
