@@ -199,6 +199,8 @@ if matrix == "attention" and several:
     head_grid(trace, kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, kinds, kind, reading, settings.words)
 step_explorer(trace, view, weights, settings, text, matrix, reading)
+if matrix == "attention" and hasattr(loaded.model, "attention_kinds"):
+    kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
 stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (

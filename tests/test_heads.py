@@ -82,3 +82,23 @@ def test_the_command_refuses_an_rnn(tiny_tokenizers, tiny_corpus, tmp_path):
     save_checkpoint(tmp_path, make_model(tiny_tokenizers), tiny_tokenizers)
     with pytest.raises(SystemExit, match="not heads"):
         command.main(["--model", str(tmp_path), "--data", str(tiny_corpus)])
+
+
+def test_head_keys_round_trip_and_bad_ones_are_refused(tiny_tokenizers):
+    from models.analysis.heads import head_key, parse_head
+
+    model = make_transformer(tiny_tokenizers)
+    for head in every_head(model):
+        assert parse_head(head_key(head), model) == head
+    assert head_key(("cross", 1, 0)) == "cross.2.1"
+    for bad in ("cross.3.1", "cross.1.3", "self.1.1", "cross.1", "cross.a.b", ""):
+        with pytest.raises(ValueError):
+            parse_head(bad, model)
+
+
+def test_changed_words_mark_what_is_new_in_the_second_translation():
+    from models.analysis.heads import changed_words
+
+    assert changed_words("un chien noir court".split(), "un chien blanc court vite".split()) == [
+        False, False, True, False, True]
+    assert changed_words([], ["un"]) == [True] and changed_words(["un"], []) == []

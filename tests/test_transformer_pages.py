@@ -140,3 +140,21 @@ def test_an_rnn_has_no_kind_switch():
     assert not at.exception
     assert "attn" not in [w.key for w in at.segmented_control]
     assert title_of(figures(at)[0]).startswith("Attention α")  # its one attention, the cross-attention
+
+
+def test_heads_switched_off_decode_again_beside_the_original(transformer):
+    from models.analysis.heads import without_heads
+
+    off = "cross.1.1,cross.1.2,cross.2.1,cross.2.2"
+    at = run_page(APP, text=TEXT, model=transformer, off=off + ",cross.9.1")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.multiselect(key="heads_off").value == off.split(",") and at.query_params["off"] == off
+    assert any("off='cross.9.1'" in t.value for t in at.toast)  # a head the model lacks: dropped, said
+    loaded = load_model(transformer, device="cpu")
+    pruned = without_heads(loaded.model, [("cross", n, h) for n in (0, 1) for h in (0, 1)])
+    expected = greedy(pruned, loaded.tokenizers, TEXT).translation
+    shown = next(m.value for m in at.markdown if m.value.startswith("**Without 4 heads**"))
+    assert all(word in shown for word in expected.split()[:3])
+    assert [title_of(f) for f in figures(at) if "heads off" in title_of(f) or "as decoded" in title_of(f)]
+    at.multiselect(key="heads_off").set_value([]).run()
+    assert not at.exception and at.query_params["off"] == ""

@@ -15,6 +15,7 @@ A head is ``(kind, layer, head)``: kind ``encoder`` (self-attention), ``decoder`
 from __future__ import annotations
 
 import copy
+import difflib
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -105,3 +106,30 @@ def pruning(model: Translator, tokenizers: TokenizerPair, sources: Sequence[str]
         removed = trial
     return {"base_bleu": round(base, 2), "budget": budget, "can_go": len(removed), "of": len(rows), "curve": curve,
             "removed": [f"{k} {n + 1}.{h + 1}" for k, n, h in removed]}
+
+
+def head_key(head: Head) -> str:
+    """A head's name in URLs and cards, 1-based: ``cross.2.1`` (cross-attention, layer 2, head 1)."""
+    kind, layer, h = head
+    return f"{kind}.{layer + 1}.{h + 1}"
+
+
+def parse_head(key: str, model: Translator) -> Head:
+    """The head ``key`` names (as :func:`head_key` writes it); ValueError if the model has no such head."""
+    kind, _, rest = key.strip().partition(".")
+    try:
+        layer, head = (int(x) - 1 for x in rest.split("."))
+    except ValueError:
+        raise ValueError(f"{key!r} is not a head: expected KIND.LAYER.HEAD, e.g. cross.2.1") from None
+    if (kind, layer, head) not in every_head(model):
+        raise ValueError(f"{key!r} names no head of this model")
+    return kind, layer, head
+
+
+def changed_words(before: Sequence[str], after: Sequence[str]) -> list[bool]:
+    """For each word of ``after``, whether it differs from ``before`` (inserted or replaced, by difflib's
+    alignment of the two word sequences)."""
+    changed = [True] * len(after)
+    for block in difflib.SequenceMatcher(a=list(before), b=list(after), autojunk=False).get_matching_blocks():
+        changed[block.b : block.b + block.size] = [False] * block.size
+    return changed

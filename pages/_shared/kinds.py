@@ -6,11 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label
+from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
+from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
 
 from . import cache, charts, evidence, ui
+from .labels import for_markdown
 
 NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}
 
@@ -80,3 +83,57 @@ def model_view(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: R
                     on_select=lambda: pick_panel(heads), selection_mode="head")
     st.caption(f"The {NAMES[kind]} of all {layers} layers × {heads} heads on this sentence, a row a layer "
                f"(bertviz's model view). {WHAT[kind]} Click a panel to open it above.")
+
+
+def head_name(key: str) -> str:
+    kind, layer, head = key.split(".")
+    return f"{NAMES[kind]}, layer {layer}, head {head}"
+
+
+def linked_heads(loaded: LoadedModel) -> list[str]:
+    """The heads the link switches off (``off=``), those the model lacks dropped with a notice."""
+    keys = []
+    for key in filter(None, (ui.read_url().off or "").split(",")):
+        try:
+            keys.append(head_key(parse_head(key, loaded.model)))
+        except ValueError as e:
+            st.toast(f"Ignored off={key[:20]!r} from the link: {e}.", icon=":material/warning:")
+    return keys
+
+
+@st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
+def cached_heads_off(ref: str, revision: str | None, text: str, off: tuple[str, ...]) -> Trace:
+    """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
+    loaded = cache.load(ref, revision)
+    pruned = without_heads(loaded.model, [parse_head(k, loaded.model) for k in off])
+    return greedy(pruned, loaded.tokenizers, text)
+
+
+def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Reading, words: bool) -> None:
+    """What if some heads were switched off: the translation decoded again, the changed words marked, and the
+    cross-attention of both beside each other (in the URL as ``off``)."""
+    st.subheader("Switch heads off")
+    keys = [head_key(h) for h in every_head(loaded.model)]
+    if "heads_off" not in st.session_state:
+        st.session_state["heads_off"] = linked_heads(loaded)
+    off = st.multiselect("Heads to switch off", keys, key="heads_off", format_func=head_name,
+                         help="A head switched off has its output zeroed before the layer's output projection "
+                              "(Michel et al. 2019); the sentence is decoded again, greedily.")
+    st.query_params["off"] = ",".join(off)
+    if not off:
+        st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
+        return
+    trace = cache.cached_trace(settings.model, settings.revision, text, 1)  # greedy, as the heads-off decoding
+    changed = cached_heads_off(settings.model, settings.revision, text, tuple(off))
+    before, after = trace.translation.split(), changed.translation.split()
+    marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
+                      for w, new in zip(after, changed_words(before, after)))
+    left, right = st.columns(2)
+    left.markdown(f"**As decoded (greedy)**  \n{for_markdown(trace.translation)}")
+    right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
+    for place, shown, name in ((left, trace, "as decoded"), (right, changed, "heads off")):
+        view = views_of(shown, None, "cross", reading.plain, words)
+        place.altair_chart(charts.heatmap(view, f"Cross-attention ({reading.plain.label}), {name}"),
+                           width="stretch", key=f"heads_off_{name}")
+    st.caption("Orange: words the translation without those heads has that the original does not. Both heatmaps "
+               "show the same reading of the cross-attention.")

@@ -36,6 +36,7 @@ class UrlState:
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
     attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
+    off: str | None = None  # heads switched off, "cross.2.1,encoder.1.3" (checked by the page against the model)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
@@ -93,6 +94,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
     "read": _printable(40),
+    "off": _printable(400),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }
