@@ -206,8 +206,8 @@ def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path, arc
     for extra in (["--epochs", "1"], ["--epochs", "2", "--resume"]):  # an interrupted run resumes on 2 processes
         done = subprocess.run(
             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
-             "models.train", "--data", str(tiny_corpus), "--out", str(out), *SMALL, *arch, *extra,
-             "--device", "cpu"],  # CPU ranks on any machine: on a one-GPU machine two CUDA ranks are refused
+             "models.train", "--data", str(tiny_corpus), "--out", str(out), *SMALL, *arch,
+             "--device", "cpu", *extra],  # CPU ranks on any machine: on a one-GPU machine two CUDA ranks are refused
             cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"},
         )
         assert done.returncode == 0, done.stderr[-3000:]
