@@ -20,6 +20,15 @@ def transformer(tmp_path_factory) -> str:
     return tiny_transformer_checkpoint(tmp_path_factory.mktemp("transformer"))
 
 
+@pytest.fixture
+def one_pair_gold(tmp_path, monkeypatch):
+    """A human-aligned gold set of one pair, where the Human links page reads it."""
+    (tmp_path / "test.en").write_text("a dog runs .\n")
+    (tmp_path / "test.fr").write_text("un chien court .\n")
+    (tmp_path / "test.gold").write_text("1-1 2-2 3-3 4-4\n")
+    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+
+
 def test_translate_draws_the_chosen_head_and_the_layers_grid(transformer):
     at = run_page(APP, text=TEXT, model=transformer, level="subwords", head="1.2")
     assert not at.exception, [e.message for e in at.exception]
@@ -76,11 +85,7 @@ def test_learning_replays_a_chosen_head(transformer):
     assert at.selectbox(key="head").value == Reading(0, 0)
 
 
-def test_human_links_read_a_transformer_head(transformer, tmp_path, monkeypatch):
-    (tmp_path / "test.en").write_text("a dog runs .\n")
-    (tmp_path / "test.fr").write_text("un chien court .\n")
-    (tmp_path / "test.gold").write_text("1-1 2-2 3-3 4-4\n")
-    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+def test_human_links_read_a_transformer_head(transformer, one_pair_gold):
     at = run_page(page("Human_links"), model=transformer, head="2.2")
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="head").value == Reading(1, 1)
@@ -101,11 +106,7 @@ def test_translate_draws_the_reading_one_step_later_beside_the_plain_one(transfo
     assert all("one step later" not in title_of(f) for f in figures(at))
 
 
-def test_human_links_offer_a_shifted_reading(transformer, tmp_path, monkeypatch):
-    (tmp_path / "test.en").write_text("a dog runs .\n")
-    (tmp_path / "test.fr").write_text("un chien court .\n")
-    (tmp_path / "test.gold").write_text("1-1 2-2 3-3 4-4\n")
-    monkeypatch.setenv("ATLAS_GOLD", str(tmp_path))
+def test_human_links_offer_a_shifted_reading(transformer, one_pair_gold):
     at = run_page(page("Human_links"), model=transformer, head="1.2")
     assert not at.exception, [e.message for e in at.exception]
     at.selectbox(key="head").set_value(Reading(0, 1, shifted=True)).run()
