@@ -206,3 +206,5 @@ st.subheader("Downloads")
 stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (
     f"-head-{reading.key}" if matrix == "attention" and several else "")
 exports.download_buttons(shown, heatmap, stem=stem)
+if hasattr(loaded.model, "attention_kinds"):
+    kinds_ui.bertviz_download(settings, loaded, text, trace)

@@ -159,3 +159,20 @@ def test_heads_switched_off_decode_again_beside_the_original(transformer):
     assert [title_of(f) for f in figures(at) if "heads off" in title_of(f) or "as decoded" in title_of(f)]
     at.multiselect(key="heads_off").set_value([]).run()
     assert not at.exception and at.query_params["off"] == ""
+
+
+def test_the_bertviz_model_view_downloads(transformer):
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    at = run_page(APP, text=TEXT, model=transformer)
+    assert not at.exception, [e.message for e in at.exception]
+    labels = [b.label for b in at.get("download_button")]
+    assert "bertviz model view (HTML)" in labels
+
+
+def test_without_bertviz_the_page_says_how_to_get_it(transformer, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "bertviz", None)  # as if it were not installed: importing it fails
+    at = run_page(APP, text=TEXT, model=transformer)
+    assert not at.exception
+    assert any("optional extra" in c.value and "bertviz" in c.value for c in at.caption)

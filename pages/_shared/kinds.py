@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label
+from models.analysis.bertviz_export import bertviz_html
 from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
@@ -137,3 +138,16 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
                            width="stretch", key=f"heads_off_{name}")
     st.caption("Orange: words the translation without those heads has that the original does not. Both heatmaps "
                "show the same reading of the cross-attention.")
+
+
+def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace) -> None:
+    """The sentence's three attentions as the page bertviz's model view writes (bertviz is an optional extra)."""
+    kinds = cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+    try:
+        page = bertviz_html(kinds, "model")
+    except ModuleNotFoundError as e:
+        st.caption(f"bertviz's model view of this sentence: {for_markdown(str(e))}.")
+        return
+    st.download_button("bertviz model view (HTML)", page, "bertviz-model-view.html", "text/html",
+                       help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
+                            "browser; the page fetches require.js and d3 from their CDNs.")
