@@ -10,6 +10,7 @@
     python -m bench throughput --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
                                                   # the training CLI's sentences and target pieces per second
     python -m bench pieces --data ../shared/data/hansard-en-fr  # tokenise once, read back, mix an epoch (pieces)
+    python -m bench vocab --data … --tokenizers A B  # pieces per word, unknown pieces, on validation     (pieces)
     python -m bench joey --steps 100       # ours against Joey NMT 2.3.0 on the same batches   (joey)
     python -m bench profile --steps 20     # where a training step's time goes             (step_profile)
     python -m bench load --sessions 1 4 8  # the running app under concurrent browser sessions (browser)

@@ -16,7 +16,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces"])
+                                    "pieces", "vocab"])
     p.add_argument("--model", default="additive",
                    help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
                         "or Hub id")
@@ -24,8 +24,8 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
                    help="for throughput, joey, profile, sharpness, pieces: corpora, DIR[:weight=W]")
-    p.add_argument("--tokenizers", default="assets/checkpoints/en-fr-additive",
-                   help="for pieces: the checkpoint folder whose tokenizers cut the corpora")
+    p.add_argument("--tokenizers", nargs="+", default=["assets/checkpoints/en-fr-additive"],
+                   help="for pieces (the first), vocab (each): checkpoint folders whose tokenizers cut the corpora")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
     p.add_argument("--steps", type=int, default=30,
                    help="for throughput: timed steps per batch size; for joey: updates a run (a multiple of 10); "
@@ -53,10 +53,13 @@ def main(argv=None) -> None:
         else:
             browser.bench_step(args.repeats)
         return
-    if args.what == "pieces":
-        from .pieces import bench_pieces
+    if args.what in ("pieces", "vocab"):
+        from .pieces import bench_pieces, bench_vocabulary
 
-        bench_pieces(args.data, args.tokenizers)
+        if args.what == "pieces":
+            bench_pieces(args.data, args.tokenizers[0])
+        else:
+            bench_vocabulary(args.data, args.tokenizers)
         return
     if args.what == "neighbours":
         kernels.bench_neighbours(args.model, args.repeats)

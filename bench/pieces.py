@@ -43,3 +43,21 @@ def bench_pieces(data: list[str], tokenizers_dir: str) -> None:
     epoch = mix(parts, [c.weight for c in corpora], np.random.default_rng(0))
     print(f"| one epoch's mix | all | {len(epoch):,} | {epoch.nbytes / 2**20:,.0f} | "
           f"{time.perf_counter() - start:.1f} | {peak_mib():,.0f} |")
+
+
+def bench_vocabulary(data: list[str], tokenizers_dirs: list[str]) -> None:
+    """Pieces per word and unknown pieces of each tokenizer pair on each ``data`` folder's val split."""
+    from models.network.tokenization import UNK_ID, TokenizerPair
+    from models.storage.data import Corpus, read_parallel
+
+    print("pieces per source word and unknown pieces (source / target) on each validation split\n"
+          "| tokenizers | corpus | pieces per word | unknown source | unknown target |\n|---|---|---|---|---|")
+    for folder in tokenizers_dirs:
+        tokenizers = TokenizerPair.load(folder)
+        for c in (Corpus.parse(spec) for spec in data):
+            sources, targets = read_parallel(c.path, c.val_split, "en", "fr")
+            src = [e.ids for e in tokenizers.source.tokenizer.encode_batch(sources, add_special_tokens=False)]
+            tgt = [e.ids for e in tokenizers.target.tokenizer.encode_batch(targets, add_special_tokens=False)]
+            n, m, words = sum(map(len, src)), sum(map(len, tgt)), sum(len(s.split()) for s in sources)
+            unknown = [sum(ids.count(UNK_ID) for ids in side) / max(total, 1) for side, total in ((src, n), (tgt, m))]
+            print(f"| {folder} | {c.name} | {n / words:.2f} | {unknown[0]:.2%} | {unknown[1]:.2%} |")
