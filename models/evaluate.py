@@ -47,9 +47,10 @@ def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[list[st
     return rows
 
 
-def evaluate(loaded: LoadedModel, data: str | Path, split: str, src: str, tgt: str, beam: int) -> dict:
-    """The scores of one test set (its folder name and split say which)."""
-    sources, refs = read_references(data, split, src, tgt)
+def evaluate(loaded: LoadedModel, data: str | Path, split: str, src: str, tgt: str, beam: int,
+             sentences: int | None = None) -> dict:
+    """The scores of one test set (its folder name and split say which), or of its first ``sentences``."""
+    sources, refs = (rows[:sentences] for rows in read_references(data, split, src, tgt))
     hyps = {"greedy": translate_lines(loaded.model, loaded.tokenizers, sources, 1)}
     if beam > 1:
         hyps["beam"] = translate_lines(loaded.model, loaded.tokenizers, sources, beam)
@@ -72,12 +73,17 @@ def main(argv=None) -> int:
     p.add_argument("--tgt", default="fr")
     p.add_argument("--beam", type=int, default=5, help="beam size (1: greedy only)")
     p.add_argument("--device")
+    p.add_argument("--sentences", type=int, help="score only the first N sentences of each set (a quick look; the "
+                   "default, every sentence, is what a card reports)")
     p.add_argument("--out", help="JSON file to write (default: evaluation.json in the checkpoint)")
     args = p.parse_args(argv)
+    if args.sentences and not args.out:
+        raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device)
     sets = [spec.partition(":split=") for spec in args.data]
     result = {"model": loaded.path.name, "kind": loaded.kind, "beam_size": args.beam,
-              "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam) for d, _, s in sets]}
+              "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam, args.sentences)
+                            for d, _, s in sets]}
     result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
     checkpoint = loaded.path
     out = Path(args.out) if args.out else checkpoint / "evaluation.json"

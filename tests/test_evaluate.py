@@ -63,3 +63,19 @@ def test_default_output_refreshes_the_card(tiny_corpus, tmp_path):
     assert (ck / "evaluation.json").exists()
     card = (ck / "README.md").read_text()
     assert "| greedy |" in card and "model-index" in card and "- type: bleu" in card
+
+
+def test_the_first_sentences_only_and_never_into_the_card(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers):
+    import pytest
+
+    ck = tmp_path / "ck"
+    save_checkpoint(ck, tiny_model, tiny_tokenizers)
+    out = tmp_path / "part.json"
+    evaluate.main(["--model", str(ck), "--data", f"{tiny_corpus}:split=val", "--beam", "1", "--sentences", "7",
+                   "--out", str(out)])
+    (test,) = json.loads(out.read_text())["test_sets"]
+    sources, refs = (rows[:7] for rows in read_parallel(tiny_corpus, "val", "en", "fr"))
+    hyps = translate_lines(load_model(str(ck), device="cpu").model, tiny_tokenizers, sources, 1)
+    assert test["sentences"] == 7 and test["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
+    with pytest.raises(SystemExit, match="--out"):
+        evaluate.main(["--model", str(ck), "--data", str(tiny_corpus), "--sentences", "7"])
