@@ -29,6 +29,19 @@ def synthetic_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
     return pairs
 
 
+def id_pairs(pairs: list[tuple[list[int], list[int]]]):
+    """Pairs of id lists as the training command holds them (:class:`TokenizedPairs`), for tests of batching."""
+    import numpy as np
+
+    from models.storage.pieces import TokenizedPairs
+
+    def ragged(rows) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.array([len(r) for r in rows], dtype=np.int64)
+        return np.array([i for r in rows for i in r], dtype=np.int32), np.concatenate([[0], np.cumsum(lengths)])
+
+    return TokenizedPairs(*ragged([s for s, _ in pairs]), *ragged([t for _, t in pairs]))
+
+
 def make_model(tokenizers: TokenizerPair, score: str = "additive", seed: int = 0) -> Seq2Seq:
     torch.manual_seed(seed)
     return Seq2Seq(RNNConfig(

@@ -18,7 +18,7 @@ from models.storage.data import (
 )
 from models.storage.pieces import TokenizedPairs, tokenize_pairs
 
-from .helpers import synthetic_pairs
+from .helpers import id_pairs, synthetic_pairs
 
 
 def test_reads_both_sides_in_step(tiny_corpus):
@@ -55,8 +55,8 @@ def test_corpus_specs():
 
 
 def test_mix_takes_each_part_by_its_weight():
-    a = TokenizedPairs.from_pairs([([i], [i]) for i in range(10)])
-    b = TokenizedPairs.from_pairs([([100 + i], [i]) for i in range(40)])
+    a = id_pairs([([i], [i]) for i in range(10)])
+    b = id_pairs([([100 + i], [i]) for i in range(40)])
     epoch = mix([a, b], [2.0, 0.25], np.random.default_rng(0))
     sources = [epoch[i][0][0] for i in range(len(epoch))]
     assert sources.count(3) == 2 and len(epoch) == 20 + 10
@@ -67,7 +67,7 @@ def test_mix_takes_each_part_by_its_weight():
 
 def lengths_corpus(n: int = 400, seed: int = 0) -> TokenizedPairs:
     rng = np.random.default_rng(seed)
-    return TokenizedPairs.from_pairs([([5] * int(rng.integers(2, 60)), [6] * int(rng.integers(1, 60)))
+    return id_pairs([([5] * int(rng.integers(2, 60)), [6] * int(rng.integers(1, 60)))
                                       for _ in range(n)])
 
 
@@ -89,7 +89,7 @@ def test_token_batches_stay_within_their_budget():
     assert max(sizes) <= 400
     assert min(len(b) for b in order) < 6 < max(len(b) for b in order)  # long pairs a few at a time, short many
     # a pair longer than the budget is a batch of its own rather than lost
-    huge = TokenizedPairs.from_pairs([([5] * 300, [6] * 300), ([5] * 3, [6] * 3)])
+    huge = id_pairs([([5] * 300, [6] * 300), ([5] * 3, [6] * 3)])
     assert sorted(len(b) for b in batch_order(huge, 64, max_tokens=100)) == [1, 1]
 
 

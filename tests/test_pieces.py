@@ -8,7 +8,7 @@ from models.network.tokenization import EOS_ID
 from models.storage.data import read_parallel, split_file
 from models.storage.pieces import TokenizedPairs, cache_key, cached_pairs, tokenize_pairs
 
-from .helpers import synthetic_pairs
+from .helpers import id_pairs, synthetic_pairs
 
 
 def test_tokenized_pairs_are_the_one_at_a_time_ids(tiny_tokenizers):
@@ -30,8 +30,8 @@ def test_pairs_at_the_length_cap_are_dropped(tiny_tokenizers):
 
 
 def test_take_and_concat_keep_each_pair_whole():
-    a = TokenizedPairs.from_pairs([([1, 2], [3]), ([4], [5, 6, 7])])
-    b = TokenizedPairs.from_pairs([([8, 9, 10], [11])])
+    a = id_pairs([([1, 2], [3]), ([4], [5, 6, 7])])
+    b = id_pairs([([8, 9, 10], [11])])
     both = TokenizedPairs.concat([a, b])
     assert [both[i] for i in range(3)] == [([1, 2], [3]), ([4], [5, 6, 7]), ([8, 9, 10], [11])]
     picked = both.take(np.array([2, 0, 2]))

@@ -87,3 +87,16 @@ def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny
 def test_a_validation_corpus_named_like_a_training_one_is_refused(tiny_corpus, tmp_path, bad):
     with pytest.raises(SystemExit, match="share a name"):
         train.main(["--data", str(tiny_corpus), bad, str(tiny_corpus), "--out", str(tmp_path / "ck"), *SMALL])
+
+
+def test_a_state_saved_before_the_new_counters_resumes(tiny_corpus, tmp_path):
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "1")
+    path = out / train.STATE_DIR / "state.json"
+    state = json.loads(path.read_text())
+    for key in ("first_step_s", "peak_memory_mib"):
+        del state[key]  # as an interrupted run of an earlier release left it
+    path.write_text(json.dumps(state))
+    run(tiny_corpus, out, "--epochs", "2", "--resume")
+    r = record(out)
+    assert r["epochs"] == 2 and len(r["first_step_s"]) == 1 and r["peak_memory_mib"] > 0

@@ -92,15 +92,6 @@ class TokenizedPairs(Sequence):
 
         return cls(*joined("source", "source_starts"), *joined("target", "target_starts"))
 
-    @classmethod
-    def from_pairs(cls, pairs: Sequence[Pair]) -> TokenizedPairs:
-        """From lists of ids (tests and small sets)."""
-        def ragged(rows) -> tuple[np.ndarray, np.ndarray]:
-            flat = np.fromiter((i for row in rows for i in row), dtype=np.int32)
-            return flat, _starts(np.array([len(r) for r in rows], dtype=np.int64))
-
-        return cls(*ragged([s for s, _ in pairs]), *ragged([t for _, t in pairs]))
-
     def arrays(self) -> dict[str, np.ndarray]:
         return {"source": self.source, "source_starts": self.source_starts, "target": self.target,
                 "target_starts": self.target_starts}

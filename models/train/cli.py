@@ -170,7 +170,8 @@ def main(argv=None) -> None:
     state = json.loads((out / STATE_DIR / "state.json").read_text()) if resuming else fresh_state()
     run = build_run(args, replicas, device, tokenizers, corpora, parts, state)
     if resuming:
-        state = load_state(out, run.model, run.optimizer, run.scheduler, run.average)
+        # a state saved before a counter existed resumes with that counter fresh
+        state = {**fresh_state(), **load_state(out, run.model, run.optimizer, run.scheduler, run.average)}
         if replicas.main:
             print(f"resuming at step {state['step']}", file=sys.stderr)
     elif replicas.main:

@@ -84,7 +84,7 @@ def peak_memory_mib() -> float:
     return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
 
 
-def fit(run: Run, state: dict, started: float) -> dict:
+def fit(run: Run, state: dict, started: float | None) -> dict:
     """Train until the budget is spent; validate, trace and save at every validation point.
 
     ``started`` is when the command began (``time.monotonic()``): the seconds to this invocation's first step
@@ -103,8 +103,9 @@ def fit(run: Run, state: dict, started: float) -> dict:
         for i in bar:
             batch = tuple(x.to(run.model.device) for x in pad([pairs[j] for j in order[i]]))
             losses.append(train_step(run.trained, batch, run.optimizer, loss_fn, precision=PRECISIONS[args.precision]))
-            if i == state["batch"] and len(state["first_step_s"]) < len(state["commands"]):
+            if started is not None:  # this invocation's first step
                 state["first_step_s"] = [*state["first_step_s"], round(time.monotonic() - started, 3)]
+                started = None
             run.clock.tick()
             run.scheduler.step()
             run.average.update_parameters(run.model)
