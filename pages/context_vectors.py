@@ -1,46 +1,83 @@
-"""Context vectors: how c_t = Σ_s α_ts h_s moves through the space of the source annotations."""
+"""Context vectors: how c_t = Σ_s α_ts h_s moves among the source annotations, and a Transformer head's output
+Σ_s α_ts (W_v h_s) among its value vectors."""
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
 from models.analysis.alignment import source_word_weights
-from models.analysis.geometry import context_geometry
-from models.decoding.trace import RNN_READING
-from pages._shared import charts, ui
+from models.analysis.geometry import ContextGeometry, context_geometry, head_geometry
+from models.decoding.trace import RNN_READING, Trace
+from pages._shared import charts, evidence, ui
+from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown
+
+BESIDE = {"dot": "Dot-product RNN", "transformer": "A Transformer head"}
 
 st.title("Context vectors")
 st.caption("Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this sentence's "
            "annotations shows where each c_t sits: always inside the grey hull, because a weighted average with "
-           "weights ≥ 0 summing to 1 cannot leave it, and PCA is linear. This is the RNN's view: a Transformer "
-           "head's output mixes its value vectors W_v h_s, not the annotations h_s, so it has no such path.")
+           "weights ≥ 0 summing to 1 cannot leave it, and PCA is linear. A Transformer has such a path per "
+           "cross-attention head: head h's output at step t is Σ_s α_ts (W_v h_s)_h, a weighted average of that "
+           "head's own value vectors, so it stays inside their hull in the same way.")
 
-settings = ui.settings()  # the view always shows the bundled additive and dot-product models
+
+def draw_path(trace: Trace, geo: ContextGeometry, weights: np.ndarray, name: str, key: str,
+              names: tuple[str, str]) -> None:
+    """The path in its PCA plane, how far and how sharply it moves each step, and who makes up each point."""
+    target = charts.piece_text(trace.target_pieces)
+    st.altair_chart(charts.context_path(geo, charts.source_text(trace), target, name, names), width="stretch",
+                    key=f"path_{key}")
+    if not geo.inside_hull.all():
+        st.error("A point of the path left the hull: this would mean the weights were not a distribution.")
+    steps = range(len(target))
+    st.altair_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far the path moves each step",
+                                 "distance", target), width="stretch", key=f"dist_{key}")
+    st.altair_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much the path turns each step",
+                                 "cosine", target), width="stretch", key=f"cos_{key}")
+    words, by_word = source_word_weights(trace, weights)
+    st.altair_chart(charts.shares(by_word, list(words), target), width="stretch", key=f"share_{key}")
+    st.altair_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the path's points"),
+                    width="stretch", key=f"sim_{key}")
+
+
+def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
+    """An RNN's contexts among its annotations; returns its trace."""
+    trace = ui.trace_or_stop(ui.model_or_fallback(replace(settings, model=model), model)[0], text)
+    st.markdown(f"**{ui.model_name(model)}** — {for_markdown(trace.translation)}")
+    draw_path(trace, context_geometry(trace), trace.read(RNN_READING), ui.model_name(model), model,
+              ("annotations h_s", "contexts c_t"))
+    return trace
+
+
+def head_column(settings: ui.Settings, text: str) -> None:
+    """One cross-attention head of the bundled Transformer: its outputs among its value vectors."""
+    settings, loaded = ui.model_or_fallback(replace(settings, model="transformer"), "transformer")
+    reading = evidence.head_picker(loaded, label="Transformer head")
+    if reading is None or reading.head is None:
+        st.info("A layer's mean averages heads whose value vectors live in different spaces: pick one head.")
+        return
+    trace = ui.trace_or_stop(settings, text)
+    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+    name = f"{ui.model_name(settings.model)}, {reading.label}"
+    st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
+    draw_path(trace, head_geometry(kinds, reading.layer, reading.head), trace.read(reading), name, "head",
+              ("value vectors W_v h_s", "head outputs"))
+
+
+settings = ui.settings()  # the view always shows bundled models: the additive RNN, and the dot RNN or a head
 text = ui.sentence_input()
 if text is None:
     st.stop()
-
-models = ("additive", "dot")
-traces = [ui.trace_or_stop(ui.model_or_fallback(replace(settings, model=m), m)[0], text) for m in models]
-ui.source_notices(traces[0])
-
-for column, model, trace in zip(st.columns(2), models, traces):
-    geo = context_geometry(trace)
-    source = charts.source_text(trace)
-    target = charts.piece_text(trace.target_pieces)
-    name = ui.model_name(model)
-    with column:
-        st.markdown(f"**{name}** — {for_markdown(trace.translation)}")
-        st.altair_chart(charts.context_path(geo, source, target, name), width="stretch", key=f"path_{model}")
-        if not geo.inside_hull.all():
-            st.error("A context left the hull: this would mean the weights were not a distribution.")
-        steps = range(len(target))
-        st.altair_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far c_t moves each step",
-                                     "distance", target), width="stretch", key=f"dist_{model}")
-        st.altair_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much c_t turns each step",
-                                     "cosine", target), width="stretch", key=f"cos_{model}")
-        words, by_word = source_word_weights(trace, trace.read(RNN_READING))
-        st.altair_chart(charts.shares(by_word, list(words), target), width="stretch",
-                        key=f"share_{model}")
-        st.altair_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the contexts"),
-                        width="stretch", key=f"sim_{model}")
+wanted = ui.read_url().beside
+beside = st.segmented_control("Beside the additive RNN", list(BESIDE), default=wanted, format_func=BESIDE.get,
+                              key="beside") or wanted  # an emptied control keeps the last one
+st.query_params["beside"] = beside
+left, right = st.columns(2)
+with left:
+    ui.source_notices(rnn_column(settings, "additive", text))
+with right:
+    if beside == "dot":
+        rnn_column(settings, "dot", text)
+    else:
+        head_column(settings, text)

@@ -1,9 +1,10 @@
 """models/decoding/kinds.py: a sentence's three attentions, on request, for the translation on screen."""
 import numpy as np
+import torch
 
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, attention_kinds
-from models.network.tokenization import BOS
+from models.network.tokenization import BOS, BOS_ID, PAD_ID
 
 from .helpers import make_model, make_transformer
 
@@ -36,3 +37,23 @@ def test_the_first_steps_are_cut_whole(tiny_tokenizers):
     cut = kinds.first(3)
     assert cut.decoder.shape[2:] == (3, 3) and cut.cross.shape[2] == 3 and len(cut.decoder_inputs) == 3
     np.testing.assert_array_equal(cut.decoder, kinds.decoder[..., :3, :3])
+    assert cut.head_outputs(0, 1).shape == (3, kinds.values.shape[-1])
+
+
+def test_head_outputs_are_what_the_model_hands_its_output_projection(tiny_tokenizers):
+    """Σ_s α_ts (W_v h_s) per head, concatenated, is the input of each layer's W^O in the model's own fused pass."""
+    model = make_transformer(tiny_tokenizers)
+    trace = greedy(model, tiny_tokenizers, TEXT)
+    kinds = attention_kinds(model, trace)
+    seen = []
+    hooks = [layer.cross_attn.W_o.register_forward_hook(lambda m, args, out: seen.append(args[0][0]))
+             for layer in model.decoder]
+    src = torch.tensor([trace.source.ids])
+    with torch.inference_mode():
+        model(src, src != PAD_ID, torch.tensor([[BOS_ID, *trace.target_ids[:-1]]]))
+    for hook in hooks:
+        hook.remove()
+    layers, heads = kinds.cross.shape[:2]
+    for layer in range(layers):
+        ours = np.concatenate([kinds.head_outputs(layer, h) for h in range(heads)], axis=-1)  # [T, heads · d_k]
+        np.testing.assert_allclose(ours, seen[layer].numpy(), atol=1e-5)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from models.decoding.greedy import forced, greedy
-from models.decoding.trace import RNN_READING
+from models.decoding.trace import RNN_READING, Reading
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
@@ -62,6 +62,16 @@ def test_context_page_draws_both_models_paths():
     paths = [f for f in figures(at) if any(r and r[0].get("what") == "contexts c_t" for r in f["datasets"].values())]
     assert len(paths) == 2
     assert not any("left the hull" in e.value for e in at.error)
+
+
+def test_context_page_draws_a_transformer_heads_path_beside_the_rnns():
+    at = run_page(page("Context_vectors"), text=TEXT, beside="transformer", head="2.3")
+    assert not at.exception and not at.error
+    kinds = {r[0].get("what") for f in figures(at) for r in f["datasets"].values() if r and "what" in r[0]}
+    assert {"contexts c_t", "head outputs", "value vectors W_v h_s"} <= kinds
+    assert at.selectbox(key="head").value == Reading(1, 2)  # the link's head, 1-based in the URL
+    at = run_page(page("Context_vectors"), text=TEXT, beside="transformer", head="2.mean")
+    assert not at.exception and any("pick one head" in i.value for i in at.info)
 
 
 def test_anatomy_energy_matches_the_model():

@@ -4,6 +4,11 @@ PCA is fitted on the S encoder annotations h_s of one sentence only. Because
 c_t is a convex combination of the h_s and the projection is affine, every
 projected c_t lies inside the convex hull of the projected h_s — the page
 draws that hull, and :attr:`ContextGeometry.inside_hull` checks it.
+
+A Transformer has one such path per cross-attention head: head h's output at
+step t is Σ_s α_ts (W_v h_s)_h, a convex combination of that head's value
+vectors (:func:`head_geometry`), so the same picture and the same check hold
+with the values in place of the annotations.
 """
 from __future__ import annotations
 
@@ -12,15 +17,18 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import Trace
 
 
 @dataclass(frozen=True, eq=False)
 class ContextGeometry:
-    annotations_2d: np.ndarray  # [S, 2]
-    contexts_2d: np.ndarray  # [T, 2]
-    hull: np.ndarray  # [K, 2] hull corners of annotations_2d, counter-clockwise
-    explained: np.ndarray  # [2] share of the annotations' variance the plane keeps
+    """What is mixed (an RNN's annotations, or a head's value vectors) and the path of the mixtures, in 2-D."""
+
+    points_2d: np.ndarray  # [S, 2] the annotations h_s, or a head's value vectors
+    path_2d: np.ndarray  # [T, 2] the contexts c_t, or the head's outputs
+    hull: np.ndarray  # [K, 2] hull corners of points_2d, counter-clockwise
+    explained: np.ndarray  # [2] share of the points' variance the plane keeps
     step_distance: np.ndarray  # [T] ‖c_t − c_{t−1}‖ (NaN at t = 0)
     step_cosine: np.ndarray  # [T] cos(c_t, c_{t−1}) (NaN at t = 0)
     cosine: np.ndarray  # [T, T] cosine similarity of every pair of contexts
@@ -78,25 +86,35 @@ def _cosine(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def context_geometry(trace: Trace) -> ContextGeometry:
+    """The RNN's contexts c_t among its annotations h_s."""
     if trace.rnn is None:
         raise ValueError("context vectors as convex combinations of the annotations are the attentional RNN's: a "
-                         "Transformer head mixes its value vectors W_v h_s, not h_s")
+                         "Transformer head mixes its value vectors W_v h_s (head_geometry)")
     if trace.cross_attention is None:
         raise ValueError("this model has no attention: its context is the same at every step")
-    rnn = trace.rnn
-    mean, comps, shares = pca_2d(rnn.annotations)
-    ann = (rnn.annotations - mean) @ comps.T  # [S, 2]
-    ctx = (rnn.contexts - mean) @ comps.T  # [T, 2]
-    hull = convex_hull(ann)
-    cos = _cosine(rnn.contexts, rnn.contexts)  # [T, T]
+    return path_geometry(trace.rnn.annotations, trace.rnn.contexts)
+
+
+def head_geometry(kinds: AttentionKinds, layer: int, head: int) -> ContextGeometry:
+    """A Transformer cross-attention head's outputs among its value vectors (0-based ``layer`` and ``head``)."""
+    return path_geometry(kinds.values[layer, head], kinds.head_outputs(layer, head))
+
+
+def path_geometry(points: np.ndarray, path: np.ndarray) -> ContextGeometry:
+    """``points`` [S, D] and the ``path`` [T, D] of their mixtures in the points' own PCA plane."""
+    mean, comps, shares = pca_2d(points)
+    points_2d = (points - mean) @ comps.T  # [S, 2]
+    path_2d = (path - mean) @ comps.T  # [T, 2]
+    hull = convex_hull(points_2d)
+    cos = _cosine(path, path)  # [T, T]
     nan = np.array([np.nan])
     return ContextGeometry(
-        annotations_2d=ann,
-        contexts_2d=ctx,
+        points_2d=points_2d,
+        path_2d=path_2d,
         hull=hull,
         explained=shares,
-        step_distance=np.concatenate([nan, np.linalg.norm(np.diff(rnn.contexts, axis=0), axis=1)]),
+        step_distance=np.concatenate([nan, np.linalg.norm(np.diff(path, axis=0), axis=1)]),
         step_cosine=np.concatenate([nan, np.diagonal(cos, offset=1)]),
         cosine=cos,
-        inside_hull=inside(hull, ctx),
+        inside_hull=inside(hull, path_2d),
     )

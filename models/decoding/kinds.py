@@ -27,6 +27,7 @@ class AttentionKinds:
     encoder: np.ndarray  # [L_enc, heads, S, S]  source piece reads source piece
     decoder: np.ndarray  # [L_dec, heads, T, T]  step t reads the decoder inputs ≤ t (causal)
     cross: np.ndarray  # [L_dec, heads, T, S]  step t reads the source
+    values: np.ndarray  # [L_dec, heads, S, d_k]  what the cross-attention mixes: each head's W_v h_s
     source_pieces: tuple[str, ...]  # [S], EOS included
     decoder_inputs: tuple[str, ...]  # [T]: <s>, then every written piece but the last
     target_pieces: tuple[str, ...]  # [T]: what each step wrote
@@ -37,8 +38,13 @@ class AttentionKinds:
 
     def first(self, T: int) -> AttentionKinds:
         """The first ``T`` decoding steps only (what a step reads never depends on later ones)."""
-        return AttentionKinds(self.encoder, self.decoder[..., :T, :T], self.cross[..., :T, :], self.source_pieces,
-                              self.decoder_inputs[:T], self.target_pieces[:T])
+        return AttentionKinds(self.encoder, self.decoder[..., :T, :T], self.cross[..., :T, :], self.values,
+                              self.source_pieces, self.decoder_inputs[:T], self.target_pieces[:T])
+
+    def head_outputs(self, layer: int, head: int) -> np.ndarray:
+        """Cross-attention head ``head`` of ``layer`` at every step, before W^O: Σ_s α_ts (W_v h_s)_head, [T, d_k]
+        — a convex combination of the head's value vectors, as an RNN's c_t is of the annotations."""
+        return self.cross[layer, head] @ self.values[layer, head]  # [T, S] @ [S, d_k]
 
     def labels(self, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Row and column labels of ``kind``: what reads, and what is read."""
@@ -58,6 +64,7 @@ def attention_kinds(model: Translator, trace: Trace) -> AttentionKinds | None:
     tgt_in = torch.tensor([[BOS_ID, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
     found = model.attention_kinds(src, src != PAD_ID, tgt_in)
     inputs = (BOS, *trace.target_pieces[:-1])
-    return AttentionKinds(*(k[0].float().cpu().numpy() for k in (found.encoder, found.decoder, found.cross)),
+    return AttentionKinds(*(k[0].float().cpu().numpy() for k in (found.encoder, found.decoder, found.cross,
+                                                                   found.values)),
                           source_pieces=trace.source.pieces, decoder_inputs=inputs,
                           target_pieces=trace.target_pieces)

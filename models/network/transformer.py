@@ -77,6 +77,7 @@ class TransformerAttention:
     encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
     decoder: Tensor  # [B, L_dec, heads, T, T]  causal: row t reads the target inputs ≤ t
     cross: Tensor  # [B, L_dec, heads, T, S]
+    values: Tensor  # [B, L_dec, heads, S, d_k]  the cross-attention's value vectors W_v h_s, head by head
 
 
 def sinusoids(n: int, d: int, device, start: int = 0) -> Tensor:
@@ -232,10 +233,12 @@ class TransformerTranslator(Translator):
         for layer in self.encoder:
             x = layer(x, mask, encoder)
         x = self.enc_norm(x)  # [B, S, d]
-        y, decoder, cross = self._embed(self.tgt_embed, tgt_in), [], []
+        y, decoder, cross, values = self._embed(self.tgt_embed, tgt_in), [], [], []
         for layer in self.decoder:
-            y = layer(y, *layer.cross_attn.project_kv(x), mask, (decoder, cross))
-        return TransformerAttention(torch.stack(encoder, 1), torch.stack(decoder, 1), torch.stack(cross, 1))
+            k, v = layer.cross_attn.project_kv(x)  # [B, heads, S, d_k] each
+            y = layer(y, k, v, mask, (decoder, cross))
+            values.append(v)
+        return TransformerAttention(*(torch.stack(found, 1) for found in (encoder, decoder, cross, values)))
 
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:

@@ -36,6 +36,7 @@ class UrlState:
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
     attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
+    beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
     off: str | None = None  # heads switched off, "cross.2.1,encoder.1.3" (checked by the page against the model)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
@@ -90,6 +91,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "step": _int_in(1, MAX_STEP),
     "shifted": _int_in(0, 1),
     "attn": _one_of(("cross", "encoder", "decoder")),
+    "beside": _one_of(("dot", "transformer")),
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},

@@ -8,17 +8,18 @@ import pandas as pd
 from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, title
 
 
-def context_path(geo, source: list[str], target: list[str], text: str) -> alt.LayerChart:
-    """Annotations h_s as labelled points, their convex hull (dotted), and the path of c_1 … c_T (orange)."""
+def context_path(geo, source: list[str], target: list[str], text: str,
+                 names: tuple[str, str] = ("annotations h_s", "contexts c_t")) -> alt.LayerChart:
+    """What is mixed as labelled points (an RNN's annotations h_s, or a head's value vectors), their convex hull
+    (dotted), and the path of the mixtures at steps 1 … T (orange); ``names`` says which in the legend."""
     hull = np.vstack([geo.hull, geo.hull[:1]]) if len(geo.hull) else np.zeros((0, 2))
     x, y = alt.X("x:Q", title="PC 1"), alt.Y("y:Q", title="PC 2")
     outline = alt.Chart(pd.DataFrame({"x": hull[:, 0], "y": hull[:, 1], "order": range(len(hull))})).mark_line(
         color=GREY, strokeDash=[3, 3]).encode(x=x, y=y, order="order:Q")
-    h = pd.DataFrame({"x": geo.annotations_2d[:, 0], "y": geo.annotations_2d[:, 1], "word": list(source),
-                      "what": "annotations h_s"})
-    c = pd.DataFrame({"x": geo.contexts_2d[:, 0], "y": geo.contexts_2d[:, 1], "order": range(len(target)),
-                      "word": [f"c{t + 1} → {w}" for t, w in enumerate(target)], "what": "contexts c_t"})
-    colour = alt.Color("what:N", scale=alt.Scale(domain=["annotations h_s", "contexts c_t"], range=[BLUE, ORANGE]),
+    h = pd.DataFrame({"x": geo.points_2d[:, 0], "y": geo.points_2d[:, 1], "word": list(source), "what": names[0]})
+    c = pd.DataFrame({"x": geo.path_2d[:, 0], "y": geo.path_2d[:, 1], "order": range(len(target)),
+                      "word": [f"step {t + 1} → {w}" for t, w in enumerate(target)], "what": names[1]})
+    colour = alt.Color("what:N", scale=alt.Scale(domain=list(names), range=[BLUE, ORANGE]),
                        legend=alt.Legend(title=None, orient="bottom"))
     points = alt.Chart(h).mark_point(filled=True, size=80).encode(x=x, y=y, color=colour, tooltip=["word:N"])
     words = alt.Chart(h).mark_text(dy=-10).encode(x=x, y=y, text="word:N")
