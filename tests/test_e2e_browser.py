@@ -47,13 +47,14 @@ def page(server):
         browser.close()
 
 
-def shoot(page, tmp_path, name):
-    """Screenshot the whole page (Streamlit scrolls inside its main block, so grow the viewport to fit)."""
+def shoot(page, tmp_path, name, element=None):
+    """Screenshot the whole page, or one ``element`` of it (Streamlit scrolls inside its main block, so grow the
+    viewport to fit)."""
     height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": min(max(height, 1000), 6000)})
     page.wait_for_timeout(1000)
     path = tmp_path / f"{name or 'Home'}.png"
-    page.screenshot(path=path)
+    (element or page).screenshot(path=path)
     page.set_viewport_size({"width": 1400, "height": 1000})
     assert path.stat().st_size > 10_000
     if os.environ.get("ATLAS_SCREENSHOTS"):
@@ -289,3 +290,46 @@ def test_human_links_lie_over_the_heatmap(server, page, tmp_path):
     legend = page.locator(".vega-embed").first.locator("g.role-legend-label text").all_text_contents()
     assert legend[-2:] == ["Sure (people)", "Possible (people)"]
     shoot(page, tmp_path, "Human_links_pair")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_renders_on_the_transformer(server, page, name):
+    page.goto(f"{server}/{name}?model=transformer&beside=transformer")
+    page.wait_for_selector("h1")
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    assert not page.locator("[data-testid='stException']").count()
+
+
+def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server, page, tmp_path):
+    text = urllib.parse.quote("A black dog is running on the beach.")
+    page.goto(f"{server}/?text={text}&model=transformer")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    for kind, name in (("decoder", "decoder self-attention"), ("encoder", "encoder self-attention")):
+        page.get_by_role("radio", name=name).click()  # a segmented control's buttons are radios
+        page.wait_for_function(f"({TITLE.format(n=0)}).includes('{name.capitalize()} α')")
+        wait_idle(page)
+        assert f"attn={kind}" in page.url
+        assert not page.locator("[data-testid='stException']").count()
+    # The model view: every layer × head of the kind shown, one panel each; a click opens that panel above.
+    panels = page.evaluate("""[...document.querySelectorAll('.vega-embed svg')[2].querySelectorAll('text')]
+        .map(t => t.textContent).filter(t => /^(▶ )?layer \\d+ · head \\d+$/.test(t))""")
+    assert len(panels) == 3 * 4, panels  # the bundled Transformer: 3 decoder… and 3 encoder layers, 4 heads
+    page.locator(".vega-embed").nth(2).locator("g.role-mark path[aria-label*='cell: layer 2 · head 3:']").first.click()
+    page.wait_for_function(f"({TITLE.format(n=0)}).includes('layer 2, head 3')")
+    wait_idle(page)
+    assert "head=2.3" in page.url
+    shoot(page, tmp_path, "Model_view", page.locator(".vega-embed").nth(2))
+    # Switch a head off: the sentence is decoded again and drawn beside the original.
+    box = page.get_by_role("combobox", name="Heads to switch off")
+    open_options(box)
+    page.get_by_role("option", name="encoder self-attention, layer 1, head 1").click()
+    page.keyboard.press("Escape")
+    page.wait_for_function("document.body.innerText.includes('Without 1 head')")
+    wait_idle(page)
+    assert "off=encoder.1.1" in page.url
+    page.wait_for_function("""(() => {  // both heatmaps, the original's and the one without the head, drawn
+        const titles = [...document.querySelectorAll('.vega-embed svg g.role-title-text')].map(t => t.textContent);
+        return titles.some(t => t.endsWith('as decoded')) && titles.some(t => t.endsWith('heads off'));
+    })()""")
