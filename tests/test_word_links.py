@@ -2,7 +2,7 @@
 import numpy as np
 
 from models.analysis import word_links
-from models.analysis.word_links import METHODS, above, columns_argmax, rows_argmax
+from models.analysis.word_links import METHODS, above, columns_argmax, grown_diagonally, rows_argmax
 
 from .helpers import make_model
 
@@ -42,6 +42,17 @@ def test_grow_diag_grows_the_intersection_where_both_words_are_unlinked():
     assert intersection <= grown <= union
     assert (1, 1) in grown  # a diagonal neighbour whose two words were both unlinked
     assert (0, 1) not in grown  # e0 was linked already: lilt's rule skips it (Moses's would take it)
+
+
+def test_two_aligners_directions_grow_as_attentions_do():
+    """An aligner's forward and reverse links (English, French) grow like attention's two argmax directions."""
+    forward = {(0, 0), (1, 1), (3, 2)}  # each French word to one English word
+    reverse = {(0, 0), (1, 2), (2, 2), (3, 3)}  # each English word to one French word
+    grown = grown_diagonally(forward, reverse)
+    assert forward & reverse <= grown <= forward | reverse
+    assert (1, 1) in grown  # diagonal to (0, 0), e1 and f1 both unlinked
+    assert (1, 2) not in grown  # e1 is linked by then
+    assert grown_diagonally(set(), set()) == set()
 
 
 def test_threshold_keeps_every_pair_at_or_above_it():

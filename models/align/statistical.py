@@ -7,7 +7,8 @@ As such aligners are run, eflomal learns without supervision from the training c
 themselves (it never sees the gold links), all tokenised the way the gold was (Moses tokeniser, lower case, French
 elisions and contractions written out: "l'" → "le", "au" → "à le", "des" → "de les"). It prints the AER of its
 forward links (each French word to at most one English word: the direction the translator's attention is read
-in), of its reverse links, and of their intersection.
+in), of its reverse links, of their intersection, and of both grown diagonally (grow-diag, as attention's two
+directions are).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from eflomal import Aligner
 from sacremoses import MosesTokenizer
 
 from ..analysis.aer import alignment_score
+from ..analysis.word_links import grown_diagonally
 from ..storage.data import read_parallel
 from ..storage.gold import Link, read_gold, record_alignment
 
@@ -77,7 +79,8 @@ def main(argv=None) -> int:
         forward, reverse = (read_links(path, len(pairs)) for path in align_with_eflomal(english, french, Path(tmp)))
     sure, possible = [q.sure for q in pairs], [q.possible for q in pairs]
     for name, links in (("forward", forward), ("reverse", reverse),
-                        ("intersection", [f & r for f, r in zip(forward, reverse)])):
+                        ("intersection", [f & r for f, r in zip(forward, reverse)]),
+                        ("grow-diag", [grown_diagonally(f, r) for f, r in zip(forward, reverse)])):
         score = alignment_score(links, sure, possible)
         result = {"model": "eflomal", "split": args.split, "pairs": len(pairs), "matrix": "eflomal", "method": name,
                   "training_pairs": len(english), "aer": round(score.aer, 2), "precision": round(score.precision, 2),

@@ -45,15 +45,21 @@ _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1,
 
 
 def grow_diag(alpha: np.ndarray) -> Links:
-    """The intersection of both directions, grown into the union through neighbouring cells (diagonals too).
+    """Both argmax directions of ``alpha`` symmetrised by :func:`grown_diagonally`."""
+    return grown_diagonally(rows_argmax(alpha), columns_argmax(alpha))
+
+
+def grown_diagonally(one: Links, other: Links) -> Links:
+    """The intersection of two directions' links, grown into their union through neighbouring cells (diagonals
+    too) — for attention's two argmax directions and a statistical aligner's forward and reverse links alike.
 
     This is grow-diag as lilt/alignment-scripts defines it (``combine_bidirectional_alignments.py``, the tooling
     behind the published Hansard figures): a union link next to an accepted one is added when *both* its English
     and its French word are still unlinked — stricter than Moses's ``grow-diag``, which adds it when *either* is —
     sweeping the grid (English word, then French word) until a sweep adds nothing; no "final" step.
     """
-    links, candidates = intersection(alpha), union(alpha)
-    E, F = alpha.shape[1], alpha.shape[0]
+    links, candidates = one & other, one | other
+    E, F = (1 + max((link[n] for link in candidates), default=-1) for n in (0, 1))
     grown = True
     while grown:
         grown = False
