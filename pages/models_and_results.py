@@ -2,6 +2,7 @@
 import pandas as pd
 import streamlit as st
 
+from models.analysis.lengths import ends, figure_2_finding
 from models.storage.card import (
     best_validation,
     bucket_label,
@@ -22,7 +23,7 @@ from pages._shared import charts, ui
 st.title("Models & results")
 st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
 
-rows, lengths, curves, alignment, heads = [], [], [], {}, {}
+rows, lengths, curves, alignment, heads, buckets = [], [], [], {}, {}, {}
 for name in bundled_models():
     results = alignment[ui.model_name(name)] = read_alignment(resolve(name) / ALIGNMENT_FILE)
     for shifted in (False, True):  # each head read at the step writing each word, and one step later
@@ -47,6 +48,8 @@ for name in bundled_models():
     lengths += [{"model": ui.model_name(name), "test set": scored_set_name(test), "source words": bucket_label(b),
                  "first": b["min_words"], "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
                 for test in scored_sets(evaluation) for b in test["by_length"]]
+    for test in scored_sets(evaluation):
+        buckets.setdefault(scored_set_name(test), {})[name] = test["by_length"]
 
 if rows:
     st.subheader("Test results, English→French")
@@ -55,6 +58,10 @@ if rows:
     st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")
     for test, points in pd.DataFrame(lengths).groupby("test set", sort=False):
         st.altair_chart(charts.bleu_by_length(points, test), width="stretch", key=f"lengths_{test}")
+        found = buckets.get(test, {})
+        attention = {ui.model_name(m): ends(found[m], bucket_label) for m in ("additive", "dot") if m in found}
+        if "none" in found and attention:
+            st.caption(figure_2_finding(ends(found["none"], bucket_label), attention))
 
 if curves:
     st.subheader("What the training minutes bought")

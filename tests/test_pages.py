@@ -100,6 +100,20 @@ def test_models_page_reads_measured_results():
     assert at.dataframe, "a results table read from evaluation.json"
 
 
+def test_models_page_says_whether_figure_2_holds_on_each_test_set():
+    """Under each BLEU-by-length chart, one sentence read from the no-attention and attention models' buckets."""
+    from models.storage.card import scored_set_name, scored_sets
+    from models.storage.hub import BUNDLED_DIR
+
+    evaluation = json.loads((BUNDLED_DIR / "en-fr-none" / "evaluation.json").read_text())
+    at = run_page(page("Models_and_results"))
+    findings = [c.value for c in at.caption if c.value.startswith("From the shortest sentences")]
+    assert len(findings) == len({scored_set_name(t) for t in scored_sets(evaluation)})
+    first = scored_sets(evaluation)[0]["by_length"]
+    assert f"{first[0]['greedy_bleu']:.1f} → {first[-1]['greedy_bleu']:.1f} without attention" in findings[0]
+    assert all("agree" in f for f in findings)
+
+
 def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card)."""
