@@ -44,7 +44,7 @@ def test_bucket_labels():
 def test_card_states_the_sizes_of_its_config():
     card = render_card(BUNDLED_DIR / "en-fr-dot")
     assert "embeddings 256, encoder 256 each way, decoder 512, attention 256, dropout 0.2" in card
-    assert "scaled dot-product attention" in card and "| beam 5 |" in card
+    assert "scaled dot-product attention" in card and "| greedy |" in card
     assert "decoder 512, no attention, dropout" in render_card(BUNDLED_DIR / "en-fr-none")  # A unused there
 
 

@@ -38,9 +38,9 @@ def close(recorded_key: str, value: np.ndarray, quantity: str = "forward") -> No
     np.testing.assert_allclose(value, RECORDED[recorded_key], atol=TOL[quantity], rtol=1e-4, err_msg=recorded_key)
 
 
-#: The checkpoints still bundled as they were when the traces were recorded; a retrained model (additive, issue 40)
-#: has new weights and no trace from before the interface, so it leaves this test.
-@pytest.mark.parametrize("name", ["dot", "none"])
+#: The checkpoints still bundled as they were when the traces were recorded; a retrained model (additive and dot,
+#: issue 40) has new weights and no trace from before the interface, so it leaves this test.
+@pytest.mark.parametrize("name", ["none"])
 def test_bundled_traces_agree_with_those_recorded_before_the_interface(name):
     loaded = load_model(name)
     for i, text in enumerate(SENTENCES):
