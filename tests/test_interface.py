@@ -9,8 +9,9 @@ import torch
 
 from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
-from models.decoding.greedy import greedy
+from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING, Reading, readings
+from models.network.tokenization import BOS_ID, PAD_ID
 from models.network.translator import select_rows
 from models.storage.hub import load_model
 
@@ -23,6 +24,9 @@ SENTENCES = ["A black dog is running on the beach.", "The children are jumping i
 #: in their own order): measured up to 8.9e-5 from the recorded values on an H200, so 2e-4, still two orders of
 #: magnitude below the shares that matter (0.01 and up).
 TOL = {"forward": 2e-5, "gradient×input": 2e-4}
+#: Step by step against all at once: the same float32 operations in another order (the Transformer's cached
+#: keys, the log-softmax over 16 k pieces).
+AGREE = 1e-4
 
 
 def traces_of(loaded, i: int, text: str) -> dict:
@@ -57,6 +61,28 @@ def test_bundled_traces_agree_with_those_recorded_before_the_interface(name):
             close(f"{key}/annotations", trace.rnn.annotations[:, :6])
     trace = greedy(loaded.model, loaded.tokenizers, SENTENCES[0])
     close(f"{name}/0/gradient×input", attribution_matrix(loaded.model, trace, "gradient×input"), "gradient×input")
+
+
+@pytest.mark.parametrize("name", ["none", "additive", "dot", "transformer"])
+def test_each_bundled_models_steps_agree_with_its_teacher_forced_forward(name):
+    """Decoding goes step by step through the interface (encode, start, decode_step, reorder); training reads
+    the same network all at once (``model(src, mask, tgt_in)``), a separate computation. On the bundled weights
+    both give every written piece the same log-probability, greedy writes each step's argmax, and a beam's
+    hypotheses rescore, forced, to the log-probabilities the search gave them."""
+    loaded = load_model(name)
+    model, tokenizers = loaded.model, loaded.tokenizers
+    for text in SENTENCES:
+        trace = greedy(model, tokenizers, text)
+        src = torch.tensor([trace.source.ids], device=model.device)  # [1, S]
+        tgt_in = torch.tensor([[BOS_ID, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
+        with torch.inference_mode():
+            logprobs = model(src, src != PAD_ID, tgt_in)[0].float().log_softmax(-1).cpu()  # [T, V]
+        assert list(trace.target_ids) == logprobs.argmax(-1).tolist(), text
+        picked = logprobs.gather(1, torch.tensor(trace.target_ids)[:, None]).squeeze(1).numpy()  # [T]
+        np.testing.assert_allclose(trace.token_logprobs, picked, atol=AGREE, err_msg=text)
+        for hypothesis in beam_search(model, tokenizers, text, 3).hypotheses:
+            again = forced(model, tokenizers, text, hypothesis.target_ids)
+            np.testing.assert_allclose(again.token_logprobs, hypothesis.token_logprobs, atol=AGREE, err_msg=text)
 
 
 def test_readings_name_each_head_and_each_layers_mean():
