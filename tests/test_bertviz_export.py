@@ -1,6 +1,7 @@
 """models/analysis/bertviz_export.py: the real bertviz package accepts the three kinds and draws our tokens."""
 import json
 
+import numpy as np
 import pytest
 
 from models.analysis.bertviz_export import bertviz_arguments, bertviz_html
@@ -38,8 +39,19 @@ def test_bertviz_draws_our_tokens_and_weights(kinds, view):
     assert by_name["Encoder"]["left_text"] == shown(kinds.source_pieces)
     assert by_name["Cross"]["left_text"] == shown(kinds.decoder_inputs)
     assert by_name["Cross"]["right_text"] == shown(kinds.source_pieces)
-    cross = by_name["Cross"]["attn"]  # [L][heads][T][S]
-    assert abs(cross[1][0][2][3] - float(kinds.cross[1, 0, 2, 3])) < 1e-6
+    assert by_name["Decoder"]["left_text"] == by_name["Decoder"]["right_text"] == shown(kinds.decoder_inputs)
+    assert by_name["Encoder"]["right_text"] == shown(kinds.source_pieces)
+    for name, ours in (("Encoder", kinds.encoder), ("Decoder", kinds.decoder), ("Cross", kinds.cross)):
+        drawn = np.array(by_name[name]["attn"])  # [L, heads, rows, columns]: row i reads column j
+        np.testing.assert_allclose(drawn, ours, atol=1e-6, err_msg=name)
+
+
+def test_the_decoders_self_attention_reaches_bertviz_causal(kinds):
+    """Row t (the decoder's input t) reads inputs ≤ t only: nothing above the diagonal, each row summing to 1 —
+    true of the matrix bertviz draws, not of its transpose."""
+    drawn = np.array({a["name"]: a for a in _params(bertviz_html(kinds, "model"))["attention"]}["Decoder"]["attn"])
+    assert np.abs(np.triu(drawn, k=1)).max() == 0
+    np.testing.assert_allclose(drawn.sum(-1), 1, atol=1e-5)
 
 
 def _params(page: str) -> dict:

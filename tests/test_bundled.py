@@ -91,11 +91,11 @@ def trained_on_the_debates(name: str) -> bool:
 
 
 @pytest.mark.parametrize("name", [pytest.param("additive", marks=pytest.mark.xfail(
-    strict=True, reason="issue 40's bar, not met yet: after 115 minutes on a mix that is one tenth Hansard the "
+    strict=True, raises=AssertionError, reason="issue 40's bar, not met yet: after 115 minutes on a mix that is one tenth Hansard the "
                         "additive model writes 'ma famille' but none of 'zone économique européenne', 'août 1992', "
                         "'milieu marin', 'la Syrie' or 'armes chimiques'")),
                                   pytest.param("transformer", marks=pytest.mark.xfail(
-    strict=True, reason="issue 40's bar, not met yet: after 195 minutes on the Hansard mix the Transformer writes "
+    strict=True, raises=AssertionError, reason="issue 40's bar, not met yet: after 195 minutes on the Hansard mix the Transformer writes "
                         "'août 1992', 'armes chimiques' and 'ma famille' but not 'zone économique européenne', "
                         "'milieu marin' (it says 'environnement marin') or 'la Syrie' (it keeps 'Syria')"))])
 def test_the_papers_figure_3_sentences_come_out_right(bundled, name):

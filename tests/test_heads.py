@@ -102,3 +102,91 @@ def test_changed_words_mark_what_is_new_in_the_second_translation():
     assert changed_words("un chien noir court".split(), "un chien blanc court vite".split()) == [
         False, False, True, False, True]
     assert changed_words([], ["un"]) == [True] and changed_words(["un"], []) == []
+
+
+def _zeroed_before_w_o(model, head):
+    """The independent reference for a switched-off head: a copy whose W^O ignores that head's slice (its columns
+    zeroed), so the head's output is zeroed before the output projection with no help from ``removed``."""
+    import copy
+
+    kind, layer, h = head
+    found = copy.deepcopy(model)
+    attn = modules(found)[kind][layer]
+    with torch.no_grad():
+        attn.W_o.weight[:, h * attn.d_k : (h + 1) * attn.d_k] = 0
+    return found
+
+
+def _stepwise_logits(model, src, mask, tgt_in):
+    """Teacher-forced logits [B, T, V] through the decoding path (``decode_step``, the cache, ``read``)."""
+    memory, rows = model.encode(src, mask), []
+    cache = model.start(memory)
+    for t in range(tgt_in.shape[1]):
+        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
+        rows.append(step.logits)
+    return torch.stack(rows, 1)
+
+
+@pytest.mark.parametrize("head", [("encoder", 0, 1), ("decoder", 1, 0), ("cross", 1, 1), ("cross", 0, 0)])
+@torch.no_grad()
+def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(tiny_tokenizers, head):
+    """Teacher forcing (the fused kernel), each decoding step (the written-out softmax and the cache) and the
+    three written-out attentions all match a model whose W^O never sees the head — and differ from the whole model,
+    so the comparison can fail."""
+    from models.storage.data import pad
+    from models.storage.pieces import tokenize_pairs
+
+    model = make_transformer(tiny_tokenizers, seed=3)
+    src, mask, tgt_in, _ = pad(list(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(3, seed=5)), 50)))
+    off, reference = without_heads(model, [head]), _zeroed_before_w_o(model, head).eval()
+    expected = reference(src, mask, tgt_in)  # [B, T, V]
+    torch.testing.assert_close(off(src, mask, tgt_in), expected, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(_stepwise_logits(off, src, mask, tgt_in), expected, atol=1e-5, rtol=1e-4)
+    got, want = off.attention_kinds(src, mask, tgt_in), reference.attention_kinds(src, mask, tgt_in)
+    for kind in ("encoder", "decoder", "cross"):
+        torch.testing.assert_close(getattr(got, kind), getattr(want, kind), atol=1e-5, rtol=1e-4)
+    assert (model(src, mask, tgt_in) - expected).abs().max() > 1e-3  # the head mattered to these logits
+
+
+def _trained_a_little(tokenizers, steps: int = 150):
+    """A tiny Transformer fitted to the synthetic corpus for a few steps: enough that BLEU is far above 0 and its
+    heads differ in what they are worth (an untrained model's every drop is 0)."""
+    from models.network.training import loss_function, train_step
+    from models.storage.data import batches
+    from models.storage.pieces import tokenize_pairs
+
+    model = make_transformer(tokenizers, seed=1).train()
+    pairs = tokenize_pairs(tokenizers, *zip(*synthetic_pairs(256, seed=9)), max_len=50)
+    optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=3e-3), loss_function()
+    rng = __import__("numpy").random.default_rng(0)
+    done = 0
+    while done < steps:
+        for batch in batches(pairs, 32, rng):
+            train_step(model, batch, optimizer, loss_fn)
+            done += 1
+            if done == steps:
+                break
+    return model.eval()
+
+
+def test_each_heads_drop_is_the_bleu_lost_without_it_on_a_trained_model(tiny_tokenizers):
+    """Every row's drop is sacreBLEU of the whole model minus sacreBLEU of the W^O-zeroed reference, computed here
+    from the translations themselves; and the heads differ."""
+    import sacrebleu
+
+    from models.decoding.greedy import translate_batch
+
+    model = _trained_a_little(tiny_tokenizers)
+    pairs = synthetic_pairs(24, seed=11)
+    sources, references = [s for s, _ in pairs], [t for _, t in pairs]
+    score = lambda m: sacrebleu.corpus_bleu(translate_batch(m, tiny_tokenizers, sources), [references]).score  # noqa: E731
+    base = score(model)
+    assert base > 20  # it learned something: a drop can be seen
+    rows = importance(model, tiny_tokenizers, sources, references)
+    assert len(rows) == 12
+    for row in rows:
+        head = (row["kind"], row["layer"] - 1, row["head"] - 1)
+        without = score(_zeroed_before_w_o(model, head).eval())
+        assert row["bleu_without"] == pytest.approx(round(without, 2), abs=0.011)
+        assert row["drop"] == pytest.approx(round(base - without, 2), abs=0.011)
+    assert len({row["drop"] for row in rows}) > 2 and max(row["drop"] for row in rows) > 1

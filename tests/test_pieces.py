@@ -85,3 +85,43 @@ def test_gathering_in_chunks_is_gathering_at_once():
     np.testing.assert_array_equal(whole, chunked)
     np.testing.assert_array_equal(whole_starts, chunked_starts)
     assert whole[whole_starts[3] : whole_starts[4]].tolist() == flat[starts[rows[3]] : starts[rows[3] + 1]].tolist()
+
+
+def _retrained(tokenizer, lines, size):
+    from models.network.tokenization import SubwordTokenizer, train_tokenizer
+
+    return SubwordTokenizer(train_tokenizer(lines, size))
+
+
+def test_a_retrained_target_tokenizer_is_tokenised_again_not_read_from_the_cache(tiny_tokenizers, tmp_path):
+    """Same source tokenizer, a target one retrained with another vocabulary: the cache must not hand back the old
+    target ids (the key covers both tokenizers)."""
+    from models.network.tokenization import TokenizerPair
+
+    text = tmp_path / "text.txt"
+    pairs = synthetic_pairs(40, seed=6)
+    text.write_text("\n".join(f"{s}\t{t}" for s, t in pairs), encoding="utf-8")
+    read = lambda: ([s for s, _ in pairs], [t for _, t in pairs])  # noqa: E731
+    first = cached_pairs(tiny_tokenizers, "c", [text], read, 64, tmp_path / "cache")
+    target = _retrained(tiny_tokenizers.target, [t for _, t in synthetic_pairs(500)], 60)
+    assert target.tokenizer.to_str() != tiny_tokenizers.target.tokenizer.to_str()
+    retrained = TokenizerPair(tiny_tokenizers.source, target)
+    again = cached_pairs(retrained, "c", [text], read, 64, tmp_path / "cache")
+    assert [again[i][1] for i in range(len(again))] == [target.ids(t) for _, t in pairs]  # the new ids
+    assert [again[i][0] for i in range(len(again))] == [first[i][0] for i in range(len(first))]
+    assert len(list((tmp_path / "cache").glob("c-*.safetensors"))) == 2
+
+
+def test_a_same_size_edit_of_the_text_is_tokenised_again(tiny_tokenizers, tmp_path):
+    """An edit that keeps the file's size (and so any size-based key) still changes the ids read back: the key
+    hashes the bytes."""
+    text = tmp_path / "train.fr"
+    lines = ["un chien court", "le chat dort"]
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = lambda: (["a dog runs", "the cat sleeps"], text.read_text(encoding="utf-8").splitlines())  # noqa: E731
+    before = cached_pairs(tiny_tokenizers, "c", [text], read, 64, tmp_path / "cache")
+    size = text.stat().st_size
+    text.write_text("un homme court\nle chat dort\n", encoding="utf-8")  # "chien" → "homme": five bytes for five
+    assert text.stat().st_size == size
+    after = cached_pairs(tiny_tokenizers, "c", [text], read, 64, tmp_path / "cache")
+    assert after[0][1] == tiny_tokenizers.target.ids("un homme court") != before[0][1]

@@ -72,7 +72,16 @@ def test_appending_to_a_json_record_rewrites_it_binary(tmp_path, tiny_model, tin
     trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
     append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(2, 2.0, 1.0), [trace]))
     assert not (tmp_path / LEGACY_FILE).exists()
-    assert [e["epoch"] for e in read_timeline(tmp_path)["epochs"]] == [1, 2]
+    points = read_timeline(tmp_path)["epochs"]
+    assert [e["epoch"] for e in points] == [1, 2]
+    old, new = stored["epochs"][0], points[0]
+    assert {k: new[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")} == {
+        k: old[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")}
+    assert new["traces"][0]["target_pieces"] == old["traces"][0]["target_pieces"]
+    converted = new["traces"][0]["cross_attention"]  # float16 now: within half a unit of the JSON's 3rd decimal
+    assert converted.shape == np.shape(old["traces"][0]["cross_attention"])
+    np.testing.assert_allclose(converted, old["traces"][0]["cross_attention"], atol=5e-4, rtol=0)
+    np.testing.assert_allclose(points[1]["traces"][0]["cross_attention"], trace.cross_attention, atol=5e-4, rtol=0)
 
 
 def test_no_timeline_reads_as_none(tmp_path):

@@ -4,6 +4,7 @@ import json
 import shutil
 
 import pytest
+import torch
 
 from models import train
 from models.storage.hub import load_model
@@ -36,10 +37,21 @@ def test_a_run_records_its_time_to_first_step_memory_and_cpu(tiny_corpus, tmp_pa
 
 
 def test_token_batches_train(tiny_corpus, tmp_path):
+    """Two epochs of ``--batch-tokens 120`` take as many steps as the corpus has batches of at most 120 padded
+    pieces — each batch holds at most 120 // (the shortest pair's pieces) pairs — far more than of 32 sentences."""
+    from models.storage.data import batch_order, read_parallel
+    from models.storage.pieces import tokenize_pairs
+    from models.train.corpora import MAX_TRAIN_PIECES
+
     out = tmp_path / "ck"
-    run(tiny_corpus, out, "--epochs", "2", "--batch-tokens", "200")
+    run(tiny_corpus, out, "--epochs", "2", "--batch-tokens", "120")
+    tokenizers = load_model(str(out), device="cpu").tokenizers
+    pairs = tokenize_pairs(tokenizers, *read_parallel(tiny_corpus, "train", "en", "fr"), MAX_TRAIN_PIECES)
+    shortest = int((pairs.source_lengths + pairs.target_lengths + 1).min())  # a pair's padded pieces, at least
+    at_least = -(-len(pairs) // (120 // shortest))  # batches an epoch, however the pairs are grouped
     steps = record(out)["steps"]
-    assert steps > 2 * 300 // 32  # about 200 / (7 + 7) pairs a batch: more batches than 32-sentence ones
+    assert steps >= 2 * at_least > 2 * -(-len(pairs) // 32)
+    assert steps == 2 * len(batch_order(pairs, 32, max_tokens=120))
 
 
 def test_a_shared_vocabulary_is_one_tokenizer_for_both_languages(tiny_corpus, tmp_path):
@@ -81,6 +93,20 @@ def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny
     total = (r["wall_clock_s"] + before["wall_clock_s"]) / 60
     assert f"continued from first ({before['wall_clock_s'] / 60:.1f} min of its own): {total:.1f} min in all" in (
         second / "README.md").read_text()
+
+
+def test_init_from_starts_from_the_checkpoints_weights(tiny_corpus, tmp_path):
+    """With a learning rate of 0 nothing moves the weights, so a continued run saves exactly the weights it
+    started from: the checkpoint's, not fresh ones in its shape."""
+    from safetensors.torch import load_file
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    run(tiny_corpus, first, "--epochs", "1")
+    run(tiny_corpus, second, "--steps", "2", "--lr", "0", "--init-from", str(first))
+    before, after = load_file(first / "model.safetensors"), load_file(second / "model.safetensors")
+    assert before.keys() == after.keys()
+    for name in before:
+        assert torch.equal(before[name], after[name]), name
 
 
 @pytest.mark.parametrize("bad", ["--val-data"])

@@ -55,6 +55,42 @@ def test_two_aligners_directions_grow_as_attentions_do():
     assert grown_diagonally(set(), set()) == set()
 
 
+def test_grow_diag_sweeps_again_until_nothing_is_added():
+    """A chain that grows against the sweep's order needs a second sweep: (1, 1) is added while (2, 2) is visited,
+    after (1, 1)'s own cell was passed, so (0, 0) is reached only by sweeping again."""
+    start = {(2, 2)}
+    chain = {(0, 0), (1, 1), (2, 2)}
+    assert grown_diagonally(start, chain) == chain
+
+
+def test_grow_diag_visits_neighbours_in_lilts_order_when_two_compete_for_a_word():
+    """Worked by hand: the intersection is {(1, 2)}; the union adds (2, 1) and (2, 3), both diagonal to it and both
+    wanting English word 2. lilt/alignment-scripts visits neighbour (+1, +1) before (+1, −1), so (2, 3) takes word 2
+    and (2, 1) is then refused (word 2 is linked). Visiting (+1, −1) first would give {(1, 2), (2, 1)}."""
+    assert word_links.NEIGHBOURS[:5] == ((0, 1), (-1, -1), (-1, 1), (1, 1), (1, -1))
+    assert grown_diagonally({(1, 2), (2, 1), (2, 3)}, {(1, 2)}) == {(1, 2), (2, 3)}
+    assert grown_diagonally({(1, 1), (0, 2), (2, 2)}, {(1, 1)}) == {(1, 1), (0, 2)}  # (−1, +1) before (+1, +1)
+    # A side neighbour shares a word with the link beside it, so under "both words unlinked" it never grows.
+    assert grown_diagonally({(1, 1), (1, 2), (0, 1)}, {(1, 1)}) == {(1, 1)}
+
+
+def test_grow_diag_on_random_links_is_a_fixed_point_between_intersection_and_union():
+    """The definition's invariants, on 300 random pairs of link sets: the intersection is kept, nothing outside the
+    union is added, and the result cannot grow further (no union link beside a kept one has both words free)."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        E, F = rng.integers(1, 7, size=2)
+        one = {(int(e), int(f)) for e, f in np.argwhere(rng.random((E, F)) < 0.3)}
+        other = {(int(e), int(f)) for e, f in np.argwhere(rng.random((E, F)) < 0.3)}
+        grown = grown_diagonally(set(one), set(other))
+        assert one & other <= grown <= one | other
+        linked_e, linked_f = {e for e, _ in grown}, {f for _, f in grown}
+        for e, f in grown:
+            for de, df in word_links.NEIGHBOURS:
+                new = (e + de, f + df)
+                assert not (new in one | other and new[0] not in linked_e and new[1] not in linked_f), (one, other)
+
+
 def test_threshold_keeps_every_pair_at_or_above_it():
     assert above(0.6)(ALPHA) == {(0, 0), (0, 1), (2, 2)}
     assert above(0.25)(ALPHA) == {(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)}

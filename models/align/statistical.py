@@ -20,7 +20,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from eflomal import Aligner
 from sacremoses import MosesTokenizer
 
 from ..analysis.aer import alignment_score
@@ -55,6 +54,10 @@ def read_links(path: Path, last: int) -> list[set[Link]]:
 
 def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> tuple[Path, Path]:
     """Align tokenised sentence pairs; returns the forward and reverse links files."""
+    try:
+        from eflomal import Aligner  # a development requirement: only this baseline needs it
+    except ModuleNotFoundError as e:
+        raise SystemExit("error: the statistical baseline needs eflomal: pip install -r requirements-dev.txt") from e
     forward, reverse = workdir / "forward.links", workdir / "reverse.links"
     Aligner().align(english, french, links_filename_fwd=str(forward), links_filename_rev=str(reverse))
     return forward, reverse

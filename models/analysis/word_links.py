@@ -41,7 +41,11 @@ def union(alpha: np.ndarray) -> Links:
     return rows_argmax(alpha) | columns_argmax(alpha)
 
 
-_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+#: The eight neighbours of a link (English offset, French offset), in the order lilt/alignment-scripts visits them.
+#: Its ``combine_bidirectional_alignments.py`` keeps them in a Python set, so it visits them in the order CPython
+#: (3.8 and later) iterates that set of small-int tuples — this order. It matters when two neighbours compete for one
+#: unlinked word: the first visited takes it (``test_word_links`` pins a case where it decides the result).
+NEIGHBOURS = ((0, 1), (-1, -1), (-1, 1), (1, 1), (1, -1), (-1, 0), (1, 0), (0, -1))
 
 
 def grow_diag(alpha: np.ndarray) -> Links:
@@ -53,10 +57,15 @@ def grown_diagonally(one: Links, other: Links) -> Links:
     """The intersection of two directions' links, grown into their union through neighbouring cells (diagonals
     too) — for attention's two argmax directions and a statistical aligner's forward and reverse links alike.
 
-    This is grow-diag as lilt/alignment-scripts defines it (``combine_bidirectional_alignments.py``, the tooling
-    behind the published Hansard figures): a union link next to an accepted one is added when *both* its English
-    and its French word are still unlinked — stricter than Moses's ``grow-diag``, which adds it when *either* is —
-    sweeping the grid (English word, then French word) until a sweep adds nothing; no "final" step.
+    This is grow-diag exactly as lilt/alignment-scripts defines it (``grow-diagonal`` of
+    ``combine_bidirectional_alignments.py``, the tooling behind the published Hansard figures; no "final" step):
+
+    1. start from the intersection; the grid is E × F, each side one past the largest index in the union;
+    2. sweep the grid, English word outer, French word inner; at each cell linked *by then* (a link added earlier in
+       the same sweep counts), visit its :data:`NEIGHBOURS` in order, and add a neighbour that is in the union when
+       *both* its English and its French word are still unlinked — stricter than Moses's ``grow-diag``, which adds
+       it when *either* is;
+    3. repeat the sweep until one adds nothing.
     """
     links, candidates = one & other, one | other
     E, F = (1 + max((link[n] for link in candidates), default=-1) for n in (0, 1))
@@ -67,7 +76,7 @@ def grown_diagonally(one: Links, other: Links) -> Links:
             for f in range(F):
                 if (e, f) not in links:
                     continue
-                for de, df in _NEIGHBOURS:
+                for de, df in NEIGHBOURS:
                     new = (e + de, f + df)
                     linked_e, linked_f = {a for a, _ in links}, {b for _, b in links}
                     if new in candidates and new[0] not in linked_e and new[1] not in linked_f:
