@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from models.network.device import pick_device
@@ -16,7 +17,9 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab"])
+                                    "pieces", "vocab", "mutants"])
+    p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
+                   "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
                    help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
                         "or Hub id")
@@ -39,7 +42,15 @@ def main(argv=None) -> None:
     p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
     p.add_argument("--with-attribution", action="store_true",
                    help="for load: each session count again beside a visitor asking for integrated gradients")
+    p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     args = p.parse_args(argv)
+    if args.modules and args.what != "mutants":
+        p.error(f"{args.what} takes no modules")
+    if args.what == "mutants":
+        from .mutants import bench_mutants
+
+        bench_mutants(args.modules, args.children)
+        return
     if args.what in ("open", "charts"):
         from .open_time import bench_charts, bench_open
 

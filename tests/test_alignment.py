@@ -45,6 +45,22 @@ def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
     assert all(a.isdigit() and b.isdigit() for a, b in (p.split("-") for p in text.split()))
 
 
+def test_hard_alignments_link_each_target_word_to_its_argmax_leaving_eos_out():
+    """By hand: rows are target words, columns source words; EOS on either side links nothing; Pharaoh writes
+    source-target."""
+    from models.analysis.alignment import AttentionView
+
+    view = AttentionView(rows=("le", "chien", "noir", EOS), columns=("the", "black", "dog", EOS),
+                         unknown=(False,) * 4, energies=None, weights=np.array([
+                             [0.7, 0.1, 0.1, 0.1],
+                             [0.1, 0.2, 0.6, 0.1],
+                             [0.1, 0.1, 0.2, 0.6],  # "noir" reads EOS most: no link
+                             [0.1, 0.8, 0.05, 0.05],  # the EOS row: no link
+                         ]))
+    assert hard_alignments(view) == [(0, 0), (2, 1)]
+    assert pharaoh([(0, 0), (2, 1), (1, 2)]) == "0-0 2-1 1-2"
+
+
 def test_no_attention_has_no_view(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, "a dog")
     with pytest.raises(ValueError, match="no attention"):

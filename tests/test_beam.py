@@ -55,3 +55,21 @@ def test_the_search_tree_is_consistent(tiny_model, tiny_tokenizers, beam):
             node = nodes[node].parent
         assert [n.piece for n in reversed(path)] == list(trace.target_pieces)  # … whose path spells it
         assert nodes[end].score == pytest.approx(float(trace.token_logprobs.sum()), abs=1e-4)  # a sum of log-probs
+
+
+@pytest.mark.parametrize("beam", [3, 5])
+def test_every_hypothesis_rescores_forced_to_what_the_search_gave_it(any_model, tiny_tokenizers, beam):
+    """Forced decoding feeds one hypothesis alone, with no cache shared between rows: each piece's log-probability,
+    attention and state must be what the search computed from its reordered cache."""
+    from models.decoding.greedy import forced
+
+    text = "a big red dog runs on the beach"
+    hyps = beam_search(any_model, tiny_tokenizers, text, beam).hypotheses
+    assert len({h.target_ids for h in hyps}) == beam
+    for h in hyps:
+        again = forced(any_model, tiny_tokenizers, text, list(h.target_ids))
+        assert again.target_ids[: len(h.target_ids)] == h.target_ids
+        T = len(h.target_ids)
+        np.testing.assert_allclose(h.token_logprobs, again.token_logprobs[:T], atol=1e-5)
+        np.testing.assert_allclose(h.cross_attention, again.cross_attention[..., :T, :], atol=1e-5)
+        np.testing.assert_allclose(h.states, again.states[:T], atol=1e-5)

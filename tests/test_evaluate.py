@@ -79,3 +79,20 @@ def test_the_first_sentences_only_and_never_into_the_card(tiny_corpus, tmp_path,
     assert test["sentences"] == 7 and test["greedy"]["bleu"] == sacrebleu.corpus_bleu(hyps, [refs]).score
     with pytest.raises(SystemExit, match="--out"):
         evaluate.main(["--model", str(ck), "--data", str(tiny_corpus), "--sentences", "7"])
+
+
+def test_by_length_puts_each_sentence_in_the_bucket_of_its_word_count():
+    """Buckets are inclusive at both ends (1–9, 10–14, …, 25+): sentences of 9, 10, 14, 15 and 30 words, each
+    bucket scored by sacreBLEU on its own sentences."""
+    lengths = [9, 10, 14, 15, 30, 9]
+    sources = [" ".join(["word"] * n) for n in lengths]
+    refs = [[f"le chat {i} dort sur le tapis"] for i in range(len(lengths))]
+    hyps = {"greedy": [f"le chat {i} dort sur le lit" if i % 2 else r[0] for i, r in enumerate(refs)]}
+    rows = evaluate.by_length(sources, hyps, refs)
+    assert [(r["min_words"], r["max_words"], r["sentences"]) for r in rows] == [
+        (1, 9, 2), (10, 14, 2), (15, 19, 1), (25, 1000, 1)]  # 20–24 holds none: left out
+    members = {(1, 9): [0, 5], (10, 14): [1, 2], (15, 19): [3], (25, 1000): [4]}
+    for r in rows:
+        idx = members[r["min_words"], r["max_words"]]
+        expected = sacrebleu.corpus_bleu([hyps["greedy"][i] for i in idx], [[refs[i][0] for i in idx]]).score
+        assert r["greedy_bleu"] == expected
