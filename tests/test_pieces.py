@@ -125,3 +125,38 @@ def test_a_same_size_edit_of_the_text_is_tokenised_again(tiny_tokenizers, tmp_pa
     assert text.stat().st_size == size
     after = cached_pairs(tiny_tokenizers, "c", [text], read, 64, tmp_path / "cache")
     assert after[0][1] == tiny_tokenizers.target.ids("un homme court") != before[0][1]
+
+
+def test_ids_stay_int32_through_take_and_concat():
+    """Python compares 3.0 == 3, so only the dtype shows a float array slipping in (twice the memory of int32)."""
+    a = id_pairs([([1, 2], [3]), ([4], [5, 6, 7])])
+    both = TokenizedPairs.concat([a, id_pairs([([8], [9])])])
+    for pairs in (both, both.take(np.array([2, 0]))):
+        assert pairs.source.dtype == pairs.target.dtype == np.int32
+        assert pairs.source_starts.dtype == pairs.target_starts.dtype == np.int64
+
+
+def test_the_cache_folder_is_atlas_cache_else_xdg_else_home(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from models.storage.pieces import default_cache_dir
+
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "atlas"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "atlas"
+    monkeypatch.delenv("ATLAS_CACHE")
+    assert default_cache_dir() == tmp_path / "xdg" / "attention-atlas"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == Path(tmp_path / "home" / ".cache" / "attention-atlas")
+
+
+def test_another_length_cap_is_tokenised_again_into_a_folder_made_on_the_way(tiny_tokenizers, tmp_path):
+    text = tmp_path / "text.txt"
+    pairs = [("a dog", "un chien"), ("a big red dog runs on the grass", "un grand chien rouge court sur le herbe")]
+    text.write_text("\n".join(f"{s}\t{t}" for s, t in pairs), encoding="utf-8")
+    read = lambda: ([s for s, _ in pairs], [t for _, t in pairs])  # noqa: E731
+    folder = tmp_path / "not" / "there" / "yet"
+    assert len(cached_pairs(tiny_tokenizers, "c", [text], read, 64, folder)) == 2
+    assert len(cached_pairs(tiny_tokenizers, "c", [text], read, 6, folder)) == 1  # the long pair is over 6 pieces
+    assert len(list(folder.glob("c-*.safetensors"))) == 2

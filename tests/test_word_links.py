@@ -1,10 +1,11 @@
 """models/analysis/word_links.py: each extraction rule on a hand-made attention matrix."""
 import numpy as np
+import pytest
 
 from models.analysis import word_links
 from models.analysis.word_links import METHODS, above, columns_argmax, grown_diagonally, rows_argmax
 
-from .helpers import make_model
+from .helpers import make_model, make_transformer
 
 ALPHA = np.array([  # 3 French words (rows) over 3 English words (columns)
     [0.7, 0.2, 0.1],
@@ -16,6 +17,21 @@ ALPHA = np.array([  # 3 French words (rows) over 3 English words (columns)
 def test_each_direction_links_its_words_to_their_strongest_partner():
     assert rows_argmax(ALPHA) == {(0, 0), (0, 1), (2, 2)}  # (english, french): both French words 0, 1 → English 0
     assert columns_argmax(ALPHA) == {(0, 0), (1, 1), (2, 2)}  # English 1's strongest French word is 1 (0.3)
+
+
+def test_each_direction_reads_a_matrix_that_is_not_square():
+    alpha = np.array([[0.1, 0.2, 0.6, 0.1], [0.5, 0.2, 0.2, 0.1]])  # 2 French words over 4 English words
+    assert rows_argmax(alpha) == {(2, 0), (0, 1)}
+    assert columns_argmax(alpha) == {(0, 1), (1, 0), (2, 0), (3, 0)}  # English 1 and 3: ties go to the first row
+    transposed = lambda links: {(j, i) for i, j in links}  # noqa: E731
+    assert rows_argmax(alpha.T) == transposed(columns_argmax(alpha))  # the two directions are each other's mirror
+    assert columns_argmax(alpha.T) == transposed(rows_argmax(alpha))
+
+
+def test_grow_diag_grows_beyond_the_shorter_sides_length():
+    """Five English words, two French: growth from a link at English word 3 (past the French side's length)."""
+    assert grown_diagonally({(3, 1), (4, 0)}, {(3, 1)}) == {(3, 1), (4, 0)}
+    assert grown_diagonally({(1, 3), (0, 4)}, {(1, 3)}) == {(1, 3), (0, 4)}  # and the other way round
 
 
 def test_intersection_and_union_combine_the_two_directions():
@@ -103,6 +119,51 @@ def test_written_french_contracts_and_elides_and_remembers_the_tokens():
     assert " ".join(words) == "de l'homme des gens à l'ordre et aux autres , aujourd'hui s'il n'empiète pas"
     assert [tokens[i] for group in groups for i in group] == list(tokens)  # every token, once, in order
     assert groups[1] == (1, 2) and groups[2] == (3, 4)  # l'homme, des
+
+
+@pytest.mark.parametrize("tokens, written", [
+    ("que il dit", "qu'il dit"), ("jusque à demain", "jusqu'à demain"),  # three letters and more lose their last
+    ("si il vient", "s'il vient"), ("si ils viennent", "s'ils viennent"), ("si elle vient", "si elle vient"),
+    ("Si il vient", "S'il vient"),  # "si" elides before "il(s)" only, in any case
+    ("parle de le", "parle du"), ("parle à les", "parle aux"),  # a contraction at the very end
+    ("parle de le homme", "parle de l'homme"),  # "le" elides before a vowel, even at the end
+    ("aujourd'", "aujourd'"),  # an apostrophe with nothing after it stays as it is
+])
+def test_written_french_at_the_edges(tokens, written):
+    words, groups = word_links.written_french(tuple(tokens.split()))
+    assert " ".join(words) == written
+    assert [i for group in groups for i in group] == list(range(len(tokens.split())))
+
+
+def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(tiny_tokenizers):
+    """Independent of the function's own joining: force the French, read the word heatmap, drop EOS."""
+    from models.analysis.alignment import word_view
+    from models.decoding.greedy import forced
+    from models.decoding.trace import RNN_READING
+    from models.network.tokenization import EOS
+
+    model = make_model(tiny_tokenizers)
+    english, french = "a big dog runs".split(), "un grand chien court".split()
+    view = word_view(trace := forced(model, tiny_tokenizers, "a big dog runs", "un grand chien court"),
+                     trace.read(RNN_READING))
+    rows = [t for t, w in enumerate(view.rows) if w != EOS]
+    columns = [s for s, w in enumerate(view.columns) if w != EOS]
+    np.testing.assert_allclose(word_links.word_matrix(model, tiny_tokenizers, english, french),
+                               view.weights[rows][:, columns])
+
+
+def test_written_french_keeps_every_reading_asked_for(tiny_tokenizers):
+    from models.decoding.trace import Reading
+
+    model = make_transformer(tiny_tokenizers)
+    english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()
+    chosen = [Reading(1, 0), Reading(0, None, shifted=True)]
+    written = word_links.word_matrices(model, tiny_tokenizers, english, french, "attention", chosen, written=True)
+    plain = word_links.word_matrices(model, tiny_tokenizers, english, ["le", "chien", "court", "sur", "l'herbe"],
+                                     "attention", chosen)
+    for w, p in zip(written, plain):
+        np.testing.assert_allclose(w, p[[0, 1, 2, 3, 4, 4][: len(w)]])
+    assert not np.allclose(written[0][:4], written[1][:4])  # two readings, not one read twice
 
 
 def test_a_written_word_gives_its_row_to_every_token_it_stands_for(tiny_tokenizers):

@@ -141,8 +141,7 @@ THRESHOLDS = {"attention": 0.2, "gradient×input": 0.15, "integrated gradients":
 
 
 def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
-                  matrix: str = "attention", readings: Sequence[Reading] = (RNN_READING,),
-                  written: bool = WRITTEN) -> list[np.ndarray]:
+                  matrix: str, readings: Sequence[Reading], written: bool = WRITTEN) -> list[np.ndarray]:
     """Weights [F, E] between given words under forced decoding of ``french``, one matrix per reading of the
     attention (an attribution has one matrix: ``readings`` is ignored). End of sentence left out; a sentence cut
     at the model's length limit has fewer rows or columns than it has words.
