@@ -7,7 +7,8 @@ rules. cosmic-ray starts a fresh test command per mutant, which here costs the 5
 Streamlit every time.
 
 The project is copied into ``.bench/mutants/MODULE/``, one folder a module (git-ignored; mutmut writes its
-``mutants/`` tree and results there, and reuses the results of functions that did not change). A module is tested by the test files that import it, found by
+``mutants/`` tree and results there). When no tracked file changed since a module's last run its results are read
+back; after any change every mutant is tested again (a new test can kill a mutant whose function did not change). A module is tested by the test files that import it at their top, found by
 reading ``tests/``. Each mutant ends:
 
 - killed: a test failed; timed out: the tests ran past mutmut's limit (CI would hang and go red too);
@@ -50,11 +51,14 @@ def dotted(module: str) -> str:
 
 
 def covering_tests(module: str) -> list[str]:
-    """The test files that import ``module`` (``import a.b.c``, ``from a.b.c import …`` or ``from a.b import c``),
-    but for :data:`LEFT_OUT`."""
+    """The test files that import ``module`` at their top (``import a.b.c``, ``from a.b.c import …`` or
+    ``from a.b import c``): the tests about it, not every test that reaches it through a function's own import (a
+    surviving mutant runs every selected test that reaches it, and those include trainings of minutes). But for
+    :data:`LEFT_OUT`."""
     name = dotted(module)
     package, _, leaf = name.rpartition(".")
-    pattern = re.compile(rf"(import|from)\s+{re.escape(name)}\b|from\s+{re.escape(package)}\s+import\s+[^\n]*\b{leaf}\b")
+    pattern = re.compile(rf"^(import|from)\s+{re.escape(name)}\b|^from\s+{re.escape(package)}\s+import\s+[^\n]*\b{leaf}\b",
+                         re.MULTILINE)
     found = (str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py") if pattern.search(p.read_text()))
     return sorted(set(found) - set(LEFT_OUT))
 
@@ -63,10 +67,10 @@ def workdir(module: str) -> Path:
     return WORKDIR / dotted(module)
 
 
-def sync_copy(folder: Path) -> None:
-    """Make ``folder`` hold the tracked files as they are now; a file whose bytes did not change keeps its time, so
-    mutmut keeps the results of its functions."""
+def sync_copy(folder: Path) -> bool:
+    """Make ``folder`` hold the tracked files as they are now; whether any file changed."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    changed = False
     for name in filter(None, tracked.decode().split("\0")):
         source, target = ROOT / name, folder / name
         if not source.is_file():
@@ -74,6 +78,8 @@ def sync_copy(folder: Path) -> None:
         if not target.exists() or target.read_bytes() != source.read_bytes():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+            changed = True
+    return changed
 
 
 def configure(folder: Path, module: str, tests: list[str]) -> None:
@@ -117,7 +123,8 @@ def run_module(module: str, children: int) -> dict:
         raise SystemExit(f"error: no test file imports {dotted(module)}")
     folder = workdir(module)
     folder.mkdir(parents=True, exist_ok=True)
-    sync_copy(folder)
+    if sync_copy(folder):
+        shutil.rmtree(folder / "mutants", ignore_errors=True)  # mutmut's record of the code as it was
     configure(folder, module, tests)
     print(f"{module}: mutants tested by {', '.join(tests)}", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=folder,
@@ -135,7 +142,8 @@ def run_module(module: str, children: int) -> dict:
     judged = len(ended) - counts["equivalent"]
     score = 100 * (counts["killed"] + counts["timeout"]) / judged if judged else 100.0
     return {"module": module, "tests": tests, "mutants": len(ended), "killed": counts["killed"],
-            "timed out": counts["timeout"], "survived": counts["survived"], "no tests": counts["no tests"],
+            "timed out": counts["timeout"], "survived": counts["survived"] - counts["equivalent"],
+            "no tests": counts["no tests"],
             "other": len(ended) - sum(counts[k] for k in ("killed", "timeout", "survived", "no tests")),
             "equivalent": counts["equivalent"], "score %": round(score, 1), "survivors": survivors}
 
@@ -149,11 +157,11 @@ def bench_mutants(modules: list[str], children: int) -> None:
                              "models/storage/pieces.py)")
     rows = [run_module(m, children) for m in modules]
     print(f"mutmut, {children} children, {os.cpu_count()} cores; score = (killed + timed out) / (mutants − equivalent)")
-    print("| module | mutants | killed | timed out | survived | no tests | equivalent | score % |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| module | mutants | killed | timed out | survived | no tests | other | equivalent | score % |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['module']} | {r['mutants']} | {r['killed']} | {r['timed out']} | {r['survived']} | "
-              f"{r['no tests']} | {r['equivalent']} | {r['score %']} |")
+              f"{r['no tests']} | {r['other']} | {r['equivalent']} | {r['score %']} |")
     for r in rows:
         for name, status, line, stale in r["survivors"]:
             print(f"{status}: {name}: {line}" + (" (its equivalence entry names another line: stale)" * stale))

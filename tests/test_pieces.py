@@ -18,9 +18,10 @@ def test_tokenized_pairs_are_the_one_at_a_time_ids(tiny_tokenizers):
     for i, (s, t) in enumerate(zip(sources, targets)):
         assert pairs[i] == (tiny_tokenizers.source.ids(s) + [EOS_ID], tiny_tokenizers.target.ids(t))
     assert pairs.source_lengths.tolist() == [len(pairs[i][0]) for i in range(60)]
-    assert pairs[-1] == pairs[59]
-    with pytest.raises(IndexError):
-        pairs[60]
+    assert pairs[-1] == pairs[59] and pairs[-60] == pairs[0]  # Python's negative indices, to the first pair
+    for outside in (60, -61):
+        with pytest.raises(IndexError, match=str(outside)):
+            pairs[outside]
 
 
 def test_pairs_at_the_length_cap_are_dropped(tiny_tokenizers):
@@ -52,6 +53,10 @@ def test_the_cache_is_read_back_instead_of_tokenising_again(tiny_tokenizers, tin
     assert len(calls) == 1 and len(list(tmp_path.glob("tiny-train-*.safetensors"))) == 1
     assert [first[i] for i in range(len(first))] == [second[i] for i in range(len(second))]
     assert not list(tmp_path.glob("*.partial"))
+    from safetensors import safe_open
+
+    with safe_open(next(tmp_path.glob("tiny-train-*.safetensors")), "np") as f:  # what the file says it holds
+        assert f.metadata() == {"pairs": str(len(first)), "max_len": "64"}
 
 
 def test_the_key_changes_with_the_text_the_tokenizers_and_the_cap(tiny_tokenizers, tiny_corpus):
