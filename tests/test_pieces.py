@@ -30,6 +30,20 @@ def test_pairs_at_the_length_cap_are_dropped(tiny_tokenizers):
     assert len(pairs) == 1 and pairs[0][1] == tiny_tokenizers.target.ids("un chien")
 
 
+def test_the_cap_is_exclusive_on_each_side_and_one_piece_is_a_sentence(tiny_tokenizers):
+    """A side of max_len − 1 pieces is kept, one of max_len dropped (either side); one piece is enough."""
+    source, target = tiny_tokenizers.source, tiny_tokenizers.target
+    one = next(w for w in ("dog", "cat", "man") if len(source.ids(w)) == 1)
+    n = len(source.ids("dog dog dog"))  # the source's pieces (before its EOS)
+    assert len(tokenize_pairs(tiny_tokenizers, ["dog dog dog"], ["chien"], max_len=n + 1)) == 1
+    assert len(tokenize_pairs(tiny_tokenizers, ["dog dog dog"], ["chien"], max_len=n)) == 0
+    m = len(target.ids("chien chien chien"))
+    assert len(tokenize_pairs(tiny_tokenizers, ["dog"], ["chien chien chien"], max_len=m + 1)) == 1
+    assert len(tokenize_pairs(tiny_tokenizers, ["dog"], ["chien chien chien"], max_len=m)) == 0
+    kept = tokenize_pairs(tiny_tokenizers, [one], ["chien"], max_len=10)
+    assert kept[0] == (source.ids(one) + [EOS_ID], target.ids("chien"))
+
+
 def test_take_and_concat_keep_each_pair_whole():
     a = id_pairs([([1, 2], [3]), ([4], [5, 6, 7])])
     b = id_pairs([([8, 9, 10], [11])])
