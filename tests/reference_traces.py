@@ -37,9 +37,10 @@ def traces_of(loaded, text: str) -> dict:
     return found
 
 
-def quantities(name: str) -> dict[str, np.ndarray]:
-    """Every recorded array of one bundled model, keyed ``name/sentence/decoding/quantity``."""
-    loaded, out = load_model(name, device="cpu"), {}
+def quantities(name: str, device: str | None = None) -> dict[str, np.ndarray]:
+    """Every recorded array of one bundled model on ``device`` (CUDA where there is one, by default), keyed
+    ``name/sentence/decoding/quantity``."""
+    loaded, out = load_model(name, device=device), {}
     for i, text in enumerate(SENTENCES):
         for decoding, trace in traces_of(loaded, text).items():
             key = f"{name}/{i}/{decoding}"
@@ -63,7 +64,7 @@ def quantities(name: str) -> dict[str, np.ndarray]:
 
 
 def record() -> None:
-    arrays = {k: v for name in MODELS for k, v in quantities(name).items()}
+    arrays = {k: v for name in MODELS for k, v in quantities(name, "cpu").items()}
     FILE.parent.mkdir(exist_ok=True)
     np.savez_compressed(FILE, **arrays)
     print(f"{FILE}: {len(arrays)} arrays, {FILE.stat().st_size / 1024:.0f} KiB")

@@ -179,3 +179,13 @@ def test_another_length_cap_is_tokenised_again_into_a_folder_made_on_the_way(tin
     assert len(cached_pairs(tiny_tokenizers, "c", [text], read, 64, folder)) == 2
     assert len(cached_pairs(tiny_tokenizers, "c", [text], read, 6, folder)) == 1  # the long pair is over 6 pieces
     assert len(list(folder.glob("c-*.safetensors"))) == 2
+
+
+@pytest.mark.parametrize("sources, targets", [(["a dog", "a cat"], ["un chien", "un chat"]), ([""], ["un"]), ([], [])])
+def test_tokenised_pairs_have_their_dtypes_even_when_none_are_kept(tiny_tokenizers, sources, targets):
+    pairs = tokenize_pairs(tiny_tokenizers, sources, targets, max_len=50)
+    assert len(pairs) == len([s for s in sources if s])
+    assert pairs.source.dtype == pairs.target.dtype == np.int32
+    assert pairs.source_starts.dtype == pairs.target_starts.dtype == np.int64
+    assert pairs.source_starts[0] == pairs.target_starts[0] == 0 and len(pairs.source_starts) == len(pairs) + 1
+    assert pairs.nbytes == sum(a.nbytes for a in pairs.arrays().values())

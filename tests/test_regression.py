@@ -1,7 +1,7 @@
 """The bundled checkpoints still compute what they computed when recorded (``tests/reference_traces.py``): the same
 translations, and attention, energies, states, contexts, self-attention, a switched-off head and gradient×input
 within a tolerance per quantity. Decoding agreeing with itself cannot see a change that shifts every heatmap a
-little; this can."""
+little; this can. On a machine with CUDA the models run there, against the CPU recording."""
 import numpy as np
 import pytest
 
