@@ -7,8 +7,8 @@ rules. cosmic-ray starts a fresh test command per mutant, which here costs the 5
 Streamlit every time.
 
 The project is copied into ``.bench/mutants/MODULE/``, one folder a module (git-ignored; mutmut writes its
-``mutants/`` tree and results there). When no tracked file changed since a module's last run its results are read
-back; after any change every mutant is tested again (a new test can kill a mutant whose function did not change). A module is tested by the test files that import it at their top, found by
+``mutants/`` tree and results there). A run stopped part-way goes on where it stopped; once the code or the
+module's tests change, every mutant is tested again (a new test can kill a mutant whose function did not change). A module is tested by the test files that import it at their top, found by
 reading ``tests/``. Each mutant ends:
 
 - killed: a test failed; timed out: the tests ran past mutmut's limit (CI would hang and go red too);
@@ -42,6 +42,7 @@ TARGETS = ("models/analysis/word_links.py", "models/analysis/aer.py", "models/de
            "models/evaluate.py", "models/analysis/lengths.py", "models/decoding/greedy.py",
            "models/decoding/beam.py")
 DETECTED = {"killed", "timeout"}
+SHARED_BY_TESTS = ("tests/conftest.py", "tests/helpers.py", "tests/pages_helpers.py")  # fixtures every test file uses
 #: Test files never run on mutants, with the reason.
 LEFT_OUT = {"tests/test_e2e_browser.py": "it starts a Streamlit server and Chromium: minutes for every mutant"}
 
@@ -67,10 +68,10 @@ def workdir(module: str) -> Path:
     return WORKDIR / dotted(module)
 
 
-def sync_copy(folder: Path) -> bool:
-    """Make ``folder`` hold the tracked files as they are now; whether any file changed."""
+def sync_copy(folder: Path) -> set[str]:
+    """Make ``folder`` hold the tracked files as they are now; the ones that changed."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    changed = False
+    changed = set()
     for name in filter(None, tracked.decode().split("\0")):
         source, target = ROOT / name, folder / name
         if not source.is_file():
@@ -78,8 +79,13 @@ def sync_copy(folder: Path) -> bool:
         if not target.exists() or target.read_bytes() != source.read_bytes():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-            changed = True
+            changed.add(name)
     return changed
+
+
+def outdates(changed: str, tests: list[str]) -> bool:
+    """Whether a changed file can change how a module's mutants end: any code, the tests run, or their helpers."""
+    return changed.startswith(("models/", "pages/")) or changed in tests or changed in SHARED_BY_TESTS
 
 
 def configure(folder: Path, module: str, tests: list[str]) -> None:
@@ -123,7 +129,7 @@ def run_module(module: str, children: int) -> dict:
         raise SystemExit(f"error: no test file imports {dotted(module)}")
     folder = workdir(module)
     folder.mkdir(parents=True, exist_ok=True)
-    if sync_copy(folder):
+    if any(outdates(name, tests) for name in sync_copy(folder)):
         shutil.rmtree(folder / "mutants", ignore_errors=True)  # mutmut's record of the code as it was
     configure(folder, module, tests)
     print(f"{module}: mutants tested by {', '.join(tests)}", file=sys.stderr, flush=True)

@@ -8,6 +8,8 @@ import pytest
 
 from bench import mutants
 
+TESTING_DOC = (mutants.ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+
 
 def test_a_module_is_tested_by_the_test_files_that_import_it():
     found = mutants.covering_tests("models/storage/pieces.py")
@@ -40,3 +42,12 @@ def test_each_equivalent_mutant_says_which_line_and_why(name, entry):
     module = name.rsplit(".", 1)[0].replace(".", "/") + ".py"  # the mutated function's name has no dot
     assert module in mutants.TARGETS, name
     assert entry["line"].strip() and len(entry["why"]) > 20
+    assert f"`{name.rsplit('.', 1)[1]}`" in TESTING_DOC, "docs/testing.md lists every equivalent mutant"
+
+
+def test_only_code_and_the_modules_tests_send_it_back_to_the_start():
+    tests = ["tests/test_pieces.py"]
+    assert mutants.outdates("models/storage/pieces.py", tests) and mutants.outdates("pages/translate.py", tests)
+    assert mutants.outdates("tests/test_pieces.py", tests) and mutants.outdates("tests/helpers.py", tests)
+    assert not mutants.outdates("tests/test_word_links.py", tests) and not mutants.outdates("tests/data/x.npz", tests)
+    assert not mutants.outdates("docs/testing.md", tests) and not mutants.outdates("bench/mutants.py", tests)
