@@ -43,13 +43,14 @@ def main(argv=None) -> None:
     p.add_argument("--with-attribution", action="store_true",
                    help="for load: each session count again beside a visitor asking for integrated gradients")
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
+    p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
     args = p.parse_args(argv)
     if args.modules and args.what != "mutants":
         p.error(f"{args.what} takes no modules")
     if args.what == "mutants":
         from .mutants import bench_mutants
 
-        bench_mutants(args.modules, args.children)
+        bench_mutants(args.modules, args.children, args.report)
         return
     if args.what in ("open", "charts"):
         from .open_time import bench_charts, bench_open

@@ -16,7 +16,8 @@ reading ``tests/``. Each mutant ends:
 - equivalent: a survivor listed in ``bench/equivalent_mutants.toml`` with the reason it cannot change behaviour
   (the line it mutates is kept too, so an entry whose mutant has changed is reported stale, not trusted).
 
-Score = (killed + timed out) / (mutants − equivalent).
+Score = (killed + timed out) / (mutants − equivalent − not run); ``--report`` prints the last run's table, a run
+stopped part-way counting its untested mutants as not run.
 """
 from __future__ import annotations
 
@@ -123,54 +124,58 @@ def equivalents() -> dict[str, dict]:
     return tomllib.loads(EQUIVALENT_FILE.read_text()) if EQUIVALENT_FILE.exists() else {}
 
 
-def run_module(module: str, children: int) -> dict:
+def run_module(module: str, children: int, report: bool = False) -> dict:
     tests = covering_tests(module)
     if not tests:
         raise SystemExit(f"error: no test file imports {dotted(module)}")
     folder = workdir(module)
     folder.mkdir(parents=True, exist_ok=True)
-    if any(outdates(name, tests) for name in sync_copy(folder)):
-        shutil.rmtree(folder / "mutants", ignore_errors=True)  # mutmut's record of the code as it was
-    configure(folder, module, tests)
+    if not report:
+        if any(outdates(name, tests) for name in sync_copy(folder)):
+            shutil.rmtree(folder / "mutants", ignore_errors=True)  # mutmut's record of the code as it was
+        configure(folder, module, tests)
     print(f"{module}: mutants tested by {', '.join(tests)}", file=sys.stderr, flush=True)
-    subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=folder,
-                   stdout=sys.stderr, check=True)  # mutmut's progress line, beside this command's table
+    if not report:
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=folder,
+                       stdout=sys.stderr, check=True)  # mutmut's progress line, beside this command's table
     ended, known = results(module), equivalents()
     counts, survivors = Counter(ended.values()), []
     for name, status in sorted(ended.items()):
-        if status in DETECTED:
+        if status in DETECTED or status == "not checked":
             continue
         entry, line = known.get(name), mutated_line(module, name)
         if entry and status == "survived" and line == entry["line"]:
             counts["equivalent"] += 1
             continue
         survivors.append((name, status, line, bool(entry)))
-    judged = len(ended) - counts["equivalent"]
+    judged = len(ended) - counts["equivalent"] - counts["not checked"]
     score = 100 * (counts["killed"] + counts["timeout"]) / judged if judged else 100.0
     return {"module": module, "tests": tests, "mutants": len(ended), "killed": counts["killed"],
             "timed out": counts["timeout"], "survived": counts["survived"] - counts["equivalent"],
-            "no tests": counts["no tests"],
-            "other": len(ended) - sum(counts[k] for k in ("killed", "timeout", "survived", "no tests")),
+            "no tests": counts["no tests"], "not run": counts["not checked"],
+            "other": len(ended) - sum(counts[k] for k in ("killed", "timeout", "survived", "no tests", "not checked")),
             "equivalent": counts["equivalent"], "score %": round(score, 1), "survivors": survivors}
 
 
-def bench_mutants(modules: list[str], children: int) -> None:
-    """Mutate each module in turn, print a row for each and every non-equivalent survivor."""
+def bench_mutants(modules: list[str], children: int, report: bool = False) -> None:
+    """Mutate each module in turn (or with ``report``, read what the last run found), print a row for each and every
+    non-equivalent survivor."""
     modules = modules or list(TARGETS)
     for module in modules:
         if not (ROOT / module).is_file() or not module.endswith(".py"):
             raise SystemExit(f"error: {module} is not a Python file of this project (give paths like "
                              "models/storage/pieces.py)")
-    rows = [run_module(m, children) for m in modules]
-    print(f"mutmut, {children} children, {os.cpu_count()} cores; score = (killed + timed out) / (mutants − equivalent)")
-    print("| module | mutants | killed | timed out | survived | no tests | other | equivalent | score % |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    rows = [run_module(m, children, report) for m in modules]
+    print(f"mutmut, {children} children, {os.cpu_count()} cores; "
+          "score = (killed + timed out) / (mutants − equivalent − not run)")
+    print("| module | mutants | killed | timed out | survived | no tests | other | equivalent | not run | score % |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['module']} | {r['mutants']} | {r['killed']} | {r['timed out']} | {r['survived']} | "
-              f"{r['no tests']} | {r['other']} | {r['equivalent']} | {r['score %']} |")
+              f"{r['no tests']} | {r['other']} | {r['equivalent']} | {r['not run']} | {r['score %']} |")
     for r in rows:
         for name, status, line, stale in r["survivors"]:
             print(f"{status}: {name}: {line}" + (" (its equivalence entry names another line: stale)" * stale))
     detected = sum(r["killed"] + r["timed out"] for r in rows)
-    judged = sum(r["mutants"] - r["equivalent"] for r in rows)
+    judged = sum(r["mutants"] - r["equivalent"] - r["not run"] for r in rows)
     print(f"all: {detected} of {judged} non-equivalent mutants detected ({100 * detected / max(judged, 1):.1f} %)")

@@ -181,10 +181,11 @@ def test_another_length_cap_is_tokenised_again_into_a_folder_made_on_the_way(tin
     assert len(list(folder.glob("c-*.safetensors"))) == 2
 
 
-@pytest.mark.parametrize("sources, targets", [(["a dog", "a cat"], ["un chien", "un chat"]), ([""], ["un"]), ([], [])])
+@pytest.mark.parametrize("sources, targets", [(["a dog", "a cat"], ["un chien", "un chat"]), ([""], ["un"]),
+                                              (["a dog"], [""]), ([], [])])
 def test_tokenised_pairs_have_their_dtypes_even_when_none_are_kept(tiny_tokenizers, sources, targets):
     pairs = tokenize_pairs(tiny_tokenizers, sources, targets, max_len=50)
-    assert len(pairs) == len([s for s in sources if s])
+    assert len(pairs) == len([s for s, t in zip(sources, targets) if s and t])  # an empty side drops the pair
     assert pairs.source.dtype == pairs.target.dtype == np.int32
     assert pairs.source_starts.dtype == pairs.target_starts.dtype == np.int64
     assert pairs.source_starts[0] == pairs.target_starts[0] == 0 and len(pairs.source_starts) == len(pairs) + 1
