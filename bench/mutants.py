@@ -2,14 +2,14 @@
 
 Built on mutmut 3 (PyPI). Chosen over cosmic-ray because it runs each mutant's tests in a process forked from one
 that has already imported torch and collected the tests (``process_isolation = "forkserver"``, safe with torch), and
-only the tests that reach the mutated function: on this 2-core machine about 1.4 mutants a second for the alignment
-rules. cosmic-ray starts a fresh test command per mutant, which here costs the 5–10 s of importing torch and
-Streamlit every time.
+only the tests that reach the mutated function (on this project's 2-core machine 0.2–0.3 mutants a second for the
+alignment rules and the piece cache, whose tests decode and train tiny models; docs/testing.md). cosmic-ray starts a
+fresh test command per mutant, which here costs the 5–10 s of importing torch and Streamlit every time.
 
 The project is copied into ``.bench/mutants/MODULE/``, one folder a module (git-ignored; mutmut writes its
 ``mutants/`` tree and results there). A run stopped part-way goes on where it stopped; once the code or the
-module's tests change, every mutant is tested again (a new test can kill a mutant whose function did not change). A module is tested by the test files that import it at their top, found by
-reading ``tests/``. Each mutant ends:
+module's tests change, every mutant is tested again (a new test can kill a mutant whose function did not change).
+A module is tested by the test files that import it at their top, found by reading ``tests/``. Each mutant ends:
 
 - killed: a test failed; timed out: the tests ran past mutmut's limit (CI would hang and go red too);
 - survived: every test passed; no tests: no selected test reaches the mutated function (counted as survived);
@@ -59,8 +59,8 @@ def covering_tests(module: str) -> list[str]:
     :data:`LEFT_OUT`."""
     name = dotted(module)
     package, _, leaf = name.rpartition(".")
-    pattern = re.compile(rf"^(import|from)\s+{re.escape(name)}\b|^from\s+{re.escape(package)}\s+import\s+[^\n]*\b{leaf}\b",
-                         re.MULTILINE)
+    pattern = re.compile(rf"^(import|from)\s+{re.escape(name)}\b"
+                         rf"|^from\s+{re.escape(package)}\s+import\s+[^\n]*\b{leaf}\b", re.MULTILINE)
     found = (str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py") if pattern.search(p.read_text()))
     return sorted(set(found) - set(LEFT_OUT))
 

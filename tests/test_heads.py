@@ -1,5 +1,6 @@
 """models/analysis/heads.py: a head switched off is its output zeroed before W^O, on a copy; importance, confidence
 and the pruning curve over a tiny Transformer."""
+import numpy as np
 import pytest
 import torch
 
@@ -117,22 +118,13 @@ def _zeroed_before_w_o(model, head):
     return found
 
 
-def _stepwise_logits(model, src, mask, tgt_in):
-    """Teacher-forced logits [B, T, V] through the decoding path (``decode_step``, the cache, ``read``)."""
-    memory, rows = model.encode(src, mask), []
-    cache = model.start(memory)
-    for t in range(tgt_in.shape[1]):
-        step, cache = model.decode_step(tgt_in[:, t], cache, memory)
-        rows.append(step.logits)
-    return torch.stack(rows, 1)
-
-
 @pytest.mark.parametrize("head", [("encoder", 0, 1), ("decoder", 1, 0), ("cross", 1, 1), ("cross", 0, 0)])
 @torch.no_grad()
 def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(tiny_tokenizers, head):
     """Teacher forcing (the fused kernel), each decoding step (the written-out softmax and the cache) and the
     three written-out attentions all match a model whose W^O never sees the head — and differ from the whole model,
     so the comparison can fail."""
+    from bench.kernels import stepwise_logits
     from models.storage.data import pad
     from models.storage.pieces import tokenize_pairs
 
@@ -141,7 +133,9 @@ def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(
     off, reference = without_heads(model, [head]), _zeroed_before_w_o(model, head).eval()
     expected = reference(src, mask, tgt_in)  # [B, T, V]
     torch.testing.assert_close(off(src, mask, tgt_in), expected, atol=1e-5, rtol=1e-4)
-    torch.testing.assert_close(_stepwise_logits(off, src, mask, tgt_in), expected, atol=1e-5, rtol=1e-4)
+    every = torch.ones_like(tgt_in, dtype=torch.bool)  # each position, through decode_step, its cache and read
+    torch.testing.assert_close(stepwise_logits(off, src, mask, tgt_in, every), expected.flatten(0, 1), atol=1e-5,
+                               rtol=1e-4)
     got, want = off.attention_kinds(src, mask, tgt_in), reference.attention_kinds(src, mask, tgt_in)
     for kind in ("encoder", "decoder", "cross"):
         torch.testing.assert_close(getattr(got, kind), getattr(want, kind), atol=1e-5, rtol=1e-4)
@@ -158,7 +152,7 @@ def _trained_a_little(tokenizers, steps: int = 150):
     model = make_transformer(tokenizers, seed=1).train()
     pairs = tokenize_pairs(tokenizers, *zip(*synthetic_pairs(256, seed=9)), max_len=50)
     optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=3e-3), loss_function()
-    rng = __import__("numpy").random.default_rng(0)
+    rng = np.random.default_rng(0)
     done = 0
     while done < steps:
         for batch in batches(pairs, 32, rng):

@@ -35,7 +35,7 @@ def test_each_bundled_model_computes_what_was_recorded(name):
 
 def test_a_shift_of_every_heatmap_by_a_little_is_seen(monkeypatch):
     """The reference's point: the dot-product model's energies scaled by 1.001 (its weights move by about a
-    thousandth) make the comparison fail, though decoding still agrees with itself."""
+    thousandth) make the comparison fail on a recorded quantity, not on a translation."""
     from models.network.attention import DotProductAttention
 
     score = DotProductAttention.score
