@@ -4,7 +4,7 @@ Built on mutmut 3 (PyPI). Chosen over cosmic-ray because it runs each mutant's t
 that has already imported torch and collected the tests (``process_isolation = "forkserver"``, safe with torch), and
 only the tests that reach the mutated function (on this project's 2-core machine 0.2–0.3 mutants a second for the
 alignment rules and the piece cache, whose tests decode and train tiny models; docs/testing.md). cosmic-ray starts a
-fresh test command per mutant, which here costs the 5–10 s of importing torch and Streamlit every time.
+fresh test command per mutant: here a warm `pytest tests/test_aer.py` takes 2.1 s for 0.27 s of tests, every time.
 
 The project is copied into ``.bench/mutants/MODULE/``, one folder a module (git-ignored; mutmut writes its
 ``mutants/`` tree and results there). A run stopped part-way goes on where it stopped; once the code or the
@@ -43,7 +43,7 @@ TARGETS = ("models/analysis/word_links.py", "models/analysis/aer.py", "models/de
            "models/evaluate.py", "models/analysis/lengths.py", "models/decoding/greedy.py",
            "models/decoding/beam.py")
 DETECTED = {"killed", "timeout"}
-SHARED_BY_TESTS = ("tests/conftest.py", "tests/helpers.py", "tests/pages_helpers.py")  # fixtures every test file uses
+SHARED_BY_TESTS = ("tests/conftest.py", "tests/helpers.py", "tests/pages_helpers.py")  # fixtures and helpers the test files share
 #: Test files never run on mutants, with the reason.
 LEFT_OUT = {"tests/test_e2e_browser.py": "it starts a Streamlit server and Chromium: minutes for every mutant"}
 
