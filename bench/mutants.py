@@ -43,7 +43,8 @@ TARGETS = ("models/analysis/word_links.py", "models/analysis/aer.py", "models/de
            "models/evaluate.py", "models/analysis/lengths.py", "models/decoding/greedy.py",
            "models/decoding/beam.py")
 DETECTED = {"killed", "timeout"}
-SHARED_BY_TESTS = ("tests/conftest.py", "tests/helpers.py", "tests/pages_helpers.py")  # fixtures and helpers the test files share
+#: The fixtures and helpers the test files share: a change to one can change any module's results.
+SHARED_BY_TESTS = ("tests/conftest.py", "tests/helpers.py", "tests/pages_helpers.py")
 #: Test files never run on mutants, with the reason.
 LEFT_OUT = {"tests/test_e2e_browser.py": "it starts a Streamlit server and Chromium: minutes for every mutant"}
 
