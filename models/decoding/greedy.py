@@ -31,12 +31,12 @@ def _run_steps(
     model: Translator,
     sources: Sequence[Encoded],
     max_len: int,
-    forced: Sequence[int] | None = None,
+    forced: torch.Tensor | None = None,
     overrides: Mapping[int, np.ndarray] | None = None,
     layer: int = 0,
     keep_steps: bool = True,
 ) -> tuple[object, list[Step], torch.Tensor]:
-    """Greedy (or forced) decoding of a batch; returns the memory, the steps and the tokens [B, T].
+    """Greedy (or ``forced`` [B, T] ids) decoding of a batch; returns the memory, the steps and the tokens [B, T].
 
     ``overrides`` {t: weights [S]} make layer ``layer``'s heads read those weights at step t. Without
     ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's logits and
@@ -46,14 +46,14 @@ def _run_steps(
     prev = torch.full((B,), BOS_ID, dtype=torch.long, device=model.device)
     cache, done = model.start(memory), torch.zeros(B, dtype=torch.bool, device=model.device)
     steps, tokens = [], []
-    n_steps = len(forced) if forced is not None else max_len
+    n_steps = forced.shape[1] if forced is not None else max_len
     for t in range(n_steps):
         focus = None
         if overrides and t in overrides:
             weights = torch.as_tensor(overrides[t], dtype=torch.float32, device=model.device).expand(B, -1)
             focus = Focus(layer, weights)
         step, cache = model.decode_step(prev, cache, memory, focus)
-        prev = step.logits.argmax(-1) if forced is None else torch.full_like(prev, forced[t])
+        prev = step.logits.argmax(-1) if forced is None else forced[:, t].to(prev.device)
         prev = prev.masked_fill(done, PAD_ID)
         if keep_steps:
             steps.append(step)
@@ -87,18 +87,45 @@ def greedy(
     return trace_row(tokenizers, source, steps, tokens, 0, memory)
 
 
+def _forced_ids(tokenizers: TokenizerPair, source: Encoded, target: str | Sequence[int]) -> list[int]:
+    """The target ids a forced decoding feeds: ``target`` (text or ids) cut to the source's length limit, EOS last."""
+    if isinstance(target, str):
+        target = tokenizers.target.ids(target)
+    return [i for i in target if i != EOS_ID][: max_target_len(source)] + [EOS_ID]
+
+
 @torch.inference_mode()
 def forced(model: Translator, tokenizers: TokenizerPair, text: str, target: str | Sequence[int]) -> Trace:
     """The trace of feeding a given translation: ``target`` as text or as target ids."""
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
-    if isinstance(target, str):
-        if not target.strip():
-            raise InputError("Type the target sentence to force.")
-        target = tokenizers.target.ids(target)
-    ids = [i for i in target if i != EOS_ID][: max_target_len(source)] + [EOS_ID]
+    if isinstance(target, str) and not target.strip():
+        raise InputError("Type the target sentence to force.")
+    ids = _forced_ids(tokenizers, source, target)
     model.eval()
-    memory, steps, tokens = _run_steps(model, [source], len(ids), forced=ids)
+    memory, steps, tokens = _run_steps(model, [source], len(ids), forced=torch.tensor([ids]))
     return trace_row(tokenizers, source, steps, tokens, 0, memory)
+
+
+@torch.inference_mode()
+def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[str],
+                 targets: Sequence[str] | None = None) -> list[Trace]:
+    """The greedy traces of non-empty ``texts``, batched, in input order — or, given ``targets`` (one text each,
+    empty allowed), their forced traces. The same steps as :func:`translate_batch`, each sentence cut at its own
+    length limit, so the translations are its translations."""
+    model.eval()
+    sources = [tokenizers.source.encode(t, MAX_SOURCE_TOKENS) for t in texts]
+    forced_ids = None
+    if targets is not None:
+        rows = [_forced_ids(tokenizers, s, t) for s, t in zip(sources, targets, strict=True)]
+        forced_ids = torch.full((len(rows), max(map(len, rows))), PAD_ID, dtype=torch.long)  # [B, T]
+        for b, ids in enumerate(rows):
+            forced_ids[b, : len(ids)] = torch.tensor(ids)
+    memory, steps, tokens = _run_steps(model, sources, max(max_target_len(s) for s in sources), forced=forced_ids)
+    out = []
+    for b, source in enumerate(sources):
+        cap = max_target_len(source) + (targets is not None)  # a forced row's EOS comes after its limit
+        out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory))
+    return out
 
 
 @torch.inference_mode()

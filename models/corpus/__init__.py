@@ -1,0 +1,94 @@
+"""Translate a whole corpus with one or two models and tabulate, sentence by sentence, how each one's attention
+behaves and where the two disagree.
+
+    python -m models.corpus --model additive --compare dot --data ../shared/data/multi30k --out table.csv
+    python -m models.corpus --model transformer --data ../shared/data/hansards-en-fr-align --out gold.json
+    python -m models.corpus --model additive --data my-sentences.tsv --out table.csv
+
+``--data`` is a data folder's test split (``DIR[:split=SPLIT]``, as ``models.evaluate`` reads it; a folder of
+``{split}.en``, ``.fr`` and ``.gold`` brings human links, so AER too) or a file: one source sentence a line, or
+``source TAB reference``. The table (:mod:`.rows`) is written as CSV, or JSON with the corpus figures beside it,
+by ``--out``'s extension; the corpus figures are printed. Its translations are ``models.evaluate``'s greedy ones,
+so its corpus BLEU is that command's.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..decoding.trace import Reading
+from ..storage.hub import CheckpointError, load_model
+from ..storage.sentences import Sentences, SentencesError, read_file, read_folder
+from .rows import corpus_rows, sides, summary
+
+
+def arguments() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m models.corpus", description=__doc__.split("\n")[0])
+    p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
+    p.add_argument("--compare", help="a second model, set beside the first")
+    p.add_argument("--data", required=True, metavar="DIR[:split=SPLIT] | FILE")
+    p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
+    p.add_argument("--src", default="en")
+    p.add_argument("--tgt", default="fr")
+    p.add_argument("--reading", help="the first model's reading of its attention (LAYER.HEAD, LAYER.mean, either "
+                   "with .shifted; default: the one its card chose)")
+    p.add_argument("--compare-reading", help="the same for --compare")
+    p.add_argument("--out", required=True, help="table.csv, or table.json (the table and the corpus figures)")
+    p.add_argument("--device")
+    return p
+
+
+def read_sentences(spec: str, split: str, src: str, tgt: str) -> Sentences:
+    folder, _, named = spec.partition(":split=")
+    if Path(folder).is_dir():
+        return read_folder(folder, named or split, src, tgt)
+    return read_file(spec)
+
+
+def _reading(loaded, key: str | None) -> Reading | None:
+    if key is None or not loaded.model.has_attention:
+        return loaded.reading
+    return Reading.parse(key, loaded.model.attention_shape)
+
+
+def write_table(out: Path, rows: list[dict], figures: dict) -> None:
+    """CSV (rows only; a statistic a sentence lacks is an empty cell) or JSON (``{"summary", "rows"}``, null)."""
+    if out.suffix == ".json":
+        clean = [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()} for row in rows]
+        out.write_text(json.dumps({"summary": figures, "rows": clean}, indent=1, ensure_ascii=False), encoding="utf-8")
+        return
+    with out.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+                         for row in rows)
+
+
+def main(argv=None) -> int:
+    args = arguments().parse_args(argv)
+    refs = [args.model] + ([args.compare] if args.compare else [])
+    keys = [args.reading, args.compare_reading]
+    try:
+        sentences = read_sentences(args.data, args.split, args.src, args.tgt)
+        loaded = [load_model(ref, device=args.device) for ref in refs]
+        chosen = sides(loaded, refs, [_reading(m, k) for m, k in zip(loaded, keys)])
+    except (CheckpointError, OSError, ValueError) as e:  # SentencesError and a bad reading are ValueErrors
+        raise SystemExit(f"error: {e}") from e
+    if sentences.skipped:
+        print(sentences.skipped, file=sys.stderr)
+    with tqdm(total=len(sentences), unit="sentence", desc=sentences.name, disable=None) as bar:
+        rows = corpus_rows(chosen, sentences, lambda done: bar.update(done - bar.n))
+    figures = {**summary(chosen, sentences, rows), "data": sentences.name,
+               "command": "python -m models.corpus " + shlex.join(sys.argv[1:] if argv is None else argv)}
+    write_table(Path(args.out), rows, figures)
+    print(json.dumps({name: {k: v for k, v in entry.items() if k in ("reading", "scores", "means")}
+                      for name, entry in figures["models"].items()} | {"pair": figures["pair"]}, indent=1,
+                     ensure_ascii=False))
+    return 0
