@@ -18,6 +18,7 @@ page = st.navigation([
     st.Page("pages/translate.py", title="Translate & align", icon=":material/translate:", default=True),
     st.Page("pages/compare_scoring.py", title="Compare scoring", icon=":material/compare_arrows:",
             url_path="Compare_scoring"),
+    st.Page("pages/corpus.py", title="A corpus at a time", icon=":material/table_view:", url_path="Corpus"),
     st.Page("pages/context_vectors.py", title="Context vectors", icon=":material/scatter_plot:",
             url_path="Context_vectors"),
     st.Page("pages/score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),

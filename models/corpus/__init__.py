@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import shlex
@@ -58,17 +59,23 @@ def _reading(loaded, key: str | None) -> Reading | None:
     return Reading.parse(key, loaded.model.attention_shape)
 
 
-def write_table(out: Path, rows: list[dict], figures: dict) -> None:
-    """CSV (rows only; a statistic a sentence lacks is an empty cell) or JSON (``{"summary", "rows"}``, null)."""
-    if out.suffix == ".json":
-        clean = [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()} for row in rows]
-        out.write_text(json.dumps({"summary": figures, "rows": clean}, indent=1, ensure_ascii=False), encoding="utf-8")
-        return
-    with out.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
-                         for row in rows)
+def _blank(value, empty):
+    return empty if isinstance(value, float) and math.isnan(value) else value
+
+
+def table_csv(rows: list[dict]) -> str:
+    """The rows as CSV; a statistic a sentence lacks is an empty cell."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows({k: _blank(v, "") for k, v in row.items()} for row in rows)
+    return out.getvalue()
+
+
+def table_json(rows: list[dict], figures: dict) -> str:
+    """``{"summary": figures, "rows": rows}``; a statistic a sentence lacks is null."""
+    clean = [{k: _blank(v, None) for k, v in row.items()} for row in rows]
+    return json.dumps({"summary": figures, "rows": clean}, indent=1, ensure_ascii=False)
 
 
 def main(argv=None) -> int:
@@ -87,7 +94,8 @@ def main(argv=None) -> int:
         rows = corpus_rows(chosen, sentences, lambda done: bar.update(done - bar.n))
     figures = {**summary(chosen, sentences, rows), "data": sentences.name,
                "command": "python -m models.corpus " + shlex.join(sys.argv[1:] if argv is None else argv)}
-    write_table(Path(args.out), rows, figures)
+    out = Path(args.out)
+    out.write_text(table_json(rows, figures) if out.suffix == ".json" else table_csv(rows), encoding="utf-8")
     print(json.dumps({name: {k: v for k, v in entry.items() if k in ("reading", "scores", "means")}
                       for name, entry in figures["models"].items()} | {"pair": figures["pair"]}, indent=1,
                      ensure_ascii=False))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import streamlit as st
 import torch
@@ -50,6 +51,28 @@ def attribution_limit_s() -> float | None:
     if setting("ATLAS_ATTRIBUTION_LIMIT_S"):
         return _number("ATLAS_ATTRIBUTION_LIMIT_S", PUBLIC_ATTRIBUTION_S)
     return PUBLIC_ATTRIBUTION_S if public() else None
+
+
+#: The data folder beside the project (``../shared/data``): test sets and the human-aligned gold, never bundled.
+DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+PUBLIC_CORPUS = (200, 10.0)  # sentences, seconds of work: what one visitor's corpus table may take on a public server
+
+
+def data_folder() -> Path:
+    """Where test sets are found (``ATLAS_DATA``, else :data:`DEFAULT_DATA`)."""
+    return Path(setting("ATLAS_DATA") or DEFAULT_DATA)
+
+
+def corpus_limits() -> tuple[int | None, float | None]:
+    """The most sentences one corpus table holds and the seconds of work one request may spend on it
+    (``ATLAS_CORPUS_SENTENCES``, ``ATLAS_CORPUS_SECONDS``): on a public server :data:`PUBLIC_CORPUS` unless set;
+    on one's own machine, none unless set (a progress bar and a Stop button instead)."""
+    sentences, seconds = PUBLIC_CORPUS if public() else (None, None)
+    if setting("ATLAS_CORPUS_SENTENCES"):
+        sentences = max(1, int(_number("ATLAS_CORPUS_SENTENCES", sentences or PUBLIC_CORPUS[0])))
+    if setting("ATLAS_CORPUS_SECONDS"):
+        seconds = max(0.0, _number("ATLAS_CORPUS_SECONDS", seconds or PUBLIC_CORPUS[1]))
+    return sentences, seconds
 
 
 def default_model() -> str:

@@ -22,7 +22,7 @@ from models.storage.hub import LoadedModel
 
 from . import cache, deploy, ui
 
-DEFAULT_GOLD = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hansards-en-fr-align"
+DEFAULT_GOLD = deploy.DEFAULT_DATA / "hansards-en-fr-align"
 
 #: How each matrix is named in titles and on the colour bar.
 TITLES = {

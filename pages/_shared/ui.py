@@ -140,6 +140,12 @@ def sentence_input() -> str | None:
     return text
 
 
+def open_sentence(page: str, text: str, params: dict[str, str]) -> None:
+    """Go to ``page`` (a file under ``pages/``) on ``text``, with ``params`` in its URL."""
+    st.session_state[_SENTENCE] = text
+    st.switch_page(page, query_params={"text": text, **params})
+
+
 def _keep_sentence() -> None:
     st.session_state[_SENTENCE] = st.session_state["text"]
 

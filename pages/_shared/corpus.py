@@ -1,0 +1,208 @@
+"""The Corpus page's parts: where its sentences come from, its table computed a batch at a time (cached, with a
+progress bar, a Stop button and a public server's limits), and a row opened on another page.
+
+The table itself is :mod:`models.corpus.rows`'s: each batch is cached by its models, readings and sentences, so
+reopening the page, sorting or filtering computes nothing, and a visitor's rows so far survive a Stop.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from models.corpus.rows import PAIR_STATS, STATS, batch_rows, sides, summary
+from models.decoding.lines import BATCH
+from models.decoding.trace import Reading
+from models.storage.examples import load_examples
+from models.storage.sentences import (MAX_BYTES, Sentences, SentencesError, as_text, found_test_sets, parse_lines,
+                                      read_folder, with_links)
+
+from . import cache, deploy, ui
+from .labels import for_markdown
+
+EXAMPLES, PASTE, UPLOAD = "the app's example sentences", "paste", "upload a file"
+_JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model of the table as the page names it: reference, revision, reading key and column name."""
+
+    ref: str
+    revision: str | None
+    reading: str | None
+    name: str
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the test set…")
+def _folder(folder: str, split: str) -> Sentences:
+    return read_folder(folder, split)
+
+
+def pick_sentences() -> Sentences | None:
+    """The sentences chosen: a test split of the data folder, the app's examples, pasted or uploaded lines; None
+    (with a prompt or the reason) when there are none."""
+    found = found_test_sets(deploy.data_folder())
+    choice = st.radio("Sentences", [EXAMPLES, *found, PASTE, UPLOAD], key="corpus_from",
+                      help="Test sets are read from the data folder beside the app (ATLAS_DATA); none is bundled, "
+                           "as their licences or their providers ask. Pasted and uploaded text: one source sentence "
+                           "a line, or source TAB reference for BLEU and chrF.")
+    try:
+        if choice in found:
+            folder, split = found[choice]
+            return _folder(str(folder), split)
+        if choice == EXAMPLES:
+            return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None)
+        if choice == PASTE:
+            text = st.text_area("One sentence a line, or source TAB reference", height=200, key="corpus_text",
+                                max_chars=MAX_BYTES // 10)
+            return parse_lines(text, "pasted lines") if text.strip() else _prompt("Paste sentences above.")
+        upload = st.file_uploader("A UTF-8 text file: one sentence a line, or source TAB reference", key="corpus_file")
+        links = st.file_uploader("Human links (optional): a line per pair, 1-based, source word first (1-1 2-3 3p2)",
+                                 key="corpus_links")
+        if upload is None:
+            return _prompt("Upload a file above.")
+        found_lines = parse_lines(as_text(upload.getvalue(), upload.name), upload.name)
+        return with_links(found_lines, links.getvalue()) if links is not None else found_lines
+    except SentencesError as e:
+        st.error(for_markdown(str(e)))
+    except (OSError, ValueError) as e:  # a test set whose files disagree
+        st.error(f"These sentences cannot be read: {for_markdown(str(e))}")
+    return None
+
+
+def _prompt(text: str) -> None:
+    st.info(text)
+    return None
+
+
+def within_limit(sentences: Sentences) -> Sentences:
+    """The first sentences a public server takes, said before anything is computed."""
+    most, seconds = deploy.corpus_limits()
+    if most is not None and len(sentences) > most:
+        st.info(f"This server translates at most {most} sentences a table"
+                + (f" and spends at most {seconds:g} s on one request" if seconds is not None else "")
+                + f": the first {most} of {len(sentences):,} are used. Run the app locally, or "
+                "`python -m models.corpus`, for the whole set.")
+        return sentences.first(most)
+    return sentences
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
+    loaded = [cache.load(m.ref, m.revision) for m in models]
+    readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
+                zip(models, loaded)]
+    return batch_rows(sides(loaded, [m.name for m in models], readings), sentences, start, stop)
+
+
+def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[dict]]:
+    """The job's name and every row, computed a batch at a time under a progress bar with a Stop button; on a public server, no more
+    than its seconds of work per request (the rows so far are kept, and Continue goes on)."""
+    job = hashlib.sha256(repr((models, sentences)).encode()).hexdigest()
+    found, rows, stopped = st.session_state.get(_JOB, (None, [], False))
+    if found != job:
+        rows, stopped = [], False
+    n, (_, seconds) = len(sentences), deploy.corpus_limits()
+    if len(rows) < n and not stopped:
+        slot = st.empty()
+        with slot.container():
+            bar = st.progress(len(rows) / n, text=f"Translating {n:,} sentences…")
+            stopped = st.button("Stop", key="corpus_stop", icon=":material/stop:")
+        started = time.perf_counter()
+        for start in range(len(rows), n if not stopped else len(rows), BATCH):
+            rows = rows + _batch(models, sentences, start, min(start + BATCH, n))
+            st.session_state[_JOB] = (job, rows, False)
+            bar.progress(len(rows) / n, text=f"{len(rows):,} of {n:,} sentences")
+            if seconds is not None and time.perf_counter() - started >= seconds and len(rows) < n:
+                st.warning(f"This server spends at most {seconds:g} s on one request: {len(rows):,} of {n:,} "
+                           "sentences are done.")
+                stopped = True
+                break
+        slot.empty()
+    st.session_state[_JOB] = (job, rows, stopped)
+    if stopped and len(rows) < n:
+        st.button(f"Continue ({n - len(rows):,} sentences to go)", key="corpus_continue", on_click=_go_on)
+    return job, rows
+
+
+def _go_on() -> None:
+    job, rows, _ = st.session_state[_JOB]
+    st.session_state[_JOB] = (job, rows, False)
+
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences, _rows: list[dict]) -> dict:
+    """:func:`models.corpus.rows.summary` of the first ``done`` rows of ``job`` (what :func:`table` names its
+    models and sentences by: the rest of the arguments are not hashed again)."""
+    loaded = [cache.load(m.ref, m.revision) for m in _models]
+    readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
+                zip(_models, loaded)]
+    return summary(sides(loaded, [m.name for m in _models], readings), _sentences, _rows)
+
+
+def summary_frame(figures: dict) -> pd.DataFrame:
+    """A row a model: corpus BLEU and chrF (where there are references), and the mean of each statistic."""
+    rows = [{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
+             "corpus chrF": entry.get("scores", {}).get("chrf"),
+             **{f"mean {k}": v for k, v in entry["means"].items() if k not in ("BLEU", "chrF")}}
+            for name, entry in figures["models"].items()]
+    return pd.DataFrame(rows).dropna(axis=1, how="all").round(3)
+
+
+def pair_line(figures: dict) -> str:
+    """The two models' mean disagreement, in words ("" with one model)."""
+    pair = figures["pair"]
+    if pair.get("JSD") is None:
+        return ""
+    return (f"On the first model's translations forced through both, the two attentions diverge by **{pair['JSD']:.3f}"
+            f" bits** a word on average (Jensen–Shannon), and look hardest at the same source word for "
+            f"**{100 * pair['agreement']:.1f} %** of the words.")
+
+
+def sorted_and_filtered(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as the widgets above it ask: rows whose source or translations contain a text, sorted by a
+    column (disagreement first, where there are two models)."""
+    text, by, order = st.columns([2, 2, 1])
+    wanted = text.text_input("Only sentences containing", key="corpus_filter", max_chars=200).strip().lower()
+    columns = list(frame.columns)
+    column = by.selectbox("Sort by", columns, index=columns.index("JSD" if "JSD" in frame else "#"),
+                          key="corpus_sort")
+    descending = order.toggle("Highest first", value="JSD" in frame, key="corpus_desc")
+    if wanted:
+        texts = frame[[c for c in columns if c in ("source", "reference") or c.endswith(" translation")]]
+        frame = frame[texts.apply(lambda c: c.str.lower().str.contains(wanted, regex=False)).any(axis=1)]
+    return frame.sort_values(column, ascending=not descending, na_position="last", kind="stable")
+
+
+def column_help(frame: pd.DataFrame, models: tuple[Model, ...]) -> dict:
+    """Each statistic's column with its meaning on hover and two decimals."""
+    meaning = {**{f"{m.name} {stat}": text for m in models for stat, text in STATS.items()}, **PAIR_STATS}
+    return {c: st.column_config.NumberColumn(c, help=meaning[c], format="%.2f") for c in frame if c in meaning}
+
+
+def order(frame: pd.DataFrame, models: tuple[Model, ...]) -> list[str]:
+    """The columns as the page shows them: the sentence and the disagreement first, then each model's translation,
+    then its statistics, the reference last."""
+    first = ["#", "source", *PAIR_STATS, *(f"{m.name} translation" for m in models)]
+    stats = [f"{m.name} {s}" for m in models for s in STATS]
+    return [c for c in [*first, *stats, "words", "reference"] if c in frame]
+
+
+def open_row(row: pd.Series, models: tuple[Model, ...]) -> None:
+    """Buttons that open the row's sentence on Translate & align (the first model) or Compare scoring (both)."""
+    st.markdown(f"**#{row['#']}** {for_markdown(row['source'])}")
+    here, there = st.columns(2)
+    first = {"head": models[0].reading} if models[0].reading else {}
+    if here.button("Open on Translate & align", key="corpus_open_translate", icon=":material/translate:"):
+        ui.open_sentence("pages/translate.py", row["source"], first)
+    if len(models) == 2 and there.button("Open on Compare scoring", key="corpus_open_compare",
+                                         icon=":material/compare_arrows:"):
+        params = {"left": models[0].ref, "right": models[1].ref,
+                  **{f"{side}_rev": m.revision for side, m in zip(("left", "right"), models) if m.revision},
+                  **{f"{side}_head": m.reading for side, m in zip(("left", "right"), models) if m.reading}}
+        ui.open_sentence("pages/compare_scoring.py", row["source"], params)

@@ -1,0 +1,83 @@
+"""A corpus at a time: every sentence of a test set (or of your own lines) in one sortable table, one or two models
+side by side, and where their attention disagrees."""
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from models.corpus import table_csv, table_json
+from models.corpus.rows import PAIR_STATS, STATS
+from models.storage.card import bucket_label
+from pages._shared import charts, evidence, ui
+from pages._shared import corpus as corpus_ui
+from pages._shared.labels import for_markdown
+
+st.title("A corpus at a time")
+st.caption("Every sentence in one table: each model's translation and scores, how its attention behaves, and — "
+           "on the first model's translation forced through both, as Compare scoring does for one sentence — "
+           "where the two attentions disagree. Sort, filter, and pick a row to open it on another page.")
+
+settings, url = ui.settings(), ui.read_url()
+settings, loaded = ui.model_or_fallback(settings)
+with st.sidebar:
+    st.subheader("Set beside it")
+    two = st.toggle("A second model", value=True, key="corpus_two")
+    if two:
+        ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
+chosen = [(settings, loaded)] + ([ui.model_or_fallback(replace(settings, model=ref_b, revision=rev_b), "dot")]
+                                 if two else [])
+with st.sidebar:
+    readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
+                for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
+models = tuple(corpus_ui.Model(s.model, s.revision, r and r.key, ui.model_name(s.model)
+                               + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
+               for (s, m), r in zip(chosen, readings))
+
+sentences = corpus_ui.pick_sentences()
+if sentences is None:
+    st.stop()
+if sentences.skipped:
+    st.caption(sentences.skipped)
+sentences = corpus_ui.within_limit(sentences)
+job, rows = corpus_ui.table(models, sentences)
+if not rows:
+    st.stop()
+figures = corpus_ui.figures(job, len(rows), models, sentences, rows)
+frame = pd.DataFrame(rows)
+
+st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
+st.dataframe(corpus_ui.summary_frame(figures), hide_index=True, key="corpus_summary")
+st.markdown(corpus_ui.pair_line(figures))
+
+st.subheader("Sentence by sentence")
+shown = corpus_ui.sorted_and_filtered(frame)
+picked = st.dataframe(shown, hide_index=True, key="corpus_table", on_select="rerun", selection_mode="single-row",
+                      column_config=corpus_ui.column_help(frame, models), column_order=corpus_ui.order(frame, models))
+st.caption("Click a column's header to sort by it too; tick a row to open its sentence.")
+if picked.selection.rows and picked.selection.rows[0] < len(shown):  # a filter may have shortened the table
+    corpus_ui.open_row(shown.iloc[picked.selection.rows[0]], models)
+left, right = st.columns(2)
+left.download_button("Table (CSV)", table_csv(rows), "corpus.csv", "text/csv", key="corpus_csv")
+right.download_button("Table and figures (JSON)", table_json(rows, figures), "corpus.json", "application/json",
+                      key="corpus_json")
+
+st.subheader("Across the corpus")
+numeric = [c for c in frame.columns if c != "#" and pd.api.types.is_numeric_dtype(frame[c])]
+stats = [s for s in (*STATS, *PAIR_STATS) if any(c == s or c.endswith(f" {s}") for c in numeric)]
+stat = st.selectbox("Distribution of", stats, key="corpus_stat")
+columns = {stat: frame[stat]} if stat in frame else {m.name: frame[f"{m.name} {stat}"] for m in models
+                                                     if f"{m.name} {stat}" in frame}
+st.altair_chart(charts.distribution(columns, f"{stat} per sentence"), width="stretch", key="corpus_hist")
+x, y = st.columns(2)
+x_col = x.selectbox("Scatter: across", numeric, index=numeric.index("words"), key="corpus_x")
+y_first = next((c for c in ("JSD", f"{models[0].name} entropy") if c in numeric), numeric[-1])
+y_col = y.selectbox("against", numeric, index=numeric.index(y_first), key="corpus_y")
+st.altair_chart(charts.scatter(frame, x_col, y_col), width="stretch", key="corpus_scatter")
+lengths = pd.DataFrame([{"model": name, "source words": bucket_label(b), "first": b["min_words"],
+                         "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
+                        for name, entry in figures["models"].items() for b in entry.get("by_length", [])])
+if len(lengths):
+    st.altair_chart(charts.bleu_by_length(lengths, "BLEU by source length in this corpus (the paper's Figure 2)"),
+                    width="stretch", key="corpus_lengths")
+else:
+    st.caption("BLEU by length needs references: paste or upload source TAB reference lines.")

@@ -1,0 +1,91 @@
+"""pages/corpus.py through AppTest: the table of the app's examples, pasted pairs, two models or one, a public
+server's limits, and pasted text that cannot be read."""
+import pytest
+
+from models.decoding.greedy import greedy
+from models.storage.examples import load_examples
+from models.storage.hub import load_model
+from pages._shared.labels import for_markdown
+
+from .helpers import synthetic_pairs
+from .pages_helpers import figures, page, run_page, title_of
+
+CORPUS = page("Corpus")
+
+
+def paste(at, lines: list[str]):
+    at.radio(key="corpus_from").set_value("paste").run()
+    return at.text_area(key="corpus_text").input("\n".join(lines)).run()
+
+
+def table(at):
+    return at.dataframe(key="corpus_table").value
+
+
+def test_the_examples_table_has_every_example_both_translations_and_disagreement_first():
+    at = run_page(CORPUS)
+    assert not at.exception, [e.message for e in at.exception]
+    rows = table(at)
+    examples = [e.text for e in load_examples()]
+    assert sorted(rows["source"]) == sorted(examples)
+    additive = load_model("additive")
+    first = rows.sort_values("#").iloc[0]
+    assert first["Additive (Bahdanau) translation"] == greedy(additive.model, additive.tokenizers, examples[0]).translation
+    assert "Dot-product (scaled) translation" in rows
+    assert list(rows["JSD"]) == sorted(rows["JSD"], reverse=True)  # the most disagreement first
+    assert rows["agreement"].between(0, 1).all() and rows["JSD"].between(0, 1).all()
+
+
+def test_pasted_pairs_give_scores_charts_and_bleu_by_length():
+    pairs = synthetic_pairs(30, 7)
+    at = paste(run_page(CORPUS), [f"{s}\t{t}" for s, t in pairs] + ["", "  "])
+    assert not at.exception, [e.message for e in at.exception]
+    rows = table(at)
+    assert len(rows) == 30 and set(rows["reference"]) == {t for _, t in pairs}
+    assert rows["Additive (Bahdanau) BLEU"].notna().all() and rows["Dot-product (scaled) chrF"].notna().all()
+    assert any("Skipped 2 blank lines." in c.value for c in at.caption)
+    summary = at.dataframe[0].value  # the summary, above the table
+    assert list(summary["model"]) == ["Additive (Bahdanau)", "Dot-product (scaled)"]
+    titles = [title_of(spec) for spec in figures(at)]
+    assert "BLEU per sentence" in titles and any("BLEU by source length" in t for t in titles)
+
+
+def test_sorting_filtering_and_one_model_only():
+    at = paste(run_page(CORPUS), [s for s, _ in synthetic_pairs(12, 8)] + ["a cat sleeps on the beach"])
+    at.selectbox(key="corpus_sort").set_value("words").run()
+    words = list(table(at)["words"])
+    assert words == sorted(words, reverse=True)
+    at.text_input(key="corpus_filter").input("CAT SLEEPS ON").run()
+    assert all("cat sleeps on" in s for s in table(at)["source"])
+    assert len(table(at)) >= 1
+    at.toggle(key="corpus_two").set_value(False).run()
+    assert not at.exception
+    rows = table(at)
+    assert "JSD" not in rows and not any("Dot-product" in c for c in rows.columns)
+
+
+def test_a_public_server_says_its_limits_before_starting_and_goes_on_when_asked(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    monkeypatch.setenv("ATLAS_CORPUS_SENTENCES", "70")
+    monkeypatch.setenv("ATLAS_CORPUS_SECONDS", "0")  # every request stops after its first batch
+    at = paste(run_page(CORPUS), [s for s, _ in synthetic_pairs(80, 9)])
+    assert any("at most 70 sentences" in i.value and "first 70 of 80" in i.value for i in at.info)
+    assert any("at most 0 s on one request: 64 of 70" in w.value for w in at.warning)
+    assert len(table(at)) == 64
+    at.button(key="corpus_continue").click().run()
+    assert len(table(at)) == 70 and not at.exception
+
+
+@pytest.mark.parametrize("text, message", [("a dog\tun chien\na cat\n", "Line 2: expected two columns"),
+                                           ("a\tb\tc\n", "Line 1: expected two columns")])
+def test_a_malformed_tsv_gets_its_message(text, message):
+    at = paste(run_page(CORPUS), text.splitlines())
+    assert not at.exception
+    assert any(for_markdown(message) in e.value for e in at.error)  # the message, escaped as markdown
+
+
+def test_a_transformer_is_read_as_its_card_chose_and_named_so():
+    at = run_page(CORPUS, model="transformer")
+    assert not at.exception, [e.message for e in at.exception]
+    shown = load_model("transformer").reading.key
+    assert any(c.endswith(f"{shown} entropy") for c in table(at).columns)
