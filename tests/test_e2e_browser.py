@@ -11,7 +11,8 @@ import pytest
 
 from bench.server import CHROMIUM, CHROMIUM_ARGS, Server
 
-PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links"]
+PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
+         "Corpus"]
 CHART = ".vega-embed svg"  # every chart is Vega-Lite, drawn as SVG
 X_LABELS = ("[...document.querySelectorAll('.vega-embed svg')[{n}].querySelectorAll('g.role-axis')]"
             ".filter(a => (a.getAttribute('aria-label') || '').startsWith('X-axis'))"
@@ -153,13 +154,13 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     assert not page.locator("b:has-text('run')").count()  # no tag was interpreted
 
 
-def test_navigation_lists_the_seven_views_and_keeps_the_sentence(server, page):
+def test_navigation_lists_the_eight_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(CHART)
     wait_idle(page)
     titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stMarkdownContainer]").all_inner_texts()
     assert [t.strip() for t in titles] == [
-        "Translate & align", "Compare scoring", "Context vectors", "Score anatomy", "Alignment as it is learned",
+        "Translate & align", "Compare scoring", "A corpus at a time", "Context vectors", "Score anatomy", "Alignment as it is learned",
         "Against human links", "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
@@ -333,3 +334,65 @@ def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server
         const titles = [...document.querySelectorAll('.vega-embed svg g.role-title-text')].map(t => t.textContent);
         return titles.some(t => t.endsWith('as decoded')) && titles.some(t => t.endsWith('heads off'));
     })()""")
+
+
+def corpus_page(server, page):
+    """The Corpus page, opened after the home page (a first visit straight to a page's URL can meet Streamlit's
+    "Page not found" notice while the pages register)."""
+    page.goto(server)
+    page.wait_for_selector(CHART)
+    page.goto(f"{server}/Corpus")
+    page.wait_for_selector("[data-testid=stDataFrame]")
+    wait_idle(page)
+
+
+def test_pasted_pairs_make_a_table_sorted_by_disagreement_whose_row_opens_compare(server, page, tmp_path):
+    import csv
+
+    from tests.helpers import synthetic_pairs
+
+    pairs = synthetic_pairs(30, 7)
+    corpus_page(server, page)
+    page.get_by_text("paste", exact=True).click()
+    box = page.get_by_label("One sentence a line, or source TAB reference")
+    box.fill("\n".join(f"{s}\t{t}" for s, t in pairs))
+    box.press("Control+Enter")
+    page.get_by_text("pasted lines: 30 sentences").wait_for()
+    wait_idle(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Table (CSV)").click()
+    download.value.save_as(tmp_path / "corpus.csv")
+    with (tmp_path / "corpus.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 30 and all(r["Additive (Bahdanau) translation"] and r["Dot-product (scaled) translation"]
+                                   for r in rows)
+    grid = page.locator("[data-testid=stDataFrame]").nth(1)  # the summary first, then the table
+    headers = grid.locator("[role=columnheader]").all_inner_texts()
+    shown = [r.locator("[role=gridcell]").all_inner_texts() for r in grid.locator("[role=row]").all()[1:]]
+    jsd = [float(r[headers.index("JSD")]) for r in shown]
+    assert jsd == sorted(jsd, reverse=True) and jsd[0] == max(float(r["JSD"]) for r in rows)
+    first = shown[0][headers.index("source")]
+    grid.scroll_into_view_if_needed()
+    frame = grid.bounding_box()
+    page.mouse.click(frame["x"] + 15, frame["y"] + 35 + 17)  # the first row's selection box, under the header
+    page.get_by_role("button", name="Open on Compare scoring").click()
+    page.wait_for_url("**/Compare_scoring?**")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    assert page.get_by_label("English sentence").input_value() == first
+    assert not page.locator("[data-testid='stException']").count()
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("picture.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8, "is not text in UTF-8"),
+    ("big.txt", b"A dog runs on the beach.\n" * 800_000, "20.0 MB; the most read is 10 MB"),
+    ("pairs.tsv", "a dog\tun chien\na cat\tun\tchat\n".encode(), "Line 2: expected two columns"),
+])
+def test_an_unusable_upload_gets_its_message(server, page, name, content, message):
+    corpus_page(server, page)
+    page.get_by_text("upload a file", exact=True).click()
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").first.set_input_files(
+        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": content}])
+    page.get_by_text(message).wait_for()
+    wait_idle(page)
+    assert not page.locator("[data-testid='stException']").count()
