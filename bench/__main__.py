@@ -17,7 +17,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants"])
+                                    "pieces", "vocab", "mutants", "corpus"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
@@ -26,7 +26,8 @@ def main(argv=None) -> None:
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
-                   help="for throughput, joey, profile, sharpness, pieces: corpora, DIR[:weight=W]")
+                   help="for throughput, joey, profile, sharpness, pieces: corpora, DIR[:weight=W]; for corpus: the "
+                        "data folder")
     p.add_argument("--tokenizers", nargs="+", default=["assets/checkpoints/en-fr-additive"],
                    help="for pieces (the first), vocab (each): checkpoint folders whose tokenizers cut the corpora")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128], help="for throughput: sentences a batch")
@@ -56,6 +57,11 @@ def main(argv=None) -> None:
         from .open_time import bench_charts, bench_open
 
         (bench_open if args.what == "open" else bench_charts)(args.repeats)
+        return
+    if args.what == "corpus":
+        from .corpus import bench_corpus
+
+        bench_corpus(args.data[0])
         return
     if args.what in ("load", "step"):
         from . import browser
