@@ -3,8 +3,16 @@ import codecs
 
 import pytest
 
-from models.storage.sentences import (MAX_BYTES, MAX_LINE_CHARS, SentencesError, as_text, found_test_sets,
-                                      parse_lines, read_folder, with_links)
+from models.storage.sentences import (
+    MAX_BYTES,
+    MAX_LINE_CHARS,
+    SentencesError,
+    as_text,
+    found_test_sets,
+    parse_lines,
+    read_folder,
+    with_links,
+)
 
 
 def test_sources_alone_and_blank_and_over_long_lines_skipped_and_counted():

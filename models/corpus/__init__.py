@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, load_model
-from ..storage.sentences import Sentences, SentencesError, read_file, read_folder
+from ..storage.sentences import Sentences, read_file, read_folder
 from .rows import corpus_rows, sides, summary
 
 

@@ -17,8 +17,16 @@ from models.corpus.rows import PAIR_STATS, STATS, batch_rows, sides, summary
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
-from models.storage.sentences import (MAX_BYTES, Sentences, SentencesError, as_text, found_test_sets, parse_lines,
-                                      read_folder, with_links)
+from models.storage.sentences import (
+    MAX_BYTES,
+    Sentences,
+    SentencesError,
+    as_text,
+    found_test_sets,
+    parse_lines,
+    read_folder,
+    with_links,
+)
 
 from . import cache, deploy, ui
 from .labels import for_markdown
@@ -76,7 +84,6 @@ def pick_sentences() -> Sentences | None:
 
 def _prompt(text: str) -> None:
     st.info(text)
-    return None
 
 
 def within_limit(sentences: Sentences) -> Sentences:
