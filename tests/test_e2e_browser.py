@@ -349,6 +349,8 @@ def corpus_page(server, page):
 def test_pasted_pairs_make_a_table_sorted_by_disagreement_whose_row_opens_compare(server, page, tmp_path):
     import csv
 
+    from models.decoding.lines import translate_lines
+    from models.storage.hub import load_model
     from tests.helpers import synthetic_pairs
 
     pairs = synthetic_pairs(30, 7)
@@ -359,18 +361,22 @@ def test_pasted_pairs_make_a_table_sorted_by_disagreement_whose_row_opens_compar
     box.press("Control+Enter")
     page.get_by_text("pasted lines: 30 sentences").wait_for()
     wait_idle(page)
+    shoot(page, tmp_path, "Corpus")
     with page.expect_download() as download:
         page.get_by_role("button", name="Table (CSV)").click()
     download.value.save_as(tmp_path / "corpus.csv")
     with (tmp_path / "corpus.csv").open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 30 and all(r["Additive (Bahdanau) translation"] and r["Dot-product (scaled) translation"]
-                                   for r in rows)
+    assert len(rows) == 30 and [r["source"] for r in rows] == [s for s, _ in pairs]
+    for name, model in (("Additive (Bahdanau)", "additive"), ("Dot-product (scaled)", "dot")):
+        loaded = load_model(model)
+        assert [r[f"{name} translation"] for r in rows] == translate_lines(loaded.model, loaded.tokenizers,
+                                                                           [s for s, _ in pairs], 1)
     grid = page.locator("[data-testid=stDataFrame]").nth(1)  # the summary first, then the table
     headers = grid.locator("[role=columnheader]").all_inner_texts()
     shown = [r.locator("[role=gridcell]").all_inner_texts() for r in grid.locator("[role=row]").all()[1:]]
-    jsd = [float(r[headers.index("JSD")]) for r in shown]
-    assert jsd == sorted(jsd, reverse=True) and jsd[0] == max(float(r["JSD"]) for r in rows)
+    jsd = [float(r[headers.index("JSD")]) for r in shown]  # an empty translation has none: sorted last
+    assert jsd == sorted(jsd, reverse=True) and jsd[0] == max(float(r["JSD"]) for r in rows if r["JSD"])
     first = shown[0][headers.index("source")]
     grid.scroll_into_view_if_needed()
     frame = grid.bounding_box()

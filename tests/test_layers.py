@@ -16,10 +16,12 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     "storage": {"storage", "decoding", "network", ""},
     "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
     "align": {"align", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
+    # the corpus command scores as models.evaluate does: that command's BLEU is its one source
+    "corpus": {"corpus", TOOLS, "storage", "analysis", "decoding", "network"},
     TOOLS: {"storage", "analysis", "decoding", "network", ""},
     "": set(),
 }
-PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "train", "align", TOOLS, ""}
+PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "train", "align", "corpus", TOOLS, ""}
 
 
 def part_of(path: Path) -> str:
