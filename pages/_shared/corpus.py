@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.corpus.rows import PAIR_STATS, STATS, batch_rows, sides, summary
+from models.corpus.rows import PAIR_STATS, STATS, Side, batch_rows, sides, summary
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
@@ -98,12 +98,17 @@ def within_limit(sentences: Sentences) -> Sentences:
     return sentences
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
+def _sides(models: tuple[Model, ...]) -> list[Side]:
+    """The table's sides of ``models``, each loaded through the one cached loader."""
     loaded = [cache.load(m.ref, m.revision) for m in models]
     readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
                 zip(models, loaded)]
-    return batch_rows(sides(loaded, [m.name for m in models], readings), sentences, start, stop)
+    return sides(loaded, [m.name for m in models], readings)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
+    return batch_rows(_sides(models), sentences, start, stop)
 
 
 def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[dict]]:
@@ -146,10 +151,7 @@ def _go_on() -> None:
 def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences, _rows: list[dict]) -> dict:
     """:func:`models.corpus.rows.summary` of the first ``done`` rows of ``job`` (what :func:`table` names its
     models and sentences by: the rest of the arguments are not hashed again)."""
-    loaded = [cache.load(m.ref, m.revision) for m in _models]
-    readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
-                zip(_models, loaded)]
-    return summary(sides(loaded, [m.name for m in _models], readings), _sentences, _rows)
+    return summary(_sides(_models), _sentences, _rows)
 
 
 def summary_frame(figures: dict) -> pd.DataFrame:
