@@ -4,20 +4,18 @@ import streamlit as st
 
 from models.analysis.lengths import ends, figure_2_finding
 from models.storage.card import (
-    best_validation,
     bucket_label,
     load_records,
     model_description,
-    quality_per_minute,
     results_rows,
     scored_set_name,
     scored_sets,
     training_data,
-    training_summary,
 )
 from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, alignment_rows, read_alignment
 from models.storage.heads import importance_grid, read_heads
 from models.storage.hub import bundled_models, resolve
+from models.storage.training_record import best_validation, quality_per_minute, training_summary
 from pages._shared import charts, ui
 
 st.title("Models & results")

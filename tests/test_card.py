@@ -1,22 +1,18 @@
-"""models/storage/card.py: the results rows, length buckets and sizes come from the records and the config."""
+"""models/storage/card.py and training_record.py: the results rows, length buckets and sizes come from the records and the config."""
 import json
 import shutil
 
 from models.network.training import DEFAULT_LR
-from models.storage.card import (
-    LENGTH_BUCKETS,
+from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows, scored_sets
+from models.storage.hub import BUNDLED_DIR
+from models.storage.training_record import (
     best_validation,
-    bucket_label,
     kept_weights,
     learning_rate,
     quality_per_minute,
-    render_card,
-    results_rows,
-    scored_sets,
     training_summary,
     validation_table,
 )
-from models.storage.hub import BUNDLED_DIR
 
 FLICKR = {"data": "multi30k", "split": "test_2016_flickr", "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
           "beam": {"bleu": 52.0, "bleu_lc": 53.0, "chrf": 71.0}}
