@@ -50,8 +50,9 @@ def main(argv=None) -> int:
         sources, references = validation_sentences(args.data, args.sentences)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
-    if loaded.kind != "transformer":
-        raise SystemExit(f"error: {loaded.kind} has one attention, not heads to remove; give a Transformer")
+    if not every_head(loaded.model):
+        raise SystemExit(f"error: {loaded.kind} has no heads to switch off (its one attention is not a head a layer "
+                         "can do without); give a Transformer")
     with tqdm(total=len(every_head(loaded.model)), desc="heads removed one at a time", leave=False) as bar:
         rows = importance(loaded.model, loaded.tokenizers, sources, references, lambda done, total: bar.update(1))
     found = {"model": loaded.path.name, "data": args.data, "sentences": len(sources), "heads": rows,

@@ -199,12 +199,12 @@ if matrix == "attention" and several:
     head_grid(trace, kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, kinds, kind, reading, settings.words)
 step_explorer(trace, view, weights, settings, text, matrix, reading)
-if matrix == "attention" and hasattr(loaded.model, "attention_kinds"):
+if matrix == "attention" and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
 stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (
     f"-head-{reading.key}" if matrix == "attention" and several else "")
 exports.download_buttons(shown, heatmap, stem=stem)
-if hasattr(loaded.model, "attention_kinds"):
-    kinds_ui.bertviz_download(settings, loaded, text, trace)
+if "encoder" in loaded.model.attention_shapes:  # bertviz draws an encoder–decoder's three attentions
+    kinds_ui.bertviz_download(settings, text, trace)

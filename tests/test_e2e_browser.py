@@ -402,3 +402,15 @@ def test_an_unusable_upload_gets_its_message(server, page, name, content, messag
     page.get_by_text(message).wait_for()
     wait_idle(page)
     assert not page.locator("[data-testid='stException']").count()
+
+
+def test_the_bertviz_page_is_written_when_asked(server, page, tmp_path):
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    page.goto(f"{server}/?model=transformer&text=A%20dog%20runs.")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="bertviz model view (HTML)").click()
+    download.value.save_as(tmp_path / "view.html")
+    written = (tmp_path / "view.html").read_text(encoding="utf-8")
+    assert "require.js" in written and '"left_text"' in written and '" dog"' in written  # bertviz shows ▁ as a space

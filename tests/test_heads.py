@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from models.analysis.heads import confidence, every_head, importance, modules, pruning, without_heads
+from models.analysis.heads import confidence, every_head, importance, pruning, without_heads
 from models.network.multihead import MultiHeadAttention
 
 from .helpers import make_transformer, synthetic_pairs
@@ -29,8 +29,9 @@ def test_heads_are_removed_on_a_copy(tiny_tokenizers):
     model = make_transformer(tiny_tokenizers)
     assert len(every_head(model)) == 3 * 2 * 2  # three kinds × 2 layers × 2 heads
     pruned = without_heads(model, [("cross", 1, 0), ("encoder", 0, 1)])
-    assert modules(pruned)["cross"][1].removed == {0} and modules(pruned)["encoder"][0].removed == {1}
-    assert all(not attn.removed for layers in modules(model).values() for attn in layers)  # the original: whole
+    found = pruned.attention_modules()
+    assert found["cross"][1].removed == {0} and found["encoder"][0].removed == {1}
+    assert all(not attn.removed for layers in model.attention_modules().values() for attn in layers)  # still whole
     with pytest.raises(ValueError, match="no head"):
         without_heads(model, [("cross", 5, 0)])
 
@@ -81,7 +82,7 @@ def test_the_command_refuses_an_rnn(tiny_tokenizers, tiny_corpus, tmp_path):
     from .helpers import make_model
 
     save_checkpoint(tmp_path, make_model(tiny_tokenizers), tiny_tokenizers)
-    with pytest.raises(SystemExit, match="not heads"):
+    with pytest.raises(SystemExit, match="no heads to switch off"):
         command.main(["--model", str(tmp_path), "--data", str(tiny_corpus)])
 
 
@@ -112,7 +113,7 @@ def _zeroed_before_w_o(model, head):
 
     kind, layer, h = head
     found = copy.deepcopy(model)
-    attn = modules(found)[kind][layer]
+    attn = found.attention_modules()[kind][layer]
     with torch.no_grad():
         attn.W_o.weight[:, h * attn.d_k : (h + 1) * attn.d_k] = 0
     return found

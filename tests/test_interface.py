@@ -8,8 +8,8 @@ import torch
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING, Reading, readings
-from models.network.tokenization import BOS_ID, PAD_ID
-from models.network.translator import select_rows
+from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
+from models.network.translator import Translator, select_rows
 from models.storage.hub import load_model
 
 SENTENCES = ["A black dog is running on the beach.", "The children are jumping into the swimming pool.",
@@ -81,3 +81,30 @@ def test_select_rows_picks_rows_of_nested_batch_first_tensors():
     picked = select_rows(cache, torch.tensor([2, 0, 2]))
     assert picked.keys[0].tolist() == [[4, 5], [0, 1], [4, 5]] and picked.keys[1].tolist() == [2, 0, 2]
     assert picked.count == 7 and picked.state is None
+
+
+def test_each_architecture_says_which_attentions_it_has_and_which_heads_can_go(tiny_tokenizers):
+    from .helpers import make_model, make_transformer
+
+    rnn, none, transformer = (make_model(tiny_tokenizers), make_model(tiny_tokenizers, "none"),
+                              make_transformer(tiny_tokenizers, layers=2, heads=2))
+    assert rnn.attention_shapes == {"cross": (1, 1)} and none.attention_shapes == {}
+    assert transformer.attention_shapes == {"cross": (2, 2), "encoder": (2, 2), "decoder": (2, 2)}
+    assert rnn.switchable_heads == {} and transformer.switchable_heads == transformer.attention_shapes
+    with pytest.raises(ValueError, match="no heads to switch off"):
+        rnn.switch_off([("cross", 0, 0)])
+    with pytest.raises(ValueError, match="no head"):
+        transformer.switch_off([("encoder", 2, 0)])
+    src = torch.tensor([[5, 6, EOS_ID]])
+    assert rnn.attention_kinds(src, src != 0, torch.tensor([[BOS_ID, 7]])) is None
+
+
+def test_a_new_architecture_missing_a_verb_says_so():
+    class Half(Translator):
+        pass
+
+    half = Half()
+    for call in (lambda: half.encode(None, None), lambda: half.start(None), lambda: half(None, None, None),
+                 lambda: half.decode_step(None, None, None), lambda: half.own_step_log_probs(*[None] * 5)):
+        with pytest.raises(NotImplementedError):
+            call()

@@ -9,11 +9,21 @@ the commands run without it. The HTML it writes loads require.js and d3 from the
 """
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 import torch
 
 from ..decoding.kinds import AttentionKinds
 
 VIEWS = ("model", "head")
+
+
+def available() -> bool:
+    """Whether bertviz is installed, found without importing it (its import is slow)."""
+    if "bertviz" in sys.modules:
+        return sys.modules["bertviz"] is not None  # None: an import that is known to fail
+    return importlib.util.find_spec("bertviz") is not None
 
 
 def bertviz_arguments(kinds: AttentionKinds) -> dict:

@@ -24,21 +24,12 @@ import sacrebleu
 from ..decoding.greedy import greedy, translate_batch
 from ..decoding.kinds import KINDS, attention_kinds
 from ..network.tokenization import TokenizerPair
-from ..network.translator import Translator
-
-Head = tuple[str, int, int]  # (kind, layer, head), 0-based
-
-
-def modules(model: Translator) -> dict[str, list]:
-    """Each kind's multi-head attention modules, layer by layer."""
-    return {"encoder": [layer.self_attn for layer in model.encoder],
-            "decoder": [layer.self_attn for layer in model.decoder],
-            "cross": [layer.cross_attn for layer in model.decoder]}
-
+from ..network.translator import Head, Translator
 
 def every_head(model: Translator) -> list[Head]:
-    return [(kind, n, h) for kind, layers in modules(model).items() for n, attn in enumerate(layers)
-            for h in range(attn.heads)]
+    """Every head the model can switch off, kind by kind, layer by layer (none for an RNN)."""
+    return [(kind, n, h) for kind, (layers, heads) in model.switchable_heads.items() for n in range(layers)
+            for h in range(heads)]
 
 
 def without_heads(model: Translator, heads: Iterable[Head]) -> Translator:
@@ -48,9 +39,7 @@ def without_heads(model: Translator, heads: Iterable[Head]) -> Translator:
     if unknown:
         raise ValueError(f"this model has no head {sorted(unknown)[0]} (kind, layer, head; 0-based)")
     found = copy.deepcopy(model).eval()
-    for kind, layers in modules(found).items():
-        for n, attn in enumerate(layers):
-            attn.removed = frozenset(h for k, m, h in heads if (k, m) == (kind, n))
+    found.switch_off(heads)
     return found
 
 

@@ -14,10 +14,10 @@ import numpy as np
 import torch
 
 from ..network.tokenization import BOS, BOS_ID, PAD_ID
-from ..network.translator import Translator
+from ..network.translator import KINDS, Translator
 from .trace import Trace
 
-KINDS = ("cross", "encoder", "decoder")  # what a page's kind switch offers, cross first (every model has it)
+__all__ = ["KINDS", "AttentionKinds", "attention_kinds"]  # KINDS: what a page's kind switch offers
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,12 +57,12 @@ class AttentionKinds:
 def attention_kinds(model: Translator, trace: Trace) -> AttentionKinds | None:
     """The three attentions of ``trace``'s sentence and translation; None for a model without self-attention
     (the RNNs read the source through one attention only)."""
-    if not hasattr(model, "attention_kinds"):
-        return None
     model.eval()
     src = torch.tensor([trace.source.ids], device=model.device)  # [1, S]
     tgt_in = torch.tensor([[BOS_ID, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
     found = model.attention_kinds(src, src != PAD_ID, tgt_in)
+    if found is None:
+        return None
     inputs = (BOS, *trace.target_pieces[:-1])
     return AttentionKinds(*(k[0].float().cpu().numpy() for k in (found.encoder, found.decoder, found.cross,
                                                                    found.values)),

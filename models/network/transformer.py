@@ -21,6 +21,7 @@ small steps, and the cross-attention's keys and values are projected once per se
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import torch
@@ -28,7 +29,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .multihead import MultiHeadAttention
-from .translator import FORMAT_VERSION, Focus, Step, Translator, check_identity
+from .translator import FORMAT_VERSION, Attentions, Focus, Head, Step, Translator, check_identity
 
 
 @dataclass(frozen=True)
@@ -68,16 +69,6 @@ class TransformerCache:
 
     keys: tuple[Tensor, ...]  # L × [B, heads, t, d_k]
     values: tuple[Tensor, ...]  # L × [B, heads, t, d_k]
-
-
-@dataclass(frozen=True)
-class TransformerAttention:
-    """The three attentions of an encoder–decoder Transformer for a batch (bertviz's three, layer-first)."""
-
-    encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
-    decoder: Tensor  # [B, L_dec, heads, T, T]  causal: row t reads the target inputs ≤ t
-    cross: Tensor  # [B, L_dec, heads, T, S]
-    values: Tensor  # [B, L_dec, heads, S, d_k]  the cross-attention's value vectors W_v h_s, head by head
 
 
 def sinusoids(n: int, d: int, device, start: int = 0) -> Tensor:
@@ -227,7 +218,7 @@ class TransformerTranslator(Translator):
         y = self.dec_norm(y)  # [B, T, d]
         return F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
 
-    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> TransformerAttention:
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out."""
         x, encoder = self._embed(self.src_embed, src), []
         for layer in self.encoder:
@@ -238,7 +229,7 @@ class TransformerTranslator(Translator):
             k, v = layer.cross_attn.project_kv(x)  # [B, heads, S, d_k] each
             y = layer(y, k, v, mask, (decoder, cross))
             values.append(v)
-        return TransformerAttention(*(torch.stack(found, 1) for found in (encoder, decoder, cross, values)))
+        return Attentions(*(torch.stack(found, 1) for found in (encoder, decoder, cross, values)))
 
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:
@@ -251,6 +242,31 @@ class TransformerTranslator(Translator):
     @property
     def attention_shape(self) -> tuple[int, int]:
         return (self.config.dec_layers, self.config.heads)
+
+    @property
+    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+        c = self.config
+        return {"cross": (c.dec_layers, c.heads), "encoder": (c.enc_layers, c.heads),
+                "decoder": (c.dec_layers, c.heads)}
+
+    @property
+    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+        return self.attention_shapes
+
+    def attention_modules(self) -> dict[str, list[MultiHeadAttention]]:
+        """Each kind's multi-head attention, layer by layer."""
+        return {"cross": [layer.cross_attn for layer in self.decoder],
+                "encoder": [layer.self_attn for layer in self.encoder],
+                "decoder": [layer.self_attn for layer in self.decoder]}
+
+    def switch_off(self, heads: Collection[Head]) -> None:
+        unknown = {h for h in heads if h[0] not in self.switchable_heads
+                   or not (0 <= h[1] < self.switchable_heads[h[0]][0] and 0 <= h[2] < self.config.heads)}
+        if unknown:
+            raise ValueError(f"this model has no head {sorted(unknown)[0]} (kind, layer, head; 0-based)")
+        for kind, layers in self.attention_modules().items():
+            for n, attn in enumerate(layers):
+                attn.removed = frozenset(h for k, m, h in heads if (k, m) == (kind, n))
 
     @property
     def state_size(self) -> int:

@@ -1,16 +1,20 @@
 """The one translator interface: what every architecture gives decoding, analysis, storage and the app.
 
-An architecture (the attentional RNN of :mod:`.seq2seq`, the Transformer of :mod:`.transformer`) is an
-``nn.Module`` that implements four things:
+An architecture (the attentional RNN of :mod:`.seq2seq`, the Transformer of :mod:`.transformer`) is a
+:class:`Translator`, which declares every verb the rest of the project uses, each with its shapes:
 
     memory        = model.encode(src, mask)               the source, once per batch
     cache         = model.start(memory)                   the decoder before its first step
     step, cache   = model.decode_step(prev, cache, memory, focus)   one target piece for every row
     cache         = model.reorder(cache, index)           rows picked (beam search keeps its best)
+    logits        = model(src, mask, tgt_in, keep)        teacher forcing: training and validation
+    log_probs     = model.own_step_log_probs(…)           one step of each row's own target: attribution
+    found         = model.attention_kinds(src, mask, tgt_in)   every attention of one pass (None: cross only)
+    model.switch_off(heads)                                heads zeroed before their output projection
 
-plus teacher forcing, ``model(src, mask, tgt_in, keep)`` → logits, for training and validation, and
-``model.own_step_log_probs(...)`` for attribution. A :class:`Step` reports the step's cross-attention as
-``[B, L, heads, S]`` — every decoder layer's every head reading the source; the RNN has one layer of one head —
+and the facts callers ask instead of its class: :attr:`~Translator.attention_shapes` (which attentions it has,
+each ``(L, heads)``) and :attr:`~Translator.switchable_heads`. A :class:`Step` reports the step's cross-attention
+as ``[B, L, heads, S]`` — every decoder layer's every head reading the source; the RNN has one layer of one head —
 so greedy and beam search, the what-if, attribution, evaluation, alignment and the app never ask which
 architecture they hold. Memory and cache are frozen dataclasses of batch-first tensors (or tuples of them), so
 picking rows is one generic function, :func:`select_rows`.
@@ -20,6 +24,7 @@ L decoder layers with cross-attention, heads per layer.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, fields, is_dataclass
 
 import torch
@@ -27,6 +32,12 @@ from torch import Tensor, nn
 
 #: Bumped whenever the meaning of a saved config or weight changes.
 FORMAT_VERSION = 1
+
+#: The attentions an encoder–decoder can have: the decoder reading the source, the encoder reading the source, the
+#: decoder reading what it has written (bertviz's three), cross first (every attentional model has it).
+KINDS = ("cross", "encoder", "decoder")
+
+Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
 
 
 def check_identity(config, architecture: str) -> None:
@@ -58,6 +69,16 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Attentions:
+    """Every attention of one teacher-forced pass over a batch (bertviz's three, layer-first)."""
+
+    encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
+    decoder: Tensor  # [B, L_dec, heads, T, T]  causal: row t reads the target inputs ≤ t
+    cross: Tensor  # [B, L_dec, heads, T, S]
+    values: Tensor  # [B, L_dec, heads, S, d_k]  the cross-attention's value vectors W_v h_s, head by head
+
+
+@dataclass(frozen=True)
 class Focus:
     """A what-if: the weights one layer's heads must use at a step instead of their own."""
 
@@ -78,16 +99,61 @@ def select_rows(x, index: Tensor):
 
 
 class Translator(nn.Module):
-    """Base class of every architecture: the shared properties and the generic cache reordering."""
+    """Base class of every architecture: the verbs every caller uses, and the facts it asks instead of a class."""
 
     config: object  # the architecture's frozen config dataclass (saved as config.json)
 
     #: How the architecture is named in ``config.json`` and on the command line.
     architecture: str = ""
 
+    def encode(self, src: Tensor, mask: Tensor):
+        """The memory of ``src`` [B, S] (``mask`` [B, S] True on tokens): a frozen dataclass of batch-first
+        tensors that every step reads."""
+        raise NotImplementedError
+
+    def start(self, memory):
+        """The decoder's cache before its first step."""
+        raise NotImplementedError
+
+    def decode_step(self, prev: Tensor, cache, memory, focus: Focus | None = None) -> tuple[Step, object]:
+        """One step for every row from the previous pieces ``prev`` [B]: the :class:`Step` and the next cache;
+        ``focus`` makes one layer's heads read given weights (the what-if)."""
+        raise NotImplementedError
+
     def reorder(self, cache, index: Tensor):
         """The cache of rows ``index`` [B'] (beam search's surviving hypotheses, or a sentence copied B' times)."""
         return select_rows(cache, index)
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
+        """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions."""
+        raise NotImplementedError
+
+    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+                           steps: Tensor) -> Tensor:
+        """``log p(y_t | y_<t, x)`` [B] of row b's own step ``t = steps[b]`` (attribution's target)."""
+        raise NotImplementedError
+
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions | None:
+        """Every attention of one teacher-forced pass over ``tgt_in`` [B, T]; None for an architecture whose
+        only attention is the cross-attention its steps report (the RNN)."""
+        return None
+
+    @property
+    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+        """``{kind: (L, heads)}`` of each attention it has, in :data:`KINDS` order; ``{}`` without attention."""
+        return {"cross": self.attention_shape} if self.has_attention else {}
+
+    @property
+    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+        """``{kind: (L, heads)}`` of the attentions whose heads :meth:`switch_off` can zero; ``{}`` when none (an
+        RNN's one attention is not a head a layer can do without)."""
+        return {}
+
+    def switch_off(self, heads: Collection[Head]) -> None:
+        """Switch ``heads`` off in place — each one's output zeroed before its layer's output projection
+        (Michel et al. 2019) — and every other head on; only ever on a copy of a shared model."""
+        if heads:
+            raise ValueError("this model has no heads to switch off")
 
     @property
     def kind(self) -> str:

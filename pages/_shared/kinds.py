@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label
+from models.analysis.bertviz_export import available as bertviz_available
 from models.analysis.bertviz_export import bertviz_html
 from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
 from models.decoding.greedy import greedy
@@ -29,7 +30,7 @@ WHAT = {
 
 def kind_picker(loaded: LoadedModel) -> str:
     """Which attention a Transformer's views draw (in the URL as ``attn``); ``cross`` for every other model."""
-    if not hasattr(loaded.model, "attention_kinds"):
+    if len(loaded.model.attention_shapes) < 2:
         return "cross"
     wanted = ui.read_url().attn
     kind = st.segmented_control(
@@ -140,14 +141,21 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
                "show the same reading of the cross-attention.")
 
 
-def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace) -> None:
-    """The sentence's three attentions as the page bertviz's model view writes (bertviz is an optional extra)."""
-    kinds = cached_kinds(settings.model, settings.revision, text, trace.target_ids)
-    try:
-        page = bertviz_html(kinds, "model")
-    except ModuleNotFoundError as e:
-        st.caption(f"bertviz's model view of this sentence: {for_markdown(str(e))}.")
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_bertviz(ref: str, revision: str | None, text: str, target: tuple[int, ...]) -> str:
+    """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
+    return bertviz_html(cached_kinds(ref, revision, text, target), "model")
+
+
+def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
+    """The sentence's three attentions as the page bertviz's model view writes, built only when it is asked for
+    (bertviz is an optional extra)."""
+    if not bertviz_available():
+        st.caption("bertviz's model view of this sentence: bertviz is an optional extra: pip install -r "
+                   "requirements-bertviz.txt.")
         return
-    st.download_button("bertviz model view (HTML)", page, "bertviz-model-view.html", "text/html",
+    st.download_button("bertviz model view (HTML)",
+                       lambda: cached_bertviz(settings.model, settings.revision, text, trace.target_ids),
+                       "bertviz-model-view.html", "text/html", on_click="ignore",
                        help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
                             "browser; the page fetches require.js and d3 from their CDNs.")
