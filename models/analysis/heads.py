@@ -26,6 +26,7 @@ from ..decoding.kinds import KINDS, attention_kinds
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Head, Translator
 
+
 def every_head(model: Translator) -> list[Head]:
     """Every head the model can switch off, kind by kind, layer by layer (none for an RNN)."""
     return [(kind, n, h) for kind, (layers, heads) in model.switchable_heads.items() for n in range(layers)
@@ -34,12 +35,8 @@ def every_head(model: Translator) -> list[Head]:
 
 def without_heads(model: Translator, heads: Iterable[Head]) -> Translator:
     """A copy of ``model`` with ``heads`` switched off; ValueError for a head it does not have."""
-    heads = set(heads)
-    unknown = heads - set(every_head(model))
-    if unknown:
-        raise ValueError(f"this model has no head {sorted(unknown)[0]} (kind, layer, head; 0-based)")
     found = copy.deepcopy(model).eval()
-    found.switch_off(heads)
+    found.switch_off(set(heads))
     return found
 
 

@@ -263,7 +263,7 @@ class TransformerTranslator(Translator):
         unknown = {h for h in heads if h[0] not in self.switchable_heads
                    or not (0 <= h[1] < self.switchable_heads[h[0]][0] and 0 <= h[2] < self.config.heads)}
         if unknown:
-            raise ValueError(f"this model has no head {sorted(unknown)[0]} (kind, layer, head; 0-based)")
+            raise ValueError(f"this model has no head {min(unknown)} (kind, layer, head; 0-based)")
         for kind, layers in self.attention_modules().items():
             for n, attn in enumerate(layers):
                 attn.removed = frozenset(h for k, m, h in heads if (k, m) == (kind, n))
