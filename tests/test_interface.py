@@ -108,3 +108,32 @@ def test_a_new_architecture_missing_a_verb_says_so():
                  lambda: half.decode_step(None, None, None), lambda: half.own_step_log_probs(*[None] * 5)):
         with pytest.raises(NotImplementedError):
             call()
+
+
+def test_decoding_starts_and_stops_with_the_models_own_special_ids(tiny_tokenizers, monkeypatch):
+    """Another family's ids (Marian: eos 0, its <pad> as the decoder's start) reach the loops from the model, not
+    from this project's fixed first four: with the ids shuffled, greedy starts from the model's start id and stops
+    at its end-of-sentence id (made the third step's choice)."""
+    from dataclasses import replace
+
+    from models.network.translator import Specials
+
+    from .helpers import make_model
+
+    model = make_model(tiny_tokenizers)
+    shuffled = Specials(pad=3, eos=0, start=2, unk=1)  # a permutation of ours: id 0 (our <pad>) ends a sentence
+    monkeypatch.setattr(type(model), "specials", property(lambda self: shuffled))
+    seen = []
+    original = type(model).decode_step
+
+    def third_step_ends(self, prev, cache, memory, focus=None):
+        seen.append(prev.tolist())
+        step, cache = original(self, prev, cache, memory, focus)
+        if len(seen) == 3:
+            step = replace(step, logits=step.logits.index_fill(1, torch.tensor([shuffled.eos]), 1e4))
+        return step, cache
+
+    monkeypatch.setattr(type(model), "decode_step", third_step_ends)
+    trace = greedy(model, tiny_tokenizers, "a dog runs")
+    assert seen[0] == [shuffled.start] and len(seen) == 3
+    assert len(trace.target_ids) == 3 and trace.target_ids[-1] == shuffled.eos

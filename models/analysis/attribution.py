@@ -23,7 +23,6 @@ import numpy as np
 import torch
 
 from ..decoding.trace import Trace
-from ..network.tokenization import BOS_ID, PAD_ID
 from ..network.translator import Translator
 
 IG_STEPS = 64  # path points: gaps ≤ 5.4 % of the change on the bundled models, 16: ≤ 54 % (bench completeness)
@@ -51,7 +50,7 @@ def _path_integral(model: Translator, forward: Callable, inputs: torch.Tensor, a
     from captum.attr import LayerIntegratedGradients
 
     explainer = LayerIntegratedGradients(forward, model.src_embed)
-    return explainer.attribute(inputs, baselines=torch.full_like(inputs, PAD_ID), additional_forward_args=args,
+    return explainer.attribute(inputs, baselines=torch.full_like(inputs, model.specials.pad), additional_forward_args=args,
                                n_steps=path_points, internal_batch_size=path_points * inputs.shape[0],
                                return_convergence_delta=with_gap)
 
@@ -77,7 +76,7 @@ def _step_rows(model: Translator, trace: Trace, path_points: int):
     memory. Yields ``(forward, src [n, S], args)``."""
     T, S, device = len(trace.target_ids), len(trace.source.ids), model.device
     targets = torch.tensor(trace.target_ids, device=device)
-    tgt_in = torch.cat([torch.tensor([BOS_ID], device=device), targets[:-1]])  # [T]
+    tgt_in = torch.cat([torch.tensor([model.specials.start], device=device), targets[:-1]])  # [T]
     per_pass = max(1, MAX_CELLS // (path_points * T * S))
 
     def forward(src_ids, mask, tgt_in, tgt_out, steps):

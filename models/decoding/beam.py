@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..network.tokenization import BOS_ID, EOS_ID, TokenizerPair
+from ..network.tokenization import TokenizerPair
 from ..network.translator import Step, Translator, select_rows
 from .greedy import MAX_SOURCE_TOKENS, encode_batch, max_target_len
 from .trace import Trace, trace_row
@@ -49,7 +49,7 @@ class _Hypothesis:
     node: int | None  # its last piece in the tree
 
 
-def _extend(alive, step: Step, keep: int, t: int, tokenizers: TokenizerPair, nodes: list) -> list[tuple]:
+def _extend(alive, step: Step, keep: int, t: int, tokenizers: TokenizerPair, eos: int, nodes: list) -> list[tuple]:
     """The ``keep`` best extensions of ``alive`` as ``(hypothesis, parent row)``; records them and the best pruned."""
     scores = torch.tensor([h.logprob for h in alive], device=step.logits.device)[:, None]
     scores = scores + step.logits.log_softmax(-1)  # [n, V]
@@ -60,7 +60,7 @@ def _extend(alive, step: Step, keep: int, t: int, tokenizers: TokenizerPair, nod
     for rank, (value, index) in enumerate(zip(values.tolist(), flat.tolist())):
         parent, token = divmod(index, V)
         h = alive[parent]
-        nodes.append(BeamNode(t, tokenizers.target.pieces([token])[0], h.node, value, rank < keep, token == EOS_ID))
+        nodes.append(BeamNode(t, tokenizers.target.pieces([token])[0], h.node, value, rank < keep, token == eos))
         if rank < keep:
             row = select_rows(step, torch.tensor([parent], device=step.logits.device))
             kept.append((_Hypothesis((*h.tokens, token), value, (*h.history, row), len(nodes) - 1), parent))
@@ -74,17 +74,17 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
         raise ValueError("beam size must be at least 1")
     model.eval()
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
-    memory = encode_batch(model, [source])
+    memory, specials = encode_batch(model, [source]), model.specials
     alive, nodes, finished = [_Hypothesis((), 0.0, (), None)], [], []
     cache = model.start(memory)
     for t in range(max_target_len(source)):
-        prev = torch.tensor([h.tokens[-1] if h.tokens else BOS_ID for h in alive], device=model.device)
+        prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in alive], device=model.device)
         copies = select_rows(memory, torch.zeros(len(alive), dtype=torch.long, device=model.device))
         step, cache = model.decode_step(prev, cache, copies)
         vocabulary = step.logits.shape[1] * len(alive)
-        extended = _extend(alive, step, min(beam - len(finished), vocabulary), t, tokenizers, nodes)
-        finished += [h for h, _ in extended if h.tokens[-1] == EOS_ID]
-        going = [(h, row) for h, row in extended if h.tokens[-1] != EOS_ID]
+        extended = _extend(alive, step, min(beam - len(finished), vocabulary), t, tokenizers, specials.eos, nodes)
+        finished += [h for h, _ in extended if h.tokens[-1] == specials.eos]
+        going = [(h, row) for h, row in extended if h.tokens[-1] != specials.eos]
         if not going:
             break
         alive = [h for h, _ in going]
@@ -92,6 +92,6 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
     else:
         finished.extend(alive)  # ran out of length: keep the unfinished too
     finished.sort(key=lambda h: h.logprob / len(h.tokens), reverse=True)
-    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory)
+    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory, specials.eos)
                    for h in finished)
     return BeamResult(traces, tuple(nodes), tuple(h.node for h in finished))

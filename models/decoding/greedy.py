@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, Encoded, InputError, TokenizerPair
-from ..network.translator import Focus, Step, Translator
+from ..network.tokenization import Encoded, InputError, TokenizerPair
+from ..network.translator import Focus, Specials, Step, Translator
 from .trace import Trace, trace_row
 
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
@@ -19,12 +19,12 @@ MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
 
 def encode_batch(model: Translator, sources: Sequence[Encoded]):
     """Pad encoded sentences into ``src`` [B, S] and ``mask`` [B, S], then encode; returns the model's memory."""
-    S = max(len(e.ids) for e in sources)
-    src = torch.full((len(sources), S), PAD_ID, dtype=torch.long)
+    S, pad = max(len(e.ids) for e in sources), model.specials.pad
+    src = torch.full((len(sources), S), pad, dtype=torch.long)
     for b, e in enumerate(sources):
         src[b, : len(e.ids)] = torch.tensor(e.ids)
     src = src.to(model.device)
-    return model.encode(src, src != PAD_ID)
+    return model.encode(src, src != pad)
 
 
 def _run_steps(
@@ -41,9 +41,9 @@ def _run_steps(
     ``overrides`` {t: weights [S]} make layer ``layer``'s heads read those weights at step t. Without
     ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's logits and
     attention, 1.2 GB, only for its tokens."""
-    memory = encode_batch(model, sources)
+    memory, specials = encode_batch(model, sources), model.specials
     B = len(sources)
-    prev = torch.full((B,), BOS_ID, dtype=torch.long, device=model.device)
+    prev = torch.full((B,), specials.start, dtype=torch.long, device=model.device)
     cache, done = model.start(memory), torch.zeros(B, dtype=torch.bool, device=model.device)
     steps, tokens = [], []
     n_steps = forced.shape[1] if forced is not None else max_len
@@ -54,11 +54,11 @@ def _run_steps(
             focus = Focus(layer, weights)
         step, cache = model.decode_step(prev, cache, memory, focus)
         prev = step.logits.argmax(-1) if forced is None else forced[:, t].to(prev.device)
-        prev = prev.masked_fill(done, PAD_ID)
+        prev = prev.masked_fill(done, specials.pad)
         if keep_steps:
             steps.append(step)
         tokens.append(prev)
-        done = done | (prev == EOS_ID)
+        done = done | (prev == specials.eos)
         if done.all():
             break
     return memory, steps, torch.stack(tokens, dim=1)  # [B, T]
@@ -84,14 +84,15 @@ def greedy(
             raise InputError(f"attention override at step {t} must be {len(source.ids)} weights ≥ 0 summing to 1")
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], max_target_len(source), overrides=overrides, layer=layer)
-    return trace_row(tokenizers, source, steps, tokens, 0, memory)
+    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
 
 
-def _forced_ids(tokenizers: TokenizerPair, source: Encoded, target: str | Sequence[int]) -> list[int]:
+def _forced_ids(tokenizers: TokenizerPair, specials: Specials, source: Encoded, target: str | Sequence[int]
+                ) -> list[int]:
     """The target ids a forced decoding feeds: ``target`` (text or ids) cut to the source's length limit, EOS last."""
     if isinstance(target, str):
         target = tokenizers.target.ids(target)
-    return [i for i in target if i != EOS_ID][: max_target_len(source)] + [EOS_ID]
+    return [i for i in target if i != specials.eos][: max_target_len(source)] + [specials.eos]
 
 
 @torch.inference_mode()
@@ -100,10 +101,10 @@ def forced(model: Translator, tokenizers: TokenizerPair, text: str, target: str 
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
     if isinstance(target, str) and not target.strip():
         raise InputError("Type the target sentence to force.")
-    ids = _forced_ids(tokenizers, source, target)
+    ids = _forced_ids(tokenizers, model.specials, source, target)
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], len(ids), forced=torch.tensor([ids]))
-    return trace_row(tokenizers, source, steps, tokens, 0, memory)
+    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
 
 
 @torch.inference_mode()
@@ -116,15 +117,15 @@ def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[s
     sources = [tokenizers.source.encode(t, MAX_SOURCE_TOKENS) for t in texts]
     forced_ids = None
     if targets is not None:
-        rows = [_forced_ids(tokenizers, s, t) for s, t in zip(sources, targets, strict=True)]
-        forced_ids = torch.full((len(rows), max(map(len, rows))), PAD_ID, dtype=torch.long)  # [B, T]
+        rows = [_forced_ids(tokenizers, model.specials, s, t) for s, t in zip(sources, targets, strict=True)]
+        forced_ids = torch.full((len(rows), max(map(len, rows))), model.specials.pad, dtype=torch.long)  # [B, T]
         for b, ids in enumerate(rows):
             forced_ids[b, : len(ids)] = torch.tensor(ids)
     memory, steps, tokens = _run_steps(model, sources, max(max_target_len(s) for s in sources), forced=forced_ids)
     out = []
     for b, source in enumerate(sources):
         cap = max_target_len(source) + (targets is not None)  # a forced row's EOS comes after its limit
-        out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory))
+        out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory, model.specials.eos))
     return out
 
 
@@ -137,6 +138,7 @@ def translate_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequenc
     out = []
     for source, row in zip(sources, tokens.tolist()):
         row = row[: max_target_len(source)]  # each sentence keeps its own length limit
-        row = row[: row.index(EOS_ID)] if EOS_ID in row else row
+        eos = model.specials.eos
+        row = row[: row.index(eos)] if eos in row else row
         out.append(tokenizers.target.decode(row))
     return out

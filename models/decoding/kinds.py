@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..network.tokenization import BOS, BOS_ID, PAD_ID
+from ..network.tokenization import BOS
 from ..network.translator import KINDS, Translator
 from .trace import Trace
 
@@ -59,8 +59,8 @@ def attention_kinds(model: Translator, trace: Trace) -> AttentionKinds | None:
     (the RNNs read the source through one attention only)."""
     model.eval()
     src = torch.tensor([trace.source.ids], device=model.device)  # [1, S]
-    tgt_in = torch.tensor([[BOS_ID, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
-    found = model.attention_kinds(src, src != PAD_ID, tgt_in)
+    tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
+    found = model.attention_kinds(src, src != model.specials.pad, tgt_in)
     if found is None:
         return None
     inputs = (BOS, *trace.target_pieces[:-1])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..network.tokenization import EOS_ID, Encoded, TokenizerPair
+from ..network.tokenization import Encoded, TokenizerPair
 from ..network.translator import Step
 
 TOP_K = 5
@@ -135,11 +135,12 @@ class Trace:
 
 
 def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step], tokens: torch.Tensor, row: int,
-              memory) -> Trace:
-    """Cut sentence ``row`` out of batched steps, up to and including its EOS. ``tokens`` [B, T]; ``memory`` is
-    the model's encoding of the batch (an RNN's steps are recorded with its annotations)."""
+              memory, eos: int) -> Trace:
+    """Cut sentence ``row`` out of batched steps, up to and including its end of sentence (the id ``eos``).
+    ``tokens`` [B, T]; ``memory`` is the model's encoding of the batch (an RNN's steps are recorded with its
+    annotations)."""
     ids = tokens[row].tolist()
-    T = ids.index(EOS_ID) + 1 if EOS_ID in ids else len(ids)
+    T = ids.index(eos) + 1 if eos in ids else len(ids)
     ids, steps, S = ids[:T], steps[:T], len(source.ids)
     logprobs = torch.stack([s.logits[row] for s in steps]).log_softmax(-1)  # [T, V]
     top = logprobs.topk(TOP_K, dim=-1)

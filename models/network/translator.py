@@ -30,6 +30,8 @@ from dataclasses import dataclass, fields, is_dataclass
 import torch
 from torch import Tensor, nn
 
+from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+
 #: Bumped whenever the meaning of a saved config or weight changes.
 FORMAT_VERSION = 1
 
@@ -47,6 +49,20 @@ def check_identity(config, architecture: str) -> None:
     if config.format_version != FORMAT_VERSION:
         raise ValueError(f"checkpoint format {config.format_version} is not supported (this code reads "
                          f"{FORMAT_VERSION})")
+
+
+@dataclass(frozen=True)
+class Specials:
+    """The special token ids a model was trained with: what decoding pads with, starts from and stops at."""
+
+    pad: int
+    eos: int
+    start: int  # the decoder's first input: <s> for this project's models; Marian's is its <pad>
+    unk: int
+
+
+#: This project's checkpoints: the first four ids of both tokenizers (:data:`.tokenization.SPECIALS`).
+OWN_SPECIALS = Specials(pad=PAD_ID, eos=EOS_ID, start=BOS_ID, unk=UNK_ID)
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,12 @@ class Translator(nn.Module):
 
     #: How the architecture is named in ``config.json`` and on the command line.
     architecture: str = ""
+
+    @property
+    def specials(self) -> Specials:
+        """The ids decoding pads with, starts from and stops at (from the model's config; this project's are
+        :data:`OWN_SPECIALS`)."""
+        return OWN_SPECIALS
 
     def encode(self, src: Tensor, mask: Tensor):
         """The memory of ``src`` [B, S] (``mask`` [B, S] True on tokens): a frozen dataclass of batch-first
