@@ -47,6 +47,11 @@ class RNNConfig:
         if self.score not in SCORES:
             raise ValueError(f"unknown score {self.score!r}; expected one of {tuple(SCORES)}")
 
+    @property
+    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+        """``{kind: (L, heads)}``: one layer of one head reading the source, none for the RNNencdec baseline."""
+        return {} if self.score == "none" else {"cross": (1, 1)}
+
 
 @dataclass(frozen=True)
 class EncoderOutput:
@@ -208,10 +213,6 @@ class Seq2Seq(Translator):
     @property
     def kind(self) -> str:
         return self.config.score
-
-    @property
-    def attention_shape(self) -> tuple[int, int]:
-        return (0, 0) if self.attention is None else (1, 1)
 
     @property
     def state_size(self) -> int:

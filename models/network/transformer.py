@@ -53,6 +53,13 @@ class TransformerConfig:
         if self.d_model % self.heads:
             raise ValueError(f"d_model {self.d_model} must be divisible by heads {self.heads}")
 
+    @property
+    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+        """``{kind: (L, heads)}``: cross-attention and the decoder's self-attention in every decoder layer, the
+        encoder's in every encoder layer."""
+        return {"cross": (self.dec_layers, self.heads), "encoder": (self.enc_layers, self.heads),
+                "decoder": (self.dec_layers, self.heads)}
+
 
 @dataclass(frozen=True)
 class TransformerMemory:
@@ -238,16 +245,6 @@ class TransformerTranslator(Translator):
         logits = self(src, mask, tgt_in[:, :last])  # [B, T', V]
         rows = torch.arange(len(steps), device=steps.device)
         return logits[rows, steps].log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
-
-    @property
-    def attention_shape(self) -> tuple[int, int]:
-        return (self.config.dec_layers, self.config.heads)
-
-    @property
-    def attention_shapes(self) -> dict[str, tuple[int, int]]:
-        c = self.config
-        return {"cross": (c.dec_layers, c.heads), "encoder": (c.enc_layers, c.heads),
-                "decoder": (c.dec_layers, c.heads)}
 
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:

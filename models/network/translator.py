@@ -162,8 +162,9 @@ class Translator(nn.Module):
 
     @property
     def attention_shapes(self) -> dict[str, tuple[int, int]]:
-        """``{kind: (L, heads)}`` of each attention it has, in :data:`KINDS` order; ``{}`` without attention."""
-        return {"cross": self.attention_shape} if self.has_attention else {}
+        """``{kind: (L, heads)}`` of each attention it has, in :data:`KINDS` order; ``{}`` without attention —
+        worked out by its config, the one place an architecture's facts come from."""
+        return self.config.attention_shapes
 
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:
@@ -190,7 +191,7 @@ class Translator(nn.Module):
     @property
     def attention_shape(self) -> tuple[int, int]:
         """``(L, heads)``: the cross-attention layers and heads per layer a step reports; (0, 0) without."""
-        raise NotImplementedError
+        return self.attention_shapes.get("cross", (0, 0))
 
     @property
     def state_size(self) -> int:

@@ -6,6 +6,13 @@ import json
 from pathlib import Path
 
 from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
+from .hub import check_config
+
+
+def _cross_shape(directory: str | Path) -> tuple[int, int]:
+    """``(L, heads)`` of the cross-attention of the checkpoint in ``directory``, (0, 0) without, from its config."""
+    config = check_config(json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
+    return config.attention_shapes.get("cross", (0, 0))
 
 
 def alignment_table(directory: str | Path) -> str:
@@ -13,7 +20,7 @@ def alignment_table(directory: str | Path) -> str:
     results = read_alignment(Path(directory) / ALIGNMENT_FILE)
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
-    rnn = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")).get("architecture") != "transformer"
+    rnn = _cross_shape(directory) == (1, 1)  # one head: its readings need no name
     rows = [f"| {r['matrix']}{reading_name(r.get('reading'), rnn)} | {r['method']} | {r['split']} | "
             f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
     commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
@@ -33,12 +40,8 @@ def reading_name(key: str | None, rnn: bool) -> str:
 
 def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
     """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
-    config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
-    if config.get("architecture") == "transformer":
-        shape = (config["dec_layers"], config["heads"])
-    elif config.get("score") != "none":
-        shape = (1, 1)
-    else:
+    shape = _cross_shape(directory)
+    if shape == (0, 0):
         return ""
     reading, best = default_reading(directory, shape), trial_best(directory, shape)
     if best is None:
