@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device)
     sets = [spec.partition(":split=") for spec in args.data]
-    result = {"model": loaded.path.name, "kind": loaded.kind, "beam_size": args.beam,
+    result = {"model": loaded.path.name, "variant": loaded.variant, "beam_size": args.beam,
               "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam, args.sentences)
                             for d, _, s in sets]}
     result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)

@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
     if not every_head(loaded.model):
-        raise SystemExit(f"error: {loaded.kind} has no heads to switch off (its one attention is not a head a layer "
+        raise SystemExit(f"error: {loaded.variant} has no heads to switch off (its one attention is not a head a layer "
                          "can do without); give a Transformer")
     with tqdm(total=len(every_head(loaded.model)), desc="heads removed one at a time", leave=False) as bar:
         rows = importance(loaded.model, loaded.tokenizers, sources, references, lambda done, total: bar.update(1))

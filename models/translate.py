@@ -47,7 +47,7 @@ def write_bertviz(loaded, lines: list[str], beam: int, out: str, view: str) -> s
         return "--bertviz needs a sentence on stdin"
     kinds = attention_kinds(loaded.model, beam_search(loaded.model, loaded.tokenizers, text, beam).hypotheses[0])
     if kinds is None:
-        return f"--bertviz draws a Transformer's three attentions; {loaded.kind} has only its cross-attention"
+        return f"--bertviz draws a Transformer's three attentions; {loaded.variant} has only its cross-attention"
     try:
         Path(out).write_text(bertviz_html(kinds, view), encoding="utf-8")
     except ModuleNotFoundError as e:

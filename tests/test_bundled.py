@@ -26,7 +26,7 @@ def test_three_rnns_differ_only_in_the_score(bundled):
 
 
 def test_the_transformer_is_about_the_rnns_size(bundled):
-    assert bundled["transformer"].kind == "transformer"
+    assert bundled["transformer"].variant == "transformer"
     sizes = {n: sum(p.numel() for p in bundled[n].model.parameters()) for n in ("transformer", "additive")}
     assert 0.5 < sizes["transformer"] / sizes["additive"] < 1.5
 

@@ -145,13 +145,13 @@ def test_bundled_models_load_by_either_name():
 
 
 def test_public_policy_still_loads_bundled_models():
-    assert load_model("dot", policy=LoadPolicy(local_paths=False)).kind == "dot"
+    assert load_model("dot", policy=LoadPolicy(local_paths=False)).variant == "dot"
 
 
 def test_hub_allow_list(checkpoint, offline_cache):
     populate_hf_cache(offline_cache, REPO_ID, checkpoint)
     allowed = LoadPolicy(local_paths=False, hub_allow=frozenset({REPO_ID}))
-    assert load_model(REPO_ID, policy=allowed).kind == "additive"
+    assert load_model(REPO_ID, policy=allowed).variant == "additive"
     with pytest.raises(CheckpointError, match="not among the models this app may load"):
         load_model("someone/else", policy=allowed)
 

@@ -78,7 +78,7 @@ def test_learns_to_translate_and_reverse(tiny_tokenizers, score, threads):
 def test_save_and_load_round_trip(tmp_path, tiny_model, tiny_tokenizers):
     save_checkpoint(tmp_path / "ck", tiny_model, tiny_tokenizers)
     loaded = load_model(str(tmp_path / "ck"), device="cpu")
-    assert isinstance(loaded.model, Seq2Seq) and loaded.kind == "additive"
+    assert isinstance(loaded.model, Seq2Seq) and loaded.variant == "additive"
     assert all(p.dtype == torch.float32 for p in loaded.model.parameters())  # computed in float32 …
     stored = load_file(tmp_path / "ck" / "model.safetensors")
     assert {t.dtype for t in stored.values()} == {torch.float16}  # … stored in float16

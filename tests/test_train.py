@@ -22,7 +22,7 @@ def test_trains_a_loadable_checkpoint_with_a_card(tiny_corpus, tmp_path):
     out = tmp_path / "ck"
     run(tiny_corpus, out, "--epochs", "2", "--score", "dot")
     loaded = load_model(str(out), device="cpu")
-    assert loaded.kind == "dot"
+    assert loaded.variant == "dot"
     record = json.loads((out / "training.json").read_text())
     assert record["epochs"] == 2 and [r["epoch"] for r in record["history"]] == [1, 2]  # 10 batches an epoch
     assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
@@ -182,7 +182,7 @@ def test_trains_a_transformer_with_its_heads_recorded(tiny_corpus, tmp_path):
     out = tmp_path / "ck"
     run(tiny_corpus, out, "--epochs", "2", "--warmup-steps", "4", "--lr", "3e-3", *TRANSFORMER)
     loaded = load_model(str(out), device="cpu")
-    assert loaded.kind == "transformer" and loaded.model.attention_shape == (1, 2)
+    assert loaded.variant == "transformer" and loaded.model.attention_shape == (1, 2)
     record = json.loads((out / "training.json").read_text())
     assert record["architecture"] == "transformer" and "score" not in record
     assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
@@ -214,7 +214,7 @@ def test_two_processes_train_in_step_through_torchrun(tiny_corpus, tmp_path, arc
     record = json.loads((out / "training.json").read_text())
     assert record["processes"] == 2 and record["commands"][0].startswith("torchrun --nproc_per_node 2 -m models.train")
     assert record["epochs"] == 2 and len(record["commands"]) == 2 and record["commands"][1].endswith("--resume")
-    assert load_model(str(out), device="cpu").kind == ("transformer" if arch else "additive")
+    assert load_model(str(out), device="cpu").variant == ("transformer" if arch else "additive")
 
 
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the step is a stand-in

@@ -83,7 +83,7 @@ def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny
     run(tiny_corpus, first, "--epochs", "1", "--score", "dot")
     run(tiny_corpus, second, "--epochs", "1", "--init-from", str(first))  # --score's default (additive) is ignored
     r, before = record(second), record(first)
-    assert r["score"] == "dot" and load_model(str(second), device="cpu").kind == "dot"
+    assert r["score"] == "dot" and load_model(str(second), device="cpu").variant == "dot"
     assert r["started_from"]["checkpoint"] == str(first)
     assert r["started_from"]["commands"] == before["commands"]
     assert r["started_from"]["wall_clock_s"] == before["wall_clock_s"]

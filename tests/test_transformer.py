@@ -116,7 +116,7 @@ def test_a_checkpoint_round_trips_with_its_architecture(tmp_path, tiny_tokenizer
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["architecture"] == "transformer" and check_config(config) == model.config
     loaded = load_model(str(tmp_path), device="cpu")
-    assert isinstance(loaded.model, TransformerTranslator) and loaded.kind == "transformer"
+    assert isinstance(loaded.model, TransformerTranslator) and loaded.variant == "transformer"
     assert loaded.model.attention_shape == (2, 2) and loaded.reading.key == "2.mean"  # no trial AER: last layer
 
 

@@ -211,7 +211,7 @@ class Seq2Seq(Translator):
         return torch.cat(picked[::-1])[torch.argsort(order)]  # [B]: rows back in the caller's order
 
     @property
-    def kind(self) -> str:
+    def variant(self) -> str:
         return self.config.score
 
     @property

@@ -179,8 +179,9 @@ class Translator(nn.Module):
             raise ValueError("this model has no heads to switch off")
 
     @property
-    def kind(self) -> str:
-        """A short name people know it by: the RNN's score (``additive``, ``dot``, ``none`` …) or the architecture."""
+    def variant(self) -> str:
+        """The short name people know it by: the RNN's score (``additive``, ``dot``, ``none`` …) or the
+        architecture. ("Kind" is kept for an attention's kind: cross, encoder or decoder.)"""
         return self.architecture
 
     @property

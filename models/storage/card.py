@@ -53,11 +53,11 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
     ]
     return ModelCardData(
         language=training["languages"], license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", "seq2seq", *(["transformer"] if kind(training) == "transformer" else
+        tags=["translation", "attention", "seq2seq", *(["transformer"] if variant(training) == "transformer" else
                                                        ["gru", training["score"]])],
         datasets=[d["name"] for d in corpora(training)], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas en-fr {kind(training)}", eval_results=results or None,
+        model_name=f"attention-atlas en-fr {variant(training)}", eval_results=results or None,
     )
 
 
@@ -118,7 +118,7 @@ def _files(directory: str | Path) -> str:
     return "".join(f"\n- {n}" for n in notes)
 
 
-def kind(training: dict) -> str:
+def variant(training: dict) -> str:
     """What the card calls the model: the RNN's score, or ``transformer`` — from ``training.json`` or
     ``config.json``, which both name the architecture (absent: an RNN) and an RNN's score."""
     return "transformer" if training.get("architecture") == "transformer" else training["score"]
@@ -126,7 +126,7 @@ def kind(training: dict) -> str:
 
 def model_description(training: dict) -> str:
     """The sentence that says what the model is."""
-    if kind(training) == "transformer":
+    if variant(training) == "transformer":
         return ("A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
                 "positions, multi-head scaled dot-product attention, the target embedding tied to the output layer.")
     return ("A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after\nBahdanau, Cho & Bengio "
@@ -148,7 +148,7 @@ def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
     body = f"""
-# Attention Atlas — English→French, {kind(training)}
+# Attention Atlas — English→French, {variant(training)}
 
 {model_description(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
@@ -202,7 +202,7 @@ Attention weights show where the model looked, not a guaranteed explanation of w
 
 def _heads_section(training: dict, directory: str | Path) -> str:
     """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
-    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if kind(training) == "transformer" else ""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if variant(training) == "transformer" else ""
 
 
 def write_card(directory: str | Path) -> None:

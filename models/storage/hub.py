@@ -68,8 +68,8 @@ class LoadedModel:
     reading: Reading | None  # the reading of its attention shown first (None without attention)
 
     @property
-    def kind(self) -> str:
-        return self.model.kind
+    def variant(self) -> str:
+        return self.model.variant
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from models.decoding.greedy import MAX_SOURCE_TOKENS
 from models.decoding.trace import Trace
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
-from models.storage.card import kind
+from models.storage.card import variant
 from models.storage.examples import load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
 
@@ -96,21 +96,21 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
         st.error(f"{for_markdown(str(e))} Using the bundled {model_name(fallback)} model instead.")
         settings = replace(settings, model=fallback, revision=None)
         loaded = load(fallback, None)
-    kind, name = kind_label(loaded.kind), model_name(settings.model)
-    where = "" if name == kind else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
-    st.sidebar.caption(f"{where}**{kind}**, running on **{loaded.device}**")
+    label, name = variant_label(loaded.variant), model_name(settings.model)
+    where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
+    st.sidebar.caption(f"{where}**{label}**, running on **{loaded.device}**")
     return settings, loaded
 
 
-def kind_label(kind: str) -> str:
+def variant_label(variant: str) -> str:
     """How people know a model: its RNN score's label, or the Transformer."""
-    return "Transformer (multi-head)" if kind == "transformer" else SCORES[kind].label
+    return "Transformer (multi-head)" if variant == "transformer" else SCORES[variant].label
 
 
 def model_name(ref: str) -> str:
     """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
     config = bundled_configs().get(ref)
-    return ref if config is None else kind_label(kind(config))  # a config names its kind as training.json does
+    return ref if config is None else variant_label(variant(config))  # a config names it as training.json does
 
 
 def sentence_input() -> str | None:
