@@ -92,8 +92,10 @@ def test_head_keys_round_trip_and_bad_ones_are_refused(tiny_tokenizers):
     model = make_transformer(tiny_tokenizers)
     for head in every_head(model):
         assert parse_head(head_key(head), model) == head
-    assert head_key(("cross", 1, 0)) == "cross.2.1"
-    for bad in ("cross.3.1", "cross.1.3", "self.1.1", "cross.1", "cross.a.b", ""):
+    assert head_key(("cross", 1, 0)) == "2.1" and head_key(("encoder", 0, 1)) == "encoder.1.2"  # as readings are
+    assert parse_head("cross.2.1", model) == parse_head("2.1", model) == ("cross", 1, 0)  # old links still open
+    for bad in ("cross.3.1", "cross.1.3", "self.1.1", "cross.1", "cross.a.b", "", "2.mean", "2.1.shifted",
+                "encoder.1.1.shifted", "0.1"):
         with pytest.raises(ValueError):
             parse_head(bad, model)
 

@@ -137,3 +137,17 @@ def test_decoding_starts_and_stops_with_the_models_own_special_ids(tiny_tokenize
     trace = greedy(model, tiny_tokenizers, "a dog runs")
     assert seen[0] == [shuffled.start] and len(seen) == 3
     assert len(trace.target_ids) == 3 and trace.target_ids[-1] == shuffled.eos
+
+
+def test_one_key_grammar_names_every_attention_and_one_parser_reads_it():
+    shapes = {"cross": (3, 4), "encoder": (2, 4), "decoder": (3, 4)}
+    for key, reading in {"2.3": Reading(1, 2), "1.mean.shifted": Reading(0, None, True),
+                         "encoder.2.4": Reading(1, 3, kind="encoder"), "decoder.3.mean": Reading(2, None, kind="decoder")
+                         }.items():
+        assert Reading.parse(key, shapes) == reading and reading.key == key
+    assert Reading.parse("cross.2.3", shapes).key == "2.3"  # cross is the kind a key leaves out
+    assert Reading.parse("1.4.shifted", (3, 4)) == Reading(0, 3, True)  # the cross-attention's shape alone
+    for bad in ("encoder.3.1", "encoder.1.1.shifted", "4.1", "1.5", "self.1.1", "1", "a.b", "", "0.1"):
+        with pytest.raises(ValueError):
+            Reading.parse(bad, shapes)
+    assert Reading(1, 3, kind="encoder").label == "encoder self-attention, layer 2, head 4"

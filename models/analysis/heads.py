@@ -23,6 +23,7 @@ import sacrebleu
 
 from ..decoding.greedy import greedy, translate_batch
 from ..decoding.kinds import KINDS, attention_kinds
+from ..decoding.trace import Reading
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Head, Translator
 
@@ -95,21 +96,18 @@ def pruning(model: Translator, tokenizers: TokenizerPair, sources: Sequence[str]
 
 
 def head_key(head: Head) -> str:
-    """A head's name in URLs and cards, 1-based: ``cross.2.1`` (cross-attention, layer 2, head 1)."""
+    """A head's name in URLs and cards, as every reading is named (:attr:`Reading.key`): ``2.1`` (cross-attention,
+    layer 2, head 1), ``encoder.1.3``."""
     kind, layer, h = head
-    return f"{kind}.{layer + 1}.{h + 1}"
+    return Reading(layer, h, kind=kind).key
 
 
 def parse_head(key: str, model: Translator) -> Head:
-    """The head ``key`` names (as :func:`head_key` writes it); ValueError if the model has no such head."""
-    kind, _, rest = key.strip().partition(".")
-    try:
-        layer, head = (int(x) - 1 for x in rest.split("."))
-    except ValueError:
-        raise ValueError(f"{key!r} is not a head: expected KIND.LAYER.HEAD, e.g. cross.2.1") from None
-    if (kind, layer, head) not in every_head(model):
-        raise ValueError(f"{key!r} names no head of this model")
-    return kind, layer, head
+    """The head ``key`` names (``cross.2.1`` too); ValueError if it names no head the model can switch off."""
+    reading = Reading.parse(key, model.switchable_heads)
+    if reading.head is None or reading.shifted:
+        raise ValueError(f"{key!r} is not one head: expected [KIND.]LAYER.HEAD, e.g. 2.1 or encoder.1.3")
+    return reading.kind, reading.layer, reading.head
 
 
 def changed_words(before: Sequence[str], after: Sequence[str]) -> list[bool]:

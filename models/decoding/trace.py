@@ -9,21 +9,23 @@ layer's heads. What only the RNN has — its queries, contexts and the annotatio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
 from ..network.tokenization import Encoded, TokenizerPair
-from ..network.translator import Step
+from ..network.translator import KINDS, Step
 
 TOP_K = 5
 
 
 @dataclass(frozen=True)
 class Reading:
-    """Which ``[T, S]`` matrix of a trace's cross-attention to read: a layer's head, or its heads' mean; at the
-    step that wrote each piece, or ``shifted`` one step later.
+    """Which attention matrix to read: of an attention ``kind`` (cross, encoder or decoder), a layer's head or its
+    heads' mean; of the cross-attention, at the step that wrote each piece or ``shifted`` one step later. One
+    name and one key grammar for every "which attention" of the project: ``[KIND.]LAYER.(HEAD|mean)[.shifted]``,
+    1-based, the kind left out for the cross-attention (``2.3``, ``1.mean.shifted``, ``encoder.1.2``).
 
     Row t of the attention is the step that *writes* piece y_t, from what was decoded before it. Read one step
     later (SHIFT-ATT, Chen et al. 2020), y_t's row is the step where y_t is the decoder's *input*: the step that
@@ -31,9 +33,10 @@ class Reading:
     matrix drops the first step's row (its input is BOS) and has no row for the last piece (usually EOS).
     """
 
-    layer: int  # 0-based decoder layer
+    layer: int  # 0-based layer
     head: int | None = None  # 0-based head; None: the mean of the layer's heads
-    shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input
+    shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input (cross only)
+    kind: str = "cross"  # one of :data:`~models.network.translator.KINDS`
 
     def of(self, attention: np.ndarray) -> np.ndarray:
         """This reading of ``attention`` [L, heads, T, S] → [T, S] ([T − 1, S] shifted; rows still sum to 1)."""
@@ -44,33 +47,50 @@ class Reading:
     @property
     def plain(self) -> Reading:
         """The same head (or mean) read at the step that writes each piece."""
-        return Reading(self.layer, self.head)
+        return Reading(self.layer, self.head, kind=self.kind)
 
     @property
     def key(self) -> str:
-        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (layer 2, head 3), ``"2.mean"``,
-        ``"2.mean.shifted"``."""
-        return f"{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + (".shifted" * self.shifted)
+        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (cross-attention, layer 2, head 3),
+        ``"2.mean"``, ``"2.mean.shifted"``, ``"encoder.1.2"``."""
+        kind = "" if self.kind == "cross" else f"{self.kind}."
+        return f"{kind}{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + ".shifted" * self.shifted
 
     @property
     def label(self) -> str:
-        return (f"layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else f"head {self.head + 1}")
+        kind = "" if self.kind == "cross" else f"{self.kind} self-attention, "
+        return (f"{kind}layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else
+                                                       f"head {self.head + 1}")
                 + (", read one step later" if self.shifted else ""))
 
     @classmethod
-    def parse(cls, key: str, shape: tuple[int, int]) -> Reading:
-        """The reading named ``key`` (as :attr:`key` writes it) of a model whose attention is ``shape`` =
-        (L, heads); ValueError if it names no layer or head there."""
-        text = str(key).strip()
-        shifted = text.endswith(".shifted")
-        layer, _, head = text.removesuffix(".shifted").partition(".")
+    def from_key(cls, key: str) -> Reading:
+        """The reading ``key`` names, as :attr:`key` writes it (``cross.`` may be written too); ValueError if it
+        follows no such form. Whether a model has it is :meth:`parse`'s question."""
+        parts = str(key).strip().split(".")
+        kind = parts.pop(0) if parts and parts[0] in KINDS else "cross"
+        shifted = bool(parts) and parts[-1] == "shifted"
+        parts = parts[:-1] if shifted else parts
         try:
-            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1, shifted)
+            layer, head = parts
+            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1, shifted, kind)
         except ValueError:
-            raise ValueError(f"{key!r} is not a reading: expected LAYER.HEAD or LAYER.mean, optionally followed by "
-                             ".shifted, e.g. 2.3 or 2.mean.shifted") from None
-        if reading not in readings(shape, shifted=True):
-            raise ValueError(f"{key!r} names no layer or head of this model ({shape[0]} layers × {shape[1]} heads)")
+            raise ValueError(f"{key!r} is not a reading: expected [KIND.]LAYER.HEAD or LAYER.mean, optionally "
+                             "followed by .shifted, e.g. 2.3, 2.mean.shifted or encoder.1.2") from None
+        if reading.shifted and kind != "cross":
+            raise ValueError(f"{key!r}: only the cross-attention is read one step later")
+        return reading
+
+    @classmethod
+    def parse(cls, key: str, shapes: tuple[int, int] | dict[str, tuple[int, int]]) -> Reading:
+        """The reading named ``key`` of a model whose attentions are ``shapes`` (``{kind: (L, heads)}``, or the
+        cross-attention's ``(L, heads)`` alone); ValueError if it names no layer or head there."""
+        shapes = shapes if isinstance(shapes, dict) else {"cross": shapes}
+        reading = cls.from_key(key)
+        shape = shapes.get(reading.kind, (0, 0))
+        if replace(reading, kind="cross") not in readings(shape, shifted=True):
+            raise ValueError(f"{key!r} names no layer or head of this model ({reading.kind}: {shape[0]} layers × "
+                             f"{shape[1]} heads)")
         return reading
 
 

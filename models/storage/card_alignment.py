@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..decoding.trace import Reading
 from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
 from .hub import check_config
 
@@ -34,7 +35,7 @@ def reading_name(key: str | None, rnn: bool) -> str:
     if not key:
         return ""
     if rnn:
-        return ", one step later" if key.endswith(".shifted") else ""
+        return ", one step later" if Reading.from_key(key).shifted else ""
     return " " + key
 
 

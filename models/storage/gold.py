@@ -96,11 +96,11 @@ def aer_by_head(results: list[dict], split: str, shifted: bool = False
     rules, the lowest AER is kept."""
     scored = {}
     for r in results:
-        key = r.get("reading") or ""
-        if r["split"] == split and r["matrix"] == "attention" and key.endswith(".shifted") == shifted and key:
-            layer, head = key.removesuffix(".shifted").split(".")
-            best = scored.get((int(layer), head))
-            scored[int(layer), head] = r["aer"] if best is None else min(best, r["aer"])
+        reading = Reading.from_key(r["reading"]) if r.get("reading") else None
+        if r["split"] == split and r["matrix"] == "attention" and reading and reading.shifted == shifted:
+            layer, head = reading.layer + 1, "mean" if reading.head is None else str(reading.head + 1)
+            best = scored.get((layer, head))
+            scored[layer, head] = r["aer"] if best is None else min(best, r["aer"])
     if not scored or not any(h == "mean" for _, h in scored):  # an RNN's one head is no grid
         return None
     layers = sorted({layer for layer, _ in scored})

@@ -88,8 +88,8 @@ def model_view(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: R
 
 
 def head_name(key: str) -> str:
-    kind, layer, head = key.split(".")
-    return f"{NAMES[kind]}, layer {layer}, head {head}"
+    reading = Reading.from_key(key)
+    return f"{NAMES[reading.kind]}, layer {reading.layer + 1}, head {reading.head + 1}"
 
 
 def linked_heads(loaded: LoadedModel) -> list[str]:

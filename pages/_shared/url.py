@@ -37,7 +37,7 @@ class UrlState:
     shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
     attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
     beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
-    off: str | None = None  # heads switched off, "cross.2.1,encoder.1.3" (checked by the page against the model)
+    off: str | None = None  # heads switched off, readings' keys: "2.1,encoder.1.3" (checked by the page)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
