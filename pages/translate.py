@@ -167,44 +167,33 @@ if settings.beam > 1:
     trace = beam_explorer(settings, text)
 matrix = evidence.matrix_picker(loaded)
 kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
-kinds = None if kind == "cross" else kinds_ui.cached_kinds(settings.model, settings.revision, text, trace.target_ids)
-reading = evidence.head_picker(loaded, shape=None if kinds is None else kinds.of(kind).shape[:2])
+reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind))
 if reading is None:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
 steps_reading = reading if kind == "cross" else loaded.reading.plain  # the step explorer follows decoding steps
 matrix, weights, energies = evidence.shown(trace, settings, text, matrix, steps_reading)
 view = ui.view_of(trace, weights, energies, settings.words)
-title, measure = evidence.TITLES[matrix]
-several = trace.attention_shape[1] > 1
-if kind != "cross":
-    title = f"{kinds_ui.NAMES[kind].capitalize()} α"
-if matrix == "attention" and several:
-    title += f" ({reading.label})"
-shown = view if kind == "cross" else kinds_ui.kind_view(kinds, kind, reading)
-heatmap = charts.heatmap(shown, f"{title} — {kinds_ui.WHAT[kind][:-1].lower()}", clickable=kind == "cross",
-                         measure=measure)
-later = shifted_toggle() if matrix == "attention" and kind == "cross" else False
+main = kinds_ui.shown(settings, text, trace, view, matrix, kind, reading)
+measure = evidence.TITLES[matrix][1]
+heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
+later = shifted_toggle() if matrix == "attention" and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
-                                   **({"on_select": "rerun", "selection_mode": "cell"} if kind == "cross" else {}))
+                                   **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))
 if later:
-    shifted_heatmap(later_place, trace, reading, settings.words, title, measure)
-if kind == "cross":
-    st.caption("Click a cell to explore the step that wrote its row.")
+    shifted_heatmap(later_place, trace, reading, settings.words, main.name, measure)
+st.caption(main.caption)
+if main.stepwise:
     follow_click(clicked, trace, settings.words)
-else:
-    st.caption(f"{kinds_ui.WHAT[kind]} Shown piece by piece; the step explorer below follows the cross-attention.")
-if matrix == "attention" and several:
-    head_grid(trace, kinds, kind, reading, settings.words)
-    kinds_ui.model_view(trace, kinds, kind, reading, settings.words)
+if matrix == "attention" and trace.attention_shape[1] > 1:
+    head_grid(trace, main.kinds, kind, reading, settings.words)
+    kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
 step_explorer(trace, view, weights, settings, text, matrix, reading)
 if matrix == "attention" and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
-stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (
-    f"-head-{reading.key}" if matrix == "attention" and several else "")
-exports.download_buttons(shown, heatmap, stem=stem)
+exports.download_buttons(main.view, heatmap, stem=main.stem)
 if "encoder" in loaded.model.attention_shapes:  # bertviz draws an encoder–decoder's three attentions
     kinds_ui.bertviz_download(settings, text, trace)

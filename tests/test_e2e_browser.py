@@ -325,6 +325,7 @@ def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server
     # Switch a head off: the sentence is decoded again and drawn beside the original.
     box = page.get_by_role("combobox", name="Heads to switch off")
     open_options(box)
+    page.keyboard.type("encoder self-attention, layer 1, head 1")  # the list starts with the cross-attention's
     page.get_by_role("option", name="encoder self-attention, layer 1, head 1").click()
     page.keyboard.press("Escape")
     page.wait_for_function("document.body.innerText.includes('Without 1 head')")

@@ -3,6 +3,8 @@ the model view — every layer × head of a kind as small multiples (bertviz's m
 chart module). The RNNs read the source through one attention: for them there is no switch."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label
@@ -64,6 +66,45 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Rea
     if kind == "cross":
         return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
     return kind_view(kinds, kind, reading)
+
+
+@dataclass(frozen=True, eq=False)
+class Shown:
+    """What the page's main heatmap draws, and how it behaves."""
+
+    view: AttentionView
+    name: str  # what is drawn: "Attention α (layer 1, head 4)"
+    kind: str  # the attention kind shown (an attribution follows the cross-attention's steps)
+    kinds: AttentionKinds | None  # the sentence's three attentions when a self-attention is shown
+    stem: str  # the downloads' file name
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether rows are decoding steps (cross-attention, attribution): a click opens a step; a shift exists."""
+        return self.kind == "cross"
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} — {WHAT[self.kind][:-1].lower()}"
+
+    @property
+    def caption(self) -> str:
+        if self.stepwise:
+            return "Click a cell to explore the step that wrote its row."
+        return f"{WHAT[self.kind]} Shown piece by piece; the step explorer below follows the cross-attention."
+
+
+def shown(settings: ui.Settings, text: str, trace: Trace, view: AttentionView, matrix: str, kind: str,
+          reading: Reading | None) -> Shown:
+    """The main heatmap: ``view`` (the cross-attention or an attribution, step by step) or a self-attention of
+    ``kind``, with its name."""
+    several = reading is not None and trace.attention_shape[1] > 1
+    head = f" ({reading.label})" if matrix == "attention" and several else ""
+    stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
+    if kind == "cross":
+        return Shown(view, evidence.TITLES[matrix][0] + head, kind, None, stem)
+    kinds = cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+    return Shown(kind_view(kinds, kind, reading), f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
 
 
 def pick_panel(heads: int) -> None:
