@@ -39,7 +39,7 @@ CELLS_PER_SECOND = 40_000
 def _gradient_x_input(model: Translator, forward: Callable, inputs: torch.Tensor, args: tuple) -> torch.Tensor:
     from captum.attr import LayerGradientXActivation
 
-    return LayerGradientXActivation(forward, model.src_embed).attribute(inputs, additional_forward_args=args)
+    return LayerGradientXActivation(forward, model.source_embedding).attribute(inputs, additional_forward_args=args)
 
 
 def _path_integral(model: Translator, forward: Callable, inputs: torch.Tensor, args: tuple, path_points: int,
@@ -49,7 +49,7 @@ def _path_integral(model: Translator, forward: Callable, inputs: torch.Tensor, a
     exact path integral."""
     from captum.attr import LayerIntegratedGradients
 
-    explainer = LayerIntegratedGradients(forward, model.src_embed)
+    explainer = LayerIntegratedGradients(forward, model.source_embedding)
     return explainer.attribute(inputs, baselines=torch.full_like(inputs, model.specials.pad), additional_forward_args=args,
                                n_steps=path_points, internal_batch_size=path_points * inputs.shape[0],
                                return_convergence_delta=with_gap)

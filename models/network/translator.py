@@ -128,6 +128,11 @@ class Translator(nn.Module):
         :data:`OWN_SPECIALS`)."""
         return OWN_SPECIALS
 
+    @property
+    def source_embedding(self) -> nn.Embedding:
+        """The source's embedding layer: what attribution (Captum) explains the output by."""
+        return self.src_embed
+
     def encode(self, src: Tensor, mask: Tensor):
         """The memory of ``src`` [B, S] (``mask`` [B, S] True on tokens): a frozen dataclass of batch-first
         tensors that every step reads."""

@@ -1,0 +1,160 @@
+"""models/network/hf_translator.py: a Hugging Face Marian translator behind the one interface — its step-by-step
+decoding against the library's own ``generate`` and ``output_attentions``, its heads switched off against a
+hand-made reference, and its cache reordered against one computed afresh. Tiny random models built offline."""
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("transformers")
+pytest.importorskip("sentencepiece")
+
+from models.decoding.greedy import forced, greedy, max_target_len  # noqa: E402
+from models.decoding.kinds import attention_kinds  # noqa: E402
+from models.decoding.trace import Reading  # noqa: E402
+from models.network.hf_translator import HFTokenizer, HFTranslator  # noqa: E402
+from models.network.tokenization import TokenizerPair, word_groups  # noqa: E402
+
+from .hf_helpers import ENGLISH, tiny_marian  # noqa: E402
+
+TEXTS = [*ENGLISH[:4], "two girls", "a dog", "the cat", "a woman reads on the beach"]
+
+
+@pytest.fixture(scope="module")
+def marian(tmp_path_factory):
+    from transformers import MarianMTModel, MarianTokenizer
+
+    folder = tiny_marian(tmp_path_factory.mktemp("marian"), steps=80)  # some sentences end, some reach the cap
+    tokenizer = MarianTokenizer.from_pretrained(folder)
+    library = MarianMTModel.from_pretrained(folder, attn_implementation="eager").eval()  # its weights returned
+    model = HFTranslator(copy.deepcopy(library), tokenizer.unk_token_id)
+    return model, TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")), library, tokenizer
+
+
+def generated(library, tokenizer, text: str, cap: int, **options) -> list[int]:
+    inputs = tokenizer([text], return_tensors="pt")
+    return library.generate(**inputs, do_sample=False, max_new_tokens=cap, **options)[0].tolist()[1:]  # no start
+
+
+def test_the_model_says_what_it_has(marian):
+    model, pair, library, tokenizer = marian
+    assert model.attention_shapes == {"cross": (2, 2), "encoder": (2, 2), "decoder": (2, 2)}
+    assert model.switchable_heads == model.attention_shapes and model.attention_shape == (2, 2)
+    pad = tokenizer.pad_token_id
+    assert (model.specials.eos, model.specials.start, model.specials.pad) == (0, pad, pad)  # Marian's, not ours
+    assert model.variant == "marian" and model.source_embedding is model.hf.get_encoder().embed_tokens
+
+
+def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(marian):
+    """The one difference, stated: at ``max_new_tokens`` generate forces ``</s>`` (``forced_eos_token_id``) where
+    the app's greedy stops at its length cap with whatever the model wrote."""
+    model, pair, library, tokenizer = marian
+    ended = capped = 0
+    for text in TEXTS:
+        trace = greedy(model, pair, text)
+        cap = max_target_len(pair.source.encode(text, 80))
+        expected = generated(library, tokenizer, text, cap, num_beams=1)
+        ours = list(trace.target_ids)
+        if ours[-1] == model.specials.eos:
+            ended += 1
+            assert ours == expected
+        else:
+            capped += 1
+            assert len(ours) == cap and ours[:-1] == expected[:-1] and expected[-1] == model.specials.eos
+        assert trace.translation == tokenizer.decode(ours, skip_special_tokens=True)
+    assert ended and capped  # both cases were seen
+
+
+def test_each_steps_cross_attention_is_the_teacher_forced_output_attentions(marian):
+    model, pair, library, tokenizer = marian
+    for text in TEXTS[:3]:
+        trace = greedy(model, pair, text)
+        inputs = tokenizer([text], return_tensors="pt")
+        decoder_inputs = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])
+        with torch.no_grad():
+            out = library(**inputs, decoder_input_ids=decoder_inputs, output_attentions=True)
+        expected = torch.stack(out.cross_attentions, 1)[0].numpy()  # [L, heads, T, S]
+        np.testing.assert_allclose(trace.cross_attention, expected, atol=1e-6)
+        kinds = attention_kinds(model, trace)  # the three attentions of one pass, as the pages read them
+        np.testing.assert_allclose(kinds.cross, expected, atol=1e-6)
+        np.testing.assert_allclose(kinds.encoder, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("head", [("cross", 1, 0), ("encoder", 0, 1), ("decoder", 1, 1)])
+def test_a_switched_off_head_is_its_w_o_slice_zeroed(marian, head):
+    """The project's definition: the head's output zeroed before the output projection — the same as zeroing the
+    columns of W^O that read it, done here by hand on a copy of the library's model."""
+    from models.analysis.heads import without_heads
+
+    model, pair, library, tokenizer = marian
+    kind, layer, h = head
+    reference = copy.deepcopy(library)
+    blocks = {"cross": reference.model.decoder.layers, "encoder": reference.model.encoder.layers,
+              "decoder": reference.model.decoder.layers}[kind]
+    attention = blocks[layer].encoder_attn if kind == "cross" else blocks[layer].self_attn
+    with torch.no_grad():
+        attention.out_proj.weight[:, h * attention.head_dim : (h + 1) * attention.head_dim] = 0
+    off = without_heads(model, [head])
+    text, target = TEXTS[0], "un chien court sur la plage"
+    got = forced(off, pair, text, target)
+    want = forced(HFTranslator(reference, tokenizer.unk_token_id), pair, text, target)
+    np.testing.assert_allclose(got.token_logprobs, want.token_logprobs, atol=1e-5)
+    np.testing.assert_allclose(got.cross_attention, want.cross_attention, atol=1e-6)
+    whole = forced(model, pair, text, target)
+    assert np.abs(whole.token_logprobs - got.token_logprobs).max() > 1e-4  # the head mattered: the test can fail
+    assert not any(p.removed_heads for layers in model._attention_modules().values() for p in
+                   (a.out_proj for a in layers))  # the shared model keeps every head
+
+
+def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
+    from models.decoding.greedy import encode_batch
+
+    model, pair, library, tokenizer = marian
+    sources = [pair.source.encode(t, 80) for t in TEXTS[:2]]
+    prefix = torch.tensor([[5, 7, 9], [6, 8, 10]])  # three pieces written by each row
+
+    def run(rows):
+        memory = encode_batch(model, [sources[r] for r in rows])
+        cache, prev = model.start(memory), torch.full((len(rows),), model.specials.start)
+        with torch.no_grad():
+            for t in range(3):
+                _, cache = model.decode_step(prev, cache, memory)
+                prev = prefix[rows, t]
+        return memory, cache, prev
+
+    memory, cache, prev = run([0, 1])
+    swap = torch.tensor([1, 0])
+    from models.network.translator import select_rows
+
+    with torch.no_grad():
+        moved = model.decode_step(prev[swap], model.reorder(cache, swap), select_rows(memory, swap))[0]
+        fresh_memory, fresh_cache, fresh_prev = run([1, 0])
+        fresh = model.decode_step(fresh_prev, fresh_cache, fresh_memory)[0]
+    assert torch.allclose(moved.logits, fresh.logits, atol=1e-5)
+    assert torch.allclose(moved.attention, fresh.attention, atol=1e-6)
+    assert not torch.allclose(moved.logits[0], moved.logits[1])  # the rows differ: a no-op reorder would fail
+
+
+def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flagged(marian):
+    model, pair, library, tokenizer = marian
+    from models.analysis.alignment import source_word_weights
+
+    trace = greedy(model, pair, "the little black dog 🐕")
+    words, weights = source_word_weights(trace, trace.read(Reading(1, None)))  # the app's word view of the source
+    assert list(words[:4]) == ["the", "little", "black", "dog"] and words[-1] == "</s>"
+    assert len(word_groups(trace.source.pieces)) == len(words) and np.allclose(weights.sum(1), 1, atol=1e-5)
+    encoded = trace.source
+    assert any(encoded.unknown) and encoded.ids[-1] == model.specials.eos
+    assert pair.source.encode("a dog runs on the beach", 4).truncated
+
+
+def test_the_what_if_is_refused_with_its_reason(marian):
+    from models.network.translator import Focus
+
+    model, pair, *_ = marian
+    memory = model.encode(torch.tensor([[5, 6, 0]]), torch.ones(1, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match="cannot be forced"):
+        model.decode_step(torch.tensor([model.specials.start]), model.start(memory), memory,
+                          Focus(0, torch.tensor([[1.0, 0, 0]])))
