@@ -7,16 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-pytest.importorskip("transformers")
-pytest.importorskip("sentencepiece")
+from models.decoding.greedy import forced, greedy, max_target_len
+from models.decoding.kinds import attention_kinds
+from models.decoding.trace import Reading
+from models.network.hf_translator import HFTokenizer, HFTranslator
+from models.network.tokenization import TokenizerPair, word_groups
 
-from models.decoding.greedy import forced, greedy, max_target_len  # noqa: E402
-from models.decoding.kinds import attention_kinds  # noqa: E402
-from models.decoding.trace import Reading  # noqa: E402
-from models.network.hf_translator import HFTokenizer, HFTranslator  # noqa: E402
-from models.network.tokenization import TokenizerPair, word_groups  # noqa: E402
-
-from .hf_helpers import ENGLISH, tiny_marian  # noqa: E402
+from .hf_helpers import ENGLISH, tiny_marian
 
 TEXTS = [*ENGLISH[:4], "two girls", "a dog", "the cat", "a woman reads on the beach"]
 
@@ -38,7 +35,7 @@ def generated(library, tokenizer, text: str, cap: int, **options) -> list[int]:
 
 
 def test_the_model_says_what_it_has(marian):
-    model, pair, library, tokenizer = marian
+    model, *_, tokenizer = marian
     assert model.attention_shapes == {"cross": (2, 2), "encoder": (2, 2), "decoder": (2, 2)}
     assert model.switchable_heads == model.attention_shapes and model.attention_shape == (2, 2)
     pad = tokenizer.pad_token_id
@@ -111,7 +108,7 @@ def test_a_switched_off_head_is_its_w_o_slice_zeroed(marian, head):
 def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
     from models.decoding.greedy import encode_batch
 
-    model, pair, library, tokenizer = marian
+    model, pair, *_ = marian
     sources = [pair.source.encode(t, 80) for t in TEXTS[:2]]
     prefix = torch.tensor([[5, 7, 9], [6, 8, 10]])  # three pieces written by each row
 
@@ -138,7 +135,7 @@ def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
 
 
 def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flagged(marian):
-    model, pair, library, tokenizer = marian
+    model, pair, *_ = marian
     from models.analysis.alignment import source_word_weights
 
     trace = greedy(model, pair, "the little black dog 🐕")
@@ -153,7 +150,7 @@ def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flag
 def test_the_what_if_is_refused_with_its_reason(marian):
     from models.network.translator import Focus
 
-    model, pair, *_ = marian
+    model = marian[0]
     memory = model.encode(torch.tensor([[5, 6, 0]]), torch.ones(1, 3, dtype=torch.bool))
     with pytest.raises(ValueError, match="cannot be forced"):
         model.decode_step(torch.tensor([model.specials.start]), model.start(memory), memory,
