@@ -43,12 +43,14 @@ from ..network.device import pick_device
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .gold import default_reading
+from .hf_checkpoint import is_hf_config, listing_refusal, load_hf
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
-DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors")  # optional: cards, records, index
+# optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models
+DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors", "*.spm")
 MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
 MAX_VOCAB = 100_000
 MAX_WIDTH = 4096
@@ -167,6 +169,8 @@ def _sized_commit(repo_id: str, revision: str | None, max_mb: float) -> str | No
         raise
     except Exception:  # no answer (the HTTP client's errors differ between versions): only the cache may be used
         return None
+    if reason := listing_refusal(repo_id, {f.rfilename for f in info.siblings or []}):
+        raise CheckpointError(reason)
     size_mb = download_bytes(info.siblings or []) / 1e6
     if size_mb > max_mb:
         raise CheckpointError(f"Hub repo {repo_id} holds {size_mb:,.0f} MB of checkpoint files; this app loads at "
@@ -208,17 +212,26 @@ def check_config(config: dict):
         raise ValueError(str(e)) from e
 
 
-def _read_config(path: Path):
+def _raw_config(path: Path) -> dict:
+    """``config.json`` of the folder, as a dict."""
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise CheckpointError(f"Checkpoint {path} is incomplete: missing config.json.") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"Checkpoint {path}: config.json is not valid JSON ({e}).") from e
+    if not isinstance(config, dict):
+        raise CheckpointError(f"Checkpoint {path}: config.json not a JSON object.")
+    return config
+
+
+def _read_config(path: Path, config: dict):
+    """The config dataclass of one of this project's checkpoints, its files all there."""
     missing = [f for f in CHECKPOINT_FILES if not (path / f).is_file()]
     if missing:
         raise CheckpointError(f"Checkpoint {path} is incomplete: missing {', '.join(missing)}.")
     try:
-        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-        if not isinstance(config, dict):
-            raise ValueError("not a JSON object")
         return check_config(config)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"Checkpoint {path}: config.json is not valid JSON ({e}).") from e
     except ValueError as e:
         raise CheckpointError(f"Checkpoint {path}: config.json {e}.") from e
 
@@ -260,17 +273,28 @@ def _read_weights(path: Path, config) -> Translator:
     return model
 
 
-def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None,
-               policy: LoadPolicy = TRUSTED) -> LoadedModel:
-    """Load ``ref`` onto ``device`` (auto by default); raises :class:`CheckpointError`."""
-    path = resolve(ref, revision, policy)
-    config = _read_config(path)
+def _load_own(path: Path, config) -> tuple[Translator, TokenizerPair]:
+    """One of this project's checkpoints: tokenizers matched to the config, then the weights."""
     try:
         tokenizers = TokenizerPair.load(path)
     except Exception as e:  # tokenizers raises plain Exception on a bad file
         raise CheckpointError(f"Checkpoint {path}: the tokenizer files cannot be read ({e}).") from e
     if (config.src_vocab_size, config.tgt_vocab_size) != (tokenizers.source.vocab_size, tokenizers.target.vocab_size):
         raise CheckpointError(f"Checkpoint {path}: the tokenizers do not match the model's vocabulary sizes.")
-    model = _read_weights(path, config)
+    return _read_weights(path, config), tokenizers
+
+
+def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None,
+               policy: LoadPolicy = TRUSTED) -> LoadedModel:
+    """Load ``ref`` onto ``device`` (auto by default); raises :class:`CheckpointError`."""
+    path = resolve(ref, revision, policy)
+    raw = _raw_config(path)
+    if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*)
+        try:
+            model, tokenizers = load_hf(path, raw)
+        except ValueError as e:
+            raise CheckpointError(str(e)) from e
+    else:
+        model, tokenizers = _load_own(path, _read_config(path, raw))
     target = pick_device(device)
     return LoadedModel(model.to(target).eval(), tokenizers, path, target, default_reading(path, model.attention_shape))

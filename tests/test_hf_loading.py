@@ -1,0 +1,117 @@
+"""models/storage/hf_checkpoint.py through load_model: a Hugging Face Marian folder, or a repo id in an offline
+HF cache, loads behind the interface and translates as the library's ``generate`` does; every model it cannot
+show is refused with what it is and why, before its weights are read."""
+import json
+import shutil
+
+import pytest
+import torch
+
+from models import translate
+from models.decoding.greedy import greedy, max_target_len
+from models.storage import hf_checkpoint
+from models.storage.hub import CheckpointError, load_model
+
+from .hf_helpers import tiny_marian
+from .test_hub import local_hub, offline_cache, populate_hf_cache  # noqa: F401 (fixtures)
+
+REPO = "Helsinki-NLP/opus-mt-tiny-en-fr"
+
+
+@pytest.fixture(scope="module")
+def marian_folder(tmp_path_factory):
+    return tiny_marian(tmp_path_factory.mktemp("marian"), steps=80)
+
+
+def copy_of(folder, tmp_path):
+    return shutil.copytree(folder, tmp_path / "copy")
+
+
+def test_a_marian_folder_loads_and_translates_as_generate_does(marian_folder):
+    from transformers import MarianMTModel, MarianTokenizer
+
+    loaded = load_model(str(marian_folder), device="cpu")
+    assert loaded.variant == "marian" and loaded.model.attention_shape == (2, 2)
+    assert loaded.reading is not None  # a reading is shown first, as for any multi-head model
+    library = MarianMTModel.from_pretrained(marian_folder).eval()
+    tokenizer = MarianTokenizer.from_pretrained(marian_folder)
+    text = "a dog runs on the beach"
+    trace = greedy(loaded.model, loaded.tokenizers, text)
+    cap = max_target_len(loaded.tokenizers.source.encode(text, 80))
+    expected = library.generate(**tokenizer([text], return_tensors="pt"), do_sample=False, num_beams=1,
+                                max_new_tokens=cap)[0].tolist()[1:]
+    assert trace.target_ids[-1] == 0 and list(trace.target_ids) == expected  # this sentence ends before the cap
+
+
+def test_a_repo_id_loads_from_the_hf_cache_offline_and_the_command_gives_its_attention(marian_folder, offline_cache,
+                                                                                       monkeypatch, capsys):
+    populate_hf_cache(offline_cache, REPO, marian_folder)
+    loaded = load_model(REPO, device="cpu")
+    assert loaded.variant == "marian" and loaded.path.parent.parent.name == f"models--{REPO.replace('/', '--')}"
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("a dog runs on the beach\n"))
+    translate.main(["--model", REPO, "--json"])
+    found = json.loads(capsys.readouterr().out)
+    trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
+    assert found["target_pieces"] == list(trace.target_pieces)
+    L, heads = loaded.model.attention_shape
+    assert [len(found["cross_attention"]), len(found["cross_attention"][0])] == [L, heads]
+    T, S = len(trace.target_pieces), len(trace.source.pieces)
+    assert [len(found["cross_attention"][0][0]), len(found["cross_attention"][0][0][0])] == [T, S]  # [L, heads, T, S]
+
+
+def write_config(folder, **config):
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    return str(folder)
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "decoder-only language model"),
+    ({"model_type": "bert", "architectures": ["BertModel"]}, "encoder without a decoder"),
+    ({"model_type": "t5", "is_encoder_decoder": True}, "an encoder–decoder this app does not read yet"),
+    ({"model_type": "llama"}, "not an encoder–decoder translator"),
+])
+def test_a_model_that_is_no_translator_is_refused_with_what_it_is(tmp_path, config, message):
+    with pytest.raises(CheckpointError, match=message):
+        load_model(write_config(tmp_path / "m", **config), device="cpu")
+
+
+def test_a_repo_with_only_a_pickle_is_refused_with_how_to_convert(marian_folder, tmp_path):
+    folder = copy_of(marian_folder, tmp_path)
+    (folder / "model.safetensors").rename(folder / "pytorch_model.bin")  # the name is what is refused: never read
+    with pytest.raises(CheckpointError, match=r"only as a pickle \(pytorch_model.bin\).*save_pretrained"):
+        load_model(str(folder), device="cpu")
+
+
+def test_a_hub_repo_with_only_a_pickle_is_refused_before_any_download(local_hub):
+    asked, answer = local_hub
+    answer.update(id=REPO, sha="b" * 40, siblings=[{"rfilename": "config.json", "size": 900},
+                                                   {"rfilename": "pytorch_model.bin", "size": 300_000_000}])
+    with pytest.raises(CheckpointError, match="only as a pickle"):
+        load_model(REPO)
+    assert not [p for p in asked if "/resolve/" in p], "no file was downloaded"
+
+
+def test_a_missing_tokenizer_is_named(marian_folder, tmp_path):
+    folder = copy_of(marian_folder, tmp_path)
+    (folder / "target.spm").unlink()
+    with pytest.raises(CheckpointError, match=r"no tokenizer to go with it \(missing target.spm\)"):
+        load_model(str(folder), device="cpu")
+
+
+def test_a_model_over_the_parameter_cap_is_refused_before_its_weights_are_read(marian_folder, tmp_path,
+                                                                               monkeypatch):
+    folder = copy_of(marian_folder, tmp_path)
+    (folder / "model.safetensors").write_bytes(b"not weights")  # never opened: the count comes first
+    monkeypatch.setattr(hf_checkpoint, "MAX_HF_PARAMETERS", 1000)
+    count = hf_checkpoint.parameters(folder)
+    with pytest.raises(CheckpointError, match=f"{count:,} parameters; this app loads at most 1,000"):
+        load_model(str(folder), device="cpu")
+
+
+def test_the_parameters_are_counted_from_the_config_as_the_model_has_them(marian_folder):
+    from transformers import MarianMTModel
+
+    library = MarianMTModel.from_pretrained(marian_folder)
+    assert hf_checkpoint.parameters(marian_folder) == sum(p.numel() for p in library.parameters())
+    assert torch.get_default_device().type == "cpu"  # counting on the meta device left the default alone
