@@ -82,7 +82,7 @@ def head_grid(trace: Trace, kinds, kind: str, reading: Reading, words: bool) -> 
 
 @st.fragment
 def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settings: ui.Settings, text: str,
-                  matrix: str, reading: Reading | None) -> None:
+                  matrix: str, reading: Reading | None, forceable: bool) -> None:
     """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
     st.subheader("Step explorer")
     written = charts.piece_text(trace.target_pieces)
@@ -105,8 +105,12 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
     row = word_index(trace.target_pieces)[step] if settings.words else step
     st.altair_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
     neighbours(trace, settings, step, written[step])
-    if reading is not None:  # without attention there is nothing to force
+    if reading is not None and forceable:  # without attention there is nothing to force
         what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
+    elif reading is not None:
+        st.subheader("What if…")
+        st.caption("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
+                   "place to set a layer's weights, so there is no what-if here.")
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
@@ -189,7 +193,7 @@ if main.stepwise:
 if matrix == "attention" and trace.attention_shape[1] > 1:
     head_grid(trace, main.kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
-step_explorer(trace, view, weights, settings, text, matrix, reading)
+step_explorer(trace, view, weights, settings, text, matrix, reading, loaded.model.attention_can_be_forced)
 if matrix == "attention" and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 

@@ -84,6 +84,7 @@ class HFTranslator(Translator):
     """A ``transformers`` Marian model (``MarianMTModel``) as a :class:`~.translator.Translator`."""
 
     architecture = "hf"
+    attention_can_be_forced = False  # transformers offers no place to set a layer's weights
 
     def __init__(self, model: nn.Module, unk_id: int):
         super().__init__()

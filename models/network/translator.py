@@ -177,6 +177,9 @@ class Translator(nn.Module):
         RNN's one attention is not a head a layer can do without)."""
         return {}
 
+    #: Whether :meth:`decode_step` takes a :class:`Focus` (the what-if); a wrapped library model may not.
+    attention_can_be_forced: bool = True
+
     def switch_off(self, heads: Collection[Head]) -> None:
         """Switch ``heads`` off in place — each one's output zeroed before its layer's output projection
         (Michel et al. 2019) — and every other head on; only ever on a copy of a shared model."""

@@ -103,8 +103,10 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
 
 
 def variant_label(variant: str) -> str:
-    """How people know a model: its RNN score's label, or the Transformer."""
-    return "Transformer (multi-head)" if variant == "transformer" else SCORES[variant].label
+    """How people know a model: its RNN score's label, the Transformer, or a Hugging Face model's type."""
+    if variant == "transformer":
+        return "Transformer (multi-head)"
+    return SCORES[variant].label if variant in SCORES else f"{variant.capitalize()} (Hugging Face)"
 
 
 def model_name(ref: str) -> str:
