@@ -1,7 +1,9 @@
-"""Fixtures: tokenizers and a small model on the synthetic corpus of :mod:`tests.helpers`, and a corpus folder."""
+"""Fixtures: tokenizers and a small model on the synthetic corpus of :mod:`tests.helpers`, a corpus folder, an
+offline Hugging Face cache and a loopback stand-in for the Hub's API."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 
 import pytest
@@ -64,3 +66,42 @@ def tiny_corpus(tmp_path):
             with gzip.open(tmp_path / f"{split}.{lang}.gz", "wt", encoding="utf-8") as f:
                 f.write("\n".join(p[col] for p in pairs) + "\n")
     return tmp_path
+
+
+@pytest.fixture
+def offline_cache(tmp_path, monkeypatch):
+    cache = tmp_path / "hf-cache"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(cache))
+    return cache
+
+
+@pytest.fixture
+def local_hub(monkeypatch):
+    """A loopback HTTP server standing in for huggingface.co's API; records the paths asked for."""
+    import http.server
+    import threading
+
+    asked, answer = [], {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            body = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
+    monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    yield asked, answer
+    server.shutdown()

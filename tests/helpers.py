@@ -4,7 +4,9 @@ Nothing here reads ../shared: the corpus is made on the spot.
 """
 from __future__ import annotations
 
+import hashlib
 import random
+import shutil
 
 import torch
 
@@ -83,3 +85,19 @@ def training_point(epoch: float, val_bleu: float, val_loss: float, steps_per_epo
     """What the training CLI records at a validation point (the fields the alignment timeline keeps)."""
     return {"step": round(epoch * steps_per_epoch), "epoch": epoch, "minutes": 2.0 * epoch, "val_bleu": val_bleu,
             "val_loss": val_loss}
+
+
+def populate_hf_cache(cache, repo_id, files_dir, revision="main"):
+    """Lay files out exactly as huggingface_hub's cache does: blobs, snapshots, refs."""
+    repo = cache / f"models--{repo_id.replace('/', '--')}"
+    commit = hashlib.sha1(repo_id.encode()).hexdigest()
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    (repo / "blobs").mkdir()
+    for f in files_dir.iterdir():
+        blob = repo / "blobs" / hashlib.sha256(f.read_bytes()).hexdigest()
+        shutil.copy(f, blob)
+        (snapshot / f.name).symlink_to(f"../../blobs/{blob.name}")
+    (repo / "refs").mkdir()
+    (repo / "refs" / revision).write_text(commit)
+    return commit

@@ -12,8 +12,8 @@ from models.decoding.greedy import greedy, max_target_len
 from models.storage import hf_checkpoint
 from models.storage.hub import CheckpointError, load_model
 
+from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian
-from .test_hub import local_hub, offline_cache, populate_hf_cache  # noqa: F401 (fixtures)
 
 REPO = "Helsinki-NLP/opus-mt-tiny-en-fr"
 

@@ -155,3 +155,24 @@ def test_the_what_if_is_refused_with_its_reason(marian):
     with pytest.raises(ValueError, match="cannot be forced"):
         model.decode_step(torch.tensor([model.specials.start]), model.start(memory), memory,
                           Focus(0, torch.tensor([[1.0, 0, 0]])))
+
+
+def test_gradient_x_input_on_its_source_embedding_agrees_with_autograd(marian):
+    """Captum reaches the wrapped model through the interface's ``source_embedding`` and ``own_step_log_probs``."""
+    from models.analysis.attribution import attribution_matrix
+
+    model, pair, *_ = marian
+    trace = forced(model, pair, TEXTS[1], "le chat noir dort")
+    src = torch.tensor([trace.source.ids])
+    tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])
+    expected, embedding = [], model.source_embedding
+    for t in range(len(trace.target_ids)):  # one backward pass per written piece, through the embedding's output
+        emb = embedding(src).detach().requires_grad_()
+        hook = embedding.register_forward_hook(lambda m, i, o: emb)
+        logp = model(src, torch.ones_like(src, dtype=torch.bool), tgt_in).log_softmax(-1)[0, t, trace.target_ids[t]]
+        hook.remove()
+        (grad,) = torch.autograd.grad(logp, emb)
+        expected.append((grad * emb).sum(-1).abs()[0].detach().numpy())
+    expected = np.stack(expected)
+    np.testing.assert_allclose(attribution_matrix(model, trace, "gradient×input"),
+                               expected / expected.sum(1, keepdims=True), atol=1e-5)

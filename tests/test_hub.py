@@ -1,7 +1,5 @@
 """models/storage/hub.py: references resolve, the Hub cache works offline, and every failure has its message."""
-import hashlib
 import json
-import shutil
 
 import pytest
 from huggingface_hub.hf_api import RepoSibling
@@ -9,6 +7,8 @@ from huggingface_hub.hf_api import RepoSibling
 from models import ROOT
 from models.storage import hub
 from models.storage.hub import CheckpointError, LoadPolicy, load_model, save_checkpoint
+
+from .helpers import populate_hf_cache
 
 REPO_ID = "attention-atlas/tiny-en-fr"
 
@@ -18,31 +18,6 @@ def checkpoint(tmp_path, tiny_model, tiny_tokenizers):
     path = tmp_path / "ck"
     save_checkpoint(path, tiny_model, tiny_tokenizers)
     return path
-
-
-def populate_hf_cache(cache, repo_id, files_dir, revision="main"):
-    """Lay files out exactly as huggingface_hub's cache does: blobs, snapshots, refs."""
-    repo = cache / f"models--{repo_id.replace('/', '--')}"
-    commit = hashlib.sha1(repo_id.encode()).hexdigest()
-    snapshot = repo / "snapshots" / commit
-    snapshot.mkdir(parents=True)
-    (repo / "blobs").mkdir()
-    for f in files_dir.iterdir():
-        blob = repo / "blobs" / hashlib.sha256(f.read_bytes()).hexdigest()
-        shutil.copy(f, blob)
-        (snapshot / f.name).symlink_to(f"../../blobs/{blob.name}")
-    (repo / "refs").mkdir()
-    (repo / "refs" / revision).write_text(commit)
-    return commit
-
-
-@pytest.fixture
-def offline_cache(tmp_path, monkeypatch):
-    cache = tmp_path / "hf-cache"
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
-    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(cache))
-    return cache
 
 
 def test_hub_repo_id_loads_from_offline_cache(checkpoint, offline_cache, tiny_model):
@@ -163,42 +138,12 @@ def test_download_size_counts_only_the_files_fetched():
     assert hub.download_bytes(siblings) == 150_002_300
 
 
-@pytest.fixture
-def local_hub(monkeypatch):
-    """A loopback HTTP server standing in for huggingface.co's API; records the paths asked for."""
-    import http.server
-    import threading
-
-    asked, answer = [], {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            asked.append(self.path)
-            body = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
-    monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", f"http://127.0.0.1:{server.server_port}")
-    yield asked, answer
-    server.shutdown()
-
-
 def test_oversized_hub_repo_is_refused_before_download(local_hub):
     """The real HfApi asks for the file list; the refusal comes before any file is requested."""
     asked, answer = local_hub
     answer.update(id=REPO_ID, sha="a" * 40, siblings=[{"rfilename": "model.safetensors", "size": 900_000_000},
                                                       {"rfilename": "config.json", "size": 400}])
-    with pytest.raises(CheckpointError, match="holds 900 MB of checkpoint files; this app loads at most 200 MB"):
+    with pytest.raises(CheckpointError, match="holds 900 MB of checkpoint files; this app loads at most 400 MB"):
         load_model(REPO_ID)
     assert any(p.startswith(f"/api/models/{REPO_ID}") for p in asked)
     assert not [p for p in asked if "/resolve/" in p], "no file was downloaded"

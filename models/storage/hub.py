@@ -80,7 +80,7 @@ class LoadPolicy:
 
     local_paths: bool = True  # may a reference name a directory on this machine?
     hub_allow: frozenset[str] | None = None  # Hub ids allowed; None = any
-    max_download_mb: float = 200.0  # refuse Hub checkpoints larger than this
+    max_download_mb: float = 400.0  # refuse Hub checkpoints larger than this (opus-mt-en-fr's weights: 301 MB)
 
 
 TRUSTED = LoadPolicy()

@@ -38,7 +38,7 @@ def load_policy() -> LoadPolicy:
     """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids."""
     allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
     return LoadPolicy(local_paths=not public(), hub_allow=frozenset(allow) if allow else None,
-                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", 200.0))
+                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", LoadPolicy.max_download_mb))
 
 
 PUBLIC_ATTRIBUTION_S = 10.0  # the most one request's attribution may take on a public server, one thread
