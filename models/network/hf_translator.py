@@ -15,14 +15,13 @@ before the output projection, by a hook on that projection's input (transformers
 """
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
 from .tokenization import EOS, WORD_MARK, Encoded, InputError
-from .translator import Attentions, Focus, Head, Specials, Step, Translator
+from .translator import Attentions, Focus, Specials, Step, Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads (their layers' names are Marian's).
 MODEL_TYPES = ("marian",)
@@ -121,15 +120,8 @@ class HFTranslator(Translator):
     def switchable_heads(self) -> dict[str, tuple[int, int]]:
         return self.attention_shapes
 
-    def switch_off(self, heads: Collection[Head]) -> None:
-        shapes = self.switchable_heads
-        unknown = {h for h in heads if h[0] not in shapes or not (0 <= h[1] < shapes[h[0]][0]
-                                                                 and 0 <= h[2] < shapes[h[0]][1])}
-        if unknown:
-            raise ValueError(f"this model has no head {min(unknown)} (kind, layer, head; 0-based)")
-        for kind, layers in self._attention_modules().items():
-            for n, attn in enumerate(layers):
-                attn.out_proj.removed_heads = frozenset(h for k, m, h in heads if (k, m) == (kind, n))
+    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+        self._attention_modules()[kind][layer].out_proj.removed_heads = heads
 
     def encode(self, src: Tensor, mask: Tensor) -> HFMemory:
         hidden = self.hf.get_encoder()(input_ids=src, attention_mask=mask.long()).last_hidden_state

@@ -21,7 +21,6 @@ small steps, and the cross-attention's keys and values are projected once per se
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import torch
@@ -29,7 +28,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .multihead import MultiHeadAttention
-from .translator import FORMAT_VERSION, Attentions, Focus, Head, Step, Translator, check_identity
+from .translator import FORMAT_VERSION, Attentions, Focus, Step, Translator, check_identity
 
 
 @dataclass(frozen=True)
@@ -256,14 +255,8 @@ class TransformerTranslator(Translator):
                 "encoder": [layer.self_attn for layer in self.encoder],
                 "decoder": [layer.self_attn for layer in self.decoder]}
 
-    def switch_off(self, heads: Collection[Head]) -> None:
-        unknown = {h for h in heads if h[0] not in self.switchable_heads
-                   or not (0 <= h[1] < self.switchable_heads[h[0]][0] and 0 <= h[2] < self.config.heads)}
-        if unknown:
-            raise ValueError(f"this model has no head {min(unknown)} (kind, layer, head; 0-based)")
-        for kind, layers in self.attention_modules().items():
-            for n, attn in enumerate(layers):
-                attn.removed = frozenset(h for k, m, h in heads if (k, m) == (kind, n))
+    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+        self.attention_modules()[kind][layer].removed = heads
 
     @property
     def state_size(self) -> int:

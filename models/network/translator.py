@@ -183,8 +183,20 @@ class Translator(nn.Module):
     def switch_off(self, heads: Collection[Head]) -> None:
         """Switch ``heads`` off in place — each one's output zeroed before its layer's output projection
         (Michel et al. 2019) — and every other head on; only ever on a copy of a shared model."""
-        if heads:
+        shapes = self.switchable_heads
+        if heads and not shapes:
             raise ValueError("this model has no heads to switch off")
+        unknown = {h for h in heads if h[0] not in shapes or not (0 <= h[1] < shapes[h[0]][0]
+                                                                 and 0 <= h[2] < shapes[h[0]][1])}
+        if unknown:
+            raise ValueError(f"this model has no head {min(unknown)} (kind, layer, head; 0-based)")
+        for kind, (layers, _) in shapes.items():
+            for n in range(layers):
+                self._switch_off_in(kind, n, frozenset(h for k, m, h in heads if (k, m) == (kind, n)))
+
+    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+        """Switch exactly ``heads`` of one attention off (every other head of it on)."""
+        raise NotImplementedError
 
     @property
     def variant(self) -> str:
