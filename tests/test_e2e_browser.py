@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.server import CHROMIUM, CHROMIUM_ARGS, Server
+from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP, Server
 
 PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
          "Corpus"]
@@ -415,3 +415,26 @@ def test_the_bertviz_page_is_written_when_asked(server, page, tmp_path):
     download.value.save_as(tmp_path / "view.html")
     written = (tmp_path / "view.html").read_text(encoding="utf-8")
     assert "require.js" in written and '"left_text"' in written and '" dog"' in written  # bertviz shows ▁ as a space
+
+
+@pytest.fixture(scope="module")
+def marian_folder(tmp_path_factory):
+    """A tiny Marian translator the check builds itself (SentencePiece and weights trained offline)."""
+    from tests.hf_helpers import tiny_marian
+
+    return tiny_marian(tmp_path_factory.mktemp("marian"), steps=80)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_renders_on_a_hugging_face_marian_folder(server, page, marian_folder, name):
+    query = urllib.parse.urlencode({"model": str(marian_folder), "left": str(marian_folder),
+                                    "text": "a dog runs on the beach"})
+    page.goto(f"{server}/{name}?{query}")
+    page.wait_for_selector("h1")
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    assert not page.locator("[data-testid='stException']").count()
+    assert "Using the bundled" not in page.inner_text("body")  # the folder loaded: no fallback
+    if name == "":  # the Translate page: its heatmap drawn, the model named in the sidebar
+        page.wait_for_selector(HEATMAP)
+        assert "Marian (Hugging Face)" in page.inner_text("[data-testid=stSidebar]")
