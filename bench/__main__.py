@@ -17,7 +17,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants", "corpus"])
+                                    "pieces", "vocab", "mutants", "corpus", "hub-model"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
@@ -57,6 +57,11 @@ def main(argv=None) -> None:
         from .open_time import bench_charts, bench_open
 
         (bench_open if args.what == "open" else bench_charts)(args.repeats)
+        return
+    if args.what == "hub-model":
+        from .hub_model import bench_hub_model
+
+        bench_hub_model()
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

@@ -10,24 +10,27 @@ FRENCH = ["un chien court sur la plage", "le chat noir dort", "un homme lit un l
           "le petit chien noir saute par-dessus la clôture blanche", "une femme marche dans la rue"]
 
 
-def _train_spm(lines: list[str], prefix: Path) -> Path:
+def _train_spm(lines: list[str], prefix: Path, vocab_size: int = 40) -> Path:
     import sentencepiece as spm
 
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines * 10), model_prefix=str(prefix), vocab_size=40,
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines * 10), model_prefix=str(prefix), vocab_size=vocab_size,
                                    model_type="unigram", character_coverage=1.0, bos_id=-1, eos_id=-1, unk_id=0,
                                    pad_id=-1, minloglevel=2)
     return prefix.with_suffix(".model").rename(prefix.with_suffix(".spm"))
 
 
-def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0) -> Path:
+def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0,
+                source_text: list[str] = ENGLISH, source_vocab: int = 40) -> Path:
     """Save a tiny Marian model and its tokenizer under ``folder`` (``save_pretrained``), trained ``steps`` Adam
-    steps on the pairs above (an untrained one ends every sentence at once or never); returns the folder."""
+    steps on the pairs above (an untrained one ends every sentence at once or never); its source SentencePiece
+    model is trained on ``source_text``; returns the folder."""
     import sentencepiece as spm
     import torch
     from transformers import GenerationConfig, MarianConfig, MarianMTModel, MarianTokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
-    spms = {side: _train_spm(lines, folder / side) for side, lines in (("source", ENGLISH), ("target", FRENCH))}
+    spms = {"source": _train_spm(source_text, folder / "source", source_vocab),
+            "target": _train_spm(FRENCH, folder / "target")}
     pieces = ["</s>", "<unk>"]
     for path in spms.values():
         model = spm.SentencePieceProcessor(model_file=str(path))

@@ -115,3 +115,19 @@ def test_the_parameters_are_counted_from_the_config_as_the_model_has_them(marian
     library = MarianMTModel.from_pretrained(marian_folder)
     assert hf_checkpoint.parameters(marian_folder) == sum(p.numel() for p in library.parameters())
     assert torch.get_default_device().type == "cpu"  # counting on the meta device left the default alone
+
+
+def test_the_bundled_default_does_not_pay_for_transformers():
+    """A visitor's first heatmap on the bundled default imports neither transformers nor sentencepiece: they are
+    imported when a Hugging Face model is loaded, and only then."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, pages._shared.cache, pages._shared.kinds; from models.storage.hub import load_model; "
+            "from models.decoding.greedy import greedy; m = load_model('additive'); "
+            "greedy(m.model, m.tokenizers, 'A dog runs.'); "
+            "print('transformers' in sys.modules, 'sentencepiece' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert out.split()[-2:] == ["False", "False"]

@@ -1,0 +1,17 @@
+"""bench/hub_model.py on a small model: the opus-mt-shaped folder loads through the app's loader with its padded
+vocabulary, and the probe reports every figure it prints."""
+from bench.hub_model import OPUS_MT_EN_FR, build, measure
+
+
+def test_an_opus_mt_shaped_folder_loads_and_is_measured(tmp_path):
+    small = {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+             "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}
+    folder = build(tmp_path / "m", small)
+    found = measure(folder)
+    from transformers import MarianMTModel, MarianTokenizer
+
+    assert len(MarianTokenizer.from_pretrained(folder)) == OPUS_MT_EN_FR["vocab_size"]  # padded to opus-mt's
+    assert found["parameters"] == sum(p.numel() for p in MarianMTModel.from_pretrained(folder).parameters())
+    assert set(found) == {"load_s", "rss_after_load_mib", "parameters", "first_heatmap_s", "greedy_s",
+                          "greedy_pieces", "beam5_s", "source_pieces", "rss_with_default_mib"}
+    assert found["source_pieces"] > 20 and found["rss_with_default_mib"] > found["rss_after_load_mib"]
