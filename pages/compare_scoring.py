@@ -5,6 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from models.analysis.compare import compare_views, same_cells
+from models.storage.languages import language_name
 from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
@@ -38,7 +39,7 @@ names = tuple(ui.model_name(s.model) + ("" if m.model.attention_shape == (1, 1) 
 if names[0] == names[1]:  # the same model and head on both sides still needs two names
     names = (f"{names[0]} (left)", f"{names[1]} (right)")
 
-text = ui.sentence_input()
+text = ui.sentence_input(loaded_a.languages[0])
 if text is None:
     st.stop()
 
@@ -51,15 +52,17 @@ for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), 
     column.altair_chart(charts.heatmap(view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
 
 st.subheader("Same target, two attentions")
-st.caption("Forced decoding feeds both models one common French sentence, so the two matrices have the same rows.")
+target_language = language_name(loaded_a.languages[1], "target-language")
+st.caption(f"Forced decoding feeds both models one common {target_language} sentence, so the two matrices have the "
+           "same rows.")
 choices = {"left": "Left model's output", "right": "Right model's output", "mine": "My reference"}
 source = st.radio("Common target", list(choices), format_func=choices.get, horizontal=True, key="common")
 if source == "mine":
-    target = st.text_input("Reference translation (French)", value=traces[0].translation, max_chars=500)
+    target = st.text_input(f"Reference translation ({target_language})", value=traces[0].translation, max_chars=500)
 else:
     target = traces[0 if source == "left" else 1].translation
 if not target.strip():
-    st.info("Type the French sentence both models should be forced to produce.")
+    st.info(f"Type the {target_language} sentence both models should be forced to produce.")
     st.stop()
 forced = [cache.cached_forced(s.model, s.revision, text, target) for s in (left, right)]
 views = [view(f, r, settings.words) for f, r in zip(forced, readings)]

@@ -11,8 +11,6 @@ from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
 
 st.title("Attention Atlas")
-st.caption("An English→French translator — an RNN with attention (Bahdanau, Cho & Bengio 2015) or a small "
-           "Transformer (Vaswani et al. 2017) — and, at every word it writes, where its attention looks.")
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
@@ -159,7 +157,9 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
 
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-text = ui.sentence_input()
+st.caption(f"{ui.direction(loaded)} translation by {ui.ABOUT.get(loaded.variant, ui.variant_label(loaded.variant))}"
+           " — and, at every word it writes, where its attention looks.")
+text = ui.sentence_input(loaded.languages[0])
 if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)

@@ -20,7 +20,8 @@ def _train_spm(lines: list[str], prefix: Path, vocab_size: int = 40) -> Path:
 
 
 def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0,
-                source_text: list[str] = ENGLISH, source_vocab: int = 40) -> Path:
+                source_text: list[str] = ENGLISH, source_vocab: int = 40, languages: tuple[str, str] = ("en", "fr")
+                ) -> Path:
     """Save a tiny Marian model and its tokenizer under ``folder`` (``save_pretrained``), trained ``steps`` Adam
     steps on the pairs above (an untrained one ends every sentence at once or never); its source SentencePiece
     model is trained on ``source_text``; returns the folder."""
@@ -39,7 +40,7 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
     pieces.append("<pad>")
     (folder / "vocab.json").write_text(json.dumps({p: i for i, p in enumerate(pieces)}), encoding="utf-8")
     tokenizer = MarianTokenizer(source_spm=str(spms["source"]), target_spm=str(spms["target"]),
-                                vocab=str(folder / "vocab.json"), source_lang="en", target_lang="fr")
+                                vocab=str(folder / "vocab.json"), source_lang=languages[0], target_lang=languages[1])
     pad = len(pieces) - 1
     config = MarianConfig(vocab_size=len(pieces), decoder_vocab_size=len(pieces), d_model=16, encoder_layers=layers,
                           decoder_layers=layers, encoder_attention_heads=heads, decoder_attention_heads=heads,

@@ -50,3 +50,36 @@ def test_every_other_page_renders_on_it(marian, name):
     at = run_page(page(name), text=TEXT, model=marian, left=marian)
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory):
+    """A German→English model (its tokenizer says so), the sentences it was built on English all the same."""
+    return str(tiny_marian(tmp_path_factory.mktemp("de-en"), languages=("de", "en")))
+
+
+def test_a_german_source_opens_an_empty_box_named_for_its_language(german):
+    at = run_page(APP, model=german)
+    assert not at.exception, [e.message for e in at.exception]
+    box = at.text_area(key="text")
+    assert box.label == "German sentence" and box.value == ""
+    assert not [s for s in at.selectbox if s.label == "Examples"]  # the examples are English
+    assert any("Type a German sentence above to see" in i.value for i in at.info)
+    assert any(c.value.startswith("German→English translation by") for c in at.caption)
+
+
+def test_human_links_say_in_one_sentence_why_a_german_model_has_none(german):
+    at = run_page(page("Human_links"), model=german)
+    assert not at.exception and not figures(at)
+    assert any("translates German→English, so there is nothing" in i.value for i in at.info)
+
+
+def test_languages_come_from_the_record_the_tokenizer_or_the_name():
+    from models.storage.languages import hub_languages, language_name
+
+    assert load_model("additive").languages == ("en", "fr")  # training.json
+    assert hub_languages("Helsinki-NLP/opus-mt-de-en", None, None) == ("de", "en")
+    assert hub_languages("Helsinki-NLP/opus-mt-en-roa", None, None) == ("en", "roa")
+    assert hub_languages("someone/my-translator", None, None) == (None, None)
+    assert hub_languages("Helsinki-NLP/opus-mt-de-en", "fr", "it") == ("fr", "it")  # the tokenizer says first
+    assert language_name("roa", "x") == "roa" and language_name(None, "source") == "source"

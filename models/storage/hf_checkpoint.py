@@ -17,6 +17,7 @@ import torch
 
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
+from .languages import Languages, hub_languages
 
 MAX_HF_PARAMETERS = 100_000_000  # opus-mt-en-fr has 75.1 M
 TOKENIZER_FILES = ("source.spm", "target.spm", "vocab.json")
@@ -73,8 +74,9 @@ def parameters(path: Path) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def load_hf(path: Path, config: dict) -> tuple[HFTranslator, TokenizerPair]:
-    """The model and tokenizers of the folder; ValueError (its message for users) when they cannot be loaded."""
+def load_hf(path: Path, config: dict, name: str) -> tuple[HFTranslator, TokenizerPair, Languages]:
+    """The model, tokenizers and languages of the folder (``name``: the reference it was asked for, a Hub id names
+    its languages); ValueError (its message for users) when they cannot be loaded."""
     reason = refusal(config, path)
     if reason:
         raise ValueError(reason)
@@ -89,4 +91,5 @@ def load_hf(path: Path, config: dict) -> tuple[HFTranslator, TokenizerPair]:
     except (OSError, ValueError, RuntimeError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
     return (HFTranslator(model, tokenizer.unk_token_id),
-            TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")))
+            TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
+            hub_languages(name, tokenizer.source_lang, tokenizer.target_lang))

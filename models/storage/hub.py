@@ -44,6 +44,7 @@ from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .gold import default_reading
 from .hf_checkpoint import is_hf_config, listing_refusal, load_hf
+from .languages import Languages, own_languages
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -68,6 +69,7 @@ class LoadedModel:
     path: Path  # the local directory the files were read from
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
+    languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
 
     @property
     def variant(self) -> str:
@@ -291,10 +293,11 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
     raw = _raw_config(path)
     if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*)
         try:
-            model, tokenizers = load_hf(path, raw)
+            model, tokenizers, languages = load_hf(path, raw, ref)
         except ValueError as e:
             raise CheckpointError(str(e)) from e
     else:
-        model, tokenizers = _load_own(path, _read_config(path, raw))
+        (model, tokenizers), languages = _load_own(path, _read_config(path, raw)), own_languages(path)
     target = pick_device(device)
-    return LoadedModel(model.to(target).eval(), tokenizers, path, target, default_reading(path, model.attention_shape))
+    return LoadedModel(model.to(target).eval(), tokenizers, path, target, default_reading(path, model.attention_shape),
+                       languages)

@@ -19,6 +19,7 @@ from models.network.tokenization import InputError
 from models.storage.card import variant
 from models.storage.examples import load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
+from models.storage.languages import language_name
 
 from . import url
 from .cache import cached_trace, load
@@ -102,6 +103,18 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
     return settings, loaded
 
 
+#: What each variant of the project's models is, for a page's first line.
+ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),
+         "none": "the paper's RNN encoder–decoder without attention",
+         "transformer": "a small Transformer (Vaswani et al. 2017)"}
+
+
+def direction(loaded: LoadedModel) -> str:
+    """``English→French``, or ``source→target`` where the model does not say."""
+    source, target = loaded.languages
+    return f"{language_name(source, 'source')}→{language_name(target, 'target')}"
+
+
 def variant_label(variant: str) -> str:
     """How people know a model: its RNN score's label, the Transformer, or a Hugging Face model's type."""
     if variant == "transformer":
@@ -115,29 +128,35 @@ def model_name(ref: str) -> str:
     return ref if config is None else variant_label(variant(config))  # a config names it as training.json does
 
 
-def sentence_input() -> str | None:
-    """Example picker and text box; returns the sentence, or None (with a prompt) when empty.
+def sentence_input(source: str | None = "en") -> str | None:
+    """Example picker and text box in the model's source language; returns the sentence, or None (with a prompt)
+    when empty. The examples are English: a model reading another language opens on an empty box instead.
 
     The sentence lives under a session key of its own, so it follows the visitor from page to page
     (each page's text box is a new widget).
     """
-    examples = load_examples()
+    language = language_name(source, "Source")
+    english = source in (None, "en", "eng")  # None: a model that does not say; the examples may still suit it
+    examples = load_examples() if english else []
     notes = {e.text: e.note for e in examples}
     if _SENTENCE not in st.session_state:
         linked = read_url().text
-        st.session_state[_SENTENCE] = examples[0].text if linked is None else linked
-    pick = st.selectbox("Examples", list(notes), index=None, placeholder="Pick an example…",
-                        format_func=lambda t: f"{t}  — {notes[t]}")
-    if pick and st.session_state.get("_picked") != pick:
-        st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
+        st.session_state[_SENTENCE] = (examples[0].text if examples else "") if linked is None else linked
+    if examples:
+        pick = st.selectbox("Examples", list(notes), index=None, placeholder="Pick an example…",
+                            format_func=lambda t: f"{t}  — {notes[t]}")
+        if pick and st.session_state.get("_picked") != pick:
+            st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
     st.session_state["text"] = st.session_state[_SENTENCE]
-    text = st.text_area("English sentence", key="text", height=80, on_change=_keep_sentence)
+    text = st.text_area(f"{language} sentence", key="text", height=80, on_change=_keep_sentence,
+                        placeholder=f"Type a sentence in {language}…")
     if len(text) > url.MAX_TEXT_CHARS:
         st.warning(f"The text is {len(text):,} characters long; only the first {url.MAX_TEXT_CHARS} are translated.")
         text = text[: url.MAX_TEXT_CHARS]
     st.query_params["text"] = text
     if not text.strip():
-        st.info("Type an English sentence above (or pick an example) to see its translation and attention.")
+        st.info(f"Type {'an' if language[0] in 'AEIOU' else 'a'} {language} sentence above"
+                + (" (or pick an example)" * bool(examples)) + " to see its translation and attention.")
         return None
     return text
 
