@@ -12,7 +12,7 @@ st.caption("Sentences of the Canadian Hansards aligned word by word by people (O
            "squares where people drew a link. Heatmaps are often read as alignments: here they are checked.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-if loaded.languages not in {("en", "fr"), ("eng", "fra")}:
+if loaded.languages not in {("en", "fr"), ("eng", "fra"), (None, None)}:  # a model that does not say may be en→fr
     st.info(f"People's links here join English and French words; this model translates {ui.direction(loaded)}, so "
             "there is nothing of its to lay over them.")
     st.stop()

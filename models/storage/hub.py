@@ -1,19 +1,17 @@
 """Checkpoints on disk and on the Hugging Face Hub.
 
-A checkpoint is a directory (or a Hub model repo) holding ``config.json``,
-``model.safetensors``, ``source_tokenizer.json``, ``target_tokenizer.json``
-and a model card ``README.md``. Weights are read with safetensors only:
-nothing is ever unpickled.
+A checkpoint is a directory (or a Hub model repo) holding ``config.json``, ``model.safetensors``,
+``source_tokenizer.json``, ``target_tokenizer.json`` and a model card ``README.md`` — or a Hugging Face
+translator's own files (:mod:`.hf_checkpoint`). Weights are read with safetensors only: nothing is ever unpickled.
 
-:func:`load_model` resolves a reference, in this order: a bundled checkpoint
-name (``additive`` or ``en-fr-additive``, under ``assets/checkpoints``), a
-local directory, a Hub repo id (``owner/name``, with an optional revision).
+:func:`load_model` resolves a reference, in this order: a bundled checkpoint name (``additive`` or
+``en-fr-additive``, under ``assets/checkpoints``), a local directory, a Hub repo id (``owner/name``, with an
+optional revision).
 
-Checkpoints may come from strangers (a public app loads any Hub id a visitor
-types), so before anything is allocated the config's values are bounded, the
-parameter count is taken from a model built on the ``meta`` device, and the
-weight file's declared shapes are compared with it; Hub downloads are sized
-first and refused above :attr:`LoadPolicy.max_download_mb`.
+Checkpoints may come from strangers (a public app loads any Hub id a visitor types), so before anything is
+allocated the config's values are bounded, the parameter count is taken from a model built on the ``meta``
+device, and the weight file's declared shapes are compared with it; Hub downloads are sized first and refused
+above :attr:`LoadPolicy.max_download_mb`.
 """
 from __future__ import annotations
 
