@@ -17,7 +17,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants", "corpus", "hub-model"])
+                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
@@ -58,10 +58,10 @@ def main(argv=None) -> None:
 
         (bench_open if args.what == "open" else bench_charts)(args.repeats)
         return
-    if args.what == "hub-model":
-        from .hub_model import bench_hub_model
+    if args.what in ("hub-model", "hub-lru"):
+        from .hub_model import bench_hub_lru, bench_hub_model
 
-        bench_hub_model()
+        (bench_hub_model if args.what == "hub-model" else bench_hub_lru)()
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

@@ -101,3 +101,54 @@ def bench_hub_model() -> None:
     print(f"greedy: {found['greedy_s']:.2f} s for {found['greedy_pieces']} pieces (a random model runs to the cap); "
           f"beam 5: {found['beam5_s']:.2f} s")
     print(f"RSS with the bundled default loaded beside it: {found['rss_with_default_mib']:.0f} MiB")
+
+
+LRU_PROBE = """
+import json, os, sys, time
+from pages._shared import cache
+from models.decoding.greedy import forced
+def rss(): return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
+found = []
+for ref in sys.argv[1:]:
+    loaded = cache.load(ref, None)
+    forced(loaded.model, loaded.tokenizers, 'The committee met on Tuesday.', list(range(100, 110)))
+    del loaded
+    found.append(round(rss()))
+print(json.dumps(found))
+"""
+
+
+def _hub_cache(folder: Path, repos: list[str], cache: Path) -> None:
+    """Lay ``folder`` out under each repo id as huggingface_hub's cache does (blobs hard-linked, not copied)."""
+    import hashlib
+    import os
+
+    for repo in repos:
+        root = cache / f"models--{repo.replace('/', '--')}"
+        if root.exists():
+            continue
+        commit = hashlib.sha1(repo.encode()).hexdigest()
+        (root / "snapshots" / commit).mkdir(parents=True)
+        (root / "blobs").mkdir()
+        for f in folder.iterdir():
+            blob = root / "blobs" / hashlib.sha256(f.read_bytes()).hexdigest()
+            os.link(f, blob)
+            (root / "snapshots" / commit / f.name).symlink_to(f"../../blobs/{blob.name}")
+        (root / "refs").mkdir()
+        (root / "refs" / "main").write_text(commit)
+
+
+def bench_hub_lru(kept: int = 2, different: int = 5, requests: int = 10) -> None:
+    """Visitors asking for ``different`` opus-mt-sized Hub models in turn, ``requests`` in all: the server's RSS
+    after each, keeping ``kept`` of them, and keeping every one."""
+    import os
+
+    folder, cache = build(), ROOT / ".bench" / "hf-cache"
+    repos = [f"someone/opus-mt-sized-{k}" for k in range(different)]
+    _hub_cache(folder, repos, cache)
+    asked = [repos[k % different] for k in range(requests)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache)}
+    for keep in (kept, different):
+        out = subprocess.run([sys.executable, "-c", LRU_PROBE, *asked], cwd=ROOT, check=True, capture_output=True,
+                             text=True, env={**env, "ATLAS_HUB_MODELS": str(keep)}).stdout.splitlines()[-1]
+        print(f"{requests} requests over {different} Hub models, {keep} kept: RSS MiB after each {json.loads(out)}")

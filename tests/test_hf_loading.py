@@ -131,3 +131,25 @@ def test_the_bundled_default_does_not_pay_for_transformers():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout
     assert out.split()[-2:] == ["False", "False"]
+
+
+def test_a_server_keeps_the_hub_models_used_last_and_lets_the_others_go(marian_folder, tmp_path):
+    """Through the app's one cached loader, in a fresh process (its cache's size is a deployment setting): with
+    ``ATLAS_HUB_MODELS=2``, a third Hub model evicts the least recently used; the bundled models are not counted.
+    (Resident memory with five opus-mt-sized models in turn: ``python -m bench hub-lru``.)"""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repos = [f"someone/opus-mt-tiny-{k}" for k in range(3)]
+    for repo in repos:
+        populate_hf_cache(tmp_path, repo, marian_folder)
+    code = ("import sys; from pages._shared.cache import load; r = sys.argv[1:]; "
+            "first, second = load(r[0], None), load(r[1], None); bundled = load('additive', None); "
+            "third = load(r[2], None); print(load(r[1], None) is second, load(r[2], None) is third, "
+            "load('additive', None) is bundled, load(r[0], None) is first)")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path), "ATLAS_HUB_MODELS": "2"}
+    out = subprocess.run([sys.executable, "-c", code, *repos], capture_output=True, text=True, check=True, env=env,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert out.split()[-4:] == ["True", "True", "True", "False"]  # the first, least recently used, was let go

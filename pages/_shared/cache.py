@@ -4,6 +4,7 @@ traces once per sentence and setting (data). Nothing here does math: it calls ``
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
 import streamlit as st
 
@@ -13,19 +14,29 @@ from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
-from models.storage.hub import LoadedModel, LoadPolicy, load_model
+from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
 from models.storage.timeline import read_timeline, timeline_file
 
-from .deploy import load_policy, set_serving_threads
+from .deploy import hub_models_kept, load_policy, set_serving_threads
 
 
 def load(ref: str, revision: str | None) -> LoadedModel:
-    """The model ``ref`` under this deployment's policy (the policy is part of the cache key)."""
-    return _load(ref, revision, load_policy())
+    """The model ``ref`` under this deployment's policy (the policy is part of the cache key). The bundled models
+    and local folders stay loaded; of Hub repos the server keeps the :data:`~.deploy.HUB_MODELS_KEPT` used last,
+    so visitors asking for one model after another cannot exhaust its memory."""
+    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models() or Path(ref).expanduser().is_dir():
+        return _load(ref, revision, load_policy())
+    return _load_hub(ref, revision, load_policy())
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")
 def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
+    set_serving_threads()
+    return load_model(ref, revision, policy=policy)
+
+
+@st.cache_resource(max_entries=hub_models_kept(), show_spinner="Loading the model from the Hugging Face Hub…")
+def _load_hub(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
     return load_model(ref, revision, policy=policy)
 
@@ -41,7 +52,7 @@ def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
 def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
-    loaded = _load(ref, revision, policy)
+    loaded = load(ref, revision)
     return load_index(loaded.path, loaded.model)
 
 

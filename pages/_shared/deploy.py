@@ -41,6 +41,14 @@ def load_policy() -> LoadPolicy:
                       max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", LoadPolicy.max_download_mb))
 
 
+HUB_MODELS_KEPT = 2  # Hub models a server holds at once, the least recently used let go first
+
+
+def hub_models_kept() -> int:
+    """How many Hub models this server keeps loaded (``ATLAS_HUB_MODELS``, default :data:`HUB_MODELS_KEPT`)."""
+    return max(1, int(_number("ATLAS_HUB_MODELS", HUB_MODELS_KEPT)))
+
+
 PUBLIC_ATTRIBUTION_S = 10.0  # the most one request's attribution may take on a public server, one thread
 
 
