@@ -42,6 +42,7 @@ from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .gold import default_reading
 from .hf_checkpoint import is_hf_config, listing_refusal, load_hf
+from .hub_disk import trim_hub_cache
 from .languages import Languages, own_languages
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
@@ -81,6 +82,7 @@ class LoadPolicy:
     local_paths: bool = True  # may a reference name a directory on this machine?
     hub_allow: frozenset[str] | None = None  # Hub ids allowed; None = any
     max_download_mb: float = 400.0  # refuse Hub checkpoints larger than this (opus-mt-en-fr's weights: 301 MB)
+    max_cache_mb: float | None = None  # the Hub cache's total, the repos used longest ago deleted first; None: any
 
 
 TRUSTED = LoadPolicy()
@@ -128,7 +130,10 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy = TRUSTED)
         )
     if policy.hub_allow is not None and ref not in policy.hub_allow:
         raise CheckpointError(f"Hub repo {ref} is not among the models this app may load.")
-    return _download(ref, revision, policy.max_download_mb)
+    path = _download(ref, revision, policy.max_download_mb)
+    if policy.max_cache_mb is not None:
+        trim_hub_cache(policy.max_cache_mb, keep=ref)
+    return path
 
 
 def download_bytes(siblings) -> int:

@@ -34,11 +34,19 @@ def _number(name: str, default: float) -> float:
         return default
 
 
+PUBLIC_HUB_DISK_MB = 2000.0  # six opus-mt models of 301 MB beside the two kept in memory, the rest deleted
+
+
 def load_policy() -> LoadPolicy:
-    """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids."""
+    """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids, and the Hub downloads'
+    disk bounded (``ATLAS_HUB_DISK_MB``: on a public server :data:`PUBLIC_HUB_DISK_MB` unless set)."""
     allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
+    disk = PUBLIC_HUB_DISK_MB if public() else None
+    if setting("ATLAS_HUB_DISK_MB"):
+        disk = _number("ATLAS_HUB_DISK_MB", PUBLIC_HUB_DISK_MB)
     return LoadPolicy(local_paths=not public(), hub_allow=frozenset(allow) if allow else None,
-                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", LoadPolicy.max_download_mb))
+                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", LoadPolicy.max_download_mb),
+                      max_cache_mb=disk)
 
 
 HUB_MODELS_KEPT = 2  # Hub models a server holds at once, the least recently used let go first
