@@ -30,9 +30,12 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     return result.hypotheses[chosen]
 
 
-def shifted_toggle() -> bool:
-    """Whether to draw the reading one step later beside the plain one (in the URL as ``shifted``)."""
-    on = st.toggle("Beside it: each word read one step later", value=bool(ui.read_url().shifted), key="shifted",
+def shifted_toggle(chosen: bool) -> bool:
+    """Whether to draw the reading one step later beside the plain one (in the URL as ``shifted``); without the
+    URL's word, as the model's card chose (``chosen``: the reading it aligns with is read one step later)."""
+    linked = ui.read_url().shifted
+    on = st.toggle("Beside it: each word read one step later", value=chosen if linked is None else bool(linked),
+                   key="shifted",
                    help=evidence.STEP_NOTE)
     st.query_params["shifted"] = str(int(on))
     return on
@@ -181,7 +184,7 @@ view = ui.view_of(trace, weights, energies, settings.words)
 main = kinds_ui.shown(settings, text, trace, view, matrix, kind, reading)
 measure = evidence.TITLES[matrix][1]
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
-later = shifted_toggle() if matrix == "attention" and main.stepwise else False
+later = shifted_toggle(loaded.reading.shifted) if matrix == "attention" and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))

@@ -177,3 +177,14 @@ def test_without_bertviz_the_page_says_how_to_get_it(transformer, monkeypatch):
     at = run_page(APP, text=TEXT, model=transformer)
     assert not at.exception
     assert any("optional extra" in c.value and "bertviz" in c.value for c in at.caption)
+
+
+def test_the_first_view_reads_the_bundled_transformer_as_its_card_chose():
+    """Its card aligns with layer 1 head 4 read one step later: without a word from the URL, the page opens on that
+    head with its one-step-later heatmap beside it; an RNN, whose card reads at the writing step, opens without."""
+    at = run_page(APP, text=TEXT, model="transformer")
+    assert load_model("transformer").reading.shifted
+    assert at.toggle(key="shifted").value and at.query_params["shifted"] == "1"
+    assert any("one step later" in title_of(f) for f in figures(at))
+    rnn = run_page(APP, text=TEXT, model="additive")
+    assert not rnn.toggle(key="shifted").value

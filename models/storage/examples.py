@@ -1,4 +1,5 @@
-"""The curated example sentences in ``assets/examples.txt``."""
+"""The curated example sentences in ``assets/examples.txt``: grouped under ``## `` headings, one marked ``* `` as
+the sentence a new visitor sees first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,13 +14,23 @@ EXAMPLES_FILE = ROOT / "assets" / "examples.txt"
 class Example:
     text: str
     note: str  # what the sentence shows
+    group: str = ""  # the heading it is listed under
+    opens: bool = False  # the sentence a new visitor sees first
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[Example]:
-    """Lines ``sentence | note``; ``#`` lines are comments."""
-    out = []
+    """Lines ``sentence | note``, ``* sentence | note`` for the one opened first; ``## heading`` starts a group;
+    other ``#`` lines are comments."""
+    out, group = [], ""
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            text, _, note = line.partition("|")
-            out.append(Example(text.strip(), note.strip()))
+        if line.startswith("## "):
+            group = line.removeprefix("## ").strip()
+        elif line.strip() and not line.startswith("#"):
+            text, _, note = line.removeprefix("* ").partition("|")
+            out.append(Example(text.strip(), note.strip(), group, line.startswith("* ")))
     return out
+
+
+def first_example(examples: list[Example]) -> Example:
+    """The example a new visitor sees first: the one marked, else the first."""
+    return next((e for e in examples if e.opens), examples[0])

@@ -17,7 +17,7 @@ from models.decoding.trace import Trace
 from models.network.attention import SCORES
 from models.network.tokenization import InputError
 from models.storage.card import variant
-from models.storage.examples import load_examples
+from models.storage.examples import first_example, load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
 from models.storage.languages import language_name
 
@@ -138,13 +138,13 @@ def sentence_input(source: str | None = "en") -> str | None:
     language = language_name(source, "Source")
     english = source in (None, "en", "eng")  # None: a model that does not say; the examples may still suit it
     examples = load_examples() if english else []
-    notes = {e.text: e.note for e in examples}
+    labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in examples}
     if _SENTENCE not in st.session_state:
         linked = read_url().text
-        st.session_state[_SENTENCE] = (examples[0].text if examples else "") if linked is None else linked
+        st.session_state[_SENTENCE] = (first_example(examples).text if examples else "") if linked is None else linked
     if examples:
-        pick = st.selectbox("Examples", list(notes), index=None, placeholder="Pick an example…",
-                            format_func=lambda t: f"{t}  — {notes[t]}")
+        pick = st.selectbox("Examples", list(labels), index=None, placeholder="Pick an example…",
+                            format_func=labels.get)
         if pick and st.session_state.get("_picked") != pick:
             st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
     st.session_state["text"] = st.session_state[_SENTENCE]

@@ -34,7 +34,8 @@ class UrlState:
     step: int = 1  # 1-based decoding step of the step explorer
     read: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
-    shifted: int = 0  # 1: the Translate page draws the reading one step later beside the plain one
+    shifted: int | None = None  # 1: the Translate page draws the reading one step later beside the plain one (None:
+    # as the model's card chose its reading)
     attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
     beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
     off: str | None = None  # heads switched off, readings' keys: "2.1,encoder.1.3" (checked by the page)
