@@ -260,7 +260,7 @@ def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
 
 def test_a_head_is_picked_and_a_grid_cell_opens_another(server, page, tmp_path):
     text = urllib.parse.quote("A black dog is running on the beach.")
-    page.goto(f"{server}/?text={text}&level=subwords&model=transformer")
+    page.goto(f"{server}/?text={text}&level=subwords&model=transformer&shifted=0")  # the head alone
     page.wait_for_selector(CHART)
     wait_idle(page)
     open_options(page.get_by_role("combobox", name="Attention head"))
