@@ -186,14 +186,15 @@ def bench_attribution(model_ref: str, device: str | None, repeats: int) -> None:
 TRAIN_SHAPE = (64, 20, 24, 8000)  # B, S, T, vocabulary size
 
 
-def stepwise_logits(model, src, mask, tgt_in, keep):
-    """Teacher-forced logits [N, V] of the ``keep`` positions, from one ``decode_step`` per position."""
+def stepwise_log_probs(model, src, mask, tgt_in, keep):
+    """Teacher-forced log-probabilities [N, V] of the ``keep`` positions, from one ``decode_step`` per position
+    (as logits they give the loss the model's own logits give: the softmax of a log-softmax is itself)."""
     memory = model.encode(src, mask)
-    cache, logits = model.start(memory), []
+    cache, log_probs = model.start(memory), []
     for t in range(tgt_in.shape[1]):
         step, cache = model.decode_step(tgt_in[:, t], cache, memory)
-        logits.append(step.logits)
-    return torch.stack(logits, dim=1)[keep]  # [B, T, V] → [N, V]
+        log_probs.append(step.log_probs)
+    return torch.stack(log_probs, dim=1)[keep]  # [B, T, V] → [N, V]
 
 
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
@@ -207,7 +208,7 @@ def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     optimizer, loss_fn = torch.optim.Adam(model.parameters()), loss_function(0.1)
     src, tgt = (torch.randint(4, V, shape, device=device) for shape in ((B, S), (B, T + 1)))
     batch = (src, torch.ones_like(src, dtype=torch.bool), tgt[:, :-1], tgt[:, 1:])
-    forward = None if impl == "all steps" else partial(stepwise_logits, model)
+    forward = None if impl == "all steps" else partial(stepwise_log_probs, model)
     times = []
     for _ in range(repeats + 1):  # the first is a warm-up
         sync(device)

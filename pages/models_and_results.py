@@ -1,4 +1,5 @@
-"""Models & results: the bundled translators, their measured scores, BLEU against sentence length."""
+"""Models & results: the model in use when it is not bundled (a Hub translator, a folder), the bundled translators,
+their measured scores, BLEU against sentence length."""
 import pandas as pd
 import streamlit as st
 
@@ -15,11 +16,27 @@ from models.storage.card import (
 from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, alignment_rows, read_alignment
 from models.storage.heads import importance_grid, read_heads
 from models.storage.hub import bundled_models, resolve
+from models.storage.languages import language_name
+from models.storage.model_card import SUPERVISION
+from models.storage.model_facts import model_facts
 from models.storage.training_record import best_validation, quality_per_minute, training_summary
 from pages._shared import charts, ui
+from pages._shared.labels import for_markdown
 
 st.title("Models & results")
-st.caption("Every number below is read from the evaluation files written by `python -m models.evaluate`.")
+st.caption("Every score below is read from the evaluation files written by `python -m models.evaluate`.")
+
+settings, loaded = ui.model_or_fallback(ui.settings())
+facts = model_facts(loaded, settings.model)
+if not facts.bundled:  # a Hub translator or a folder: what it is, from the model and its card
+    st.subheader(f"The model in use: {for_markdown(settings.model)}")
+    (source, target), head = facts.languages, facts.supervised
+    said = {"From": facts.origin, "What": facts.description,
+            "Languages": f"{language_name(source, 'not said')} → {language_name(target, 'not said')}",
+            "Parameters": f"{facts.parameters:,}", "Licence": facts.licence or "its card names none",
+            "Trained to align": f"{head.label.capitalize()}. {SUPERVISION}" if head else
+            "no head, as far as its card says"}
+    st.markdown("\n".join(f"- **{name}:** {for_markdown(value)}" for name, value in said.items()))
 
 rows, lengths, curves, alignment, heads, buckets = [], [], [], {}, {}, {}
 for name in bundled_models():

@@ -6,6 +6,21 @@ from pathlib import Path
 
 ENGLISH = ["a dog runs on the beach", "the black cat sleeps", "a man reads a book", "two girls play in the park",
            "the little black dog jumps over the white fence", "a woman walks down the street"]
+#: A card in OPUS-MT's words (Helsinki-NLP/opus-mt-en-fr's README, its lines that matter here).
+OPUS_CARD = """---
+tags:
+- translation
+license: apache-2.0
+---
+
+### opus-mt-en-fr
+
+* source languages: en
+* target languages: fr
+* dataset: opus
+* model: transformer-align
+* pre-processing: normalization + SentencePiece
+"""
 FRENCH = ["un chien court sur la plage", "le chat noir dort", "un homme lit un livre", "deux filles jouent dans le parc",
           "le petit chien noir saute par-dessus la clôture blanche", "une femme marche dans la rue"]
 
@@ -20,11 +35,11 @@ def _train_spm(lines: list[str], prefix: Path, vocab_size: int = 40) -> Path:
 
 
 def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0,
-                source_text: list[str] = ENGLISH, source_vocab: int = 40, languages: tuple[str, str] = ("en", "fr")
-                ) -> Path:
+                source_text: list[str] = ENGLISH, source_vocab: int = 40, languages: tuple[str, str] = ("en", "fr"),
+                card: str | None = None) -> Path:
     """Save a tiny Marian model and its tokenizer under ``folder`` (``save_pretrained``), trained ``steps`` Adam
     steps on the pairs above (an untrained one ends every sentence at once or never); its source SentencePiece
-    model is trained on ``source_text``; returns the folder."""
+    model is trained on ``source_text``; ``card``: the README.md written beside it; returns the folder."""
     import sentencepiece as spm
     import torch
     from transformers import GenerationConfig, MarianConfig, MarianMTModel, MarianTokenizer
@@ -61,4 +76,6 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
                                                num_beams=4)  # opus-mt's generation_config.json, in miniature
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    if card is not None:
+        (folder / "README.md").write_text(card, encoding="utf-8")
     return folder

@@ -42,10 +42,12 @@ def test_the_search_tree_is_consistent(tiny_model, tiny_tokenizers, beam):
         else:
             parent = nodes[node.parent]
             assert parent.kept and not parent.finished and parent.step == node.step - 1  # only the beam grows
-    for step in {n.step for n in nodes}:  # at most `beam` kept, and the pruned are never better than the kept
+    for step in {n.step for n in nodes}:  # 2·beam candidates; at most `beam` go on, the best of those not ending
         here = [n for n in nodes if n.step == step]
-        assert 1 <= sum(n.kept for n in here) <= beam
-        assert max((n.score for n in here if not n.kept), default=-np.inf) <= min(n.score for n in here if n.kept)
+        going = [n.score for n in here if n.kept and not n.finished]
+        assert len(here) <= 2 * beam and 1 <= len(going) + sum(n.kept for n in here if n.finished)
+        assert len(going) <= beam and sum(n.kept and n.finished for n in here) <= beam
+        assert max((n.score for n in here if not n.kept and not n.finished), default=-np.inf) <= min(going, default=0)
     children = {n.parent for n in nodes}
     for trace, end in zip(result.hypotheses, result.ends):
         assert end not in children and nodes[end].kept  # each final hypothesis is a leaf of the tree …

@@ -45,13 +45,13 @@ def test_sentence_of_has_the_asked_length():
 
 @pytest.mark.parametrize("score", ["additive", "dot", "none"])
 def test_stepwise_reference_matches_forward(tiny_tokenizers, score):
-    """forward() reads out all steps at once; the reference one decode_step at a time — same logits."""
+    """forward() reads out all steps at once; the reference one decode_step at a time — the same log-probabilities."""
     model = make_model(tiny_tokenizers, score).eval()
     pairs = tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(4)), max_len=50)
     src, mask, tgt_in, tgt_out = next(batches(pairs, 4))
     keep = tgt_out != PAD_ID
     assert not keep.all()  # the batch has padding to skip
-    torch.testing.assert_close(model(src, mask, tgt_in)[keep], bench.stepwise_logits(model, src, mask, tgt_in, keep))
+    torch.testing.assert_close(model(src, mask, tgt_in)[keep].log_softmax(-1), bench.stepwise_log_probs(model, src, mask, tgt_in, keep))
     torch.testing.assert_close(model(src, mask, tgt_in, keep), model(src, mask, tgt_in)[keep])
 
 

@@ -127,7 +127,7 @@ def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(
     """Teacher forcing (the fused kernel), each decoding step (the written-out softmax and the cache) and the
     three written-out attentions all match a model whose W^O never sees the head — and differ from the whole model,
     so the comparison can fail."""
-    from bench.kernels import stepwise_logits
+    from bench.kernels import stepwise_log_probs
     from models.storage.data import pad
     from models.storage.pieces import tokenize_pairs
 
@@ -137,7 +137,7 @@ def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(
     expected = reference(src, mask, tgt_in)  # [B, T, V]
     torch.testing.assert_close(off(src, mask, tgt_in), expected, atol=1e-5, rtol=1e-4)
     every = torch.ones_like(tgt_in, dtype=torch.bool)  # each position, through decode_step, its cache and read
-    torch.testing.assert_close(stepwise_logits(off, src, mask, tgt_in, every), expected.flatten(0, 1), atol=1e-5,
+    torch.testing.assert_close(stepwise_log_probs(off, src, mask, tgt_in, every), expected.flatten(0, 1).log_softmax(-1), atol=1e-5,
                                rtol=1e-4)
     got, want = off.attention_kinds(src, mask, tgt_in), reference.attention_kinds(src, mask, tgt_in)
     for kind in ("encoder", "decoder", "cross"):

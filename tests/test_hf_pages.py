@@ -1,11 +1,13 @@
 """Every page on a Hugging Face Marian translator (a tiny one built offline, given as ``?model=<folder>``): no
 exception, its attention drawn, its three kinds and heads offered, and what it cannot do said in one sentence."""
+import re
+
 import pytest
 
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
-from .hf_helpers import tiny_marian
+from .hf_helpers import OPUS_CARD, tiny_marian
 from .pages_helpers import APP, figures, page, run_page, title_of
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
@@ -83,3 +85,29 @@ def test_languages_come_from_the_record_the_tokenizer_or_the_name():
     assert hub_languages("someone/my-translator", None, None) == (None, None)
     assert hub_languages("Helsinki-NLP/opus-mt-de-en", "fr", "it") == ("fr", "it")  # the tokenizer says first
     assert language_name("roa", "x") == "roa" and language_name(None, "source") == "source"
+
+
+@pytest.fixture(scope="module")
+def opus(tmp_path_factory):
+    """A tiny Marian whose card says what opus-mt-en-fr's says: apache-2.0, trained transformer-align."""
+    return str(tiny_marian(tmp_path_factory.mktemp("opus"), card=OPUS_CARD))
+
+
+def test_the_models_page_gives_the_models_facts_from_it_and_its_card(opus):
+    at = run_page(page("Models_and_results"), model=opus)
+    assert not at.exception, [e.message for e in at.exception]
+    facts = re.sub(r"\\(.)", r"\1", next(m.value for m in at.markdown if m.value.startswith("- **From:**")))
+    loaded = load_model(opus, device="cpu")
+    parameters = sum(p.numel() for p in loaded.model.parameters())
+    assert f"- **From:** the folder {opus}\n" in facts and "2 encoder and 2 decoder layers of 2 heads" in facts
+    assert "**Languages:** English → French" in facts and f"**Parameters:** {parameters:,}" in facts
+    assert "**Licence:** apache-2.0" in facts and "**Trained to align:** Layer 2, head 1. Its card says" in facts
+
+
+def test_the_head_trained_to_align_is_shown_first_and_named(opus, marian):
+    at = run_page(APP, text=TEXT, model=opus)
+    assert not at.exception, [e.message for e in at.exception]
+    assert title_of(figures(at)[0]).startswith("Attention α (layer 2, head 1)")
+    assert "Layer 2, head 1 — shown first — trained to align" in at.selectbox(key="head").options
+    plain = run_page(APP, text=TEXT, model=marian)  # a card that says nothing: nothing is claimed
+    assert not any("trained to align" in o for o in plain.selectbox(key="head").options)

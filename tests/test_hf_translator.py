@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.decoding.trace import Reading
@@ -61,6 +62,27 @@ def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(marian
             assert len(ours) == cap and ours[:-1] == expected[:-1] and expected[-1] == model.specials.eos
         assert trace.translation == tokenizer.decode(ours, skip_special_tokens=True)
     assert ended and capped  # both cases were seen
+
+
+def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(marian):
+    """The same search as ``generate(num_beams=4)``: the same four finished hypotheses in the same order, with the
+    same scores (log-probability per piece). Sentences whose search reaches the length cap are left out: there
+    ``generate`` forces ``</s>``, as in greedy decoding above."""
+    model, pair, library, tokenizer = marian
+    compared = 0
+    for text in TEXTS:
+        cap = max_target_len(pair.source.encode(text, 80))
+        ours = beam_search(model, pair, text, 4)
+        if any(len(h.target_ids) == cap for h in ours.hypotheses):
+            continue
+        out = library.generate(**tokenizer([text], return_tensors="pt"), num_beams=4, num_return_sequences=4,
+                               max_new_tokens=cap, do_sample=False, output_scores=True, return_dict_in_generate=True)
+        theirs = [[i for i in row[1:] if i != model.specials.pad] for row in out.sequences.tolist()]
+        assert [list(h.target_ids) for h in ours.hypotheses] == theirs
+        per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
+        np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
+        compared += 1
+    assert compared >= 4
 
 
 def test_each_steps_cross_attention_is_the_teacher_forced_output_attentions(marian):
@@ -129,9 +151,9 @@ def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
         moved = model.decode_step(prev[swap], model.reorder(cache, swap), select_rows(memory, swap))[0]
         fresh_memory, fresh_cache, fresh_prev = run([1, 0])
         fresh = model.decode_step(fresh_prev, fresh_cache, fresh_memory)[0]
-    assert torch.allclose(moved.logits, fresh.logits, atol=1e-5)
+    assert torch.allclose(moved.log_probs, fresh.log_probs, atol=1e-5)
     assert torch.allclose(moved.attention, fresh.attention, atol=1e-6)
-    assert not torch.allclose(moved.logits[0], moved.logits[1])  # the rows differ: a no-op reorder would fail
+    assert not torch.allclose(moved.log_probs[0], moved.log_probs[1])  # the rows differ: a no-op reorder would fail
 
 
 def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flagged(marian):

@@ -130,7 +130,7 @@ def test_decoding_starts_and_stops_with_the_models_own_special_ids(tiny_tokenize
         seen.append(prev.tolist())
         step, cache = original(self, prev, cache, memory, focus)
         if len(seen) == 3:
-            step = replace(step, logits=step.logits.index_fill(1, torch.tensor([shuffled.eos]), 1e4))
+            step = replace(step, log_probs=step.log_probs.index_fill(1, torch.tensor([shuffled.eos]), 0.0))
         return step, cache
 
     monkeypatch.setattr(type(model), "decode_step", third_step_ends)

@@ -36,13 +36,13 @@ def test_padding_is_ignored_and_label_smoothing_applies():
 
 def test_the_forward_can_be_a_reference(tiny_tokenizers):
     """The benchmark times the step with a step-by-step forward: the same update as the model's own."""
-    from bench.kernels import stepwise_logits
+    from bench.kernels import stepwise_log_probs
 
     batch = next(batches(tokenize_pairs(tiny_tokenizers, *zip(*synthetic_pairs(8)), max_len=50), 8))
     a, b = make_model(tiny_tokenizers, seed=4).train(), make_model(tiny_tokenizers, seed=4).train()
     loss_a = train_step(a, batch, torch.optim.SGD(a.parameters(), lr=0.1), loss_function())
     loss_b = train_step(b, batch, torch.optim.SGD(b.parameters(), lr=0.1), loss_function(),
-                        forward=lambda *x: stepwise_logits(b, *x))
+                        forward=lambda *x: stepwise_log_probs(b, *x))
     assert abs(loss_a - loss_b) < 1e-5
     for p, q in zip(a.parameters(), b.parameters()):
         torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)

@@ -26,7 +26,7 @@ def padded_batch(tokenizers, texts=TEXTS):
 
 
 @torch.no_grad()
-def test_cached_steps_give_the_full_recomputations_logits(tiny_tokenizers):
+def test_cached_steps_give_the_full_recomputations_log_probs(tiny_tokenizers):
     """Decoding one position at a time from the key/value cache = teacher forcing over the whole prefix."""
     model = make_transformer(tiny_tokenizers)
     src, mask = padded_batch(tiny_tokenizers)
@@ -36,8 +36,8 @@ def test_cached_steps_give_the_full_recomputations_logits(tiny_tokenizers):
     cache, stepped = model.start(memory), []
     for t in range(tgt_in.shape[1]):
         step, cache = model.decode_step(tgt_in[:, t], cache, memory)
-        stepped.append(step.logits)
-    torch.testing.assert_close(torch.stack(stepped, 1), full, atol=1e-5, rtol=1e-4)
+        stepped.append(step.log_probs)
+    torch.testing.assert_close(torch.stack(stepped, 1), full.log_softmax(-1), atol=1e-5, rtol=1e-4)
     assert cache.keys[0].shape == (2, model.config.heads, tgt_in.shape[1], model.config.d_model // model.config.heads)
 
 

@@ -1,14 +1,22 @@
 """Beam search that keeps the full trace of every finished hypothesis, and the search tree.
 
-Each step extends the alive hypotheses by every target piece and keeps the
-``beam − len(finished)`` best by summed log-probability; a hypothesis that
-emits EOS is finished and the beam shrinks. Finished hypotheses are ranked by
-log-probability per piece, so short outputs are not favoured. With
-``beam=1`` this is exactly greedy decoding.
+The search is the one ``transformers``' ``generate`` runs with ``num_beams`` (its defaults: length penalty 1,
+``early_stopping=False``), so a Hugging Face translator writes here what it writes there, token for token:
 
-The search is recorded as data (:class:`BeamNode`): at every step the pieces
-that were kept and, beside them, the ``beam`` best that were pruned — where
-the beam chose (Seq2Seq-Vis's beam view).
+- each step extends the ``beam`` alive hypotheses by every target piece and ranks the candidates by summed
+  log-probability; of the ``2·beam`` best, those among the first ``beam`` that end with EOS finish, and the
+  ``beam`` best that do not go on — the beam stays full;
+- the finished are kept ``beam`` at a time, ranked by log-probability per piece (EOS counted), so short outputs
+  are not favoured;
+- the search stops once ``beam`` have finished and the best alive hypothesis, per piece so far, scores no better
+  than the worst of them; or at the length cap, where the ``beam`` best candidates finish as they stand.
+
+One difference from ``generate``, stated: at the cap ``generate`` forces EOS (Marian's ``forced_eos_token_id``);
+here, as in greedy decoding, a hypothesis that reaches it ends with what the model wrote. With ``beam=1`` this is
+exactly greedy decoding.
+
+The search is recorded as data (:class:`BeamNode`): at every step the ``2·beam`` candidates, kept (going on or
+finished) or pruned — where the beam chose (Seq2Seq-Vis's beam view).
 """
 from __future__ import annotations
 
@@ -30,7 +38,7 @@ class BeamNode:
     piece: str
     parent: int | None  # index in BeamResult.nodes of the piece before it (None at step 0)
     score: float  # summed log-probability of the hypothesis ending with this piece
-    kept: bool  # kept in the beam (or finished); False: the best of those pruned
+    kept: bool  # went on in the beam or finished; False: pruned
     finished: bool  # the piece is EOS
 
 
@@ -41,57 +49,89 @@ class BeamResult:
     ends: tuple[int, ...]  # the node each hypothesis ends with, in the order of ``hypotheses``
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Hypothesis:
     tokens: tuple[int, ...]
     logprob: float
     history: tuple[Step, ...]  # one [1, ...] step per token
-    node: int | None  # its last piece in the tree
+    node: int  # its last piece in the tree; -1 before the first
+
+    @property
+    def per_piece(self) -> float:
+        return self.logprob / len(self.tokens)
 
 
-def _extend(alive, step: Step, keep: int, t: int, tokenizers: TokenizerPair, eos: int, nodes: list) -> list[tuple]:
-    """The ``keep`` best extensions of ``alive`` as ``(hypothesis, parent row)``; records them and the best pruned."""
-    scores = torch.tensor([h.logprob for h in alive], device=step.logits.device)[:, None]
-    scores = scores + step.logits.log_softmax(-1)  # [n, V]
+@dataclass(frozen=True)
+class _Candidate:
+    parent: int  # row of the alive hypothesis it extends
+    token: int
+    logprob: float
+
+
+def _candidates(alive: list[_Hypothesis], step: Step, k: int) -> list[_Candidate]:
+    """The ``k`` best one-piece extensions of ``alive`` by summed log-probability, best first."""
+    scores = torch.tensor([h.logprob for h in alive], device=step.log_probs.device)[:, None]
+    scores = scores + step.log_probs  # [n, V]
     V = scores.shape[1]
-    pruned = min(keep, scores.numel() - keep)  # show as many pruned candidates as the beam is wide
-    values, flat = scores.view(-1).topk(keep + pruned)
-    kept = []
-    for rank, (value, index) in enumerate(zip(values.tolist(), flat.tolist())):
-        parent, token = divmod(index, V)
-        h = alive[parent]
-        nodes.append(BeamNode(t, tokenizers.target.pieces([token])[0], h.node, value, rank < keep, token == eos))
-        if rank < keep:
-            row = select_rows(step, torch.tensor([parent], device=step.logits.device))
-            kept.append((_Hypothesis((*h.tokens, token), value, (*h.history, row), len(nodes) - 1), parent))
-    return kept
+    values, flat = scores.view(-1).topk(min(k, scores.numel()))
+    return [_Candidate(*divmod(index, V), value) for index, value in zip(flat.tolist(), values.tolist())]
+
+
+class _Search:
+    """One search: the alive hypotheses (best first), the finished (at most ``beam``, best first) and the tree."""
+
+    def __init__(self, tokenizers: TokenizerPair, beam: int, eos: int):
+        self.tokenizers, self.beam, self.eos = tokenizers, beam, eos
+        self.alive, self.finished, self.nodes = [_Hypothesis((), 0.0, (), -1)], [], []
+
+    def advance(self, step: Step, t: int, last: bool) -> list[int]:
+        """Take step ``t``'s candidates (at the length cap, ``last``, the ``beam`` best all finish) and record them
+        in the tree; returns the rows of the old alive hypotheses that the new ones extend."""
+        found = _candidates(self.alive, step, 2 * self.beam)
+        ending = [i for i, c in enumerate(found[: self.beam]) if last or c.token == self.eos]
+        going = [] if last else [i for i, c in enumerate(found) if c.token != self.eos][: self.beam]
+        first = len(self.nodes)  # found[i] becomes node first + i
+        made = {i: self._extend(found[i], step, first + i) for i in (*ending, *going)}
+        self.finished = sorted(self.finished + [made[i] for i in ending], key=lambda h: -h.per_piece)[: self.beam]
+        kept = set(going) | {i for i in ending if any(h is made[i] for h in self.finished)}
+        self.nodes += [BeamNode(t, self.tokenizers.target.pieces([c.token])[0], self._parent_node(c), c.logprob,
+                                i in kept, c.token == self.eos) for i, c in enumerate(found)]
+        self.alive = [made[i] for i in going]
+        return [found[i].parent for i in going]
+
+    def _parent_node(self, c: _Candidate) -> int | None:
+        node = self.alive[c.parent].node
+        return None if node < 0 else node
+
+    def _extend(self, c: _Candidate, step: Step, node: int) -> _Hypothesis:
+        h = self.alive[c.parent]
+        row = select_rows(step, torch.tensor([c.parent], device=step.log_probs.device))
+        return _Hypothesis((*h.tokens, c.token), c.logprob, (*h.history, row), node)
+
+    def done(self) -> bool:
+        """Nothing alive, or ``beam`` finished and the best alive, per piece so far, no better than the worst."""
+        if not self.alive:
+            return True
+        return len(self.finished) == self.beam and self.alive[0].per_piece <= self.finished[-1].per_piece
 
 
 @torch.inference_mode()
 def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: int) -> BeamResult:
-    """All ``beam`` final hypotheses of ``text``, best first, each with its trace, and the search tree."""
+    """The ``beam`` final hypotheses of ``text``, best first, each with its trace, and the search tree."""
     if beam < 1:
         raise ValueError("beam size must be at least 1")
     model.eval()
     source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
     memory, specials = encode_batch(model, [source]), model.specials
-    alive, nodes, finished = [_Hypothesis((), 0.0, (), None)], [], []
-    cache = model.start(memory)
-    for t in range(max_target_len(source)):
-        prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in alive], device=model.device)
-        copies = select_rows(memory, torch.zeros(len(alive), dtype=torch.long, device=model.device))
+    search, cache, cap = _Search(tokenizers, beam, specials.eos), model.start(memory), max_target_len(source)
+    for t in range(cap):
+        prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in search.alive], device=model.device)
+        copies = select_rows(memory, torch.zeros(len(search.alive), dtype=torch.long, device=model.device))
         step, cache = model.decode_step(prev, cache, copies)
-        vocabulary = step.logits.shape[1] * len(alive)
-        extended = _extend(alive, step, min(beam - len(finished), vocabulary), t, tokenizers, specials.eos, nodes)
-        finished += [h for h, _ in extended if h.tokens[-1] == specials.eos]
-        going = [(h, row) for h, row in extended if h.tokens[-1] != specials.eos]
-        if not going:
+        rows = search.advance(step, t, last=t == cap - 1)
+        if search.done():
             break
-        alive = [h for h, _ in going]
-        cache = model.reorder(cache, torch.tensor([row for _, row in going], device=model.device))
-    else:
-        finished.extend(alive)  # ran out of length: keep the unfinished too
-    finished.sort(key=lambda h: h.logprob / len(h.tokens), reverse=True)
+        cache = model.reorder(cache, torch.tensor(rows, device=model.device))
     traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory, specials.eos)
-                   for h in finished)
-    return BeamResult(traces, tuple(nodes), tuple(h.node for h in finished))
+                   for h in search.finished)
+    return BeamResult(traces, tuple(search.nodes), tuple(h.node for h in search.finished))

@@ -1,7 +1,7 @@
 """Decoding with full traces: greedy (with attention what-ifs) and forced (beam search is in :mod:`.beam`).
 
 Every architecture decodes through the same loop (:mod:`models.network.translator`): encode once, then one
-step at a time from a cache, each step's logits and cross-attention kept in a :class:`~.trace.Trace`.
+step at a time from a cache, each step's log-probabilities and cross-attention kept in a :class:`~.trace.Trace`.
 """
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ def _run_steps(
     """Greedy (or ``forced`` [B, T] ids) decoding of a batch; returns the memory, the steps and the tokens [B, T].
 
     ``overrides`` {t: weights [S]} make layer ``layer``'s heads read those weights at step t. Without
-    ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's logits and
-    attention, 1.2 GB, only for its tokens."""
+    ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's
+    log-probabilities and attention, 1.2 GB, only for its tokens."""
     memory, specials = encode_batch(model, sources), model.specials
     B = len(sources)
     prev = torch.full((B,), specials.start, dtype=torch.long, device=model.device)
@@ -53,7 +53,7 @@ def _run_steps(
             weights = torch.as_tensor(overrides[t], dtype=torch.float32, device=model.device).expand(B, -1)
             focus = Focus(layer, weights)
         step, cache = model.decode_step(prev, cache, memory, focus)
-        prev = step.logits.argmax(-1) if forced is None else forced[:, t].to(prev.device)
+        prev = step.log_probs.argmax(-1) if forced is None else forced[:, t].to(prev.device)
         prev = prev.masked_fill(done, specials.pad)
         if keep_steps:
             steps.append(step)

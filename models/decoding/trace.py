@@ -162,7 +162,7 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
     ids = tokens[row].tolist()
     T = ids.index(eos) + 1 if eos in ids else len(ids)
     ids, steps, S = ids[:T], steps[:T], len(source.ids)
-    logprobs = torch.stack([s.logits[row] for s in steps]).log_softmax(-1)  # [T, V]
+    logprobs = torch.stack([s.log_probs[row] for s in steps])  # [T, V]
     top = logprobs.topk(TOP_K, dim=-1)
 
     def stack(get) -> np.ndarray | None:

@@ -9,7 +9,8 @@ for each step, so picking rows for beam search is the interface's generic :func:
 really reorders. Each step reports its cross-attention ``[B, L, heads, S]``; the library exposes no energies.
 
 What the library's ``generate`` does and this wrapper does too: ``<pad>`` is never written (Marian's generation
-config bans it: ``bad_words_ids``). What it does not: the what-if (forcing a layer's weights) is refused, as the
+config bans it: ``bad_words_ids``), its log-probability set to −∞ after the softmax, so the others keep the values
+``generate`` scores beams with. What it does not: the what-if (forcing a layer's weights) is refused, as the
 library offers no place to set them. A head is switched off by the project's definition, its output zeroed
 before the output projection, by a hook on that projection's input (transformers 5 removed ``head_mask``).
 """
@@ -148,12 +149,12 @@ class HFTranslator(Translator):
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
-        logits = self.hf.lm_head(state) + self.hf.final_logits_bias[0]  # [B, V]
-        logits[:, self.specials.pad] = float("-inf")  # generate's bad_words_ids: <pad> is never written
+        log_probs = (self.hf.lm_head(state) + self.hf.final_logits_bias[0]).log_softmax(-1)  # [B, V]
+        log_probs[:, self.specials.pad] = float("-inf")  # generate's bad_words_ids, after the softmax as there
         attention = torch.stack([a[:, :, 0] for a in out.cross_attentions], 1)  # [B, L, heads, S]
         new = out.cache
         layers = range(len(new.self_attention_cache.layers))
-        return Step(logits, attention, None, state), HFCache(
+        return Step(log_probs, attention, None, state), HFCache(
             tuple(new.self_attention_cache.layers[n].keys for n in layers),
             tuple(new.self_attention_cache.layers[n].values for n in layers),
             tuple(new.cross_attention_cache.layers[n].keys for n in layers),

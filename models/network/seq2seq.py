@@ -152,8 +152,8 @@ class Seq2Seq(Translator):
             raise ValueError(f"an RNN has one attention layer (0), not layer {focus.layer}")
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
         new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights)
-        logits = self.read_out(new_state, context, emb)  # [B, V]
-        step = Step(logits, _one_head(weights), _one_head(energies), new_state, RNNStep(state, context))
+        log_probs = self.read_out(new_state, context, emb).log_softmax(-1)  # [B, V]
+        step = Step(log_probs, _one_head(weights), _one_head(energies), new_state, RNNStep(state, context))
         return step, new_state
 
     def teacher_force(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor, Tensor]:

@@ -212,8 +212,9 @@ class TransformerTranslator(Translator):
                                        memory.mask, override)
             keys.append(k), values.append(v), weights.append(w), energies.append(e)
         state = self.dec_norm(y[:, 0])  # [B, d]
-        step = Step(F.linear(state, self.tgt_embed.weight), torch.stack(weights, 1), torch.stack(energies, 1), state)
-        return step, TransformerCache(tuple(keys), tuple(values))  # logits [B, V], attention [B, L, heads, S]
+        log_probs = F.linear(state, self.tgt_embed.weight).log_softmax(-1)  # [B, V]
+        step = Step(log_probs, torch.stack(weights, 1), torch.stack(energies, 1), state)
+        return step, TransformerCache(tuple(keys), tuple(values))  # attention [B, L, heads, S]
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions."""

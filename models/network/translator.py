@@ -77,7 +77,7 @@ class RNNStep:
 class Step:
     """One decoding step for a batch, the same for every architecture."""
 
-    logits: Tensor  # [B, V]
+    log_probs: Tensor  # [B, V]  log-probabilities of the next piece, after the model's generation rules (-inf: never)
     attention: Tensor | None  # [B, L, heads, S]  each layer's heads' weights over the source; None without
     energies: Tensor | None  # [B, L, heads, S]  the scores before the softmax
     state: Tensor  # [B, H]  the decoder's output that writes this piece (RNN: s_t; Transformer: its last layer)

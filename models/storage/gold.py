@@ -121,17 +121,19 @@ def trial_best(directory: str | Path, shape: tuple[int, int]) -> dict | None:
     return min(scored, key=lambda r: r["aer"]) if scored else None
 
 
-def default_reading(directory: str | Path, shape: tuple[int, int]) -> Reading | None:
+def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None
+                    ) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with: the one with the lowest AER on
     the gold's trial set recorded beside it (chosen on the trial set only, ``python -m models.align --split trial
-    --reading all --save``), else the RNN's only head or a Transformer's last layer's mean. None without
-    attention. The app's heatmap draws its plain counterpart (:attr:`Reading.plain`), the step's own attention."""
+    --reading all --save``), else the head trained to align (``supervised``, from the model's card), else the
+    RNN's only head or a Transformer's last layer's mean. None without attention. The app's heatmap draws its
+    plain counterpart (:attr:`Reading.plain`), the step's own attention."""
     if shape == (0, 0):
         return None
     best = trial_best(directory, shape)
     if best:
         return Reading.parse(best["reading"], shape)
-    return RNN_READING if shape == (1, 1) else Reading(shape[0] - 1, None)
+    return supervised or (RNN_READING if shape == (1, 1) else Reading(shape[0] - 1, None))
 
 
 def alignment_rows(results: dict[str, list[dict]], baseline: list[dict]) -> list[dict]:

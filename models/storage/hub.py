@@ -44,6 +44,7 @@ from .gold import default_reading
 from .hf_checkpoint import is_hf_config, listing_refusal, load_hf
 from .hub_disk import trim_hub_cache
 from .languages import Languages, own_languages
+from .model_card import read_card
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -69,6 +70,7 @@ class LoadedModel:
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
+    supervised: Reading | None = None  # the head trained to align (its card says so: guided alignment), or None
 
     @property
     def variant(self) -> str:
@@ -301,6 +303,6 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
             raise CheckpointError(str(e)) from e
     else:
         (model, tokenizers), languages = _load_own(path, _read_config(path, raw)), own_languages(path)
-    target = pick_device(device)
-    return LoadedModel(model.to(target).eval(), tokenizers, path, target, default_reading(path, model.attention_shape),
-                       languages)
+    target, supervised = pick_device(device), read_card(path).supervised_head(model.attention_shape)
+    return LoadedModel(model.to(target).eval(), tokenizers, path, target,
+                       default_reading(path, model.attention_shape, supervised), languages, supervised)

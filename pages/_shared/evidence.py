@@ -19,6 +19,7 @@ from models.analysis.word_links import MATRICES, word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair, read_gold
 from models.storage.hub import LoadedModel
+from models.storage.model_card import SUPERVISION
 
 from . import cache, deploy, ui
 
@@ -57,9 +58,10 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     return matrix
 
 
-def head_label(reading: Reading, default: Reading | None) -> str:
-    mark = " — shown first" if reading == default else ""
-    return reading.label.capitalize() + mark
+def head_label(reading: Reading, default: Reading | None, supervised: Reading | None = None) -> str:
+    first = " — shown first" if reading == default else ""
+    aligner = " — trained to align" if supervised is not None and reading == supervised else ""
+    return reading.label.capitalize() + first + aligner
 
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
@@ -81,11 +83,12 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
         wanted = url_reading(loaded, getattr(ui.read_url(), key), default)
         st.session_state[chosen] = wanted if wanted in options else wanted.plain if wanted.plain in options else default
     st.session_state[key] = st.session_state[chosen]
-    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default),
+    supervised = loaded.supervised if loaded.supervised in options else None
+    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default, supervised),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
                            help="Each decoder layer has several heads, each with its own attention over the source; "
                                 "a layer's mean averages them. Read one step later, each word's row is the step "
-                                "where it is the decoder's input.")
+                                "where it is the decoder's input." + (f" {SUPERVISION}" if supervised else ""))
     st.query_params[key] = reading.key
     return reading
 

@@ -1,0 +1,51 @@
+"""What the Models page says of the model in use: where it came from, what it is, its languages, its size, its
+licence, and the head trained to align where its card says one was. Read from the loaded model, its folder and its
+card; what none of them says is left unsaid."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..decoding.trace import Reading
+from .card import load_records, model_description
+from .hub import BUNDLED_DIR, LoadedModel
+from .languages import Languages
+from .model_card import read_card
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    origin: str  # "bundled with the app", "the Hugging Face Hub: owner/name, commit 1a2b3c4", "the folder …"
+    bundled: bool
+    description: str  # what the model is, in a sentence
+    parameters: int
+    languages: Languages
+    licence: str | None  # as its card's metadata names it; None where it names none
+    supervised: Reading | None  # the head trained to align (guided alignment), where its card says so
+
+
+def _origin(loaded: LoadedModel, ref: str) -> str:
+    if loaded.path.parent == BUNDLED_DIR:
+        return "bundled with the app"
+    if loaded.path.parent.name == "snapshots":  # huggingface_hub's cache: …/models--owner--name/snapshots/<commit>
+        return f"the Hugging Face Hub: {ref}, commit {loaded.path.name[:7]}"
+    return f"the folder {loaded.path}"
+
+
+def _description(loaded: LoadedModel) -> str:
+    """The card's sentence for a model this project trained (it has a training record); else what the model's
+    attention shapes and width say."""
+    if (loaded.path / "training.json").is_file():
+        return model_description(load_records(loaded.path)[0])
+    shapes, vocabulary = loaded.model.attention_shapes, loaded.tokenizers.target.vocab_size
+    (layers, heads), size = shapes["cross"], f"width {loaded.model.state_size}, a vocabulary of {vocabulary:,} pieces"
+    if "encoder" in shapes:
+        return (f"A {loaded.variant.capitalize()} Transformer encoder–decoder (Hugging Face transformers): "
+                f"{shapes['encoder'][0]} encoder and {layers} decoder layers of {heads} heads, {size}.")
+    return f"A {loaded.variant} encoder–decoder with {layers} layer(s) of {heads} cross-attention head(s), {size}."
+
+
+def model_facts(loaded: LoadedModel, ref: str) -> ModelFacts:
+    """The facts of ``loaded``, which was asked for as ``ref``."""
+    return ModelFacts(_origin(loaded, ref), loaded.path.parent == BUNDLED_DIR, _description(loaded),
+                      sum(p.numel() for p in loaded.model.parameters()), loaded.languages,
+                      read_card(loaded.path).licence, loaded.supervised)

@@ -1,0 +1,36 @@
+"""models/storage/model_card.py: what a card says — its licence, and whether a head was trained to align — and
+nothing where it says nothing or cannot be read."""
+from models.decoding.trace import Reading
+from models.storage.model_card import MAX_CARD_BYTES, CardFacts, read_card
+
+from .hf_helpers import OPUS_CARD
+
+
+def test_an_opus_mt_card_names_its_licence_and_guided_alignment(tmp_path):
+    (tmp_path / "README.md").write_text(OPUS_CARD, encoding="utf-8")
+    facts = read_card(tmp_path)
+    assert facts == CardFacts("apache-2.0", True)
+    assert facts.supervised_head((6, 8)) == Reading(5, 0)  # opus-mt-en-fr: the first head of decoder layer 6
+
+
+def test_a_card_that_says_nothing_claims_nothing(tmp_path):
+    assert read_card(tmp_path) == CardFacts(None, False)  # no card
+    (tmp_path / "README.md").write_text("# my model\n\n* model: transformer\n", encoding="utf-8")
+    assert read_card(tmp_path) == CardFacts(None, False)  # plain Transformer: no head was supervised
+    assert CardFacts(None, False).supervised_head((6, 8)) is None
+    assert CardFacts(None, True).supervised_head((0, 0)) is None  # a model without attention has no such head
+
+
+def test_a_broken_or_oversized_card_is_not_read(tmp_path):
+    (tmp_path / "README.md").write_text("---\nlicense: [unclosed\n---\n* model: transformer-align\n", encoding="utf-8")
+    assert read_card(tmp_path).licence is None
+    (tmp_path / "README.md").write_bytes(b"\xff\xfe\x00binary")
+    assert read_card(tmp_path) == CardFacts(None, False)
+    (tmp_path / "README.md").write_text("* model: transformer-align\n" + " " * MAX_CARD_BYTES, encoding="utf-8")
+    assert read_card(tmp_path) == CardFacts(None, False)
+
+
+def test_the_bundled_cards_name_their_licence():
+    from models.storage.hub import resolve
+
+    assert read_card(resolve("additive")) == CardFacts("mit", False)
