@@ -23,6 +23,7 @@ from .decoding.lines import translate_lines
 from .storage.card import LENGTH_BUCKETS, write_card
 from .storage.data import read_references, reference_streams
 from .storage.hub import LoadedModel, load_model
+from .storage.languages import may_translate, pair_name
 
 
 def scores(hyps: list[str], refs: list[list[str]]) -> tuple[dict, dict]:
@@ -80,6 +81,9 @@ def main(argv=None) -> int:
     if args.sentences and not args.out:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device)
+    if not may_translate(loaded.languages, (args.src, args.tgt)):
+        raise SystemExit(f"error: {args.model} translates {pair_name(loaded.languages)}, not "
+                         f"{pair_name((args.src, args.tgt))}; give --src and --tgt of its languages")
     sets = [spec.partition(":split=") for spec in args.data]
     result = {"model": loaded.path.name, "variant": loaded.variant, "beam_size": args.beam,
               "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam, args.sentences)

@@ -38,6 +38,9 @@ if sentences is None:
     st.stop()
 if sentences.skipped:
     st.caption(sentences.skipped)
+if reason := corpus_ui.refusal(models, sentences):
+    st.info(for_markdown(reason))
+    st.stop()
 sentences = corpus_ui.within_limit(sentences)
 job, rows = corpus_ui.table(models, sentences)
 if not rows:

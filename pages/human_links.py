@@ -4,6 +4,7 @@ import streamlit as st
 from models.analysis.alignment import AttentionView
 from models.analysis.word_links import pair_scores
 from models.storage.gold import trial_best
+from models.storage.languages import EN_FR, may_translate
 from pages._shared import cache, charts, evidence, ui
 
 st.title("Attention against human links")
@@ -12,7 +13,7 @@ st.caption("Sentences of the Canadian Hansards aligned word by word by people (O
            "squares where people drew a link. Heatmaps are often read as alignments: here they are checked.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-if loaded.languages not in {("en", "fr"), ("eng", "fra"), (None, None)}:  # a model that does not say may be en→fr
+if not may_translate(loaded.languages, EN_FR):
     st.info(f"People's links here join English and French words; this model translates {ui.direction(loaded)}, so "
             "there is nothing of its to lay over them.")
     st.stop()

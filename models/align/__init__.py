@@ -37,6 +37,7 @@ from ..decoding.trace import Reading, readings
 from ..storage.card import write_card
 from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
 from ..storage.hub import CheckpointError, load_model
+from ..storage.languages import EN_FR, may_translate, pair_name
 
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -97,6 +98,9 @@ def main(argv=None) -> int:
         pairs = read_gold(args.data, args.split)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
+    if not may_translate(loaded.languages, EN_FR):
+        raise SystemExit(f"error: the human links join English and French words; {args.model} translates "
+                         f"{pair_name(loaded.languages)}, so there is nothing of its to score against them")
     if args.sweep and (args.out or args.save):
         raise SystemExit("error: --sweep scores many rules; --out and --save take one")
     chosen = chosen_readings(args, loaded)

@@ -27,7 +27,7 @@ from tqdm import tqdm
 from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, load_model
 from ..storage.sentences import Sentences, read_file, read_folder
-from .rows import corpus_rows, sides, summary
+from .rows import corpus_rows, language_refusal, sides, summary
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -88,6 +88,8 @@ def main(argv=None) -> int:
         chosen = sides(loaded, refs, [_reading(m, k) for m, k in zip(loaded, keys)])
     except (CheckpointError, OSError, ValueError) as e:  # SentencesError and a bad reading are ValueErrors
         raise SystemExit(f"error: {e}") from e
+    if reason := language_refusal(chosen, sentences):
+        raise SystemExit(f"error: {reason}")
     if sentences.skipped:
         print(sentences.skipped, file=sys.stderr)
     with tqdm(total=len(sentences), unit="sentence", desc=sentences.name, disable=None) as bar:

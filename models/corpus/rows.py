@@ -29,6 +29,7 @@ from ..decoding.trace import Reading, Trace
 from ..evaluate import by_length, scores
 from ..storage.gold import GoldPair, trial_best
 from ..storage.hub import LoadedModel
+from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.sentences import Sentences
 
 #: The per-model statistics, in table order, with what each means (the page's column help says it).
@@ -61,6 +62,28 @@ class Side:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None
         return best["method"] if best else CHOSEN["attention"]
+
+
+def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:
+    """Why these sides cannot make one table of these sentences, in a sentence; None when they can. Each model
+    must read the sentences' language (and write their references'), and two models must translate the same way:
+    their attention is compared on one translation forced through both."""
+    for side in sides:
+        if not may_translate(side.loaded.languages, sentences.languages):
+            source = language_name(side.loaded.languages[0], "its source language")
+            return (f"These sentences ({sentences.name}) are {_said(sentences.languages)}, and {side.name} translates "
+                    f"{pair_name(side.loaded.languages)}: paste or upload {source} sentences instead.")
+    if len(sides) == 2 and not may_translate(sides[0].loaded.languages, sides[1].loaded.languages):
+        a, b = sides
+        return (f"{a.name} translates {pair_name(a.loaded.languages)} and {b.name} {pair_name(b.loaded.languages)}: "
+                "two models set side by side must translate the same way, since their attention is compared on one "
+                "translation.")
+    return None
+
+
+def _said(languages) -> str:
+    source, target = languages
+    return f"in {language_name(source, 'an unnamed language')}" if target is None else pair_name(languages)
 
 
 def sides(loaded: Sequence[LoadedModel], names: Sequence[str], readings: Sequence[Reading | None]) -> list[Side]:

@@ -18,11 +18,24 @@ NAMES = {"en": "English", "eng": "English", "fr": "French", "fra": "French", "de
          "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "hi": "Hindi", "vi": "Vietnamese"}
 
 Languages = tuple[str | None, str | None]  # (source, target) codes
+EN_FR: Languages = ("en", "fr")  # the bundled models', the test sets' and the human links'
 
 
 def language_name(code: str | None, unknown: str) -> str:
     """``"French"`` for ``"fr"``; the code itself when it has no name here; ``unknown`` for None."""
     return unknown if code is None else NAMES.get(code, code)
+
+
+def pair_name(languages: Languages) -> str:
+    """``English→French``; ``source`` or ``target`` for a side that is not named."""
+    source, target = languages
+    return f"{language_name(source, 'source')}→{language_name(target, 'target')}"
+
+
+def may_translate(languages: Languages, pair: Languages) -> bool:
+    """Whether a model of ``languages`` may translate ``pair``: on each side the two name the same language, or
+    one names none (a model that does not say may well be English→French)."""
+    return all(a is None or b is None or language_name(a, a) == language_name(b, b) for a, b in zip(languages, pair))
 
 
 def own_languages(directory: str | Path) -> Languages:

@@ -9,11 +9,12 @@ skipped and counted rather than refused.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .data import read_references
 from .gold import GoldPair, parse_links, read_gold
+from .languages import EN_FR, Languages
 
 MAX_BYTES = 10_000_000  # the largest text or links file read (the 3,000 lines of newstest2013 take 0.4 MB)
 MAX_LINE_CHARS = 1_000  # a longer line is skipped and counted (the longest of the test sets: 507)
@@ -42,6 +43,7 @@ class Sentences:
     gold: tuple[GoldPair, ...] | None = None  # [N] the links people drew, English words first
     blank: int = 0  # blank lines skipped
     too_long: int = 0  # lines over MAX_LINE_CHARS skipped
+    languages: Languages = (None, None)  # (source, references) codes, None where nobody said
 
     def __len__(self) -> int:
         return len(self.sources)
@@ -49,8 +51,8 @@ class Sentences:
     def first(self, n: int) -> Sentences:
         """The first ``n`` sentences (a public server's cap)."""
         cut = slice(0, n)
-        return Sentences(self.name, self.sources[cut], self.references and self.references[cut],
-                         self.gold and self.gold[cut], self.blank, self.too_long)
+        return replace(self, sources=self.sources[cut], references=self.references and self.references[cut],
+                       gold=self.gold and self.gold[cut])
 
     @property
     def skipped(self) -> str:
@@ -123,8 +125,7 @@ def with_links(sentences: Sentences, data: bytes) -> Sentences:
             raise SentencesError(f"Links line {n} points past the end of its sentence ({len(english)} source "
                                  f"words, {len(french)} reference words): the links do not match the sentences.")
         gold.append(GoldPair(english, french, sure, possible))
-    return Sentences(sentences.name, sentences.sources, sentences.references, tuple(gold), sentences.blank,
-                     sentences.too_long)
+    return replace(sentences, gold=tuple(gold))
 
 
 def read_file(path: str | Path) -> Sentences:
@@ -143,9 +144,9 @@ def read_folder(folder: str | Path, split: str, src: str = "en", tgt: str = "fr"
     if (folder / f"{split}.gold").exists():
         gold = tuple(read_gold(folder, split))
         return Sentences(f"{folder.name} {split}", tuple(" ".join(p.english) for p in gold),
-                         tuple((" ".join(p.french),) for p in gold), gold)
+                         tuple((" ".join(p.french),) for p in gold), gold, languages=EN_FR)
     sources, refs = read_references(folder, split, src, tgt)
-    return Sentences(f"{folder.name} {split}", tuple(sources), tuple(map(tuple, refs)))
+    return Sentences(f"{folder.name} {split}", tuple(sources), tuple(map(tuple, refs)), languages=(src, tgt))
 
 
 def found_test_sets(data: str | Path) -> dict[str, tuple[Path, str]]:

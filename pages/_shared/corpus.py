@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.corpus.rows import PAIR_STATS, STATS, Side, batch_rows, sides, summary
+from models.corpus.rows import PAIR_STATS, STATS, Side, batch_rows, language_refusal, sides, summary
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
@@ -63,7 +63,7 @@ def pick_sentences() -> Sentences | None:
             folder, split = found[choice]
             return _folder(str(folder), split)
         if choice == EXAMPLES:
-            return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None)
+            return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
         if choice == PASTE:
             text = st.text_area("One sentence a line, or source TAB reference", height=200, key="corpus_text",
                                 max_chars=MAX_BYTES // 10)
@@ -104,6 +104,11 @@ def _sides(models: tuple[Model, ...]) -> list[Side]:
     readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
                 zip(models, loaded)]
     return sides(loaded, [m.name for m in models], readings)
+
+
+def refusal(models: tuple[Model, ...], sentences: Sentences) -> str | None:
+    """Why these models cannot make a table of these sentences (their languages), or None."""
+    return language_refusal(_sides(models), sentences)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -19,7 +19,7 @@ from models.network.tokenization import InputError
 from models.storage.card import variant
 from models.storage.examples import first_example, load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
-from models.storage.languages import language_name
+from models.storage.languages import language_name, pair_name
 
 from . import url
 from .cache import cached_trace, load
@@ -111,8 +111,7 @@ ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 
 
 def direction(loaded: LoadedModel) -> str:
     """``English→French``, or ``source→target`` where the model does not say."""
-    source, target = loaded.languages
-    return f"{language_name(source, 'source')}→{language_name(target, 'target')}"
+    return pair_name(loaded.languages)
 
 
 def variant_label(variant: str) -> str:
