@@ -123,7 +123,7 @@ def test_a_switched_off_head_is_its_w_o_slice_zeroed(marian, head):
     np.testing.assert_allclose(got.cross_attention, want.cross_attention, atol=1e-6)
     whole = forced(model, pair, text, target)
     assert np.abs(whole.token_logprobs - got.token_logprobs).max() > 1e-4  # the head mattered: the test can fail
-    assert not any(p.removed_heads for layers in model._attention_modules().values() for p in
+    assert not any(p.removed_heads for layers in model.attention_modules().values() for p in
                    (a.out_proj for a in layers))  # the shared model keeps every head
 
 
@@ -207,7 +207,7 @@ def test_integrated_gradients_add_up_to_the_change_the_library_computes(marian):
     so the discretisation itself is tested where they are nats (test_attribution, on the bundled models)."""
     from models.analysis import attribution
 
-    model, pair, library, tokenizer = marian
+    model, pair, library, _ = marian
     trace = forced(model, pair, TEXTS[0], "un chien court sur la plage")
     src = torch.tensor([trace.source.ids])
     tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])

@@ -5,7 +5,7 @@ import pytest
 from huggingface_hub.hf_api import RepoSibling
 
 from models import ROOT
-from models.storage import hub
+from models.storage import hub, hub_download
 from models.storage.hub import CheckpointError, LoadPolicy, load_model, save_checkpoint
 
 from .helpers import populate_hf_cache
@@ -135,7 +135,7 @@ def test_download_size_counts_only_the_files_fetched():
     siblings = [RepoSibling("model.safetensors", size=150_000_000), RepoSibling("config.json", size=300),
                 RepoSibling("README.md", size=2_000), RepoSibling("train_state/optimizer.pt", size=10**9),
                 RepoSibling("notes.txt", size=10**9)]
-    assert hub.download_bytes(siblings) == 150_002_300
+    assert hub_download.download_bytes(siblings) == 150_002_300
 
 
 def test_oversized_hub_repo_is_refused_before_download(local_hub):

@@ -13,6 +13,7 @@ when the app opens it.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -57,7 +58,7 @@ class Side:
     def column(self, stat: str) -> str:
         return f"{self.name} {stat}"
 
-    @property
+    @functools.cached_property  # read once, not for every sentence of a human-aligned set
     def aer_rule(self) -> str:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None

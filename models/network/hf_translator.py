@@ -57,14 +57,15 @@ class HFConfig:
     specials: Specials
 
 
-def hf_config(config) -> HFConfig:
-    """The facts of a ``transformers`` encoder–decoder config (``MarianConfig``)."""
+def hf_config(config, unk_id: int) -> HFConfig:
+    """The facts of a ``transformers`` encoder–decoder config (``MarianConfig``); ``unk_id``: the tokenizer's (the
+    config does not name it)."""
     shapes = {"cross": (config.decoder_layers, config.decoder_attention_heads),
               "encoder": (config.encoder_layers, config.encoder_attention_heads),
               "decoder": (config.decoder_layers, config.decoder_attention_heads)}
     start = config.decoder_start_token_id
     specials = Specials(pad=config.pad_token_id, eos=config.eos_token_id,
-                        start=config.pad_token_id if start is None else start, unk=getattr(config, "unk_token_id", -1))
+                        start=config.pad_token_id if start is None else start, unk=unk_id)
     return HFConfig(config.model_type, shapes, config.d_model, specials)
 
 
@@ -92,10 +93,8 @@ class HFTranslator(Translator):
             raise ValueError(f"{model.config.model_type!r} models are not read here; expected one of {MODEL_TYPES}")
         model.set_attn_implementation("eager")  # the only implementation that returns attention weights
         self.hf = model.eval()
-        facts = hf_config(model.config)
-        self.config = HFConfig(facts.model_type, facts.attention_shapes, facts.d_model,
-                               Specials(facts.specials.pad, facts.specials.eos, facts.specials.start, unk_id))
-        for layers in self._attention_modules().values():
+        self.config = hf_config(model.config, unk_id)
+        for layers in self.attention_modules().values():
             for attn in layers:
                 attn.out_proj.removed_heads, attn.out_proj.head_dim = frozenset(), attn.head_dim
                 attn.out_proj.register_forward_pre_hook(_zero_removed_heads)
@@ -112,7 +111,8 @@ class HFTranslator(Translator):
     def source_embedding(self) -> nn.Embedding:
         return self.hf.get_encoder().embed_tokens
 
-    def _attention_modules(self) -> dict[str, list[nn.Module]]:
+    def attention_modules(self) -> dict[str, list[nn.Module]]:
+        """Each attention kind's modules, layer by layer (as the Transformer's own method of that name)."""
         return {"cross": [layer.encoder_attn for layer in self.hf.model.decoder.layers],
                 "encoder": [layer.self_attn for layer in self.hf.model.encoder.layers],
                 "decoder": [layer.self_attn for layer in self.hf.model.decoder.layers]}
@@ -122,7 +122,7 @@ class HFTranslator(Translator):
         return self.attention_shapes
 
     def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
-        self._attention_modules()[kind][layer].out_proj.removed_heads = heads
+        self.attention_modules()[kind][layer].out_proj.removed_heads = heads
 
     def encode(self, src: Tensor, mask: Tensor) -> HFMemory:
         hidden = self.hf.get_encoder()(input_ids=src, attention_mask=mask.long()).last_hidden_state
@@ -174,7 +174,7 @@ class HFTranslator(Translator):
         out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in, output_attentions=True)
         hidden = out.encoder_last_hidden_state  # [B, S, d]
         values = [attn.v_proj(hidden).view(*hidden.shape[:2], -1, attn.head_dim).transpose(1, 2)
-                  for attn in self._attention_modules()["cross"]]  # L × [B, heads, S, d_k]
+                  for attn in self.attention_modules()["cross"]]  # L × [B, heads, S, d_k]
         return Attentions(*(torch.stack(found, 1) for found in (out.encoder_attentions, out.decoder_attentions,
                                                                  out.cross_attentions, values)))
 

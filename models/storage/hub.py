@@ -17,19 +17,10 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import torch
-from huggingface_hub import HfApi, snapshot_download
-from huggingface_hub.errors import (
-    HFValidationError,
-    LocalEntryNotFoundError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
-from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
@@ -38,28 +29,22 @@ from .. import ROOT
 from ..decoding.trace import Reading
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
 from ..network.device import pick_device
-from ..network.tokenization import SOURCE_FILE, TARGET_FILE, TokenizerPair
+from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .gold import default_reading
-from .hf_checkpoint import is_hf_config, listing_refusal, load_hf
+from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
+from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, own_languages
 from .model_card import read_card
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
-CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
-# optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models
-DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors", "*.spm")
 MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
 MAX_VOCAB = 100_000
 MAX_WIDTH = 4096
 MAX_LAYERS = 24
-
-
-class CheckpointError(RuntimeError):
-    """A model reference that cannot be loaded; the message says why, for users."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,61 +117,10 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy = TRUSTED)
         )
     if policy.hub_allow is not None and ref not in policy.hub_allow:
         raise CheckpointError(f"Hub repo {ref} is not among the models this app may load.")
-    path = _download(ref, revision, policy.max_download_mb)
+    path = download(ref, revision, policy.max_download_mb)
     if policy.max_cache_mb is not None:
         trim_hub_cache(policy.max_cache_mb, keep=ref)
     return path
-
-
-def download_bytes(siblings) -> int:
-    """Bytes of a repo's files (``ModelInfo.siblings``) that :func:`resolve` would download."""
-    wanted = filter_repo_objects(siblings, allow_patterns=list(DOWNLOAD_PATTERNS), key=lambda f: f.rfilename)
-    return sum(f.size or 0 for f in wanted)
-
-
-def _download(repo_id: str, revision: str | None, max_mb: float) -> Path:
-    where = f"{repo_id}" + (f" (revision {revision})" if revision else "")
-    try:
-        validate_repo_id(repo_id)
-        # Size the files first; without a network answer, only the local cache may be used.
-        commit = None if _offline() else _sized_commit(repo_id, revision, max_mb)
-        path = snapshot_download(repo_id, revision=commit or revision, allow_patterns=list(DOWNLOAD_PATTERNS),
-                                 local_files_only=commit is None)
-    except RevisionNotFoundError as e:
-        raise CheckpointError(f"Hub repo {repo_id} has no revision {revision!r}.") from e
-    except RepositoryNotFoundError as e:
-        raise CheckpointError(f"Hub repo {repo_id} was not found (or it is private and no token was given).") from e
-    except LocalEntryNotFoundError as e:
-        raise CheckpointError(
-            f"Cannot reach the Hugging Face Hub to fetch {where}, and it is not in the local cache "
-            f"({'HF_HUB_OFFLINE is set' if _offline() else 'the network is unreachable'})."
-        ) from e
-    except HFValidationError as e:
-        raise CheckpointError(f"{repo_id!r} is not a valid Hub repo id.") from e
-    except OSError as e:  # connection errors during a download surface as OSError subclasses
-        raise CheckpointError(f"Could not download {where} from the Hub: {e}") from e
-    return Path(path)
-
-
-def _sized_commit(repo_id: str, revision: str | None, max_mb: float) -> str | None:
-    """The commit to download once its files are known to fit in ``max_mb``; None if the Hub cannot be asked."""
-    try:
-        info = HfApi().model_info(repo_id, revision=revision, files_metadata=True)
-    except (RepositoryNotFoundError, RevisionNotFoundError):
-        raise
-    except Exception:  # no answer (the HTTP client's errors differ between versions): only the cache may be used
-        return None
-    if reason := listing_refusal(repo_id, {f.rfilename for f in info.siblings or []}):
-        raise CheckpointError(reason)
-    size_mb = download_bytes(info.siblings or []) / 1e6
-    if size_mb > max_mb:
-        raise CheckpointError(f"Hub repo {repo_id} holds {size_mb:,.0f} MB of checkpoint files; this app loads at "
-                              f"most {max_mb:,.0f} MB.")
-    return info.sha
-
-
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
 
 
 #: The bounds every size a stranger's config.json may give is checked against, before anything is allocated.
