@@ -23,6 +23,7 @@ from .storage.card import write_card
 from .storage.data import read_parallel
 from .storage.heads import HEADS_FILE
 from .storage.hub import CheckpointError, load_model
+from .storage.languages import EN_FR, may_translate, pair_name
 
 
 def validation_sentences(specs: list[str], n: int) -> tuple[list[str], list[str]]:
@@ -50,6 +51,9 @@ def main(argv=None) -> int:
         sources, references = validation_sentences(args.data, args.sentences)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
+    if not may_translate(loaded.languages, EN_FR):
+        raise SystemExit(f"error: the validation sets are English→French; {args.model} translates "
+                         f"{pair_name(loaded.languages)}")
     if not every_head(loaded.model):
         raise SystemExit(f"error: {loaded.variant} has no heads to switch off (its one attention is not a head a layer "
                          "can do without); give a Transformer")

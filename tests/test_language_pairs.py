@@ -64,3 +64,23 @@ def test_the_corpus_page_says_why_it_has_no_table_of_english_examples_for_a_germ
     assert any("(the app's example sentences) are in English, and" in s and "paste or upload German sentences" in s
                for s in said), said
     assert not figures(at)
+
+
+def test_heads_refuses_a_german_model_and_measures_an_english_french_marian(german, tmp_path):
+    """The command reads English→French validation sets: a German→English model is refused; on an English→French
+    Marian every head of its three attentions is switched off in turn."""
+    import json
+
+    from models.heads import main
+
+    for ext, lines in (("en", ["a dog runs on the beach", "the black cat sleeps"]),
+                       ("fr", ["un chien court sur la plage", "le chat noir dort"])):
+        (tmp_path / f"val.{ext}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="validation sets are English→French; .* translates German→English"):
+        main(["--model", german, "--data", str(tmp_path), "--out", str(tmp_path / "h.json")])
+    english = str(tiny_marian(tmp_path / "en-fr"))
+    main(["--model", english, "--data", str(tmp_path), "--sentences", "2", "--out", str(tmp_path / "h.json")])
+    found = json.loads((tmp_path / "h.json").read_text(encoding="utf-8"))
+    assert sorted((r["kind"], r["layer"], r["head"]) for r in found["heads"]) == sorted(
+        (kind, layer, head) for kind in ("cross", "encoder", "decoder") for layer in (1, 2) for head in (1, 2))
+    assert found["pruning"]["of"] == 12
