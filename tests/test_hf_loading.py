@@ -11,6 +11,7 @@ from models import translate
 from models.decoding.greedy import greedy, max_target_len
 from models.storage import hf_checkpoint
 from models.storage.hub import CheckpointError, load_model
+from models.storage.model_facts import model_facts
 
 from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian
@@ -43,11 +44,12 @@ def test_a_marian_folder_loads_and_translates_as_generate_does(marian_folder):
     assert trace.target_ids[-1] == 0 and list(trace.target_ids) == expected  # this sentence ends before the cap
 
 
-def test_a_repo_id_loads_from_the_hf_cache_offline_and_the_command_gives_its_attention(marian_folder, offline_cache,
+def test_a_repo_id_loads_from_the_hf_cache_offline_says_its_commit_and_the_command_gives_its_attention(marian_folder, offline_cache,
                                                                                        monkeypatch, capsys):
     populate_hf_cache(offline_cache, REPO, marian_folder)
     loaded = load_model(REPO, device="cpu")
     assert loaded.variant == "marian" and loaded.path.parent.parent.name == f"models--{REPO.replace('/', '--')}"
+    assert model_facts(loaded, REPO).origin == f"the Hugging Face Hub: {REPO}, commit {loaded.path.name[:7]}"
     monkeypatch.setattr("sys.stdin", __import__("io").StringIO("a dog runs on the beach\n"))
     translate.main(["--model", REPO, "--json"])
     found = json.loads(capsys.readouterr().out)
