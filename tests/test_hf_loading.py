@@ -44,8 +44,8 @@ def test_a_marian_folder_loads_and_translates_as_generate_does(marian_folder):
     assert trace.target_ids[-1] == 0 and list(trace.target_ids) == expected  # this sentence ends before the cap
 
 
-def test_a_repo_id_loads_from_the_hf_cache_offline_says_its_commit_and_the_command_gives_its_attention(marian_folder, offline_cache,
-                                                                                       monkeypatch, capsys):
+def test_a_repo_id_loads_from_the_hf_cache_offline_says_its_commit_and_the_command_gives_its_attention(
+        marian_folder, offline_cache, monkeypatch, capsys):
     populate_hf_cache(offline_cache, REPO, marian_folder)
     loaded = load_model(REPO, device="cpu")
     assert loaded.variant == "marian" and loaded.path.parent.parent.name == f"models--{REPO.replace('/', '--')}"
