@@ -38,7 +38,7 @@ class BeamNode:
     piece: str
     parent: int | None  # index in BeamResult.nodes of the piece before it (None at step 0)
     score: float  # summed log-probability of the hypothesis ending with this piece
-    kept: bool  # went on in the beam or finished; False: pruned
+    kept: bool  # went on in the beam, or finished among the best so far; False: pruned
     finished: bool  # the piece is EOS
 
 
@@ -54,7 +54,7 @@ class _Hypothesis:
     tokens: tuple[int, ...]
     logprob: float
     history: tuple[Step, ...]  # one [1, ...] step per token
-    node: int  # its last piece in the tree; -1 before the first
+    node: int | None  # its last piece in the tree; None before the first
 
     @property
     def per_piece(self) -> float:
@@ -82,7 +82,7 @@ class _Search:
 
     def __init__(self, tokenizers: TokenizerPair, beam: int, eos: int):
         self.tokenizers, self.beam, self.eos = tokenizers, beam, eos
-        self.alive, self.finished, self.nodes = [_Hypothesis((), 0.0, (), -1)], [], []
+        self.alive, self.finished, self.nodes = [_Hypothesis((), 0.0, (), None)], [], []
 
     def advance(self, step: Step, t: int, last: bool) -> list[int]:
         """Take step ``t``'s candidates (at the length cap, ``last``, the ``beam`` best all finish) and record them
@@ -94,14 +94,11 @@ class _Search:
         made = {i: self._extend(found[i], step, first + i) for i in (*ending, *going)}
         self.finished = sorted(self.finished + [made[i] for i in ending], key=lambda h: -h.per_piece)[: self.beam]
         kept = set(going) | {i for i in ending if any(h is made[i] for h in self.finished)}
-        self.nodes += [BeamNode(t, self.tokenizers.target.pieces([c.token])[0], self._parent_node(c), c.logprob,
-                                i in kept, c.token == self.eos) for i, c in enumerate(found)]
+        pieces = self.tokenizers.target.pieces([c.token for c in found])
+        self.nodes += [BeamNode(t, piece, self.alive[c.parent].node, c.logprob, i in kept, c.token == self.eos)
+                       for i, (c, piece) in enumerate(zip(found, pieces))]
         self.alive = [made[i] for i in going]
         return [found[i].parent for i in going]
-
-    def _parent_node(self, c: _Candidate) -> int | None:
-        node = self.alive[c.parent].node
-        return None if node < 0 else node
 
     def _extend(self, c: _Candidate, step: Step, node: int) -> _Hypothesis:
         h = self.alive[c.parent]

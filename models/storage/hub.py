@@ -36,7 +36,7 @@ from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, own_languages
-from .model_card import read_card
+from .model_card import CardFacts, read_card
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -55,11 +55,16 @@ class LoadedModel:
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
-    supervised: Reading | None = None  # the head trained to align (its card says so: guided alignment), or None
+    card: CardFacts = CardFacts(None, False)  # what its model card says (licence, guided alignment)
 
     @property
     def variant(self) -> str:
         return self.model.variant
+
+    @property
+    def supervised(self) -> Reading | None:
+        """The head trained to align (its card says guided alignment), or None."""
+        return self.card.supervised_head(self.model.attention_shape)
 
 
 @dataclass(frozen=True)
@@ -237,6 +242,7 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
             raise CheckpointError(str(e)) from e
     else:
         (model, tokenizers), languages = _load_own(path, _read_config(path, raw)), own_languages(path)
-    target, supervised = pick_device(device), read_card(path).supervised_head(model.attention_shape)
+    target, card = pick_device(device), read_card(path)
     return LoadedModel(model.to(target).eval(), tokenizers, path, target,
-                       default_reading(path, model.attention_shape, supervised), languages, supervised)
+                       default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape)),
+                       languages, card)

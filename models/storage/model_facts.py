@@ -9,7 +9,6 @@ from ..decoding.trace import Reading
 from .card import load_records, model_description
 from .hub import BUNDLED_DIR, LoadedModel
 from .languages import Languages
-from .model_card import read_card
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,8 @@ def _description(loaded: LoadedModel) -> str:
     shapes, vocabulary = loaded.model.attention_shapes, loaded.tokenizers.target.vocab_size
     (layers, heads), size = shapes["cross"], f"width {loaded.model.state_size}, a vocabulary of {vocabulary:,} pieces"
     if "encoder" in shapes:
-        return (f"A {loaded.variant.capitalize()} Transformer encoder–decoder (Hugging Face transformers): "
-                f"{shapes['encoder'][0]} encoder and {layers} decoder layers of {heads} heads, {size}.")
+        return (f"A {loaded.variant.capitalize()} encoder–decoder: {shapes['encoder'][0]} encoder and {layers} "
+                f"decoder layers of {heads} heads, {size}.")
     return f"A {loaded.variant} encoder–decoder with {layers} layer(s) of {heads} cross-attention head(s), {size}."
 
 
@@ -48,4 +47,4 @@ def model_facts(loaded: LoadedModel, ref: str) -> ModelFacts:
     """The facts of ``loaded``, which was asked for as ``ref``."""
     return ModelFacts(_origin(loaded, ref), loaded.path.parent == BUNDLED_DIR, _description(loaded),
                       sum(p.numel() for p in loaded.model.parameters()), loaded.languages,
-                      read_card(loaded.path).licence, loaded.supervised)
+                      loaded.card.licence, loaded.supervised)
