@@ -19,6 +19,7 @@ from .decoding.beam import beam_search
 from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
+from .extras import MissingExtra
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
 
 
@@ -50,7 +51,7 @@ def write_bertviz(loaded, lines: list[str], beam: int, out: str, view: str) -> s
         return f"--bertviz draws a Transformer's three attentions; {loaded.variant} has only its cross-attention"
     try:
         Path(out).write_text(bertviz_html(kinds, view), encoding="utf-8")
-    except ModuleNotFoundError as e:
+    except MissingExtra as e:
         return str(e)
     return None
 
@@ -63,7 +64,7 @@ def main(argv=None) -> int:
     p.add_argument("--device")
     p.add_argument("--json", action="store_true", help="one JSON trace per line")
     p.add_argument("--bertviz", metavar="OUT.html", help="write the first sentence's encoder, decoder and cross "
-                   "attention as bertviz's model view (a Transformer; pip install -r requirements-bertviz.txt)")
+                   "attention as bertviz's model view (a Transformer; bertviz is an optional extra)")
     p.add_argument("--bertviz-view", choices=VIEWS, default="model", help="bertviz's model_view or head_view")
     args = p.parse_args(argv)
     try:

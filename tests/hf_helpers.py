@@ -59,7 +59,7 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
     pad = len(pieces) - 1
     config = MarianConfig(vocab_size=len(pieces), decoder_vocab_size=len(pieces), d_model=16, encoder_layers=layers,
                           decoder_layers=layers, encoder_attention_heads=heads, decoder_attention_heads=heads,
-                          encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=128, pad_token_id=pad,
+                          encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=512, pad_token_id=pad,
                           eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0)
     torch.manual_seed(seed)
     model = MarianMTModel(config)

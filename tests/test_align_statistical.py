@@ -26,7 +26,7 @@ def rotated_pairs(n: int, seed: int) -> list[tuple[str, str]]:
 
 def test_eflomal_finds_the_links_of_a_word_for_word_corpus(tmp_path, capsys):
     """Rotation, not reversal: read the wrong way round (French first) the links would score an AER near 100."""
-    pytest.importorskip("eflomal", reason="eflomal (requirements-dev.txt) is the statistical aligner under test")
+    pytest.importorskip("eflomal", reason="eflomal (requirements-extras.txt) is the statistical aligner under test")
     corpus, gold = tmp_path / "corpus", tmp_path / "gold"
     corpus.mkdir(), gold.mkdir()
     for lang, column in (("en", 0), ("fr", 1)):

@@ -10,7 +10,7 @@ from models.decoding.kinds import attention_kinds
 
 from .helpers import make_transformer
 
-pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-extras.txt)")
 
 TEXT = "a big red dog runs on the grass"
 

@@ -406,7 +406,7 @@ def test_an_unusable_upload_gets_its_message(server, page, name, content, messag
 
 
 def test_the_bertviz_page_is_written_when_asked(server, page, tmp_path):
-    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-extras.txt)")
     page.goto(f"{server}/?model=transformer&text=A%20dog%20runs.")
     page.wait_for_selector(CHART)
     wait_idle(page)

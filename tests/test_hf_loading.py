@@ -105,9 +105,10 @@ def test_a_model_over_the_parameter_cap_is_refused_before_its_weights_are_read(m
                                                                                monkeypatch):
     folder = copy_of(marian_folder, tmp_path)
     (folder / "model.safetensors").write_bytes(b"not weights")  # never opened: the count comes first
-    monkeypatch.setattr(hf_checkpoint, "MAX_HF_PARAMETERS", 1000)
+    monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "1000")
     count = hf_checkpoint.parameters(folder)
-    with pytest.raises(CheckpointError, match=f"{count:,} parameters; this app loads at most 1,000"):
+    with pytest.raises(CheckpointError, match=f"{count:,} parameters; this app loads at most 1,000 here .* On your "
+                       "own machine, set ATLAS_MAX_PARAMETERS to raise the cap"):
         load_model(str(folder), device="cpu")
 
 
@@ -155,3 +156,20 @@ def test_a_server_keeps_the_hub_models_used_last_and_lets_the_others_go(marian_f
     out = subprocess.run([sys.executable, "-c", code, *repos], capture_output=True, text=True, check=True, env=env,
                          cwd=Path(__file__).resolve().parent.parent).stdout
     assert out.split()[-4:] == ["True", "True", "True", "False"]  # the first, least recently used, was let go
+
+
+def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_it(monkeypatch):
+    from models.storage import load_limits
+
+    monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)
+    monkeypatch.delenv("ATLAS_MAX_DOWNLOAD_MB", raising=False)
+    monkeypatch.setattr(load_limits, "physical_memory", lambda: 8 * 2**30)
+    assert load_limits.machine_max_parameters() == 268_435_456  # 8 GiB: an opus-mt-tc-big (about 235 M) fits
+    assert 1_000 < load_limits.machine_max_download_mb() == pytest.approx(268_435_456 * 4 * 1.1 / 1e6)
+    monkeypatch.setattr(load_limits, "physical_memory", lambda: None)  # a system that does not say
+    assert load_limits.machine_max_parameters() == load_limits.PUBLIC_MAX_PARAMETERS
+    monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "300000000")
+    monkeypatch.setenv("ATLAS_MAX_DOWNLOAD_MB", "1500")
+    assert load_limits.machine_max_parameters() == 300_000_000 and load_limits.machine_max_download_mb() == 1500
+    monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "lots")  # a malformed setting leaves the default in force
+    assert load_limits.machine_max_parameters() == load_limits.PUBLIC_MAX_PARAMETERS

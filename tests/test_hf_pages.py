@@ -33,7 +33,7 @@ def test_translate_draws_its_attention_kinds_and_heads(marian):
 
 
 def test_a_head_switched_off_decodes_again_and_bertviz_is_offered(marian):
-    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-extras.txt)")
     at = run_page(APP, text=TEXT, model=marian, off="2.1,encoder.1.2")
     assert not at.exception, [e.message for e in at.exception]
     assert at.multiselect(key="heads_off").value == ["2.1", "encoder.1.2"]
@@ -84,7 +84,17 @@ def test_languages_come_from_the_record_the_tokenizer_or_the_name():
     assert hub_languages("Helsinki-NLP/opus-mt-en-roa", None, None) == ("en", "roa")
     assert hub_languages("someone/my-translator", None, None) == (None, None)
     assert hub_languages("Helsinki-NLP/opus-mt-de-en", "fr", "it") == ("fr", "it")  # the tokenizer says first
-    assert language_name("roa", "x") == "roa" and language_name(None, "source") == "source"
+    assert language_name(None, "source") == "source"
+
+
+def test_languages_are_named_by_langcodes_and_compared_whatever_their_spelling():
+    from models.storage.languages import language_key, language_name, may_translate, pair_name
+
+    assert pair_name(("en", "mg")) == "English→Malagasy"  # issue 57: no bare codes
+    assert language_name("roa", "x") == "Romance languages" and language_name("fra_Latn", "x") == "French"
+    assert language_name("xx", "x") == "xx" and language_name("ROMANCE", "x") == "ROMANCE"  # no language: as given
+    assert language_key("fra") == language_key("fra_Latn") == language_key("fr") == "fr"
+    assert may_translate(("eng", "fra"), ("en", "fr")) and not may_translate(("en", "mg"), ("en", "fr"))
 
 
 @pytest.fixture(scope="module")

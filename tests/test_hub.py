@@ -138,12 +138,14 @@ def test_download_size_counts_only_the_files_fetched():
     assert hub_download.download_bytes(siblings) == 150_002_300
 
 
-def test_oversized_hub_repo_is_refused_before_download(local_hub):
+def test_oversized_hub_repo_is_refused_before_download(local_hub, monkeypatch):
     """The real HfApi asks for the file list; the refusal comes before any file is requested."""
+    monkeypatch.setenv("ATLAS_MAX_DOWNLOAD_MB", "400")  # the setting that bounds one's own machine
     asked, answer = local_hub
     answer.update(id=REPO_ID, sha="a" * 40, siblings=[{"rfilename": "model.safetensors", "size": 900_000_000},
                                                       {"rfilename": "config.json", "size": 400}])
-    with pytest.raises(CheckpointError, match="holds 900 MB of checkpoint files; this app loads at most 400 MB"):
+    with pytest.raises(CheckpointError, match="holds 900 MB of checkpoint files; this app loads at most 400 MB here. "
+                       "On your own machine, set ATLAS_MAX_DOWNLOAD_MB"):
         load_model(REPO_ID)
     assert any(p.startswith(f"/api/models/{REPO_ID}") for p in asked)
     assert not [p for p in asked if "/resolve/" in p], "no file was downloaded"

@@ -49,3 +49,19 @@ def test_a_public_server_bounds_its_hub_disk_by_default_and_a_setting_changes_it
     assert deploy.load_policy().max_cache_mb == deploy.PUBLIC_HUB_DISK_MB == 2000
     monkeypatch.setenv("ATLAS_HUB_DISK_MB", "500")
     assert deploy.load_policy().max_cache_mb == 500
+
+
+def test_a_public_server_keeps_its_caps_and_ones_own_machine_follows_its_memory(monkeypatch):
+    from models.storage import load_limits
+    from pages._shared import deploy
+
+    for name in ("ATLAS_PUBLIC", "ATLAS_MAX_PARAMETERS", "ATLAS_MAX_DOWNLOAD_MB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(load_limits, "physical_memory", lambda: 8 * 2**30)
+    own = deploy.load_policy()
+    assert own.max_parameters == 268_435_456 > 235_000_000 and own.max_download_mb > 1_000  # tc-big admitted
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    public = deploy.load_policy()
+    assert (public.max_parameters, public.max_download_mb) == (100_000_000, 400.0)  # today's caps
+    monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "250000000")
+    assert deploy.load_policy().max_parameters == 250_000_000  # a setting raises even a public server's

@@ -163,7 +163,7 @@ def test_heads_switched_off_decode_again_beside_the_original(transformer):
 
 
 def test_the_bertviz_model_view_downloads(transformer):
-    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-extras.txt)")
     at = run_page(APP, text=TEXT, model=transformer)
     assert not at.exception, [e.message for e in at.exception]
     labels = [b.label for b in at.get("download_button")]

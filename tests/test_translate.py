@@ -43,7 +43,7 @@ def test_missing_model_is_a_clear_error(monkeypatch, capsys):
 
 
 def test_bertviz_writes_a_transformers_three_attentions(monkeypatch, capsys, tmp_path, tiny_tokenizers):
-    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-bertviz.txt)")
+    pytest.importorskip("bertviz", reason="bertviz is an optional extra (requirements-extras.txt)")
     from .helpers import make_transformer
 
     save_checkpoint(tmp_path / "t", make_transformer(tiny_tokenizers), tiny_tokenizers)

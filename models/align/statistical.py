@@ -20,10 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sacremoses import MosesTokenizer
-
 from ..analysis.aer import alignment_score
 from ..analysis.word_links import grown_diagonally
+from ..extras import MissingExtra, require
 from ..storage.data import read_parallel
 from ..storage.gold import Link, read_gold, record_alignment
 
@@ -37,7 +36,8 @@ class GoldStyle:
     """Raw sentences → the gold's whitespace tokens, one tokeniser per language."""
 
     def __init__(self):
-        self._moses = {lang: MosesTokenizer(lang) for lang in ("en", "fr")}
+        moses = require("sacremoses")
+        self._moses = {lang: moses.MosesTokenizer(lang) for lang in ("en", "fr")}
 
     def __call__(self, text: str, lang: str) -> str:
         words = self._moses[lang].tokenize(_HYPHEN.sub(" - ", text.lower()), escape=False)
@@ -54,12 +54,9 @@ def read_links(path: Path, last: int) -> list[set[Link]]:
 
 def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> tuple[Path, Path]:
     """Align tokenised sentence pairs; returns the forward and reverse links files."""
-    try:
-        from eflomal import Aligner  # a development requirement: only this baseline needs it
-    except ModuleNotFoundError as e:
-        raise SystemExit("error: the statistical baseline needs eflomal: pip install -r requirements-dev.txt") from e
     forward, reverse = workdir / "forward.links", workdir / "reverse.links"
-    Aligner().align(english, french, links_filename_fwd=str(forward), links_filename_rev=str(reverse))
+    aligner = require("eflomal").Aligner()
+    aligner.align(english, french, links_filename_fwd=str(forward), links_filename_rev=str(reverse))
     return forward, reverse
 
 
@@ -75,7 +72,11 @@ def main(argv=None) -> int:
         corpora = [read_parallel(folder, "train", "en", "fr") for folder in args.corpus]
     except (OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
-    style = GoldStyle()
+    try:
+        style = GoldStyle()
+        require("eflomal")
+    except MissingExtra as e:
+        raise SystemExit(f"error: {e}") from e
     english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.english).lower() for q in pairs]
     french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.french).lower() for q in pairs]
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,26 +4,17 @@
 bertviz takes, per kind, a tuple with one tensor ``[batch=1, heads, rows, columns]`` a layer (what Hugging Face
 models return with ``output_attentions=True``), and the tokens of each side: ``encoder_tokens`` (the source pieces)
 and ``decoder_tokens`` (the decoder's inputs, ``<s>`` first, as Hugging Face's ``decoder_input_ids``: position t
-reads with input t and writes piece t). bertviz is an optional extra (``requirements-bertviz.txt``): the app and
-the commands run without it. The HTML it writes loads require.js and d3 from their CDNs when it is opened.
+reads with input t and writes piece t). bertviz is an optional extra (:mod:`models.extras`): the app and the
+commands run without it. The HTML it writes loads require.js and d3 from their CDNs when it is opened.
 """
 from __future__ import annotations
-
-import importlib.util
-import sys
 
 import torch
 
 from ..decoding.kinds import AttentionKinds
+from ..extras import require
 
 VIEWS = ("model", "head")
-
-
-def available() -> bool:
-    """Whether bertviz is installed, found without importing it (its import is slow)."""
-    if "bertviz" in sys.modules:
-        return sys.modules["bertviz"] is not None  # None: an import that is known to fail
-    return importlib.util.find_spec("bertviz") is not None
 
 
 def bertviz_arguments(kinds: AttentionKinds) -> dict:
@@ -39,12 +30,9 @@ def bertviz_arguments(kinds: AttentionKinds) -> dict:
 def bertviz_html(kinds: AttentionKinds, view: str = "model") -> str:
     """The page bertviz writes for these attentions: its ``model_view`` (every layer × head) or ``head_view``.
 
-    Raises ModuleNotFoundError, with how to install it, when bertviz is missing."""
+    Raises :class:`~models.extras.MissingExtra`, with how to install it, when bertviz is missing."""
     if view not in VIEWS:
         raise ValueError(f"unknown bertviz view {view!r}; expected one of {VIEWS}")
-    try:
-        import bertviz
-    except ModuleNotFoundError as e:
-        raise ModuleNotFoundError("bertviz is an optional extra: pip install -r requirements-bertviz.txt") from e
+    bertviz = require("bertviz")
     draw = bertviz.model_view if view == "model" else bertviz.head_view
     return draw(**bertviz_arguments(kinds), html_action="return").data

@@ -18,8 +18,8 @@ import torch
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import Languages, hub_languages
+from .load_limits import too_many_parameters
 
-MAX_HF_PARAMETERS = 100_000_000  # opus-mt-en-fr has 75.1 M
 TOKENIZER_FILES = ("source.spm", "target.spm", "vocab.json")
 PICKLES = ("pytorch_model.bin",)
 CONVERT = ("convert it once where you trust it: MarianMTModel.from_pretrained(folder).save_pretrained(folder, "
@@ -74,14 +74,15 @@ def parameters(path: Path) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def load_hf(path: Path, config: dict, name: str) -> tuple[HFTranslator, TokenizerPair, Languages]:
+def load_hf(path: Path, config: dict, name: str, max_parameters: int
+            ) -> tuple[HFTranslator, TokenizerPair, Languages]:
     """The model, tokenizers and languages of the folder (``name``: the reference it was asked for, a Hub id names
-    its languages); ValueError (its message for users) when they cannot be loaded."""
+    its languages); ValueError (its message for users) when they cannot be loaded or have over ``max_parameters``."""
     reason = refusal(config, path)
     if reason:
         raise ValueError(reason)
-    if (count := parameters(path)) > MAX_HF_PARAMETERS:
-        raise ValueError(f"{path.name} has {count:,} parameters; this app loads at most {MAX_HF_PARAMETERS:,}.")
+    if (count := parameters(path)) > max_parameters:
+        raise ValueError(too_many_parameters(path.name, count, max_parameters))
     from transformers import AutoModelForSeq2SeqLM, MarianTokenizer
 
     try:

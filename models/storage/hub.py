@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import torch
@@ -36,6 +36,7 @@ from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, own_languages
+from .load_limits import machine_max_download_mb, machine_max_parameters
 from .model_card import CardFacts, read_card
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
@@ -69,15 +70,15 @@ class LoadedModel:
 
 @dataclass(frozen=True)
 class LoadPolicy:
-    """Which references may be loaded. The CLIs trust their user; a public app trusts nobody."""
+    """Which references may be loaded. The CLIs trust their user and their machine's caps
+    (:mod:`.load_limits`); a public app trusts nobody."""
 
     local_paths: bool = True  # may a reference name a directory on this machine?
     hub_allow: frozenset[str] | None = None  # Hub ids allowed; None = any
-    max_download_mb: float = 400.0  # refuse Hub checkpoints larger than this (opus-mt-en-fr's weights: 301 MB)
+    max_download_mb: float = field(default_factory=machine_max_download_mb)  # refuse larger Hub checkpoints
+    max_parameters: int = field(default_factory=machine_max_parameters)  # refuse larger Hugging Face translators
     max_cache_mb: float | None = None  # the Hub cache's total, the repos used longest ago deleted first; None: any
 
-
-TRUSTED = LoadPolicy()
 
 
 def bundled_models() -> list[str]:
@@ -105,8 +106,10 @@ def save_checkpoint(directory: str | Path, model: Translator, tokenizers: Tokeni
     tokenizers.save(directory)
 
 
-def resolve(ref: str, revision: str | None = None, policy: LoadPolicy = TRUSTED) -> Path:
-    """Local directory holding the checkpoint ``ref`` (downloading from the Hub if needed)."""
+def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = None) -> Path:
+    """Local directory holding the checkpoint ``ref`` (downloading from the Hub if needed); ``policy``: one's own
+    machine's (:class:`LoadPolicy`'s defaults, read from its settings now) unless given."""
+    policy = policy or LoadPolicy()
     ref = ref.strip()
     if not ref:
         raise CheckpointError("No model given.")
@@ -231,13 +234,15 @@ def _load_own(path: Path, config) -> tuple[Translator, TokenizerPair]:
 
 
 def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None,
-               policy: LoadPolicy = TRUSTED) -> LoadedModel:
-    """Load ``ref`` onto ``device`` (auto by default); raises :class:`CheckpointError`."""
+               policy: LoadPolicy | None = None) -> LoadedModel:
+    """Load ``ref`` onto ``device`` (auto by default), as ``policy`` allows (one's own machine's unless given);
+    raises :class:`CheckpointError`."""
+    policy = policy or LoadPolicy()
     path = resolve(ref, revision, policy)
     raw = _raw_config(path)
     if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*)
         try:
-            model, tokenizers, languages = load_hf(path, raw, ref)
+            model, tokenizers, languages = load_hf(path, raw, ref, policy.max_parameters)
         except ValueError as e:
             raise CheckpointError(str(e)) from e
     else:

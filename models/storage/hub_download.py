@@ -17,6 +17,7 @@ from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE
 from .hf_checkpoint import listing_refusal
+from .load_limits import DOWNLOAD_SETTING
 
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
 # optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models
@@ -72,7 +73,8 @@ def _sized_commit(repo_id: str, revision: str | None, max_mb: float) -> str | No
     size_mb = download_bytes(info.siblings or []) / 1e6
     if size_mb > max_mb:
         raise CheckpointError(f"Hub repo {repo_id} holds {size_mb:,.0f} MB of checkpoint files; this app loads at "
-                              f"most {max_mb:,.0f} MB.")
+                              f"most {max_mb:,.0f} MB here. On your own machine, set {DOWNLOAD_SETTING} to raise "
+                              "the cap.")
     return info.sha
 
 

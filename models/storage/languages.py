@@ -2,7 +2,8 @@
 
 This project's checkpoints say so in ``training.json`` (``languages``: source, target); a Hugging Face Marian
 model in its tokenizer (``source_lang``, ``target_lang``), or, failing that, in its name (``opus-mt-SRC-TGT``).
-A model that says nothing has unknown languages (None), and the pages then say "source" and "target".
+A model that says nothing has unknown languages (None), and the pages then say "source" and "target". Codes are
+named and compared through langcodes (IETF / ISO 639 tags and their English names).
 """
 from __future__ import annotations
 
@@ -10,20 +11,35 @@ import json
 import re
 from pathlib import Path
 
-#: ISO 639-1 codes (and opus-mt's three-letter ones for the same languages) people know by name.
-NAMES = {"en": "English", "eng": "English", "fr": "French", "fra": "French", "de": "German", "deu": "German",
-         "es": "Spanish", "spa": "Spanish", "it": "Italian", "ita": "Italian", "pt": "Portuguese", "nl": "Dutch",
-         "pl": "Polish", "ru": "Russian", "uk": "Ukrainian", "cs": "Czech", "sv": "Swedish", "fi": "Finnish",
-         "da": "Danish", "ro": "Romanian", "el": "Greek", "tr": "Turkish", "ar": "Arabic", "he": "Hebrew",
-         "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "hi": "Hindi", "vi": "Vietnamese"}
+import langcodes
 
 Languages = tuple[str | None, str | None]  # (source, target) codes
-EN_FR: Languages = ("en", "fr")  # the bundled models', the test sets' and the human links'
+EN_FR: Languages = ("en", "fr")  # the bundled models', the data folder's test sets' and the Hansards gold's
+
+
+def _parsed(code: str) -> langcodes.Language | None:
+    """The language a code names (ISO 639-1 or -3, a BCP 47 tag, NLLB's ``fra_Latn``), or None if none."""
+    try:
+        found = langcodes.Language.get(code)
+    except (langcodes.LanguageTagError, ValueError):
+        return None
+    return found if found.is_valid() and found.language else None
+
+
+def language_key(code: str) -> str:
+    """The code's language as its shortest standard code (``fr`` for ``fra`` and ``fra_Latn``), to compare codes
+    written differently; an unknown code, lowercased, stands for itself."""
+    found = _parsed(code)
+    return found.language if found else code.lower()
 
 
 def language_name(code: str | None, unknown: str) -> str:
-    """``"French"`` for ``"fr"``; the code itself when it has no name here; ``unknown`` for None."""
-    return unknown if code is None else NAMES.get(code, code)
+    """``"Malagasy"`` for ``"mg"`` (langcodes' English names); the code itself when it names no language;
+    ``unknown`` for None."""
+    if code is None:
+        return unknown
+    found = _parsed(code)
+    return found.display_name() if found else code
 
 
 def pair_name(languages: Languages) -> str:
@@ -35,7 +51,7 @@ def pair_name(languages: Languages) -> str:
 def may_translate(languages: Languages, pair: Languages) -> bool:
     """Whether a model of ``languages`` may translate ``pair``: on each side the two name the same language, or
     one names none (a model that does not say may well be English→French)."""
-    return all(a is None or b is None or language_name(a, a) == language_name(b, b) for a, b in zip(languages, pair))
+    return all(a is None or b is None or language_key(a) == language_key(b) for a, b in zip(languages, pair))
 
 
 def own_languages(directory: str | Path) -> Languages:

@@ -10,6 +10,12 @@ import streamlit as st
 import torch
 
 from models.storage.hub import DEFAULT_MODEL, LoadPolicy
+from models.storage.load_limits import (
+    DOWNLOAD_SETTING,
+    PARAMETERS_SETTING,
+    PUBLIC_MAX_DOWNLOAD_MB,
+    PUBLIC_MAX_PARAMETERS,
+)
 
 
 def setting(name: str, default: str = "") -> str:
@@ -38,15 +44,20 @@ PUBLIC_HUB_DISK_MB = 2000.0  # six opus-mt models of 301 MB beside the two kept 
 
 
 def load_policy() -> LoadPolicy:
-    """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids, and the Hub downloads'
-    disk bounded (``ATLAS_HUB_DISK_MB``: on a public server :data:`PUBLIC_HUB_DISK_MB` unless set)."""
+    """Public mode: bundled models and Hub ids only, optionally an allow-list of Hub ids, the Hub downloads' disk
+    bounded (``ATLAS_HUB_DISK_MB``: on a public server :data:`PUBLIC_HUB_DISK_MB` unless set), and a translator's
+    parameters and download within the public caps unless set (``ATLAS_MAX_PARAMETERS``,
+    ``ATLAS_MAX_DOWNLOAD_MB``). On one's own machine the caps follow its memory (:mod:`models.storage.load_limits`)."""
     allow = {r.strip() for r in setting("ATLAS_HUB_ALLOW").split(",") if r.strip()}
     disk = PUBLIC_HUB_DISK_MB if public() else None
     if setting("ATLAS_HUB_DISK_MB"):
         disk = _number("ATLAS_HUB_DISK_MB", PUBLIC_HUB_DISK_MB)
+    own = LoadPolicy()  # one's own machine's caps, from its memory and environment
+    parameters, download_mb = ((PUBLIC_MAX_PARAMETERS, PUBLIC_MAX_DOWNLOAD_MB) if public()
+                               else (own.max_parameters, own.max_download_mb))
     return LoadPolicy(local_paths=not public(), hub_allow=frozenset(allow) if allow else None,
-                      max_download_mb=_number("ATLAS_MAX_DOWNLOAD_MB", LoadPolicy.max_download_mb),
-                      max_cache_mb=disk)
+                      max_download_mb=_number(DOWNLOAD_SETTING, download_mb),
+                      max_parameters=int(_number(PARAMETERS_SETTING, parameters)), max_cache_mb=disk)
 
 
 HUB_MODELS_KEPT = 2  # Hub models a server holds at once, the least recently used let go first

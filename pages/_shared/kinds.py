@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label
-from models.analysis.bertviz_export import available as bertviz_available
 from models.analysis.bertviz_export import bertviz_html
 from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
+from models.extras import EXTRAS, available
 from models.storage.hub import LoadedModel
 
 from . import cache, charts, evidence, ui
@@ -191,9 +191,8 @@ def cached_bertviz(ref: str, revision: str | None, text: str, target: tuple[int,
 def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
     """The sentence's three attentions as the page bertviz's model view writes, built only when it is asked for
     (bertviz is an optional extra)."""
-    if not bertviz_available():
-        st.caption("bertviz's model view of this sentence: bertviz is an optional extra: pip install -r "
-                   "requirements-bertviz.txt.")
+    if not available("bertviz"):
+        st.caption(f"bertviz's model view of this sentence: {EXTRAS['bertviz'].message}")
         return
     st.download_button("bertviz model view (HTML)",
                        lambda: cached_bertviz(settings.model, settings.revision, text, trace.target_ids),

@@ -1,0 +1,56 @@
+"""How large a Hugging Face translator may be loaded: a parameter cap and a download cap, settings a user can raise.
+
+On one's own machine the parameter cap follows its memory: float32 weights (4 bytes a parameter) up to an eighth of
+physical memory, since loading briefly holds the weights twice and the app, its bundled model and the decoding need
+the rest; a machine of 8 GiB admits an opus-mt-tc-big model (about 235 M parameters). ``ATLAS_MAX_PARAMETERS`` and
+``ATLAS_MAX_DOWNLOAD_MB`` set either cap outright. A public server keeps its own, smaller caps
+(``pages/_shared/deploy.py``).
+"""
+from __future__ import annotations
+
+import os
+
+PUBLIC_MAX_PARAMETERS = 100_000_000  # a shared server's cap: opus-mt-en-fr has 75.1 M
+PUBLIC_MAX_DOWNLOAD_MB = 400.0  # likewise: opus-mt-en-fr's weights are 301 MB
+BYTES_PER_PARAMETER = 4  # float32, as every model is loaded
+MEMORY_SHARE = 8  # the weights may take this fraction (1 / MEMORY_SHARE) of the machine's memory
+PARAMETERS_SETTING, DOWNLOAD_SETTING = "ATLAS_MAX_PARAMETERS", "ATLAS_MAX_DOWNLOAD_MB"
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes, None where the system does not say (``sysconf`` is POSIX's)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _setting(name: str) -> float | None:
+    try:
+        return float(os.environ[name]) if os.environ.get(name, "").strip() else None
+    except ValueError:
+        return None  # a malformed value leaves the default in force
+
+
+def machine_max_parameters() -> int:
+    """``ATLAS_MAX_PARAMETERS`` if set, else what this machine's memory allows (the public cap where it does not
+    say how much it has)."""
+    if (set_to := _setting(PARAMETERS_SETTING)) is not None:
+        return int(set_to)
+    memory = physical_memory()
+    return memory // (MEMORY_SHARE * BYTES_PER_PARAMETER) if memory else PUBLIC_MAX_PARAMETERS
+
+
+def machine_max_download_mb() -> float:
+    """``ATLAS_MAX_DOWNLOAD_MB`` if set, else the float32 size of :func:`machine_max_parameters`' weights, with a
+    tenth more for tokenizers, vocabularies and cards."""
+    if (set_to := _setting(DOWNLOAD_SETTING)) is not None:
+        return set_to
+    return machine_max_parameters() * BYTES_PER_PARAMETER * 1.1 / 1e6
+
+
+def too_many_parameters(name: str, count: int, cap: int) -> str:
+    """The refusal of a model of ``count`` parameters over ``cap``, naming the setting that raises it."""
+    return (f"{name} has {count:,} parameters; this app loads at most {cap:,} here ({count * BYTES_PER_PARAMETER / 1e9:.1f}"
+            f" GB of float32 weights). On your own machine, set {PARAMETERS_SETTING} to raise the cap if it has "
+            "the memory.")
