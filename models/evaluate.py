@@ -1,7 +1,10 @@
 """Score a checkpoint with sacreBLEU on one or more test sets.
 
-    python -m models.evaluate --model additive --data ../shared/data/multi30k
+    python -m models.evaluate --model additive --data sacrebleu:multi30k/2016 sacrebleu:wmt14
     python -m models.evaluate --model my-model --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr:split=test
+
+A test set is named as sacreBLEU names it (``sacrebleu:NAME``, fetched into sacreBLEU's cache on first use, in the
+model's language pair) or given as a data folder's split (``DIR[:split=SPLIT]``).
 
 Reports, for each test set separately, BLEU (cased and lowercased) and chrF
 with their signatures, for greedy decoding and beam search, plus BLEU by source
@@ -21,9 +24,10 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from .decoding.lines import translate_lines
 from .storage.card import LENGTH_BUCKETS, write_card
-from .storage.data import read_references, reference_streams
+from .storage.data import reference_streams
 from .storage.hub import LoadedModel, load_model
-from .storage.languages import may_translate, pair_name
+from .storage.languages import EN_FR, may_translate, pair_name
+from .storage.sentences import Sentences, read_named
 
 
 def scores(hyps: list[str], refs: list[list[str]]) -> tuple[dict, dict]:
@@ -48,14 +52,17 @@ def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[list[st
     return rows
 
 
-def evaluate(loaded: LoadedModel, data: str | Path, split: str, src: str, tgt: str, beam: int,
-             sentences: int | None = None) -> dict:
-    """The scores of one test set (its folder name and split say which), or of its first ``sentences``."""
-    sources, refs = (rows[:sentences] for rows in read_references(data, split, src, tgt))
+def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int | None = None) -> dict:
+    """The scores of one test set, or of its first ``sentences``."""
+    test_set = test_set.first(sentences or len(test_set))
+    sources, refs = list(test_set.sources), [list(r) for r in test_set.references or ()]
+    if len(refs) != len(sources):
+        raise ValueError(f"{test_set.name} has no reference translations to score against")
     hyps = {"greedy": translate_lines(loaded.model, loaded.tokenizers, sources, 1)}
     if beam > 1:
         hyps["beam"] = translate_lines(loaded.model, loaded.tokenizers, sources, beam)
-    result = {"data": Path(data).name, "split": split, "sentences": len(sources),
+    data, _, split = test_set.name.rpartition(" ")
+    result = {"data": data, "split": split, "sentences": len(sources),
               "references": max(len(r) for r in refs)}
     for mode, h in hyps.items():
         result[mode], result["signatures"] = scores(h, refs)
@@ -68,10 +75,11 @@ def evaluate(loaded: LoadedModel, data: str | Path, split: str, src: str, tgt: s
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True)
-    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:split=SPLIT]", help="test sets, each scored apart")
+    p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
+                   help="test sets, each scored apart")
     p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
-    p.add_argument("--src", default="en")
-    p.add_argument("--tgt", default="fr")
+    p.add_argument("--src", help="the source language (default: the model's, else en)")
+    p.add_argument("--tgt", help="the target language (default: the model's, else fr)")
     p.add_argument("--beam", type=int, default=5, help="beam size (1: greedy only)")
     p.add_argument("--device")
     p.add_argument("--sentences", type=int, help="score only the first N sentences of each set (a quick look; the "
@@ -81,13 +89,16 @@ def main(argv=None) -> int:
     if args.sentences and not args.out:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device)
-    if not may_translate(loaded.languages, (args.src, args.tgt)):
+    languages = (args.src or loaded.languages[0] or EN_FR[0], args.tgt or loaded.languages[1] or EN_FR[1])
+    if not may_translate(loaded.languages, languages):
         raise SystemExit(f"error: {args.model} translates {pair_name(loaded.languages)}, not "
-                         f"{pair_name((args.src, args.tgt))}; give --src and --tgt of its languages")
-    sets = [spec.partition(":split=") for spec in args.data]
-    result = {"model": loaded.path.name, "variant": loaded.variant, "beam_size": args.beam,
-              "test_sets": [evaluate(loaded, d, s or args.split, args.src, args.tgt, args.beam, args.sentences)
-                            for d, _, s in sets]}
+                         f"{pair_name(languages)}; give --src and --tgt of its languages")
+    try:
+        scored = [evaluate(loaded, read_named(spec, languages, args.split), args.beam, args.sentences)
+                  for spec in args.data]
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from e
+    result = {"model": loaded.path.name, "variant": loaded.variant, "beam_size": args.beam, "test_sets": scored}
     result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
     checkpoint = loaded.path
     out = Path(args.out) if args.out else checkpoint / "evaluation.json"

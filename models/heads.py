@@ -1,6 +1,7 @@
 """Which of a Transformer's heads matter: each removed alone, on validation sentences, and how many can go.
 
     python -m models.heads --model transformer --data ../shared/data/multi30k ../shared/data/hansard-en-fr
+    python -m models.heads --model Helsinki-NLP/opus-mt-en-de --data sacrebleu:wmt13 --sentences 100
 
 For every head (encoder self-attention, decoder self-attention, cross-attention; each layer) the greedy cased
 BLEU of the first ``--sentences`` validation sentences of each ``--data`` folder with that head switched off
@@ -20,27 +21,30 @@ from tqdm import tqdm
 
 from .analysis.heads import every_head, importance, pruning
 from .storage.card import write_card
-from .storage.data import read_parallel
 from .storage.heads import HEADS_FILE
 from .storage.hub import CheckpointError, load_model
-from .storage.languages import EN_FR, may_translate, pair_name
+from .storage.languages import EN_FR, Languages
+from .storage.sentences import read_named
 
 
-def validation_sentences(specs: list[str], n: int) -> tuple[list[str], list[str]]:
-    """The first ``n`` sentences and references of each ``DIR[:split=SPLIT]`` (val by default), in order."""
+def validation_sentences(specs: list[str], languages: Languages, n: int) -> tuple[list[str], list[str]]:
+    """The first ``n`` sentences and first references of each ``sacrebleu:NAME`` or ``DIR[:split=SPLIT]`` (val by
+    default), in order."""
     sources, references = [], []
     for spec in specs:
-        folder, _, split = spec.partition(":split=")
-        s, r = read_parallel(folder, split or "val", "en", "fr")
-        sources += s[:n]
-        references += r[:n]
+        found = read_named(spec, languages, "val").first(n)
+        if not found.references:
+            raise ValueError(f"{found.name} has no reference translations")
+        sources += found.sources
+        references += [refs[0] for refs in found.references]
     return sources, references
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.heads", description=__doc__.split("\n")[0])
     p.add_argument("--model", default="transformer", help="a Transformer: bundled name, directory or Hub repo id")
-    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:split=SPLIT]", help="validation sets")
+    p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
+                   help="validation sets (a set by name in the model's language pair)")
     p.add_argument("--sentences", type=int, default=150, help="the first N sentences of each set")
     p.add_argument("--budget", type=float, default=1.0, help="BLEU the pruning may lose")
     p.add_argument("--device")
@@ -48,12 +52,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, device=args.device)
-        sources, references = validation_sentences(args.data, args.sentences)
+        languages = tuple(own or default for own, default in zip(loaded.languages, EN_FR))
+        sources, references = validation_sentences(args.data, languages, args.sentences)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
-    if not may_translate(loaded.languages, EN_FR):
-        raise SystemExit(f"error: the validation sets are English→French; {args.model} translates "
-                         f"{pair_name(loaded.languages)}")
     if not every_head(loaded.model):
         raise SystemExit(f"error: {loaded.variant} has no heads to switch off (its one attention is not a head a layer "
                          "can do without); give a Transformer")

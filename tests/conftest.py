@@ -5,14 +5,19 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import tempfile
 
-import pytest
-import torch
+# sacreBLEU reads SACREBLEU once, when it is imported: the tests' own cache, never the user's ~/.sacrebleu, and sets
+# are laid into it by the fixture below, never fetched from the internet.
+os.environ["SACREBLEU"] = tempfile.mkdtemp(prefix="atlas-sacrebleu-")
 
-from models.network.seq2seq import Seq2Seq
-from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
-from .helpers import make_model, make_transformer, synthetic_pairs
+from models.network.seq2seq import Seq2Seq  # noqa: E402
+from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer  # noqa: E402
+
+from .helpers import make_model, make_transformer, synthetic_pairs  # noqa: E402
 
 
 def threads_per_worker(cpus: int, workers: int) -> int:
@@ -105,3 +110,32 @@ def local_hub(monkeypatch):
     monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", f"http://127.0.0.1:{server.server_port}")
     yield asked, answer
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def multi30k_2016():
+    """sacreBLEU's multi30k/2016 laid in the tests' cache as its downloader leaves it: under
+    ``$SACREBLEU/multi30k/2016/raw/`` the tarball it fetched and the files it extracted, the English and French
+    captions (synthetic ones, 70: more than a batch), so sacreBLEU's own code finds it and reads it offline.
+    Returns the (English, French) lines."""
+    import io
+    import tarfile
+
+    from sacrebleu.dataset import DATASETS
+
+    dataset = DATASETS["multi30k/2016"]
+    raw = os.path.join(os.environ["SACREBLEU"], "multi30k", "2016", "raw")
+    os.makedirs(raw, exist_ok=True)
+    pairs = synthetic_pairs(70, 5)
+    tarball = io.BytesIO()
+    with tarfile.open(fileobj=tarball, mode="w:gz") as tar:
+        for lang, col in (("en", 0), ("fr", 1)):
+            data = "".join(p[col] + "\n" for p in pairs).encode()
+            with open(os.path.join(raw, f"test_2016_flickr.{lang}"), "wb") as f:
+                f.write(data)
+            info = tarfile.TarInfo(f"test_2016_flickr.{lang}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with open(os.path.join(raw, dataset._get_tarball_filename(dataset.data[0])), "wb") as f:
+        f.write(tarball.getvalue())
+    return [p[0] for p in pairs], [p[1] for p in pairs]

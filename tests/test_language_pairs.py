@@ -38,8 +38,11 @@ def test_align_refuses_a_model_that_does_not_read_english(german, folder):
 def test_evaluate_refuses_languages_the_model_does_not_translate(german, folder, tmp_path):
     from models.evaluate import main
 
-    with pytest.raises(SystemExit, match="translates German→English, not English→French; give --src and --tgt"):
+    with pytest.raises(SystemExit, match="is English→French, not German→English"):
         main(["--model", german, "--data", f"{folder}:split=test", "--out", str(tmp_path / "e.json")])
+    with pytest.raises(SystemExit, match="translates German→English, not English→French; give --src and --tgt"):
+        main(["--model", german, "--data", f"{folder}:split=test", "--src", "en", "--tgt", "fr",
+              "--out", str(tmp_path / "e.json")])
 
 
 def test_corpus_refuses_a_test_set_in_other_languages_and_two_models_of_different_pairs(german, folder, tmp_path):
@@ -67,8 +70,8 @@ def test_the_corpus_page_says_why_it_has_no_table_of_english_examples_for_a_germ
 
 
 def test_heads_refuses_a_german_model_and_measures_an_english_french_marian(german, tmp_path):
-    """The command reads English→French validation sets: a German→English model is refused; on an English→French
-    Marian every head of its three attentions is switched off in turn."""
+    """The command reads validation sets in the model's pair: an English→French folder has none for a German→English
+    model; on an English→French Marian every head of its three attentions is switched off in turn."""
     import json
 
     from models.heads import main
@@ -76,7 +79,7 @@ def test_heads_refuses_a_german_model_and_measures_an_english_french_marian(germ
     for ext, lines in (("en", ["a dog runs on the beach", "the black cat sleeps"]),
                        ("fr", ["un chien court sur la plage", "le chat noir dort"])):
         (tmp_path / f"val.{ext}").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(SystemExit, match="validation sets are English→French; .* translates German→English"):
+    with pytest.raises(SystemExit, match="has no German→English text .*val.de"):
         main(["--model", german, "--data", str(tmp_path), "--out", str(tmp_path / "h.json")])
     english = str(tiny_marian(tmp_path / "en-fr"))
     main(["--model", english, "--data", str(tmp_path), "--sentences", "2", "--out", str(tmp_path / "h.json")])

@@ -1,11 +1,13 @@
 """Translate a whole corpus with one or two models and tabulate, sentence by sentence, how each one's attention
 behaves and where the two disagree.
 
+    python -m models.corpus --model additive --compare dot --data sacrebleu:multi30k/2016 --out table.csv
     python -m models.corpus --model additive --compare dot --data ../shared/data/multi30k --out table.csv
     python -m models.corpus --model transformer --data ../shared/data/hansards-en-fr-align --out gold.json
     python -m models.corpus --model additive --data my-sentences.tsv --out table.csv
 
-``--data`` is a data folder's test split (``DIR[:split=SPLIT]``, as ``models.evaluate`` reads it; a folder of
+``--data`` is a test set by name (``sacrebleu:NAME``, in the first model's language pair), a data folder's test
+split (``DIR[:split=SPLIT]``, as ``models.evaluate`` reads it; a folder of
 ``{split}.en``, ``.fr`` and ``.gold`` brings human links, so AER too) or a file: one source sentence a line, or
 ``source TAB reference``. The table (:mod:`.rows`) is written as CSV, or JSON with the corpus figures beside it,
 by ``--out``'s extension; the corpus figures are printed. Its translations are ``models.evaluate``'s greedy ones,
@@ -26,7 +28,8 @@ from tqdm import tqdm
 
 from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, load_model
-from ..storage.sentences import Sentences, read_file, read_folder
+from ..storage.languages import EN_FR
+from ..storage.sentences import read_named
 from .rows import corpus_rows, language_refusal, sides, summary
 
 
@@ -34,23 +37,14 @@ def arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m models.corpus", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--compare", help="a second model, set beside the first")
-    p.add_argument("--data", required=True, metavar="DIR[:split=SPLIT] | FILE")
+    p.add_argument("--data", required=True, metavar="sacrebleu:NAME | DIR[:split=SPLIT] | FILE")
     p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
-    p.add_argument("--src", default="en")
-    p.add_argument("--tgt", default="fr")
     p.add_argument("--reading", help="the first model's reading of its attention (LAYER.HEAD, LAYER.mean, either "
                    "with .shifted; default: the one its card chose)")
     p.add_argument("--compare-reading", help="the same for --compare")
     p.add_argument("--out", required=True, help="table.csv, or table.json (the table and the corpus figures)")
     p.add_argument("--device")
     return p
-
-
-def read_sentences(spec: str, split: str, src: str, tgt: str) -> Sentences:
-    folder, _, named = spec.partition(":split=")
-    if Path(folder).is_dir():
-        return read_folder(folder, named or split, src, tgt)
-    return read_file(spec)
 
 
 def _reading(loaded, key: str | None) -> Reading | None:
@@ -83,8 +77,9 @@ def main(argv=None) -> int:
     refs = [args.model] + ([args.compare] if args.compare else [])
     keys = [args.reading, args.compare_reading]
     try:
-        sentences = read_sentences(args.data, args.split, args.src, args.tgt)
         loaded = [load_model(ref, device=args.device) for ref in refs]
+        languages = tuple(own or default for own, default in zip(loaded[0].languages, EN_FR))
+        sentences = read_named(args.data, languages, args.split, strict=False)  # refused below, in its words
         chosen = sides(loaded, refs, [_reading(m, k) for m, k in zip(loaded, keys)])
     except (CheckpointError, OSError, ValueError) as e:  # SentencesError and a bad reading are ValueErrors
         raise SystemExit(f"error: {e}") from e

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from .data import read_references
 from .gold import GoldPair, parse_links, read_gold
-from .languages import EN_FR, Languages
+from .languages import EN_FR, Languages, may_translate, pair_name
+from .test_sets import PREFIX as SACREBLEU_PREFIX
+from .test_sets import find, read_test_set
 
 MAX_BYTES = 10_000_000  # the largest text or links file read (the 3,000 lines of newstest2013 take 0.4 MB)
 MAX_LINE_CHARS = 1_000  # a longer line is skipped and counted (the longest of the test sets: 507)
@@ -147,6 +149,33 @@ def read_folder(folder: str | Path, split: str, src: str = "en", tgt: str = "fr"
                          tuple((" ".join(p.french),) for p in gold), gold, languages=EN_FR)
     sources, refs = read_references(folder, split, src, tgt)
     return Sentences(f"{folder.name} {split}", tuple(sources), tuple(map(tuple, refs)), languages=(src, tgt))
+
+
+def read_named(spec: str, languages: Languages, split: str, max_mb: float | None = None,
+               strict: bool = True) -> Sentences:
+    """The sentences ``spec`` names for a model of ``languages``: ``sacrebleu:NAME`` (a sacreBLEU test set, that
+    pair's direction, fetched into its cache if need be, within ``max_mb`` if given), a data folder's split
+    (``DIR[:split=SPLIT]``, ``split`` when it names none; its files say its languages) or a file (which says none).
+    ``strict``: refuse sentences of another pair (a caller with its own refusal reads them as they are). Raises
+    ValueError (SentencesError, :class:`~.test_sets.TestSetError`) or OSError, each with its message."""
+    if spec.startswith(SACREBLEU_PREFIX):
+        test_set = find(spec.removeprefix(SACREBLEU_PREFIX), languages)
+        sources, references = read_test_set(test_set, max_mb)
+        return Sentences(f"{test_set.spec} {test_set.langpair}", tuple(sources), tuple(map(tuple, references)),
+                         languages=languages)
+    folder, _, named = spec.partition(":split=")
+    if not Path(folder).is_dir():
+        if named or not Path(spec).is_file():
+            raise SentencesError(f"{spec} is neither a data folder, a file, nor a set by name "
+                                 f"({SACREBLEU_PREFIX}NAME).")
+        return read_file(spec)
+    try:
+        found = read_folder(folder, named or split, *languages)
+    except FileNotFoundError as e:
+        raise SentencesError(f"{Path(folder).name} has no {pair_name(languages)} text ({e}).") from e
+    if strict and not may_translate(found.languages, languages):
+        raise SentencesError(f"{found.name} is {pair_name(found.languages)}, not {pair_name(languages)}.")
+    return found
 
 
 def found_test_sets(data: str | Path) -> dict[str, tuple[Path, str]]:
