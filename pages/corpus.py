@@ -32,8 +32,9 @@ with st.sidebar:
 models = tuple(corpus_ui.Model(s.model, s.revision, r and r.key, ui.model_name(s.model)
                                + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
                for (s, m), r in zip(chosen, readings))
+models = corpus_ui.of_one_pair(models)
 
-sentences = corpus_ui.pick_sentences()
+sentences = corpus_ui.pick_sentences(loaded.languages)
 if sentences is None:
     st.stop()
 if sentences.skipped:

@@ -5,6 +5,7 @@ import pytest
 from models.decoding.greedy import greedy
 from models.storage.examples import load_examples
 from models.storage.hub import load_model
+from models.storage.test_sets import sets_for_pair
 from pages._shared.labels import for_markdown
 
 from .helpers import synthetic_pairs
@@ -89,3 +90,27 @@ def test_a_transformer_is_read_as_its_card_chose_and_named_so():
     assert not at.exception, [e.message for e in at.exception]
     shown = load_model("transformer").reading.key
     assert any(c.endswith(f"{shown} entropy") for c in table(at).columns)
+
+
+def test_a_public_test_set_is_offered_by_name_for_the_models_pair_and_drawn_from_sacrebleus_cache(multi30k_2016):
+    at = run_page(CORPUS)
+    at.radio(key="corpus_from").set_value("a public test set").run()
+    picker = at.selectbox(key="corpus_set")
+    assert picker.label == "English→French test sets (sacreBLEU)"
+    assert "captions: Multi30k 2016 Flickr" in picker.options and "news: WMT newstest2014" in picker.options
+    picker.set_value(next(t for t in sets_for_pair(("en", "fr")) if t.name == "multi30k/2016")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    rows = table(at)
+    assert sorted(rows["source"]) == sorted(multi30k_2016[0]) and set(rows["reference"]) == set(multi30k_2016[1])
+
+
+def test_a_public_test_set_neither_cached_nor_reachable_gets_a_message(monkeypatch):
+    from sacrebleu.dataset import DATASETS
+
+    monkeypatch.setattr(DATASETS["wmt08/europarl"], "data", ["http://127.0.0.1:1/test.tgz"])  # nothing listens
+    at = run_page(CORPUS)
+    at.radio(key="corpus_from").set_value("a public test set").run()
+    at.selectbox(key="corpus_set").set_value(next(t for t in sets_for_pair(("en", "fr"))
+                                                  if t.name == "wmt08/europarl")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("wmt08/europarl is not in sacreBLEU's cache" in e.value.replace("\\", "") for e in at.error)

@@ -87,3 +87,14 @@ def test_heads_refuses_a_german_model_and_measures_an_english_french_marian(germ
     assert sorted((r["kind"], r["layer"], r["head"]) for r in found["heads"]) == sorted(
         (kind, layer, head) for kind in ("cross", "encoder", "decoder") for layer in (1, 2) for head in (1, 2))
     assert found["pruning"]["of"] == 12
+
+
+def test_the_corpus_page_draws_the_first_models_table_alone_beside_a_model_of_another_pair(german):
+    at = run_page(page("Corpus"), model=german)  # the second model, by default the dot-product one: English→French
+    at.radio(key="corpus_from").set_value("paste").run()
+    at.text_area(key="corpus_text").input("ein Hund\nzwei Katzen").run()
+    assert not at.exception, [e.message for e in at.exception]
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert any("translates German→English and" in n and "English→French" in n and "alone." in n for n in notes), notes
+    rows = at.dataframe(key="corpus_table").value
+    assert len(rows) == 2 and not any("Dot-product" in c for c in rows.columns) and "JSD" not in rows

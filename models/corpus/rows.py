@@ -74,6 +74,11 @@ def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:
             source = language_name(side.loaded.languages[0], "its source language")
             return (f"These sentences ({sentences.name}) are {_said(sentences.languages)}, and {side.name} translates "
                     f"{pair_name(side.loaded.languages)}: paste or upload {source} sentences instead.")
+    return different_pairs(sides)
+
+
+def different_pairs(sides: Sequence[Side]) -> str | None:
+    """Why two sides cannot share a table, in a sentence (they translate different pairs); None when they can."""
     if len(sides) == 2 and not may_translate(sides[0].loaded.languages, sides[1].loaded.languages):
         a, b = sides
         return (f"{a.name} translates {pair_name(a.loaded.languages)} and {b.name} {pair_name(b.loaded.languages)}: "

@@ -13,10 +13,20 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.corpus.rows import PAIR_STATS, STATS, Side, batch_rows, language_refusal, sides, summary
+from models.corpus.rows import (
+    PAIR_STATS,
+    STATS,
+    Side,
+    batch_rows,
+    different_pairs,
+    language_refusal,
+    sides,
+    summary,
+)
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
+from models.storage.languages import EN_FR, Languages, pair_name
 from models.storage.sentences import (
     MAX_BYTES,
     Sentences,
@@ -25,13 +35,15 @@ from models.storage.sentences import (
     found_test_sets,
     parse_lines,
     read_folder,
+    read_named,
     with_links,
 )
+from models.storage.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
 
 from . import cache, deploy, ui
 from .labels import for_markdown
 
-EXAMPLES, PASTE, UPLOAD = "the app's example sentences", "paste", "upload a file"
+EXAMPLES, PUBLIC, PASTE, UPLOAD = "the app's example sentences", "a public test set", "paste", "upload a file"
 _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
 
 
@@ -50,18 +62,42 @@ def _folder(folder: str, split: str) -> Sentences:
     return read_folder(folder, split)
 
 
-def pick_sentences() -> Sentences | None:
-    """The sentences chosen: a test split of the data folder, the app's examples, pasted or uploaded lines; None
-    (with a prompt or the reason) when there are none."""
+@st.cache_data(max_entries=8, show_spinner=False)
+def _named(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:
+    return read_named(test_set.spec, languages, "test", max_mb)
+
+
+def _public_set(sets: list[TestSet], languages: Languages) -> Sentences:
+    """A sacreBLEU set of the model's pair, picked by name; fetched into sacreBLEU's cache the first time."""
+    test_set = st.selectbox(f"{pair_name(languages)} test sets (sacreBLEU)", sets, format_func=lambda t: t.label,
+                            key="corpus_set", help="Fetched once from their publishers by sacreBLEU's downloader and "
+                            "kept in its cache (SACREBLEU); its name for a set is in brackets on the table.")
+    if is_cached(test_set):
+        return _named(test_set, languages, deploy.test_set_mb())
+    with st.status(f"Fetching {test_set.label} ({test_set.name}) into sacreBLEU's cache…") as status:
+        found = _named(test_set, languages, deploy.test_set_mb())
+        status.update(label=f"{test_set.label}: {len(found):,} sentences, cached", state="complete", expanded=False)
+    return found
+
+
+def pick_sentences(languages: Languages) -> Sentences | None:
+    """The sentences chosen for a model of ``languages``: a test split of the data folder, a public test set of
+    its pair, the app's examples, pasted or uploaded lines; None (with a prompt or the reason) when there are none."""
     found = found_test_sets(deploy.data_folder())
-    choice = st.radio("Sentences", [EXAMPLES, *found, PASTE, UPLOAD], key="corpus_from",
-                      help="Test sets are read from the data folder beside the app (ATLAS_DATA); none is bundled, "
-                           "as their licences or their providers ask. Pasted and uploaded text: one source sentence "
-                           "a line, or source TAB reference for BLEU and chrF.")
+    pair = tuple(own or default for own, default in zip(languages, EN_FR))
+    public = sets_for_pair(pair)
+    choice = st.radio("Sentences", [EXAMPLES, *found, *([PUBLIC] if public else []), PASTE, UPLOAD],
+                      key="corpus_from",
+                      help="Public test sets come by name through sacreBLEU, in the model's language pair; test sets "
+                           "of the data folder beside the app (ATLAS_DATA) are listed too. None is bundled, as their "
+                           "licences or their providers ask. Pasted and uploaded text: one source sentence a line, "
+                           "or source TAB reference for BLEU and chrF.")
     try:
         if choice in found:
             folder, split = found[choice]
             return _folder(str(folder), split)
+        if choice == PUBLIC:
+            return _public_set(public, pair)
         if choice == EXAMPLES:
             return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
         if choice == PASTE:
@@ -75,7 +111,7 @@ def pick_sentences() -> Sentences | None:
             return _prompt("Upload a file above.")
         found_lines = parse_lines(as_text(upload.getvalue(), upload.name), upload.name)
         return with_links(found_lines, links.getvalue()) if links is not None else found_lines
-    except SentencesError as e:
+    except (SentencesError, TestSetError) as e:
         st.error(for_markdown(str(e)))
     except (OSError, ValueError) as e:  # a test set whose files disagree
         st.error(f"These sentences cannot be read: {for_markdown(str(e))}")
@@ -104,6 +140,15 @@ def _sides(models: tuple[Model, ...]) -> list[Side]:
     readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
                 zip(models, loaded)]
     return sides(loaded, [m.name for m in models], readings)
+
+
+def of_one_pair(models: tuple[Model, ...]) -> tuple[Model, ...]:
+    """The models of one table: a second model of another language pair than the first's is set aside, said in a
+    line."""
+    if reason := different_pairs(_sides(models)):
+        st.caption(f"{for_markdown(reason)} The table shows {for_markdown(models[0].name)} alone.")
+        return models[:1]
+    return models
 
 
 def refusal(models: tuple[Model, ...], sentences: Sentences) -> str | None:

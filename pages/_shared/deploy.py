@@ -102,6 +102,17 @@ def corpus_limits() -> tuple[int | None, float | None]:
     return sentences, seconds
 
 
+PUBLIC_TEST_SET_MB = 20.0  # the largest download of a test set a public server makes (its tarball)
+
+
+def test_set_mb() -> float | None:
+    """The most a test set's download may take (``ATLAS_TEST_SET_MB``): on a public server
+    :data:`PUBLIC_TEST_SET_MB` unless set; on one's own machine, any size unless set."""
+    if setting("ATLAS_TEST_SET_MB"):
+        return _number("ATLAS_TEST_SET_MB", PUBLIC_TEST_SET_MB)
+    return PUBLIC_TEST_SET_MB if public() else None
+
+
 def default_model() -> str:
     """The model a fresh visitor sees: ``ATLAS_HUB_REPO`` if the deployment sets one, else the bundled default."""
     return setting("ATLAS_HUB_REPO") or DEFAULT_MODEL
