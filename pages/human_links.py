@@ -4,28 +4,30 @@ import streamlit as st
 from models.analysis.alignment import AttentionView
 from models.analysis.word_links import pair_scores
 from models.storage.gold import trial_best
-from models.storage.languages import EN_FR, may_translate
+from models.storage.gold_sets import GoldSetError
 from pages._shared import cache, charts, evidence, ui
+from pages._shared.labels import for_markdown
 
 st.title("Attention against human links")
-st.caption("Sentences of the Canadian Hansards aligned word by word by people (Och & Ney 2000). The French side is "
-           "forced through the translator; the heatmap shows where it looked (or what each word depended on), the "
-           "squares where people drew a link. Heatmaps are often read as alignments: here they are checked.")
+st.caption("Sentences aligned word by word by people (English–French: the Canadian Hansards, Och & Ney 2000). The "
+           "target side is forced through the translator; the heatmap shows where it looked (or what each word "
+           "depended on), the squares where people drew a link. Heatmaps are often read as alignments: here they "
+           "are checked.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-if not may_translate(loaded.languages, EN_FR):
-    st.info(f"People's links here join English and French words; this model translates {ui.direction(loaded)}, so "
-            "there is nothing of its to lay over them.")
+found = evidence.gold_source(loaded)
+if found is None:
     st.stop()
-folder = evidence.gold_folder()
-if folder is None:
-    st.stop()
-split = st.radio("Set", [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()], horizontal=True,
-                 help="trial: 37 pairs for tuning any choice; test: 447 pairs, scored only")
+spec, splits = found
+split = st.radio("Set", splits, horizontal=True,
+                 help="trial: the pairs any choice is tuned on; test: the pairs scored, never tuned on")
 try:
-    pairs = evidence.cached_gold(str(folder), split)
+    pairs = evidence.gold_pairs(spec, loaded.languages, split)
+except GoldSetError as e:  # not to be had here (offline, say): no fault of the page's
+    st.info(for_markdown(str(e)))
+    st.stop()
 except (OSError, ValueError) as e:
-    st.error(f"The gold set at `{folder}` cannot be read: {e}")
+    st.error(f"The human links of `{spec}` cannot be read: {for_markdown(str(e))}")
     st.stop()
 number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min(ui.read_url().pair, len(pairs)))
 st.query_params["pair"] = str(number)
@@ -35,12 +37,12 @@ reading = evidence.head_picker(loaded, shifted=True) if matrix == "attention" el
 if reading is not None:
     st.caption(evidence.STEP_NOTE)
 
-forced = cache.cached_forced(settings.model, settings.revision, " ".join(pair.english), " ".join(pair.french))
+forced = cache.cached_forced(settings.model, settings.revision, " ".join(pair.source), " ".join(pair.target))
 if not evidence.affordable(forced, matrix):
     st.stop()
-weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.english, pair.french, matrix, reading)
+weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.source, pair.target, matrix, reading)
 F, E = weights.shape
-view = AttentionView(rows=pair.french[:F], columns=pair.english[:E], unknown=(False,) * E, weights=weights,
+view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                      energies=None)
 title, measure = evidence.TITLES[matrix]
 st.altair_chart(charts.gold_links(view, title, measure, pair.sure, pair.possible), width="stretch",

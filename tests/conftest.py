@@ -10,6 +10,10 @@ import tempfile
 # sacreBLEU reads SACREBLEU once, when it is imported: the tests' own cache, never the user's ~/.sacrebleu, and sets
 # are laid into it by the fixture below, never fetched from the internet.
 os.environ["SACREBLEU"] = tempfile.mkdtemp(prefix="atlas-sacrebleu-")
+# Human links by name are fetched from ATLAS_GOLD_URL: nothing listens on port 1, so a test fetches only from a
+# loopback server of its own, and never reads ../shared's gold folder unless it sets ATLAS_GOLD itself.
+os.environ["ATLAS_GOLD_URL"] = "http://127.0.0.1:1"
+os.environ["ATLAS_GOLD"] = os.path.join(os.environ["SACREBLEU"], "no-gold-folder")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

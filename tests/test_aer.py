@@ -33,7 +33,7 @@ def test_gold_files_are_read_and_written_in_their_own_format(tmp_path):
     (tmp_path / "t.fr").write_text("la maison .\noui\n")
     (tmp_path / "t.gold").write_text("1-1 2-2 3-3 1p2\n1-1\n")
     pairs = read_gold(tmp_path, "t")
-    assert pairs[0].english == ("the", "house", ".") and pairs[1].french == ("oui",)
+    assert pairs[0].source == ("the", "house", ".") and pairs[1].target == ("oui",)
     assert pairs[0].sure == {(0, 0), (1, 1), (2, 2)} and pairs[0].possible == pairs[0].sure | {(0, 1)}
     assert format_links(pairs[0].sure) == "1-1 2-2 3-3"
     (tmp_path / "t.gold").write_text("1-1 2-5\n1-1\n")

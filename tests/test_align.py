@@ -40,8 +40,8 @@ def test_the_printed_aer_is_the_written_links_aer(gold, tiny_tokenizers, tmp_pat
     a = s = a_s = 0  # scored here from the file alone: every gold link is Sure
     for line, pair in zip(written, pairs):
         links = {tuple(int(x) - 1 for x in token.split("-")) for token in line.split()}
-        assert len(links) == len(pair.french)  # one English word for every French word
-        assert all(i < len(pair.english) and j < len(pair.french) for i, j in links)
+        assert len(links) == len(pair.target)  # one English word for every French word
+        assert all(i < len(pair.source) and j < len(pair.target) for i, j in links)
         a, s, a_s = a + len(links), s + len(pair.sure), a_s + len(links & pair.sure)
     assert printed["aer"] == pytest.approx(100 * (1 - 2 * a_s / (a + s)), abs=0.01)
 
@@ -148,6 +148,6 @@ def test_a_shifted_reading_scores_the_next_steps_rows(gold, tiny_tokenizers, tmp
     assert printed["reading"] == "1.1.shifted"
     loaded = load_model(model, device="cpu")
     for pair, line in zip(read_gold(gold, "test"), out.read_text().splitlines()):
-        weights = word_matrix(loaded.model, loaded.tokenizers, pair.english, pair.french, reading=Reading(0, 0, True))
-        assert weights.shape == (len(pair.french), len(pair.english))
+        weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target, reading=Reading(0, 0, True))
+        assert weights.shape == (len(pair.target), len(pair.source))
         assert {f"{i + 1}-{j + 1}" for i, j in rows_argmax(weights)} == set(line.split())

@@ -62,7 +62,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read():
 def test_links_are_read_for_each_pair_in_the_gold_format():
     pairs = parse_lines("the black cat\tle chat noir\na dog\tun chien\n", "pairs.tsv")
     found = with_links(pairs, b"1-1 2-3 3-2 2p2\n1-1 2-2\n")
-    assert found.gold[0].english == ("the", "black", "cat") and found.gold[0].french == ("le", "chat", "noir")
+    assert found.gold[0].source == ("the", "black", "cat") and found.gold[0].target == ("le", "chat", "noir")
     assert found.gold[0].sure == {(0, 0), (1, 2), (2, 1)} and (1, 1) in found.gold[0].possible
     assert found.gold[1].sure == {(0, 0), (1, 1)}
 

@@ -1,12 +1,16 @@
 """Score a model's attention or attribution as word alignment against human links (AER, Och & Ney 2003).
 
+    python -m models.align --model additive --data gold:en-fr
+    python -m models.align --model Helsinki-NLP/opus-mt-ro-en --data gold:ro-en --reading all --split trial
     python -m models.align --model additive --data ../shared/data/hansards-en-fr-align
     python -m models.align --model none --data ../shared/data/hansards-en-fr-align --matrix "integrated gradients"
     python -m models.align --model dot --data ../shared/data/hansards-en-fr-align --split trial --out links.txt
     python -m models.align --model transformer --data DIR --split trial --reading all --method union --save
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
 
-Each gold pair is decoded with its French sentence forced (the gold's own tokens joined by spaces, so each of its
+``--data`` names a human-aligned set (``gold:en-fr``, the Hansards; ``gold:ro-en``, ``gold:ja-en``, ``gold:zh-en``;
+fetched once, read in the model's direction: :mod:`models.storage.gold_sets`) or gives a folder of the Hansards
+gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens joined by spaces, so each of its
 words is one word of the app's word view: subwords joined by the ``▁`` rule). ``--matrix`` picks what is read:
 the attention α, or a gradient attribution of each forced piece to the source (:mod:`models.analysis.attribution`,
 which also gives the no-attention model an alignment). Links are read from that word matrix by ``--method``
@@ -35,9 +39,10 @@ from ..analysis.aer import alignment_score
 from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrices
 from ..decoding.trace import Reading, readings
 from ..storage.card import write_card
-from ..storage.gold import ALIGNMENT_FILE, format_links, read_gold, record_alignment
+from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment
+from ..storage.gold_sets import load_gold
 from ..storage.hub import CheckpointError, load_model
-from ..storage.languages import EN_FR, may_translate, pair_name
+from ..storage.languages import language_key
 
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -45,7 +50,8 @@ SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 def arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m models.align", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
-    p.add_argument("--data", required=True, help="a folder of {split}.en, {split}.fr and {split}.gold")
+    p.add_argument("--data", required=True, help="gold:SRC-TGT (en-fr, ro-en, ja-en, zh-en, either direction), or "
+                   "a folder of {split}.en, {split}.fr and {split}.gold")
     p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
     p.add_argument("--matrix", choices=MATRICES, default="attention", help="what the links are read from")
     p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
@@ -95,18 +101,17 @@ def main(argv=None) -> int:
     args = arguments().parse_args(argv)
     try:
         loaded = load_model(args.model, device=args.device)
-        pairs = read_gold(args.data, args.split)
-    except (CheckpointError, OSError, ValueError) as e:
+        pairs, languages = load_gold(args.data, loaded.languages, args.split)
+    except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e
-    if not may_translate(loaded.languages, EN_FR):
-        raise SystemExit(f"error: the human links join English and French words; {args.model} translates "
-                         f"{pair_name(loaded.languages)}, so there is nothing of its to score against them")
+    if args.french == "written" and language_key(languages[1]) != "fr":
+        raise SystemExit("error: --french written rewrites French contractions; this set's targets are not French")
     if args.sweep and (args.out or args.save):
         raise SystemExit("error: --sweep scores many rules; --out and --save take one")
     chosen = chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
-    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.english, pair.french, args.matrix,
+    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, args.matrix,
                               [r for r in chosen if r is not None], written=args.french == "written")
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
     command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)

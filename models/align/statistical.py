@@ -77,8 +77,8 @@ def main(argv=None) -> int:
         require("eflomal")
     except MissingExtra as e:
         raise SystemExit(f"error: {e}") from e
-    english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.english).lower() for q in pairs]
-    french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.french).lower() for q in pairs]
+    english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.source).lower() for q in pairs]
+    french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.target).lower() for q in pairs]
     with tempfile.TemporaryDirectory() as tmp:
         forward, reverse = (read_links(path, len(pairs)) for path in align_with_eflomal(english, french, Path(tmp)))
     sure, possible = [q.sure for q in pairs], [q.possible for q in pairs]

@@ -108,7 +108,7 @@ def _sentence_scores(translation: str, refs: tuple[str, ...] | None) -> tuple[fl
 
 def _aer(side: Side, pair: GoldPair) -> float:
     """One pair's AER (%) of ``side``'s attention under its rule; NaN where neither it nor people link anything."""
-    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.english, pair.french, "attention",
+    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target, "attention",
                           side.reading)
     try:
         return alignment_score([rule_named(side.aer_rule)(weights)], [pair.sure], [pair.possible]).aer

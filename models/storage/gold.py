@@ -13,17 +13,26 @@ from pathlib import Path
 from .. import ROOT
 from ..decoding.trace import RNN_READING, Reading, readings
 
-Link = tuple[int, int]  # (English word, French word), 0-based
+Link = tuple[int, int]  # (source word, target word), 0-based: of the Hansards gold, (English, French)
 
 
 @dataclass(frozen=True)
 class GoldPair:
-    """One sentence pair: its words and the links people drew between them."""
+    """One sentence pair: its source and target words (a model's source and target: of the Hansards gold, English
+    and French) and the links people drew between them, source word first."""
 
-    english: tuple[str, ...]
-    french: tuple[str, ...]
+    source: tuple[str, ...]
+    target: tuple[str, ...]
     sure: frozenset[Link]
     possible: frozenset[Link]  # a superset of ``sure``
+
+    def reversed(self) -> GoldPair:
+        """The same pair read the other way: target words first, each link turned round."""
+        return GoldPair(self.target, self.source, _turned(self.sure), _turned(self.possible))
+
+
+def _turned(links: frozenset[Link]) -> frozenset[Link]:
+    return frozenset((j, i) for i, j in links)
 
 
 def parse_links(line: str) -> tuple[frozenset[Link], frozenset[Link]]:

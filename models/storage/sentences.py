@@ -15,6 +15,8 @@ from pathlib import Path
 from .data import read_references
 from .gold import GoldPair, parse_links, read_gold
 from .languages import EN_FR, Languages, may_translate, pair_name
+from .gold_sets import PREFIX as GOLD_PREFIX
+from .gold_sets import load_gold
 from .test_sets import PREFIX as SACREBLEU_PREFIX
 from .test_sets import find, read_test_set
 
@@ -145,8 +147,8 @@ def read_folder(folder: str | Path, split: str, src: str = "en", tgt: str = "fr"
     folder = Path(folder)
     if (folder / f"{split}.gold").exists():
         gold = tuple(read_gold(folder, split))
-        return Sentences(f"{folder.name} {split}", tuple(" ".join(p.english) for p in gold),
-                         tuple((" ".join(p.french),) for p in gold), gold, languages=EN_FR)
+        return Sentences(f"{folder.name} {split}", tuple(" ".join(p.source) for p in gold),
+                         tuple((" ".join(p.target),) for p in gold), gold, languages=EN_FR)
     sources, refs = read_references(folder, split, src, tgt)
     return Sentences(f"{folder.name} {split}", tuple(sources), tuple(map(tuple, refs)), languages=(src, tgt))
 
@@ -154,10 +156,15 @@ def read_folder(folder: str | Path, split: str, src: str = "en", tgt: str = "fr"
 def read_named(spec: str, languages: Languages, split: str, max_mb: float | None = None,
                strict: bool = True) -> Sentences:
     """The sentences ``spec`` names for a model of ``languages``: ``sacrebleu:NAME`` (a sacreBLEU test set, that
-    pair's direction, fetched into its cache if need be, within ``max_mb`` if given), a data folder's split
+    pair's direction, fetched into its cache if need be, within ``max_mb`` if given), ``gold:SRC-TGT`` (human links
+    by name, its test split unless ``split`` is trial, read in the model's direction), a data folder's split
     (``DIR[:split=SPLIT]``, ``split`` when it names none; its files say its languages) or a file (which says none).
     ``strict``: refuse sentences of another pair (a caller with its own refusal reads them as they are). Raises
     ValueError (SentencesError, :class:`~.test_sets.TestSetError`) or OSError, each with its message."""
+    if spec.startswith(GOLD_PREFIX):
+        pairs, pair = load_gold(spec, languages, "test" if split not in ("test", "trial") else split)
+        return Sentences(spec, tuple(" ".join(p.source) for p in pairs), tuple((" ".join(p.target),) for p in pairs),
+                         tuple(pairs), languages=pair)
     if spec.startswith(SACREBLEU_PREFIX):
         test_set = find(spec.removeprefix(SACREBLEU_PREFIX), languages)
         sources, references = read_test_set(test_set, max_mb)

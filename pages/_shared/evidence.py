@@ -3,9 +3,9 @@
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",
 attention "where did the decoder read"; a page shows either for the same step. A multi-head model's attention is
 read one way at a time (:class:`models.decoding.trace.Reading`), in the URL as ``head=LAYER.HEAD`` or
-``head=LAYER.mean``. The human-aligned gold set is read from a folder (``ATLAS_GOLD``, else
-``../shared/data/hansards-en-fr-align`` beside the project): it is never bundled (its licence), so a deployment
-without it shows how to point at one.
+``head=LAYER.mean``. Human links come by name in the model's pair (``gold:en-fr``, ``gold:ro-en``, …, fetched
+once: :mod:`models.storage.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
+trial set (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside the project). None is bundled.
 """
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ import streamlit as st
 from models.analysis.attribution import IG_STEPS, attribution_matrix, estimated_seconds
 from models.analysis.word_links import MATRICES, word_matrix
 from models.decoding.trace import Reading, Trace, readings
-from models.storage.gold import GoldPair, read_gold
+from models.storage.gold import GoldPair
+from models.storage.gold_sets import GOLD_SETS, gold_for, is_cached, load_gold
 from models.storage.hub import LoadedModel
+from models.storage.languages import EN_FR, Languages, may_translate, pair_name
 from models.storage.model_card import SUPERVISION
 
 from . import cache, deploy, ui
@@ -150,20 +152,37 @@ def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
     return matrix, cached_attribution(settings.model, settings.revision, text, trace.target_ids, matrix), None
 
 
-def gold_folder() -> Path | None:
-    """The folder of the human-aligned gold set, or None (with a note on how to give one)."""
+def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
+    """Where this model's human links come from and their splits: for an English→French model the Hansards folder,
+    if there is one (``ATLAS_GOLD``, else the data folder's), else the set of its pair by name; None, said in a
+    sentence, when no set links its languages."""
     folder = Path(deploy.setting("ATLAS_GOLD") or DEFAULT_GOLD)
-    if (folder / "test.gold").exists() or (folder / "trial.gold").exists():
-        return folder
-    st.info(f"No human-aligned sentences found at `{folder}`. Set `ATLAS_GOLD` to a folder of `test.en`, `test.fr` "
-            "and `test.gold` (the English–French Hansards gold set of Och & Ney 2000, as in "
-            "`../shared/data/hansards-en-fr-align`) and reload.")
+    splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
+    if splits and may_translate(loaded.languages, EN_FR):
+        return str(folder), splits
+    gold_set = gold_for(tuple(own or default for own, default in zip(loaded.languages, EN_FR)))
+    if gold_set:
+        return gold_set.name, ["test"] + ([] if gold_set.own_trial else ["trial"])
+    names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
+    st.info(f"People's links come by name for {names} (either way); this model translates "
+            f"{pair_name(loaded.languages)}, so there is nothing of its to lay over them.")
     return None
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def cached_gold(folder: str, split: str) -> list[GoldPair]:
-    return read_gold(folder, split)
+def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
+    """The pairs of ``split`` (:func:`models.storage.gold_sets.load_gold`), fetched under a status the first time."""
+    gold_set = next((g for g in GOLD_SETS if g.name == spec), None)
+    if gold_set is None or is_cached(gold_set):
+        return _cached_gold(spec, languages, split)
+    with st.status(f"Fetching {spec} ({gold_set.who}) from awesome-align's examples…") as status:
+        pairs = _cached_gold(spec, languages, split)
+        status.update(label=f"{spec}: cached", state="complete", expanded=False)
+    return pairs
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _cached_gold(spec: str, languages: Languages, split: str) -> list[GoldPair]:
+    return load_gold(spec, languages, split)[0]
 
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…")

@@ -1,0 +1,136 @@
+"""Human links by name (``gold:en-fr``, ``gold:ro-en``, …): fetched once from ``ATLAS_GOLD_URL`` in awesome-align's
+own layout (here a loopback server's), checked against pinned digests, cached, read offline after, turned round for
+a model of the other direction, and scored exactly as the same pairs in a Hansards folder."""
+import hashlib
+import http.server
+import json
+import threading
+from dataclasses import replace
+
+import pytest
+
+from models import align
+from models.storage import gold_sets
+from models.storage.gold_sets import GoldSetError, find_gold, gold_for, load_gold
+
+from .pages_helpers import figures, page, run_page
+
+ENFR = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
+        ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3"),
+        ("two men", "deux hommes", "2-2 1-1")]
+ROEN = [(f"unu doi {n}", f"one two {n}", "1-1 2-2 3p3") for n in range(20)]
+
+
+def layout(pairs) -> dict[str, bytes]:
+    """awesome-align's two files of a set: ``source ||| target`` a line, and the links."""
+    return {"src-tgt": "".join(f"{s} ||| {t}\n" for s, t, _ in pairs).encode(),
+            "gold": "".join(f"{g}\n" for _, _, g in pairs).encode()}
+
+
+@pytest.fixture
+def mirror(monkeypatch, tmp_path):
+    """A loopback server in awesome-align's layout (enfr.*, roen.*), the pins set to its files, an empty cache."""
+    files = {f"/examples/{stem}.{ext}": data for stem, pairs in (("enfr", ENFR), ("roen", ROEN))
+             for ext, data in layout(pairs).items()}
+    asked = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            data = files.get(self.path)
+            self.send_response(200 if data else 404)
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            self.wfile.write(data or b"")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    pinned = tuple(replace(g, sha256=tuple(hashlib.sha256(files[f"/examples/{f}"]).hexdigest() for f in g.files))
+                   if g.stem in ("enfr", "roen") else g for g in gold_sets.GOLD_SETS)
+    monkeypatch.setattr(gold_sets, "GOLD_SETS", pinned)
+    monkeypatch.setenv("ATLAS_GOLD_URL", f"http://127.0.0.1:{server.server_port}/examples")
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    yield files, asked, server
+    server.shutdown()
+
+
+@pytest.fixture
+def hansards_folder(tmp_path):
+    folder = tmp_path / "hansards"
+    folder.mkdir()
+    for ext, column in (("en", 0), ("fr", 1), ("gold", 2)):
+        (folder / f"test.{ext}").write_text("\n".join(p[column] for p in ENFR) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_sets_are_found_by_name_in_either_direction():
+    assert find_gold("gold:en-fr").stem == "enfr" and find_gold("gold:en-ro").stem == "roen"
+    assert gold_for(("eng", "fra")).stem == "enfr" and gold_for(("en", "zh")).stem == "zhen"
+    assert gold_for(("de", "en")) is None and gold_for((None, "fr")) is None
+    with pytest.raises(GoldSetError, match="no human-aligned set 'gold:de-en'; the sets by name are gold:en-fr, "):
+        find_gold("gold:de-en")
+
+
+def test_the_pins_are_awesome_aligns_files_at_its_commit():
+    assert gold_sets.COMMIT == "5f150d45bbe51e167daf0a84abebaeb07c3323d1" and gold_sets.COMMIT in gold_sets.DEFAULT_URL
+    assert [g.stem for g in gold_sets.GOLD_SETS] == ["enfr", "roen", "jaen", "zhen"]
+    assert all(len(d) == 64 and int(d, 16) >= 0 for g in gold_sets.GOLD_SETS for d in g.sha256)
+
+
+def test_align_scores_a_set_by_name_as_the_same_pairs_in_a_folder_and_offline_the_second_time(
+        mirror, hansards_folder, capsys):
+    files, asked, server = mirror
+    align.main(["--model", "additive", "--data", "gold:en-fr", "--method", "union"])
+    by_name = json.loads(capsys.readouterr().out.splitlines()[-1])
+    align.main(["--model", "additive", "--data", str(hansards_folder), "--method", "union"])
+    from_folder = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert by_name["pairs"] == 3 and {k: by_name[k] for k in ("aer", "precision", "recall", "links")} == {
+        k: from_folder[k] for k in ("aer", "precision", "recall", "links")}
+    assert sorted(asked) == ["/examples/enfr.gold", "/examples/enfr.src-tgt"]
+    server.shutdown()  # nothing answers now: the cache does
+    align.main(["--model", "additive", "--data", "gold:en-fr", "--method", "union"])
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["aer"] == by_name["aer"]
+
+
+def test_a_file_that_is_not_the_pinned_one_is_refused_and_not_kept(mirror):
+    files, asked, _ = mirror
+    files["/examples/enfr.gold"] = b"1-1\n1-1\n1-1\n"
+    with pytest.raises(GoldSetError, match="is not the file gold:en-fr was pinned to"):
+        load_gold("gold:en-fr", ("en", "fr"), "test")
+    assert not gold_sets.is_cached(find_gold("gold:en-fr"))
+
+
+def test_a_model_of_the_other_direction_reads_the_set_turned_round_and_a_tenth_is_its_trial(mirror):
+    pairs, languages = load_gold("gold:ro-en", ("en", "ro"), "test")  # an English→Romanian model
+    assert languages == ("en", "ro") and len(pairs) == 18
+    assert pairs[0].source == ("one", "two", "2") and pairs[0].target == ("unu", "doi", "2")
+    assert pairs[0].sure == {(0, 0), (1, 1)} and pairs[0].possible == {(0, 0), (1, 1), (2, 2)}
+    trial, _ = load_gold("gold:ro-en", ("ro", "en"), "trial")
+    assert [p.source[2] for p in trial] == ["0", "1"]  # the first tenth, held out of test
+    with pytest.raises(GoldSetError, match="gold:en-fr has no split 'trial': its trial set .* is not published"):
+        load_gold("gold:en-fr", ("en", "fr"), "trial")
+    with pytest.raises(GoldSetError, match="links Romanian→English words; this model translates German→English"):
+        load_gold("gold:ro-en", ("de", "en"), "test")
+
+
+def test_the_human_links_page_fetches_the_set_by_name_then_draws_from_the_cache(mirror):
+    _, asked, server = mirror
+    at = run_page(page("Human_links"), pair="2")
+    assert not at.exception, [e.message for e in at.exception]
+    assert figures(at) and len(asked) == 2
+    server.shutdown()
+    again = run_page(page("Human_links"), pair="2")
+    assert not again.exception and not again.error and figures(again)
+
+
+def test_a_corpus_table_of_a_set_by_name_has_each_rows_aer(mirror, tmp_path):
+    from models import corpus
+
+    out = tmp_path / "table.json"
+    corpus.main(["--model", "additive", "--data", "gold:en-fr", "--out", str(out)])
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert [r["source"] for r in rows] == [s for s, _, _ in ENFR] and all(r["additive AER"] is not None
+                                                                          for r in rows)
