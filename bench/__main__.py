@@ -45,6 +45,8 @@ def main(argv=None) -> None:
                    help="for load: each session count again beside a visitor asking for integrated gradients")
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
+    p.add_argument("--size", choices=["opus-mt", "tc-big"], default="opus-mt",
+                   help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters) or opus-mt-tc-big's (235 M)")
     args = p.parse_args(argv)
     if args.modules and args.what != "mutants":
         p.error(f"{args.what} takes no modules")
@@ -61,7 +63,7 @@ def main(argv=None) -> None:
     if args.what in ("hub-model", "hub-lru"):
         from .hub_model import bench_hub_lru, bench_hub_model
 
-        (bench_hub_model if args.what == "hub-model" else bench_hub_lru)()
+        bench_hub_model(args.size) if args.what == "hub-model" else bench_hub_lru()
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

@@ -1,6 +1,8 @@
-"""A Hub translator of opus-mt-en-fr's size, measured without its weights: none can be fetched here.
+"""A Hub translator of opus-mt-en-fr's size (or an opus-mt-tc-big's), measured without its weights: none can be
+fetched here.
 
     python -m bench hub-model
+    python -m bench hub-model --size tc-big
 
 Builds once, under ``.bench/opus-mt-sized/``, a randomly initialised Marian model with Helsinki-NLP/opus-mt-en-fr's
 configuration (d_model 512, 6 + 6 layers, 8 heads, feed-forward 2048, a shared vocabulary of 59,514 pieces,
@@ -10,6 +12,10 @@ default threads, through the app's own loader and decoders: the load's seconds a
 sentence with a 25-piece target forced and its word heatmap (what the Translate page draws first) — seconds from
 the loaded model; greedy and beam 5 on the same sentence; and the resident memory with the bundled default model
 loaded beside it. A random model's greedy decoding runs to the length cap, so the decoding times are upper bounds.
+
+``--size tc-big``: the same under ``.bench/tc-big-sized/`` with the transformer-big shape of the opus-mt-tc-big
+models (d_model 1024, 6 + 6 layers, 16 heads, feed-forward 4096) and a shared vocabulary of 56,500 pieces, which
+makes the 235 M parameters of issue 57's example; it is loaded under one's own machine's caps (no public server's).
 """
 from __future__ import annotations
 
@@ -27,12 +33,18 @@ OPUS_MT_EN_FR = dict(d_model=512, encoder_layers=6, decoder_layers=6, encoder_at
                      share_encoder_decoder_embeddings=True, pad_token_id=59513, eos_token_id=0,
                      decoder_start_token_id=59513, forced_eos_token_id=0, activation_function="swish",
                      static_position_embeddings=True)
+TC_BIG = dict(d_model=1024, encoder_attention_heads=16, decoder_attention_heads=16, encoder_ffn_dim=4096,
+              decoder_ffn_dim=4096, vocab_size=56500, decoder_vocab_size=56500, pad_token_id=56499,
+              decoder_start_token_id=56499)
+SIZES = {"opus-mt": ("opus-mt-en-fr-sized", FOLDER, {}),  # what is measured: its name, folder and config
+         "tc-big": ("opus-mt-tc-big-sized", FOLDER.with_name("tc-big-sized"), TC_BIG)}
 SENTENCE = ("The committee met on Tuesday to discuss the new rules that will govern fishing in the northern waters "
             "next year.")  # 20 words
 
 
 def build(folder: Path = FOLDER, sizes: dict | None = None) -> Path:
-    """The opus-mt-sized model (or one of other ``sizes``) and its tokenizer, saved under ``folder`` (once)."""
+    """The opus-mt-sized model (or one of other ``sizes``) and its tokenizer, its vocabulary padded to the config's,
+    saved under ``folder`` (once)."""
     if (folder / "model.safetensors").exists():
         return folder
     import torch
@@ -43,15 +55,17 @@ def build(folder: Path = FOLDER, sizes: dict | None = None) -> Path:
 
     english = [e.text for e in load_examples()] + [SENTENCE] * 20  # a small vocabulary: more pieces than opus-mt cuts
     tiny_marian(folder, steps=0, source_text=english, source_vocab=250)  # its tokenizer; the model is replaced
+    config = MarianConfig(**{**OPUS_MT_EN_FR, **(sizes or {})})
+    pad = config.pad_token_id  # the vocabulary's last piece
     vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
     del vocab["<pad>"]
-    vocab.update({f"▁filler{i}": i for i in range(len(vocab), 59513)})
-    vocab["<pad>"] = 59513
+    vocab.update({f"▁filler{i}": i for i in range(len(vocab), pad)})
+    vocab["<pad>"] = pad
     (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
     torch.manual_seed(0)
-    model = MarianMTModel(MarianConfig(**{**OPUS_MT_EN_FR, **(sizes or {})})).eval()
-    model.generation_config = GenerationConfig(bad_words_ids=[[59513]], decoder_start_token_id=59513, eos_token_id=0,
-                                               forced_eos_token_id=0, pad_token_id=59513, max_length=512,
+    model = MarianMTModel(config).eval()
+    model.generation_config = GenerationConfig(bad_words_ids=[[pad]], decoder_start_token_id=pad, eos_token_id=0,
+                                               forced_eos_token_id=0, pad_token_id=pad, max_length=512,
                                                num_beams=4)
     model.save_pretrained(folder)
     return folder
@@ -89,11 +103,12 @@ def measure(folder: Path) -> dict:
                                      capture_output=True, text=True).stdout.splitlines()[-1])
 
 
-def bench_hub_model() -> None:
-    folder = build()
+def bench_hub_model(size: str = "opus-mt") -> None:
+    name, folder, sizes = SIZES[size]
+    folder = build(folder, sizes)
     weights_mb = (folder / "model.safetensors").stat().st_size / 1e6
     found = measure(folder)
-    print(f"opus-mt-en-fr-sized Marian, random weights: {found['parameters']:,} parameters, "
+    print(f"{name} Marian, random weights: {found['parameters']:,} parameters, "
           f"model.safetensors {weights_mb:.0f} MB")
     print(f"load (fresh process, imports included): {found['load_s']:.1f} s, RSS {found['rss_after_load_mib']:.0f} MiB")
     print(f"first heatmap: 20 words ({found['source_pieces']} pieces), 25 pieces forced, word view: "

@@ -55,6 +55,9 @@ def mirror(monkeypatch, tmp_path):
     monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
     yield files, asked, server
     server.shutdown()
+    import streamlit as st
+
+    st.cache_data.clear()  # the pages' cached pairs of these stand-in files must not reach another test
 
 
 @pytest.fixture

@@ -61,6 +61,9 @@ def test_any_pair_number_in_the_url_shows_a_pair(gold, pair):
 
 
 def test_without_a_gold_folder_or_a_reachable_set_by_name_it_says_why(tmp_path, monkeypatch):
+    import streamlit as st
+
+    st.cache_data.clear()  # no set's pairs cached by an earlier page run
     monkeypatch.setenv("ATLAS_GOLD", str(tmp_path / "nowhere"))  # and ATLAS_GOLD_URL: a port nothing listens on
     at = run_page(page("Human_links"))
     assert not at.exception and not at.error

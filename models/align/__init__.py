@@ -20,7 +20,8 @@ word's most weighing French word; ``threshold`` keeps every pair at or above ``-
 as ``--reading``: one head (``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), either read one step
 later (``2.mean.shifted``: each French piece at the step where it is the decoder's input, SHIFT-ATT), or ``all``
 of them, each scored; the one with the lowest AER on the trial set, saved, becomes the model's default reading
-and rule. Prints AER, precision and recall;
+and rule; a head its card says was trained to align (OPUS-MT's transformer-align) is marked so beside the
+emergent ones. Prints AER, precision and recall;
 ``--out`` writes one line of links per pair in the gold's own format (``i-j``, 1-based, English first).
 """
 from __future__ import annotations
@@ -122,6 +123,7 @@ def main(argv=None) -> int:
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
                       **({"reading": reading.key} if reading else {}),
+                      **({"trained to align": True} if reading and reading == loaded.supervised else {}),
                       "french": args.french, "method": method, "aer": round(score.aer, 2),
                       "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
             print(json.dumps(result, ensure_ascii=False))
