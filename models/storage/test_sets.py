@@ -105,9 +105,12 @@ def find(name: str, languages: Languages) -> TestSet:
 
 
 def is_cached(test_set: TestSet) -> bool:
-    """Whether sacreBLEU's cache holds the set's download, so reading it needs no network."""
+    """Whether sacreBLEU's cache holds the set's download, so reading it needs no network: each file it fetches is
+    there and not empty, sacreBLEU's own test before it downloads (a failed try leaves only its lock file)."""
+    dataset = DATASETS[test_set.name]
     raw = Path(SACREBLEU_DIR) / test_set.name / "raw"
-    return raw.is_dir() and any(raw.iterdir())
+    tarballs = [raw / dataset._get_tarball_filename(url) for url in dataset.data]  # sacreBLEU's own naming
+    return all(t.is_file() and t.stat().st_size > 0 for t in tarballs)
 
 
 def download_bytes(test_set: TestSet) -> int | None:
