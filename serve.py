@@ -16,8 +16,10 @@ from streamlit.logger import get_logger
 @asynccontextmanager
 async def warm(_app):
     """Import what the first page imports and load the default model into the app's own cache."""
+    from models.storage.languages import EN_FR, pair_name
     from pages._shared import cache, charts, deploy, evidence, exports, ui  # noqa: F401  (torch, altair, the models)
 
+    pair_name(EN_FR)  # langcodes reads its languages' names once a process: not on a visitor's time
     try:
         cache.load(deploy.default_model(), None)
     except Exception as e:  # an unreachable Hub default: the page says why when a visitor comes

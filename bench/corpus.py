@@ -3,7 +3,7 @@ whether memory stays flat while it is made.
 
     python -m bench corpus --data ../shared/data
 
-First the table itself (:func:`models.corpus.rows.stream`, what the command and the page run) on the image
+First the table itself (:func:`models.tables.rows.stream`, what the command and the page run) on the image
 captions with the additive and dot-product models, in this process on torch's default threads: its seconds, and
 this process's resident memory after loading and after each batch. Then the page: it starts ``streamlit run app.py`` with ``ATLAS_DATA`` set to the data folder and, in Chromium, opens the Corpus page
 and picks the image captions (Multi30k test_2016_flickr, 1,000 sentences; additive and dot-product, the page's
@@ -55,7 +55,7 @@ def _rss_mib() -> float:
 def _in_process(data: str) -> None:
     from pathlib import Path
 
-    from models.corpus.rows import sides, stream
+    from models.tables.rows import sides, stream
     from models.storage.hub import load_model
     from models.storage.sentences import read_folder
 

@@ -2,13 +2,15 @@
 
 Imports only go down the layers::
 
-    the user's commands (train/, align/, evaluate, translate, neighbours, heads)
+    the user's commands (train/, align/, corpus/, evaluate, translate, neighbours, heads)
+      ├── tables/    a corpus's table: rows, column names, scores, files ── the commands' and the Corpus page's
       ├── analysis/  alignment, compare, geometry, anatomy, aer, …  ── reads traces
       ├── storage/   hub, card, data, examples, timeline, gold      ── files and the Hub (timeline: traces on disk)
       │     └── decoding/  trace, greedy, beam, what_if, lines       ── writes traces
       └────────── network/  translator, architectures, seq2seq, transformer, multihead, attention, tokenization, …
 
-The lab (``bench/`` at the repository's top) measures all this from outside; nothing here imports it.
+``extras.py`` (the optional extras) is a leaf every layer may ask. The lab (``bench/`` at the repository's top)
+measures all this from outside; nothing here imports it.
 """
 from pathlib import Path
 

@@ -20,36 +20,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from sacrebleu.metrics import BLEU, CHRF
-
 from .decoding.lines import translate_lines
-from .storage.card import LENGTH_BUCKETS, write_card
-from .storage.data import reference_streams
+from .storage.card import write_card
 from .storage.hub import LoadedModel, load_model
 from .storage.languages import EN_FR, may_translate, pair_name
 from .storage.sentences import Sentences, read_named
-
-
-def scores(hyps: list[str], refs: list[list[str]]) -> tuple[dict, dict]:
-    """BLEU, lowercased BLEU and chrF of ``hyps`` against every reference, and the metrics' signatures."""
-    metrics = {"bleu": BLEU(), "bleu_lc": BLEU(lowercase=True), "chrf": CHRF()}
-    values = {k: m.corpus_score(hyps, reference_streams(refs)).score for k, m in metrics.items()}
-    return values, {k: str(m.get_signature()) for k, m in metrics.items()}
-
-
-def by_length(sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]) -> list[dict]:
-    """Cased BLEU of each decoding within each source-length bucket."""
-    rows = []
-    for lo, hi in LENGTH_BUCKETS:
-        idx = [i for i, s in enumerate(sources) if lo <= len(s.split()) <= hi]
-        if not idx:
-            continue
-        row = {"min_words": lo, "max_words": hi, "sentences": len(idx)}
-        for mode, h in hyps.items():
-            streams = reference_streams([refs[i] for i in idx])
-            row[f"{mode}_bleu"] = BLEU().corpus_score([h[i] for i in idx], streams).score
-        rows.append(row)
-    return rows
+from .tables.scores import by_length, scores
 
 
 def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int | None = None) -> dict:

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from models.corpus import table_csv, table_json
-from models.corpus.rows import PAIR_STATS, STATS
+from models.tables.columns import column, order, parse
+from models.tables.files import table_csv, table_json
 from models.storage.card import bucket_label
 from pages._shared import charts, evidence, ui
 from pages._shared import corpus as corpus_ui
@@ -47,16 +47,17 @@ job, rows = corpus_ui.table(models, sentences)
 if not rows:
     st.stop()
 figures = corpus_ui.figures(job, len(rows), models, sentences, rows)
-frame = pd.DataFrame(rows)
+frame, names = pd.DataFrame(rows), [m.name for m in models]
 
 st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
 st.dataframe(corpus_ui.summary_frame(figures), hide_index=True, key="corpus_summary")
 st.markdown(corpus_ui.pair_line(figures))
 
 st.subheader("Sentence by sentence")
-shown = corpus_ui.sorted_and_filtered(frame)
+shown = corpus_ui.sorted_and_filtered(frame, models)
 picked = st.dataframe(shown, hide_index=True, key="corpus_table", on_select="rerun", selection_mode="single-row",
-                      column_config=corpus_ui.column_help(frame, models), column_order=corpus_ui.order(frame, models))
+                      column_config=corpus_ui.column_help(frame, models),
+                      column_order=order(list(frame.columns), names))
 st.caption("Click a column's header to sort by it too; tick a row to open its sentence.")
 if picked.selection.rows and picked.selection.rows[0] < len(shown):  # a filter may have shortened the table
     corpus_ui.open_row(shown.iloc[picked.selection.rows[0]], models)
@@ -67,14 +68,14 @@ right.download_button("Table and figures (JSON)", table_json(rows, figures), "co
 
 st.subheader("Across the corpus")
 numeric = [c for c in frame.columns if c != "#" and pd.api.types.is_numeric_dtype(frame[c])]
-stats = [s for s in (*STATS, *PAIR_STATS) if any(c == s or c.endswith(f" {s}") for c in numeric)]
+stats = list(dict.fromkeys(parse(c, names)[1] for c in numeric if c != "words"))  # each model's and the pair's
 stat = st.selectbox("Distribution of", stats, key="corpus_stat")
-columns = {stat: frame[stat]} if stat in frame else {m.name: frame[f"{m.name} {stat}"] for m in models
-                                                     if f"{m.name} {stat}" in frame}
+columns = {stat: frame[stat]} if stat in frame else {m: frame[column(m, stat)] for m in names
+                                                     if column(m, stat) in frame}
 st.altair_chart(charts.distribution(columns, f"{stat} per sentence"), width="stretch", key="corpus_hist")
 x, y = st.columns(2)
 x_col = x.selectbox("Scatter: across", numeric, index=numeric.index("words"), key="corpus_x")
-y_first = next((c for c in ("JSD", f"{models[0].name} entropy") if c in numeric), numeric[-1])
+y_first = next((c for c in ("JSD", column(names[0], "entropy")) if c in numeric), numeric[-1])
 y_col = y.selectbox("against", numeric, index=numeric.index(y_first), key="corpus_y")
 st.altair_chart(charts.scatter(frame, x_col, y_col), width="stretch", key="corpus_scatter")
 lengths = pd.DataFrame([{"model": name, "source words": bucket_label(b), "first": b["min_words"],

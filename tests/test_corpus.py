@@ -77,7 +77,7 @@ def test_translations_and_corpus_bleu_are_models_evaluates(checkpoints, test_set
 
 
 def test_each_rows_statistics_are_the_single_sentence_ones(checkpoints, test_set, tiny_tokenizers):
-    from models.corpus.rows import batch_rows, sides
+    from models.tables.rows import batch_rows, sides
 
     loaded = [load_model(ref, device="cpu") for ref in checkpoints]
     chosen = sides(loaded, ["a", "b"], [RNN_READING, RNN_READING])
@@ -102,7 +102,7 @@ def test_each_rows_statistics_are_the_single_sentence_ones(checkpoints, test_set
 
 
 def test_the_same_model_twice_agrees_with_itself(checkpoints, test_set):
-    from models.corpus.rows import batch_rows, sides
+    from models.tables.rows import batch_rows, sides
 
     loaded = load_model(checkpoints[0], device="cpu")
     rows = batch_rows(sides([loaded, loaded], ["m", "m"], [RNN_READING] * 2), read_folder(test_set, "test"), 0, 8)

@@ -8,6 +8,7 @@ from models import evaluate
 from models.decoding.lines import translate_lines
 from models.storage.data import read_parallel
 from models.storage.hub import load_model, save_checkpoint
+from models.tables.scores import by_length
 
 
 def test_writes_results_json(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers):
@@ -88,7 +89,7 @@ def test_by_length_puts_each_sentence_in_the_bucket_of_its_word_count():
     sources = [" ".join(["word"] * n) for n in lengths]
     refs = [[f"le chat {i} dort sur le tapis"] for i in range(len(lengths))]
     hyps = {"greedy": [f"le chat {i} dort sur le lit" if i % 2 else r[0] for i, r in enumerate(refs)]}
-    rows = evaluate.by_length(sources, hyps, refs)
+    rows = by_length(sources, hyps, refs)
     assert [(r["min_words"], r["max_words"], r["sentences"]) for r in rows] == [
         (1, 9, 2), (10, 14, 2), (15, 19, 1), (25, 1000, 1)]  # 20–24 holds none: left out
     members = {(1, 9): [0, 5], (10, 14): [1, 2], (15, 19): [3], (25, 1000): [4]}

@@ -9,17 +9,14 @@ behaves and where the two disagree.
 ``--data`` is a test set by name (``sacrebleu:NAME``, in the first model's language pair), a data folder's test
 split (``DIR[:split=SPLIT]``, as ``models.evaluate`` reads it; a folder of
 ``{split}.en``, ``.fr`` and ``.gold`` brings human links, so AER too) or a file: one source sentence a line, or
-``source TAB reference``. The table (:mod:`.rows`) is written as CSV, or JSON with the corpus figures beside it,
+``source TAB reference``. The table (:mod:`models.tables`) is written as CSV, or JSON with the corpus figures beside it,
 by ``--out``'s extension; the corpus figures are printed. Its translations are ``models.evaluate``'s greedy ones,
 so its corpus BLEU is that command's.
 """
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import math
 import shlex
 import sys
 from pathlib import Path
@@ -30,7 +27,8 @@ from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import EN_FR
 from ..storage.sentences import read_named
-from .rows import corpus_rows, language_refusal, sides, summary
+from ..tables.files import table_csv, table_json
+from ..tables.rows import corpus_rows, language_refusal, sides, summary
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -51,25 +49,6 @@ def _reading(loaded, key: str | None) -> Reading | None:
     if key is None or not loaded.model.has_attention:
         return loaded.reading
     return Reading.parse(key, loaded.model.attention_shape)
-
-
-def _blank(value, empty):
-    return empty if isinstance(value, float) and math.isnan(value) else value
-
-
-def table_csv(rows: list[dict]) -> str:
-    """The rows as CSV; a statistic a sentence lacks is an empty cell."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows({k: _blank(v, "") for k, v in row.items()} for row in rows)
-    return out.getvalue()
-
-
-def table_json(rows: list[dict], figures: dict) -> str:
-    """``{"summary": figures, "rows": rows}``; a statistic a sentence lacks is null."""
-    clean = [{k: _blank(v, None) for k, v in row.items()} for row in rows]
-    return json.dumps({"summary": figures, "rows": clean}, indent=1, ensure_ascii=False)
 
 
 def main(argv=None) -> int:

@@ -1,7 +1,7 @@
 """The Corpus page's parts: where its sentences come from, its table computed a batch at a time (cached, with a
 progress bar, a Stop button and a public server's limits), and a row opened on another page.
 
-The table itself is :mod:`models.corpus.rows`'s: each batch is cached by its models, readings and sentences, so
+The table itself is :mod:`models.tables.rows`'s: each batch is cached by its models, readings and sentences, so
 reopening the page, sorting or filtering computes nothing, and a visitor's rows so far survive a Stop.
 """
 from __future__ import annotations
@@ -13,16 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.corpus.rows import (
-    PAIR_STATS,
-    STATS,
-    Side,
-    batch_rows,
-    different_pairs,
-    language_refusal,
-    sides,
-    summary,
-)
+from models.tables.columns import PAIR_STATS, STATS, column, parse
+from models.tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
@@ -199,7 +191,7 @@ def _go_on() -> None:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences, _rows: list[dict]) -> dict:
-    """:func:`models.corpus.rows.summary` of the first ``done`` rows of ``job`` (what :func:`table` names its
+    """:func:`models.tables.rows.summary` of the first ``done`` rows of ``job`` (what :func:`table` names its
     models and sentences by: the rest of the arguments are not hashed again)."""
     return summary(_sides(_models), _sentences, _rows)
 
@@ -223,33 +215,25 @@ def pair_line(figures: dict) -> str:
             f"**{100 * pair['agreement']:.1f} %** of the words.")
 
 
-def sorted_and_filtered(frame: pd.DataFrame) -> pd.DataFrame:
+def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.DataFrame:
     """The table as the widgets above it ask: rows whose source or translations contain a text, sorted by a
     column (disagreement first, where there are two models)."""
     text, by, order = st.columns([2, 2, 1])
     wanted = text.text_input("Only sentences containing", key="corpus_filter", max_chars=200).strip().lower()
     columns = list(frame.columns)
-    column = by.selectbox("Sort by", columns, index=columns.index("JSD" if "JSD" in frame else "#"),
-                          key="corpus_sort")
+    key = by.selectbox("Sort by", columns, index=columns.index("JSD" if "JSD" in frame else "#"), key="corpus_sort")
     descending = order.toggle("Highest first", value="JSD" in frame, key="corpus_desc")
     if wanted:
-        texts = frame[[c for c in columns if c in ("source", "reference") or c.endswith(" translation")]]
+        names = [m.name for m in models]
+        texts = frame[[c for c in columns if parse(c, names)[1] in ("source", "reference", "translation")]]
         frame = frame[texts.apply(lambda c: c.str.lower().str.contains(wanted, regex=False)).any(axis=1)]
-    return frame.sort_values(column, ascending=not descending, na_position="last", kind="stable")
+    return frame.sort_values(key, ascending=not descending, na_position="last", kind="stable")
 
 
 def column_help(frame: pd.DataFrame, models: tuple[Model, ...]) -> dict:
     """Each statistic's column with its meaning on hover and two decimals."""
-    meaning = {**{f"{m.name} {stat}": text for m in models for stat, text in STATS.items()}, **PAIR_STATS}
+    meaning = {**{column(m.name, stat): text for m in models for stat, text in STATS.items()}, **PAIR_STATS}
     return {c: st.column_config.NumberColumn(c, help=meaning[c], format="%.2f") for c in frame if c in meaning}
-
-
-def order(frame: pd.DataFrame, models: tuple[Model, ...]) -> list[str]:
-    """The columns as the page shows them: the sentence and the disagreement first, then each model's translation,
-    then its statistics, the reference last."""
-    first = ["#", "source", *PAIR_STATS, *(f"{m.name} translation" for m in models)]
-    stats = [f"{m.name} {s}" for m in models for s in STATS]
-    return [c for c in [*first, *stats, "words", "reference"] if c in frame]
 
 
 def open_row(row: pd.Series, models: tuple[Model, ...]) -> None:

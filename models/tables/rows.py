@@ -27,25 +27,12 @@ from ..analysis.word_links import CHOSEN, rule_named, word_matrix
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
 from ..decoding.trace import Reading, Trace
-from ..evaluate import by_length, scores
 from ..storage.gold import GoldPair, trial_best
 from ..storage.hub import LoadedModel
 from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.sentences import Sentences
-
-#: The per-model statistics, in table order, with what each means (the page's column help says it).
-STATS = {
-    "BLEU": "sentence BLEU against the references (sacreBLEU, effective order)",
-    "chrF": "sentence chrF against the references",
-    "entropy": "mean entropy of each written word's attention, bits",
-    "coverage": "share of source words attended, each counting up to once: mean of min(1, Σ_t α_ts)",
-    "monotonicity": "share of written words whose most-attended source word lies right of the previous one's",
-    "AER": "alignment error rate of the attention against people's links, % (human-aligned sets only)",
-}
-#: Between two models, on the first one's translation forced through both.
-PAIR_STATS = {"JSD": "Jensen–Shannon divergence of the two attentions per word, averaged, bits",
-              "agreement": "share of words where both look hardest at the same source word"}
-
+from .columns import PAIR_STATS, STATS, column
+from .scores import by_length, scores
 
 @dataclass(frozen=True)
 class Side:
@@ -56,7 +43,7 @@ class Side:
     reading: Reading | None  # None without attention
 
     def column(self, stat: str) -> str:
-        return f"{self.name} {stat}"
+        return column(self.name, stat)
 
     @functools.cached_property  # read once, not for every sentence of a human-aligned set
     def aer_rule(self) -> str:
@@ -166,7 +153,7 @@ def corpus_rows(sides: Sequence[Side], sentences: Sentences,
 
 def summary(sides: Sequence[Side], sentences: Sentences, rows: Sequence[dict]) -> dict:
     """Corpus-level figures of the rows done: each model's corpus BLEU, lowercased BLEU and chrF (``models.evaluate``'s
-    :func:`~models.evaluate.scores`) and BLEU by source length where there are references, and the mean of every
+    :func:`~.scores.scores`) and BLEU by source length where there are references, and the mean of every
     statistic over the sentences that have it (of AER, the sentences' mean, not ``models.align``'s corpus AER)."""
     found = {"sentences": len(rows), "models": {}}
     refs = [list(r) for r in sentences.references[: len(rows)]] if sentences.references else None
