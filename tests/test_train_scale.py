@@ -78,6 +78,21 @@ def test_a_validation_only_corpus_is_scored_not_trained_on(tiny_corpus, tmp_path
     assert set(r["history"][0]["by_corpus"]) == {tiny_corpus.name, "news"}
 
 
+def test_a_test_set_by_name_is_validated_on(tiny_corpus, multi30k_2016, tmp_path):
+    out = tmp_path / "ck"
+    train.main(["--data", str(tiny_corpus), "--val-data", "sacrebleu:multi30k/2016", "--val-sentences", "10",
+                "--out", str(out), *SMALL, "--epochs", "1"])
+    r = record(out)
+    assert r["validated_only_on"] == [{"name": "sacrebleu:multi30k/2016"}]
+    assert set(r["history"][0]["by_corpus"]) == {tiny_corpus.name, "sacrebleu:multi30k/2016"}
+
+
+def test_a_test_set_by_name_that_cannot_be_had_stops_the_run_with_a_sentence(tiny_corpus, tmp_path):
+    with pytest.raises(SystemExit, match="error: sacreBLEU has no test set named 'wmt99'"):
+        train.main(["--data", str(tiny_corpus), "--val-data", "sacrebleu:wmt99", "--out", str(tmp_path / "ck"),
+                    *SMALL, "--epochs", "1"])
+
+
 def test_a_continued_run_starts_from_the_checkpoint_and_records_its_lineage(tiny_corpus, tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
     run(tiny_corpus, first, "--epochs", "1", "--score", "dot")

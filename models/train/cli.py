@@ -49,8 +49,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="rnn: the attentional RNN of Bahdanau et al. (2015); transformer: Vaswani et al. (2017)")
     p.add_argument("--score", choices=list(SCORES), default=RNNConfig.score, help="the RNN's attention score")
     p.add_argument("--out", required=True, help="checkpoint directory to write")
-    p.add_argument("--val-data", nargs="+", metavar="DIR[:val=SPLIT]",
-                   help="folders validated on but not trained on (e.g. a news test year)")
+    p.add_argument("--val-data", nargs="+", metavar="DIR[:val=SPLIT] | sacrebleu:NAME",
+                   help="folders or test sets by name validated on but not trained on (e.g. sacrebleu:wmt13, the "
+                        "news of the paper's validation year)")
     p.add_argument("--tokenizers", help="reuse source/target tokenizers from this checkpoint directory")
     p.add_argument("--init-from", metavar="CHECKPOINT",
                    help="continue training this checkpoint (a folder): its architecture, sizes, weights and "
@@ -197,7 +198,8 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "commands": state["commands"],
         **({"started_from": lineage(args.init_from)} if args.init_from else {}),
         "data": data,
-        "validated_only_on": [{"name": c.name, "val_split": c.val_split} for c in corpora.validate_only],
+        "validated_only_on": [{"name": c.name, "val_split": c.val_split} for c in corpora.validate_only]
+        + [{"name": spec} for spec in corpora.named],
         "architecture": run.model.config.architecture,  # --init-from's, when given
         **({"score": run.model.config.score} if run.model.config.architecture == "rnn" else {}),
         "languages": [args.src, args.tgt],

@@ -1,5 +1,6 @@
 """What a run reads: the ``--data`` folders, their tokenizers, their training pairs (through the piece cache) and
-the validation sets (every ``--data`` folder's val split, and ``--val-data`` folders read for validation only)."""
+the validation sets (every ``--data`` folder's val split, and ``--val-data`` read for validation only: folders, or
+test sets by name, ``sacrebleu:NAME`` in the run's language pair)."""
 from __future__ import annotations
 
 import sys
@@ -11,16 +12,19 @@ from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokeni
 from ..network.training import Replicas, from_main
 from ..storage.data import Corpus, read_parallel, split_file
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
+from ..storage.sentences import read_named
+from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
 
 MAX_TRAIN_PIECES = 64
 
 
 @dataclass(frozen=True)
 class Corpora:
-    """The ``--data`` folders (trained on) and the ``--val-data`` folders (only validated on)."""
+    """The ``--data`` folders (trained on), the ``--val-data`` folders and test sets by name (only validated on)."""
 
     train: list[Corpus]
     validate_only: list[Corpus]
+    named: tuple[str, ...] = ()  # sacrebleu:NAME, each read in the run's pair
 
     @property
     def validated(self) -> list[Corpus]:
@@ -30,11 +34,13 @@ class Corpora:
 def parse_corpora(args) -> Corpora:
     """Folder specs as :class:`Corpus`; names must differ (scores are reported by folder name)."""
     train = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.data]
-    validate_only = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.val_data or []]
-    names = [c.name for c in train + validate_only]
+    named = tuple(spec for spec in args.val_data or [] if spec.startswith(SACREBLEU_PREFIX))
+    validate_only = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.val_data or []
+                     if spec not in named]
+    names = [c.name for c in train + validate_only] + list(named)
     if len(set(names)) < len(names):
         raise SystemExit("error: two --data/--val-data folders share a name; scores are reported by folder name")
-    return Corpora(train, validate_only)
+    return Corpora(train, validate_only, named)
 
 
 def train_text(corpora: Corpora, args) -> list[tuple[list[str], list[str]]]:
@@ -89,11 +95,19 @@ def training_parts(corpora: Corpora, tokenizers: TokenizerPair, args, replicas: 
 
 
 def validation_sets(corpora: Corpora, tokenizers: TokenizerPair, args) -> dict:
-    """Each validated corpus's val split (its first ``--val-sentences`` lines) as ``(pairs, sources, targets)``, by
-    folder name."""
-    sets = {}
+    """Each validated corpus's val split and each test set by name (the first ``--val-sentences`` lines of each) as
+    ``(pairs, sources, targets)``, by folder name or by the name given."""
+    texts = {}
     for c in corpora.validated:
-        sources, targets = (lines[: args.val_sentences] for lines in read_parallel(c.path, c.val_split, args.src,
-                                                                                  args.tgt))
-        sets[c.name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
+        texts[c.name] = read_parallel(c.path, c.val_split, args.src, args.tgt)
+    for spec in corpora.named:
+        try:
+            found = read_named(spec, (args.src, args.tgt), "val")
+        except (OSError, ValueError) as e:  # not cached and not reachable, no such set or pair: said in a sentence
+            raise SystemExit(f"error: {e}") from e
+        texts[spec] = (list(found.sources), [refs[0] for refs in found.references])
+    sets = {}
+    for name, (sources, targets) in texts.items():
+        sources, targets = sources[: args.val_sentences], targets[: args.val_sentences]
+        sets[name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
     return sets
