@@ -143,3 +143,39 @@ def multi30k_2016():
     with open(os.path.join(raw, dataset._get_tarball_filename(dataset.data[0])), "wb") as f:
         f.write(tarball.getvalue())
     return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+@pytest.fixture
+def http_files():
+    """A loopback HTTP server of files by path (``files``, changeable while it runs): GET sends one, HEAD its
+    Content-Length, an unknown path is a 404; ``asked`` records (method, path); ``base`` is its URL."""
+    import http.server
+    import threading
+    from types import SimpleNamespace
+
+    served = SimpleNamespace(files={}, asked=[])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self, body: bool):
+            served.asked.append((self.command, self.path))
+            data = served.files.get(self.path)
+            self.send_response(200 if data is not None else 404)
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            if body and data:
+                self.wfile.write(data)
+
+        def do_HEAD(self):
+            self._answer(False)
+
+        def do_GET(self):
+            self._answer(True)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    served.base, served.stop = f"http://127.0.0.1:{server.server_port}", server.shutdown
+    yield served
+    server.shutdown()

@@ -2,9 +2,7 @@
 own layout (here a loopback server's), checked against pinned digests, cached, read offline after, turned round for
 a model of the other direction, and scored exactly as the same pairs in a Hansards folder."""
 import hashlib
-import http.server
 import json
-import threading
 from dataclasses import replace
 
 import pytest
@@ -28,33 +26,18 @@ def layout(pairs) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def mirror(monkeypatch, tmp_path):
+def mirror(monkeypatch, tmp_path, http_files):
     """A loopback server in awesome-align's layout (enfr.*, roen.*), the pins set to its files, an empty cache."""
-    files = {f"/examples/{stem}.{ext}": data for stem, pairs in (("enfr", ENFR), ("roen", ROEN))
-             for ext, data in layout(pairs).items()}
-    asked = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            asked.append(self.path)
-            data = files.get(self.path)
-            self.send_response(200 if data else 404)
-            self.send_header("Content-Length", str(len(data or b"")))
-            self.end_headers()
-            self.wfile.write(data or b"")
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    files = http_files.files
+    files.update({f"/examples/{stem}.{ext}": data for stem, pairs in (("enfr", ENFR), ("roen", ROEN))
+                  for ext, data in layout(pairs).items()})
+    asked = http_files.asked
     pinned = tuple(replace(g, sha256=tuple(hashlib.sha256(files[f"/examples/{f}"]).hexdigest() for f in g.files))
                    if g.stem in ("enfr", "roen") else g for g in gold_sets.GOLD_SETS)
     monkeypatch.setattr(gold_sets, "GOLD_SETS", pinned)
-    monkeypatch.setenv("ATLAS_GOLD_URL", f"http://127.0.0.1:{server.server_port}/examples")
+    monkeypatch.setenv("ATLAS_GOLD_URL", f"{http_files.base}/examples")
     monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    yield files, asked, server
-    server.shutdown()
+    yield files, asked, http_files
     import streamlit as st
 
     st.cache_data.clear()  # the pages' cached pairs of these stand-in files must not reach another test
@@ -92,8 +75,8 @@ def test_align_scores_a_set_by_name_as_the_same_pairs_in_a_folder_and_offline_th
     from_folder = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert by_name["pairs"] == 3 and {k: by_name[k] for k in ("aer", "precision", "recall", "links")} == {
         k: from_folder[k] for k in ("aer", "precision", "recall", "links")}
-    assert sorted(asked) == ["/examples/enfr.gold", "/examples/enfr.src-tgt"]
-    server.shutdown()  # nothing answers now: the cache does
+    assert sorted(asked) == [("GET", "/examples/enfr.gold"), ("GET", "/examples/enfr.src-tgt")]
+    server.stop()  # nothing answers now: the cache does
     align.main(["--model", "additive", "--data", "gold:en-fr", "--method", "union"])
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["aer"] == by_name["aer"]
 
@@ -124,7 +107,7 @@ def test_the_human_links_page_fetches_the_set_by_name_then_draws_from_the_cache(
     at = run_page(page("Human_links"), pair="2")
     assert not at.exception, [e.message for e in at.exception]
     assert figures(at) and len(asked) == 2
-    server.shutdown()
+    server.stop()
     again = run_page(page("Human_links"), pair="2")
     assert not again.exception and not again.error and figures(again)
 

@@ -2,12 +2,10 @@
 sacreBLEU's own code from its cache offline, fetched by its own downloader (from a loopback server here), and every
 way a set cannot be had said in a sentence."""
 import hashlib
-import http.server
 import io
 import json
 import os
 import tarfile
-import threading
 
 import pytest
 from sacrebleu.dataset import DATASETS
@@ -61,36 +59,6 @@ def test_a_set_not_cached_and_not_reachable_gets_a_message(monkeypatch):
         assert not test_sets.is_cached(wanted)
 
 
-@pytest.fixture
-def server():
-    """A loopback server of one tarball (a WMT-style SGML pair), answering HEAD with its size; records requests."""
-    files, asked = {}, []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self, body: bool):
-            asked.append((self.command, self.path))
-            data = files.get(self.path)
-            self.send_response(200 if data is not None else 404)
-            self.send_header("Content-Length", str(len(data or b"")))
-            self.end_headers()
-            if body and data:
-                self.wfile.write(data)
-
-        def do_HEAD(self):
-            self._answer(False)
-
-        def do_GET(self):
-            self._answer(True)
-
-        def log_message(self, *args):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_port}", files, asked
-    srv.shutdown()
-
-
 def sgml_tarball(paths: list[str], lines: list[str]) -> bytes:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
@@ -102,8 +70,8 @@ def sgml_tarball(paths: list[str], lines: list[str]) -> bytes:
     return out.getvalue()
 
 
-def test_sacrebleus_downloader_fetches_a_set_once_and_a_size_cap_refuses_before_it(server, monkeypatch):
-    base, files, asked = server
+def test_sacrebleus_downloader_fetches_a_set_once_and_a_size_cap_refuses_before_it(http_files, monkeypatch):
+    base, files, asked = http_files.base, http_files.files, http_files.asked
     dataset = DATASETS["wmt09"]
     data = sgml_tarball(dataset.langpairs["en-fr"], ["A house.", "Two cats."])
     files["/wmt09.tgz"] = data

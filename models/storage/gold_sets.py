@@ -15,12 +15,11 @@ split, held out of the test split.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .fetch import FetchError, fetch_pinned
 from .gold import GoldPair, parse_links, read_gold
 from .languages import EN_FR, Languages, language_key, may_translate, pair_name
 from .pieces import default_cache_dir
@@ -30,7 +29,6 @@ COMMIT = "5f150d45bbe51e167daf0a84abebaeb07c3323d1"  # neulab/awesome-align
 DEFAULT_URL = f"https://raw.githubusercontent.com/neulab/awesome-align/{COMMIT}/examples"
 URL_SETTING = "ATLAS_GOLD_URL"
 TRIAL_SHARE = 10  # the first 1/TRIAL_SHARE of a set's pairs are its trial split (sets without one of their own)
-TIMEOUT_S = 30.0
 
 
 class GoldSetError(ValueError):
@@ -101,24 +99,11 @@ def is_cached(gold_set: GoldSet) -> bool:
 
 def _cached(gold_set: GoldSet, filename: str, digest: str) -> Path:
     """The file in the cache, fetched and checked first if it is not there."""
-    path = _path(filename)
-    if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
-        return path
     url = f"{os.environ.get(URL_SETTING, '').strip() or DEFAULT_URL}/{filename}"
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as answer:
-            data = answer.read()
-    except OSError as e:
-        raise GoldSetError(f"{gold_set.name} is not cached and {url} could not be fetched ({e}). Connect to the "
-                           f"internet once, or set {URL_SETTING} to a mirror of awesome-align's examples.") from e
-    if hashlib.sha256(data).hexdigest() != digest:
-        raise GoldSetError(f"{url} is not the file {gold_set.name} was pinned to (its SHA-256 differs); nothing "
-                           "was kept.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_bytes(data)
-    partial.replace(path)  # whole or not at all, even with another server process fetching it too
-    return path
+        return fetch_pinned(url, digest, _path(filename), gold_set.name, f"{URL_SETTING} (awesome-align's examples)")
+    except FetchError as e:
+        raise GoldSetError(str(e)) from e
 
 
 def read_gold_set(gold_set: GoldSet, languages: Languages, split: str) -> list[GoldPair]:

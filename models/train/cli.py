@@ -41,8 +41,10 @@ from .state import STATE_DIR, fresh_state, load_state
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m models.train", description=sys.modules[__package__].__doc__)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:weight=W,train=SPLIT,val=SPLIT]",
-                   help="folders of {split}.{lang}.gz files, each with an optional sampling weight and split names")
+    p.add_argument("--data", required=True, nargs="+", metavar="(DIR | opus:CORPUS | multi30k)[:weight=W,…]",
+                   help="folders of {split}.{lang}.gz files, or corpora by name (opus:Tatoeba, opus:Europarl, …: "
+                        "OPUS's latest release of the run's pair; multi30k: its captions), fetched once; each with "
+                        "an optional sampling weight and split names (weight=W,train=SPLIT,val=SPLIT)")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
     p.add_argument("--arch", choices=list(ARCHITECTURES), default="rnn",

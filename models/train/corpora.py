@@ -11,6 +11,7 @@ from pathlib import Path
 from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 from ..network.training import Replicas, from_main
 from ..storage.data import Corpus, read_parallel, split_file
+from ..storage.named_corpora import NamedCorpusError, resolve
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from ..storage.sentences import read_named
 from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
@@ -33,10 +34,15 @@ class Corpora:
 
 def parse_corpora(args) -> Corpora:
     """Folder specs as :class:`Corpus`; names must differ (scores are reported by folder name)."""
-    train = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.data]
+    def folder(spec: str) -> Corpus:  # a corpus by name (opus:CORPUS, multi30k) is fetched into a folder first
+        try:
+            return Corpus.parse(resolve(spec, (args.src, args.tgt)), args.train_split, args.val_split)
+        except NamedCorpusError as e:
+            raise SystemExit(f"error: {e}") from e
+
+    train = [folder(spec) for spec in args.data]
     named = tuple(spec for spec in args.val_data or [] if spec.startswith(SACREBLEU_PREFIX))
-    validate_only = [Corpus.parse(spec, args.train_split, args.val_split) for spec in args.val_data or []
-                     if spec not in named]
+    validate_only = [folder(spec) for spec in args.val_data or [] if spec not in named]
     names = [c.name for c in train + validate_only] + list(named)
     if len(set(names)) < len(names):
         raise SystemExit("error: two --data/--val-data folders share a name; scores are reported by folder name")

@@ -1,0 +1,120 @@
+"""Training corpora by name: ``opus:CORPUS`` through OpusTools (its packaged index, its downloader) from a loopback
+server standing in for OPUS's storage, in OPUS's Moses layout; ``multi30k`` from a pinned mirror; each laid out as
+a data folder with a held-out val split, read offline the second time, and trained on by ``models.train``."""
+import gzip
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from models import train
+from models.storage import named_corpora
+from models.storage.named_corpora import NamedCorpusError, resolve
+
+from .helpers import synthetic_pairs
+from .test_train import SMALL
+
+TATOEBA = "/OPUS-Tatoeba/v2022-03-03/moses/en-fr.txt.zip"  # what OpusTools' index names for en-fr
+
+
+def moses_zip(pairs) -> bytes:
+    """OPUS's Moses archive of a corpus: ``Tatoeba.en-fr.en`` and ``Tatoeba.en-fr.fr``, a sentence a line."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("Tatoeba.en-fr.en", "".join(s + "\n" for s, _ in pairs))
+        z.writestr("Tatoeba.en-fr.fr", "".join(t + "\n" for _, t in pairs))
+        z.writestr("README", "OPUS")
+    return out.getvalue()
+
+
+@pytest.fixture
+def opus(http_files, monkeypatch, tmp_path):
+    pairs = synthetic_pairs(400, 11) + [("a dog runs .", "un chien court ."), ("a dog runs .", "un chien court !")]
+    http_files.files[TATOEBA] = moses_zip(pairs)
+    monkeypatch.setenv("ATLAS_OPUS_URL", http_files.base)
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(named_corpora, "VAL_SOURCES", 20)
+    return pairs, http_files
+
+
+def read(folder, split, lang):
+    with gzip.open(f"{folder}/{split}.{lang}.gz", "rt", encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def test_an_opus_corpus_is_fetched_once_and_split_by_source_sentence(opus, capsys):
+    pairs, server = opus
+    spec = resolve("opus:Tatoeba:weight=2", ("en", "fr"))
+    folder, _, options = spec.partition(":")
+    assert options == "weight=2" and folder.endswith("corpora/opus-Tatoeba-v2022-03-03-en-fr")
+    train_en, val_en = read(folder, "train", "en"), read(folder, "val", "en")
+    assert len(set(val_en)) == len(val_en) == 20 and not set(val_en) & set(train_en)  # no sentence on both sides
+    assert sorted(zip(train_en, read(folder, "train", "fr"))) == sorted(p for p in pairs if p[0] not in val_en)
+    assert all((s, t) in pairs for s, t in zip(val_en, read(folder, "val", "fr")))
+    assert ("GET", TATOEBA) in server.asked
+    server.stop()  # the second time, nothing is fetched
+    assert resolve("opus:Tatoeba", ("en", "fr")) == folder
+
+
+def test_the_other_direction_reads_the_same_file_with_its_sides_swapped(opus):
+    folder = resolve("opus:Tatoeba", ("fr", "en"))
+    assert folder.endswith("opus-Tatoeba-v2022-03-03-fr-en")
+    sources, targets = read(folder, "train", "fr"), read(folder, "train", "en")
+    assert all((t, s) in opus[0] for s, t in zip(sources, targets))
+
+
+def test_a_corpus_opus_does_not_have_is_said_with_what_it_has(opus):
+    with pytest.raises(NamedCorpusError, match="OPUS has no corpus 'Tatoeeba' for en–fr in Moses format. OPUS has "
+                                               r"\d+ for it: .*"):
+        resolve("opus:Tatoeeba", ("en", "fr"))
+
+
+def test_an_unreachable_opus_is_a_sentence_and_a_broken_archive_is_not_kept(opus):
+    _, server = opus
+    server.files.clear()
+    with pytest.raises(NamedCorpusError, match="Tatoeba could not be fetched from http://127.0.0.1:.* set "
+                                               "ATLAS_OPUS_URL to a mirror"):
+        resolve("opus:Tatoeba", ("en", "fr"))
+    server.files[TATOEBA] = b"not a zip"
+    with pytest.raises(NamedCorpusError, match="is not the Moses archive expected .* it was deleted"):
+        resolve("opus:Tatoeba", ("en", "fr"))
+
+
+@pytest.fixture
+def multi30k(http_files, monkeypatch, tmp_path):
+    """The four task-1 files of a stand-in Multi30k on a loopback mirror, the pins set to them."""
+    files = {}
+    for split, n in (("train", 200), ("val", 20)):
+        pairs = synthetic_pairs(n, 3)
+        for lang, column in (("en", 0), ("fr", 1)):
+            files[f"{split}.{lang}.gz"] = gzip.compress("".join(p[column] + "\n" for p in pairs).encode())
+    http_files.files.update({f"/raw/{name}": data for name, data in files.items()})
+    monkeypatch.setattr(named_corpora, "MULTI30K_FILES", {n: hashlib.sha256(d).hexdigest() for n, d in files.items()})
+    monkeypatch.setenv("ATLAS_MULTI30K_URL", f"{http_files.base}/raw")
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    return files
+
+
+def test_multi30k_comes_from_its_pinned_files_and_only_for_english_french(multi30k):
+    folder = resolve("multi30k:weight=2", ("en", "fr")).partition(":")[0]
+    assert {p.name for p in Path(folder).iterdir()} == set(multi30k)
+    with pytest.raises(NamedCorpusError, match="multi30k by name is its English–French captions; this run "
+                                               "translates English→German"):
+        resolve("multi30k", ("en", "de"))
+
+
+def test_the_pins_are_multi30ks_own_files_at_its_commit():
+    assert named_corpora.MULTI30K_COMMIT in named_corpora.MULTI30K_URL
+    assert set(named_corpora.MULTI30K_FILES) == {f"{s}.{lang}.gz" for s in ("train", "val") for lang in ("en", "fr")}
+
+
+def test_models_train_trains_on_corpora_by_name(opus, multi30k, tmp_path):
+    out = tmp_path / "ck"
+    train.main(["--data", "multi30k:weight=2", "opus:Tatoeba", "--out", str(out), *SMALL, "--epochs", "1"])
+    record = json.loads((out / "training.json").read_text(encoding="utf-8"))
+    assert [(d["name"], d["weight"]) for d in record["data"]] == [("multi30k", 2.0),
+                                                                  ("opus-Tatoeba-v2022-03-03-en-fr", 1.0)]
+    assert set(record["history"][0]["by_corpus"]) == {"multi30k", "opus-Tatoeba-v2022-03-03-en-fr"}
