@@ -1,6 +1,7 @@
 """Build the nearest-neighbour index of a checkpoint's decoder states from a sample of training pairs.
 
     python -m models.neighbours --model additive --data ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+    python -m models.neighbours --model my-model --data multi30k opus:Tatoeba   # corpora by name, fetched once
 
 writes ``neighbours.safetensors`` beside the checkpoint (or into ``--out``), which
 the app's step explorer searches (:mod:`models.analysis.neighbours`).
@@ -16,13 +17,15 @@ from pathlib import Path
 from .analysis.neighbours import build_index, save_index
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
+from .storage.named_corpora import NamedCorpusError, resolve
 
 
 def sample_pairs(specs: list[str], per_corpus: int, seed: int) -> list[tuple[str, str]]:
-    """``per_corpus`` random non-empty training pairs from each ``DIR[:train=SPLIT]``, in a fixed order."""
+    """``per_corpus`` random non-empty training pairs from each ``DIR[:train=SPLIT]`` or corpus by name (``multi30k``,
+    ``opus:CORPUS``), in a fixed order."""
     rng, pairs = random.Random(seed), []
     for spec in specs:
-        corpus = Corpus.parse(spec)
+        corpus = Corpus.parse(resolve(spec, ("en", "fr")))
         found = [(s, t) for s, t in zip(*read_parallel(corpus.path, corpus.train_split, "en", "fr"))
                  if s.strip() and t.strip()]
         pairs += rng.sample(found, min(per_corpus, len(found)))
@@ -32,7 +35,7 @@ def sample_pairs(specs: list[str], per_corpus: int, seed: int) -> list[tuple[str
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.neighbours", description=__doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
-    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:train=SPLIT]",
+    p.add_argument("--data", required=True, nargs="+", metavar="DIR[:train=SPLIT] | multi30k | opus:CORPUS",
                    help="corpora to sample training pairs from")
     p.add_argument("--sentences", type=int, default=1000, help="pairs sampled from each corpus")
     p.add_argument("--dim", type=int, default=64, help="dimensions kept (principal components)")
@@ -41,11 +44,12 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, device="cpu")
-    except CheckpointError as e:
+        pairs = sample_pairs(args.data, args.sentences, args.seed)
+    except (CheckpointError, NamedCorpusError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    index = build_index(loaded.model, loaded.tokenizers, sample_pairs(args.data, args.sentences, args.seed), args.dim)
+    index = build_index(loaded.model, loaded.tokenizers, pairs, args.dim)
     path = save_index(index, Path(args.out) if args.out else loaded.path)
     print(f"{path}: {len(index.vectors):,} states from {len(index.sources):,} sentences, {index.vectors.shape[1]} "
           f"dimensions keeping {index.explained:.0%} of the variance, {path.stat().st_size / 1e6:.1f} MB, built in "

@@ -120,3 +120,13 @@ def test_a_corpus_table_of_a_set_by_name_has_each_rows_aer(mirror, tmp_path):
     rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
     assert [r["source"] for r in rows] == [s for s, _, _ in ENFR] and all(r["additive AER"] is not None
                                                                           for r in rows)
+
+
+def test_a_heads_scores_mark_the_head_its_card_says_was_trained_to_align(mirror, tmp_path, capsys):
+    from .hf_helpers import OPUS_CARD, tiny_marian
+
+    marian = tiny_marian(tmp_path / "opus", card=OPUS_CARD)  # transformer-align: its last layer's first head
+    align.main(["--model", str(marian), "--data", "gold:en-fr", "--reading", "all", "--method", "argmax"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    marked = [r["reading"] for r in rows if r.get("trained to align")]
+    assert len(rows) == 2 * (2 * 2 + 2) and marked == ["2.1"]  # 2 layers × (2 heads + mean), each also shifted

@@ -118,3 +118,11 @@ def test_models_train_trains_on_corpora_by_name(opus, multi30k, tmp_path):
     assert [(d["name"], d["weight"]) for d in record["data"]] == [("multi30k", 2.0),
                                                                   ("opus-Tatoeba-v2022-03-03-en-fr", 1.0)]
     assert set(record["history"][0]["by_corpus"]) == {"multi30k", "opus-Tatoeba-v2022-03-03-en-fr"}
+
+
+def test_the_nearest_states_index_samples_corpora_by_name(multi30k, tmp_path):
+    from models import neighbours
+
+    assert neighbours.main(["--model", "additive", "--data", "multi30k", "--sentences", "20", "--dim", "8",
+                            "--out", str(tmp_path)]) == 0
+    assert any(tmp_path.iterdir())

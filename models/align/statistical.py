@@ -2,6 +2,7 @@
 
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align \\
         --corpus ../shared/data/multi30k ../shared/data/tatoeba-en-fr
+    python -m models.align.statistical --data gold:en-fr --corpus multi30k opus:Tatoeba   # everything by name
 
 As such aligners are run, eflomal learns without supervision from the training corpora *plus* the gold sentences
 themselves (it never sees the gold links), all tokenised the way the gold was (Moses tokeniser, lower case, French
@@ -23,8 +24,11 @@ from pathlib import Path
 from ..analysis.aer import alignment_score
 from ..analysis.word_links import grown_diagonally
 from ..extras import MissingExtra, require
-from ..storage.data import read_parallel
-from ..storage.gold import Link, read_gold, record_alignment
+from ..storage.data import Corpus, read_parallel
+from ..storage.gold import Link, record_alignment
+from ..storage.gold_sets import load_gold
+from ..storage.languages import EN_FR
+from ..storage.named_corpora import resolve
 
 _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
            "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
@@ -62,14 +66,16 @@ def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.align.statistical", description=__doc__.split("\n")[0])
-    p.add_argument("--data", required=True, help="the gold folder ({split}.en, {split}.fr, {split}.gold)")
+    p.add_argument("--data", required=True,
+                   help="gold:en-fr, or the gold folder ({split}.en, {split}.fr, {split}.gold)")
     p.add_argument("--split", default="test")
-    p.add_argument("--corpus", nargs="*", default=[], help="parallel training corpora (folders of train.en/.fr)")
+    p.add_argument("--corpus", nargs="*", default=[], help="parallel training corpora: folders of train.en/.fr, or "
+                   "by name (multi30k, opus:CORPUS)")
     p.add_argument("--save", help="record the results in this JSON file (the bundled one: assets/eflomal.json)")
     args = p.parse_args(argv)
     try:
-        pairs = read_gold(args.data, args.split)
-        corpora = [read_parallel(folder, "train", "en", "fr") for folder in args.corpus]
+        pairs, _ = load_gold(args.data, EN_FR, args.split)
+        corpora = [read_parallel(Corpus.parse(resolve(spec, EN_FR)).path, "train", "en", "fr") for spec in args.corpus]
     except (OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
     try:
