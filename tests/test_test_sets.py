@@ -70,7 +70,7 @@ def sgml_tarball(paths: list[str], lines: list[str]) -> bytes:
     return out.getvalue()
 
 
-def test_sacrebleus_downloader_fetches_a_set_once_and_a_size_cap_refuses_before_it(http_files, monkeypatch):
+def test_sacrebleus_downloader_fetches_a_set_once_and_a_size_cap_refuses_before_it(http_files, monkeypatch, capsys):
     base, files, asked = http_files.base, http_files.files, http_files.asked
     dataset = DATASETS["wmt09"]
     data = sgml_tarball(dataset.langpairs["en-fr"], ["A house.", "Two cats."])
@@ -85,9 +85,10 @@ def test_sacrebleus_downloader_fetches_a_set_once_and_a_size_cap_refuses_before_
     assert ("GET", "/wmt09.tgz") not in asked  # sized, never fetched
     sources, references = read_test_set(wanted, max_mb=1.0)
     assert sources == ["A house.", "Two cats."] and references == [["A house."], ["Two cats."]]
+    assert "Fetching news: WMT newstest2009 (wmt09, 1 file) into sacreBLEU's cache" in capsys.readouterr().err
     assert test_sets.is_cached(wanted) and test_sets.download_bytes(wanted) == 0
-    files.clear()  # the server has nothing now: the cache answers
-    assert read_test_set(wanted)[0] == sources
+    files.clear()  # the server has nothing now: the cache answers, and nothing is said
+    assert read_test_set(wanted)[0] == sources and not capsys.readouterr().err
 
 
 def test_corpus_and_evaluate_read_a_set_by_name_and_agree(multi30k_2016, tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,9 @@ def read_test_set(test_set: TestSet, max_mb: float | None = None) -> tuple[list[
             raise TestSetError(f"{test_set.label} ({test_set.name}) {said}; this server fetches test sets of at "
                                f"most {max_mb:g} MB.")
     dataset = DATASETS[test_set.name]
+    if not is_cached(test_set):  # said where it happens: a command's terminal, a server's log
+        print(f"Fetching {test_set.label} ({test_set.name}, {len(dataset.data)} file{'s' * (len(dataset.data) > 1)}) "
+              f"into sacreBLEU's cache at {SACREBLEU_DIR} (once)…", file=sys.stderr, flush=True)
     try:
         sources = list(dataset.source(test_set.langpair))
         references = [[r.strip() for r in refs] for refs in dataset.references(test_set.langpair)]
