@@ -3,7 +3,7 @@
 Imports only go down the layers::
 
     the user's commands (train/, align/, corpus/, evaluate, translate, neighbours, heads)
-      ├── tables/    a corpus's table: rows, column names, scores, files ── the commands' and the Corpus page's
+      ├── tables/    a corpus's table: rows, column names, scores, files ── for commands and the Corpus page
       ├── analysis/  alignment, compare, geometry, anatomy, aer, …  ── reads traces
       ├── storage/   hub, card, data, examples, timeline, gold      ── files and the Hub (timeline: traces on disk)
       │     └── decoding/  trace, greedy, beam, what_if, lines       ── writes traces

@@ -95,6 +95,7 @@ def test_the_corpus_page_draws_the_first_models_table_alone_beside_a_model_of_an
     at.text_area(key="corpus_text").input("ein Hund\nzwei Katzen").run()
     assert not at.exception, [e.message for e in at.exception]
     notes = [c.value.replace("\\", "") for c in at.caption]
-    assert any("translates German→English and" in n and "English→French" in n and "alone." in n for n in notes), notes
+    assert any("translates German→English and" in n and "English→French" in n and "alone." in n
+               for n in notes), notes
     rows = at.dataframe(key="corpus_table").value
     assert len(rows) == 2 and not any("Dot-product" in c for c in rows.columns) and "JSD" not in rows

@@ -10,19 +10,19 @@
 
 ``--data`` names a human-aligned set (``gold:en-fr``, the Hansards; ``gold:ro-en``, ``gold:ja-en``, ``gold:zh-en``;
 fetched once, read in the model's direction: :mod:`models.storage.gold_sets`) or gives a folder of the Hansards
-gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens joined by spaces, so each of its
-words is one word of the app's word view: subwords joined by the ``▁`` rule). ``--matrix`` picks what is read:
-the attention α, or a gradient attribution of each forced piece to the source (:mod:`models.analysis.attribution`,
-which also gives the no-attention model an alignment). Links are read from that word matrix by ``--method``
-(:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English word it weighs most;
-``intersection``, ``union`` and ``grow-diag`` (lilt/alignment-scripts' definition) combine that with each English
-word's most weighing French word; ``threshold`` keeps every pair at or above ``--threshold``. The attention is read
-as ``--reading``: one head (``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``), either read one step
-later (``2.mean.shifted``: each French piece at the step where it is the decoder's input, SHIFT-ATT), or ``all``
-of them, each scored; the one with the lowest AER on the trial set, saved, becomes the model's default reading
-and rule; a head its card says was trained to align (OPUS-MT's transformer-align) is marked so beside the
-emergent ones. Prints AER, precision and recall;
-``--out`` writes one line of links per pair in the gold's own format (``i-j``, 1-based, English first).
+gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens
+joined by spaces, so each of its words is one word of the app's word view: subwords joined by the ``▁`` rule).
+``--matrix`` picks what is read: the attention α, or a gradient attribution of each forced piece to the source
+(:mod:`models.analysis.attribution`, which also gives the no-attention model an alignment). Links are read from that
+word matrix by ``--method`` (:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English
+word it weighs most; ``intersection``, ``union`` and ``grow-diag`` (lilt/alignment-scripts' definition) combine that
+with each English word's most weighing French word; ``threshold`` keeps every pair at or above ``--threshold``. The
+attention is read as ``--reading``: one head (``2.3``: layer 2, head 3), a layer's mean of heads (``2.mean``),
+either read one step later (``2.mean.shifted``: each French piece at the step where it is the decoder's input,
+SHIFT-ATT), or ``all`` of them, each scored; the one with the lowest AER on the trial set, saved, becomes the
+model's default reading and rule; a head its card says was trained to align (OPUS-MT's transformer-align) is marked
+so beside the emergent ones. Prints AER, precision and recall; ``--out`` writes one line of links per pair in the
+gold's own format (``i-j``, 1-based, English first).
 """
 from __future__ import annotations
 

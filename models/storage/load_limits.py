@@ -51,6 +51,6 @@ def machine_max_download_mb() -> float:
 
 def too_many_parameters(name: str, count: int, cap: int) -> str:
     """The refusal of a model of ``count`` parameters over ``cap``, naming the setting that raises it."""
-    return (f"{name} has {count:,} parameters; this app loads at most {cap:,} here ({count * BYTES_PER_PARAMETER / 1e9:.1f}"
-            f" GB of float32 weights). On your own machine, set {PARAMETERS_SETTING} to raise the cap if it has "
-            "the memory.")
+    weights_gb = count * BYTES_PER_PARAMETER / 1e9
+    return (f"{name} has {count:,} parameters; this app loads at most {cap:,} here ({weights_gb:.1f} GB of float32 "
+            f"weights). On your own machine, set {PARAMETERS_SETTING} to raise the cap if it has the memory.")
