@@ -99,15 +99,16 @@ def test_each_architecture_says_which_attentions_it_has_and_which_heads_can_go(t
     assert rnn.attention_kinds(src, src != 0, torch.tensor([[BOS_ID, 7]])) is None
 
 
-def test_a_new_architecture_missing_a_verb_says_so():
-    class Half(Translator):
-        pass
+def test_a_new_architecture_missing_a_verb_fails_when_it_is_built():
+    class Half(Translator):  # a family that has only learnt to encode
+        def encode(self, src, mask):
+            return src
 
-    half = Half()
-    for call in (lambda: half.encode(None, None), lambda: half.start(None), lambda: half(None, None, None),
-                 lambda: half.decode_step(None, None, None), lambda: half.own_step_log_probs(*[None] * 5)):
-        with pytest.raises(NotImplementedError):
-            call()
+    with pytest.raises(TypeError, match="abstract") as caught:
+        Half()
+    for verb in ("start", "decode_step", "forward", "own_step_log_probs", "state_size"):
+        assert verb in str(caught.value)
+    assert "encode" not in str(caught.value).replace("decode", "")
 
 
 def test_decoding_starts_and_stops_with_the_models_own_special_ids(tiny_tokenizers, monkeypatch):
@@ -151,3 +152,17 @@ def test_one_key_grammar_names_every_attention_and_one_parser_reads_it():
         with pytest.raises(ValueError):
             Reading.parse(bad, shapes)
     assert Reading(1, 3, kind="encoder").label == "encoder self-attention, layer 2, head 4"
+
+
+def test_both_tokenizer_families_are_piece_tokenizers(tiny_tokenizers, tmp_path):
+    from models.network.hf_translator import HFTokenizer
+    from models.network.tokenization import PieceTokenizer, TokenizerPair
+    from models.storage.hub import load_model
+
+    from .hf_helpers import tiny_marian
+
+    assert isinstance(tiny_tokenizers.source, PieceTokenizer) and isinstance(tiny_tokenizers.target, PieceTokenizer)
+    marian = load_model(str(tiny_marian(tmp_path / "marian")), device="cpu").tokenizers
+    assert isinstance(marian, TokenizerPair) and isinstance(marian.source, HFTokenizer)
+    assert isinstance(marian.source, PieceTokenizer) and isinstance(marian.target, PieceTokenizer)
+    assert not isinstance(object(), PieceTokenizer)  # the check looks at the verbs

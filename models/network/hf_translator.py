@@ -184,8 +184,8 @@ class HFTranslator(Translator):
 
 
 class HFTokenizer:
-    """One side (source or target) of a ``transformers`` Marian tokenizer with the interface of
-    :class:`.tokenization.SubwordTokenizer`: pieces with SentencePiece's ``▁`` word marker, so words join as ours do.
+    """One side (source or target) of a ``transformers`` Marian tokenizer as a :class:`.tokenization.PieceTokenizer`:
+    pieces with SentencePiece's ``▁`` word marker, so words join as ours do.
     The library's slow SentencePiece tokenizer gives no character offsets: a piece's surface is its own text."""
 
     def __init__(self, tokenizer, side: str):

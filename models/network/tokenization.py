@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
 from tokenizers.models import BPE
@@ -99,10 +100,38 @@ class SubwordTokenizer:
         return self.tokenizer.decode([i for i in ids if i >= len(SPECIALS)])
 
 
+@runtime_checkable
+class PieceTokenizer(Protocol):
+    """What decoding, analysis and the app ask of one side's tokenizer, whatever its family: this project's
+    :class:`SubwordTokenizer` and a Hugging Face model's (:class:`~.hf_translator.HFTokenizer`) both are one.
+    Pieces carry SentencePiece's ``▁`` word marker, so words join the same way for every family."""
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    def encode(self, text: str, max_tokens: int) -> Encoded:
+        """The pieces of ``text`` and EOS, at most ``max_tokens`` in all (InputError for empty text)."""
+        ...
+
+    def ids(self, text: str) -> list[int]:
+        """The piece ids of ``text``, no specials."""
+        ...
+
+    def pieces(self, ids: Iterable[int]) -> list[str]:
+        """Each id's piece (EOS as ``</s>``)."""
+        ...
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Normal text for piece ids, specials dropped."""
+        ...
+
+
 @dataclass(frozen=True)
 class TokenizerPair:
-    source: SubwordTokenizer
-    target: SubwordTokenizer
+    """The source side's tokenizer and the target side's (one object for both, with a shared vocabulary)."""
+
+    source: PieceTokenizer
+    target: PieceTokenizer
 
     @classmethod
     def load(cls, directory: str | Path) -> TokenizerPair:
@@ -110,6 +139,7 @@ class TokenizerPair:
         return cls(SubwordTokenizer.load(d / SOURCE_FILE), SubwordTokenizer.load(d / TARGET_FILE))
 
     def save(self, directory: str | Path) -> None:
+        """This project's tokenizers as a checkpoint holds them (a Hugging Face model's keep its own files)."""
         d = Path(directory)
         self.source.save(d / SOURCE_FILE)
         self.target.save(d / TARGET_FILE)

@@ -24,6 +24,7 @@ L decoder layers with cross-attention, heads per layer.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Collection
 from dataclasses import dataclass, fields, is_dataclass
 
@@ -114,8 +115,12 @@ def select_rows(x, index: Tensor):
     return x
 
 
-class Translator(nn.Module):
-    """Base class of every architecture: the verbs every caller uses, and the facts it asks instead of a class."""
+class Translator(nn.Module, ABC):
+    """Base class of every architecture: the verbs every caller uses, and the facts it asks instead of a class.
+
+    Abstract: a family that lacks one of the verbs every caller needs (:meth:`encode`, :meth:`start`,
+    :meth:`decode_step`, :meth:`forward`, :meth:`own_step_log_probs`, :attr:`state_size`) cannot be built, so it
+    fails where it is written, not on the page that first calls the missing verb."""
 
     config: object  # the architecture's frozen config dataclass (saved as config.json)
 
@@ -133,32 +138,32 @@ class Translator(nn.Module):
         """The source's embedding layer: what attribution (Captum) explains the output by."""
         return self.src_embed
 
+    @abstractmethod
     def encode(self, src: Tensor, mask: Tensor):
         """The memory of ``src`` [B, S] (``mask`` [B, S] True on tokens): a frozen dataclass of batch-first
         tensors that every step reads."""
-        raise NotImplementedError
 
+    @abstractmethod
     def start(self, memory):
         """The decoder's cache before its first step."""
-        raise NotImplementedError
 
+    @abstractmethod
     def decode_step(self, prev: Tensor, cache, memory, focus: Focus | None = None) -> tuple[Step, object]:
         """One step for every row from the previous pieces ``prev`` [B]: the :class:`Step` and the next cache;
         ``focus`` makes one layer's heads read given weights (the what-if)."""
-        raise NotImplementedError
 
     def reorder(self, cache, index: Tensor):
         """The cache of rows ``index`` [B'] (beam search's surviving hypotheses, or a sentence copied B' times)."""
         return select_rows(cache, index)
 
+    @abstractmethod
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions."""
-        raise NotImplementedError
 
+    @abstractmethod
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:
         """``log p(y_t | y_<t, x)`` [B] of row b's own step ``t = steps[b]`` (attribution's target)."""
-        raise NotImplementedError
 
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions | None:
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T]; None for an architecture whose
@@ -215,9 +220,9 @@ class Translator(nn.Module):
         return self.attention_shapes.get("cross", (0, 0))
 
     @property
+    @abstractmethod
     def state_size(self) -> int:
         """H, the width of :attr:`Step.state` (what the nearest-state index holds)."""
-        raise NotImplementedError
 
     @property
     def device(self) -> torch.device:
