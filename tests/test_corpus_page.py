@@ -96,8 +96,11 @@ def test_a_public_test_set_is_offered_by_name_for_the_models_pair_and_drawn_from
     at = run_page(CORPUS)
     at.radio(key="corpus_from").set_value("a public test set").run()
     picker = at.selectbox(key="corpus_set")
-    assert picker.label == "English→French test sets (sacreBLEU)"
-    assert "captions: Multi30k 2016 Flickr" in picker.options and "news: WMT newstest2014" in picker.options
+    assert picker.label == "English→French test sets (sacreBLEU)" and picker.value is None  # nothing fetched unasked
+    assert any("Choose a test set above." in i.value for i in at.info)
+    cached = [o.endswith(" · cached") for o in picker.options]
+    assert "captions: Multi30k 2016 Flickr · cached" in picker.options and cached == sorted(cached, reverse=True)
+    assert "news: WMT newstest2014" in picker.options  # not cached: after every cached one
     picker.set_value(next(t for t in sets_for_pair(("en", "fr")) if t.name == "multi30k/2016")).run()
     assert not at.exception, [e.message for e in at.exception]
     rows = table(at)
@@ -114,3 +117,4 @@ def test_a_public_test_set_neither_cached_nor_reachable_gets_a_message(monkeypat
                                                   if t.name == "wmt08/europarl")).run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("wmt08/europarl is not in sacreBLEU's cache" in e.value.replace("\\", "") for e in at.error)
+    assert at.status[0].state == "error" and "not fetched" in at.status[0].label

@@ -59,15 +59,26 @@ def _named(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sen
     return read_named(test_set.spec, languages, "test", max_mb)
 
 
-def _public_set(sets: list[TestSet], languages: Languages) -> Sentences:
-    """A sacreBLEU set of the model's pair, picked by name; fetched into sacreBLEU's cache the first time."""
-    test_set = st.selectbox(f"{pair_name(languages)} test sets (sacreBLEU)", sets, format_func=lambda t: t.label,
-                            key="corpus_set", help="Fetched once from their publishers by sacreBLEU's downloader and "
-                            "kept in its cache (SACREBLEU); its name for a set is in brackets on the table.")
-    if is_cached(test_set):
+def _public_set(sets: list[TestSet], languages: Languages) -> Sentences | None:
+    """A sacreBLEU set of the model's pair, picked by name (those already cached first): fetched into sacreBLEU's
+    cache the first time, under a status; None until one is picked."""
+    cached = {t for t in sets if is_cached(t)}
+    ordered = sorted(sets, key=lambda t: t not in cached)  # stable: newest first within each
+    test_set = st.selectbox(f"{pair_name(languages)} test sets (sacreBLEU)", ordered, index=None,
+                            placeholder="Choose one: it is fetched once, then read from the cache",
+                            format_func=lambda t: t.label + (" · cached" if t in cached else ""), key="corpus_set",
+                            help="Fetched from their publishers by sacreBLEU's downloader and kept in its cache "
+                            "(SACREBLEU); its name for a set is on the table.")
+    if test_set is None:
+        return None
+    if test_set in cached:
         return _named(test_set, languages, deploy.test_set_mb())
     with st.status(f"Fetching {test_set.label} ({test_set.name}) into sacreBLEU's cache…") as status:
-        found = _named(test_set, languages, deploy.test_set_mb())
+        try:
+            found = _named(test_set, languages, deploy.test_set_mb())
+        except (OSError, ValueError):
+            status.update(label=f"{test_set.label}: not fetched", state="error", expanded=False)
+            raise
         status.update(label=f"{test_set.label}: {len(found):,} sentences, cached", state="complete", expanded=False)
     return found
 
@@ -89,7 +100,7 @@ def pick_sentences(languages: Languages) -> Sentences | None:
             folder, split = found[choice]
             return _folder(str(folder), split)
         if choice == PUBLIC:
-            return _public_set(public, pair)
+            return _public_set(public, pair) or _prompt("Choose a test set above.")
         if choice == EXAMPLES:
             return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
         if choice == PASTE:
