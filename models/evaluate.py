@@ -23,7 +23,7 @@ from pathlib import Path
 from .decoding.lines import translate_lines
 from .storage.card import write_card
 from .storage.hub import LoadedModel, load_model
-from .storage.languages import EN_FR, may_translate, pair_name
+from .storage.languages import assumed, may_translate, pair_name
 from .storage.sentences import Sentences, read_named
 from .tables.scores import by_length, scores
 
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     if args.sentences and not args.out:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device)
-    languages = (args.src or loaded.languages[0] or EN_FR[0], args.tgt or loaded.languages[1] or EN_FR[1])
+    languages = assumed((args.src or loaded.languages[0], args.tgt or loaded.languages[1]))
     if not may_translate(loaded.languages, languages):
         raise SystemExit(f"error: {args.model} translates {pair_name(loaded.languages)}, not "
                          f"{pair_name(languages)}; give --src and --tgt of its languages")

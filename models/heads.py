@@ -23,7 +23,7 @@ from .analysis.heads import every_head, importance, pruning
 from .storage.card import write_card
 from .storage.heads import HEADS_FILE
 from .storage.hub import CheckpointError, load_model
-from .storage.languages import EN_FR, Languages
+from .storage.languages import Languages, assumed
 from .storage.sentences import read_named
 
 
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, device=args.device)
-        languages = tuple(own or default for own, default in zip(loaded.languages, EN_FR))
+        languages = assumed(loaded.languages)
         sources, references = validation_sentences(args.data, languages, args.sentences)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e

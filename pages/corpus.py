@@ -5,9 +5,9 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from models.storage.card import bucket_label
 from models.tables.columns import column, order, parse
 from models.tables.files import table_csv, table_json
-from models.storage.card import bucket_label
 from pages._shared import charts, evidence, ui
 from pages._shared import corpus as corpus_ui
 from pages._shared.labels import for_markdown

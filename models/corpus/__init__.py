@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, load_model
-from ..storage.languages import EN_FR
+from ..storage.languages import assumed
 from ..storage.sentences import read_named
 from ..tables.files import table_csv, table_json
 from ..tables.rows import corpus_rows, language_refusal, sides, summary
@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     keys = [args.reading, args.compare_reading]
     try:
         loaded = [load_model(ref, device=args.device) for ref in refs]
-        languages = tuple(own or default for own, default in zip(loaded[0].languages, EN_FR))
+        languages = assumed(loaded[0].languages)
         sentences = read_named(args.data, languages, args.split, strict=False)  # refused below, in its words
         chosen = sides(loaded, refs, [_reading(m, k) for m, k in zip(loaded, keys)])
     except (CheckpointError, OSError, ValueError) as e:  # SentencesError and a bad reading are ValueErrors

@@ -26,6 +26,12 @@ def _parsed(code: str) -> langcodes.Language | None:
     return found if found.is_valid() and found.language else None
 
 
+def assumed(languages: Languages) -> tuple[str, str]:
+    """``languages`` with a side the model does not name taken as this project's (:data:`EN_FR`): a model that
+    does not say may well be English→French, and data by name needs a pair."""
+    return languages[0] or EN_FR[0], languages[1] or EN_FR[1]
+
+
 def language_key(code: str) -> str:
     """The code's language as its shortest standard code (``fr`` for ``fra`` and ``fra_Latn``), to compare codes
     written differently; an unknown code, lowercased, stands for itself."""

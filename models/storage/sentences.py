@@ -146,11 +146,15 @@ def read_folder(folder: str | Path, split: str, src: str = "en", tgt: str = "fr"
     ``models.evaluate`` reads them."""
     folder = Path(folder)
     if (folder / f"{split}.gold").exists():
-        gold = tuple(read_gold(folder, split))
-        return Sentences(f"{folder.name} {split}", tuple(" ".join(p.source) for p in gold),
-                         tuple((" ".join(p.target),) for p in gold), gold, languages=EN_FR)
+        return _linked(f"{folder.name} {split}", read_gold(folder, split), EN_FR)
     sources, refs = read_references(folder, split, src, tgt)
     return Sentences(f"{folder.name} {split}", tuple(sources), tuple(map(tuple, refs)), languages=(src, tgt))
+
+
+def _linked(name: str, pairs: list[GoldPair], languages: Languages) -> Sentences:
+    """Human-aligned pairs as sentences: each source's words joined, its target the one reference, its links kept."""
+    return Sentences(name, tuple(" ".join(p.source) for p in pairs), tuple((" ".join(p.target),) for p in pairs),
+                     tuple(pairs), languages=languages)
 
 
 def read_named(spec: str, languages: Languages, split: str, max_mb: float | None = None,
@@ -163,8 +167,7 @@ def read_named(spec: str, languages: Languages, split: str, max_mb: float | None
     ValueError (SentencesError, :class:`~.test_sets.TestSetError`) or OSError, each with its message."""
     if spec.startswith(GOLD_PREFIX):
         pairs, pair = load_gold(spec, languages, "test" if split not in ("test", "trial") else split)
-        return Sentences(spec, tuple(" ".join(p.source) for p in pairs), tuple((" ".join(p.target),) for p in pairs),
-                         tuple(pairs), languages=pair)
+        return _linked(spec, pairs, pair)
     if spec.startswith(SACREBLEU_PREFIX):
         test_set = find(spec.removeprefix(SACREBLEU_PREFIX), languages)
         sources, references = read_test_set(test_set, max_mb)

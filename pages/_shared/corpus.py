@@ -13,12 +13,10 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.tables.columns import PAIR_STATS, STATS, column, parse
-from models.tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
 from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
-from models.storage.languages import EN_FR, Languages, pair_name
+from models.storage.languages import Languages, assumed, pair_name
 from models.storage.sentences import (
     MAX_BYTES,
     Sentences,
@@ -31,6 +29,8 @@ from models.storage.sentences import (
     with_links,
 )
 from models.storage.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
+from models.tables.columns import PAIR_STATS, STATS, column, parse
+from models.tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
 
 from . import cache, deploy, ui
 from .labels import for_markdown
@@ -87,7 +87,7 @@ def pick_sentences(languages: Languages) -> Sentences | None:
     """The sentences chosen for a model of ``languages``: a test split of the data folder, a public test set of
     its pair, the app's examples, pasted or uploaded lines; None (with a prompt or the reason) when there are none."""
     found = found_test_sets(deploy.data_folder())
-    pair = tuple(own or default for own, default in zip(languages, EN_FR))
+    pair = assumed(languages)
     public = sets_for_pair(pair)
     choice = st.radio("Sentences", [EXAMPLES, *found, *([PUBLIC] if public else []), PASTE, UPLOAD],
                       key="corpus_from",

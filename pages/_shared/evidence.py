@@ -18,9 +18,9 @@ from models.analysis.attribution import IG_STEPS, attribution_matrix, estimated_
 from models.analysis.word_links import MATRICES, word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
-from models.storage.gold_sets import GOLD_SETS, gold_for, is_cached, load_gold
+from models.storage.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_cached, load_gold
 from models.storage.hub import LoadedModel
-from models.storage.languages import EN_FR, Languages, may_translate, pair_name
+from models.storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from models.storage.model_card import SUPERVISION
 
 from . import cache, deploy, ui
@@ -160,7 +160,7 @@ def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
     splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
     if splits and may_translate(loaded.languages, EN_FR):
         return str(folder), splits
-    gold_set = gold_for(tuple(own or default for own, default in zip(loaded.languages, EN_FR)))
+    gold_set = gold_for(assumed(loaded.languages))
     if gold_set:
         return gold_set.name, ["test"] + ([] if gold_set.own_trial else ["trial"])
     names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
@@ -171,7 +171,7 @@ def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
 
 def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
     """The pairs of ``split`` (:func:`models.storage.gold_sets.load_gold`), fetched under a status the first time."""
-    gold_set = next((g for g in GOLD_SETS if g.name == spec), None)
+    gold_set = find_gold(spec) if spec.startswith(PREFIX) else None
     if gold_set is None or is_cached(gold_set):
         return _cached_gold(spec, languages, split)
     with st.status(f"Fetching {spec} ({gold_set.who}) from awesome-align's examples…") as status:
