@@ -79,3 +79,81 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
     if card is not None:
         (folder / "README.md").write_text(card, encoding="utf-8")
     return folder
+
+
+GERMAN = ["ein hund läuft am strand", "die schwarze katze schläft", "ein mann liest ein buch",
+          "zwei mädchen spielen im park", "der kleine schwarze hund springt über den weißen zaun",
+          "eine frau geht die straße entlang"]
+#: Each many-to-many family's codes for English, French and German, as its tokenizer writes them.
+CODES = {"m2m100": ("en", "fr", "de"), "nllb": ("eng_Latn", "fra_Latn", "deu_Latn"),
+         "mbart50": ("en_XX", "fr_XX", "de_DE")}
+
+
+def _many_to_many_tokenizer(folder: Path, family: str):
+    """The family's tokenizer, built from a SentencePiece model trained here as its Hub repo lays it out
+    (``sentencepiece.bpe.model``): M2M100's with its fairseq ``vocab.json``, NLLB's with its language tags added as
+    special tokens (as its tokenizer.json holds them), mBART-50's with its own."""
+    import sentencepiece as spm
+    from tokenizers import AddedToken
+    from transformers import M2M100Tokenizer, MBart50Tokenizer, NllbTokenizer
+    from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES
+
+    spm.SentencePieceTrainer.train(sentence_iterator=iter((ENGLISH + FRENCH + GERMAN) * 10), minloglevel=2,
+                                   model_prefix=str(folder / "sentencepiece.bpe"), vocab_size=90,
+                                   model_type="unigram" if family == "mbart50" else "bpe", character_coverage=1.0)
+    if family == "m2m100":
+        model = spm.SentencePieceProcessor(model_file=str(folder / "sentencepiece.bpe.model"))
+        pieces = ["<s>", "<pad>", "</s>", "<unk>"] + [model.id_to_piece(i) for i in range(model.get_piece_size())
+                                                      if not (model.is_control(i) or model.is_unknown(i))]
+        (folder / "vocab.json").write_text(json.dumps({p: i for i, p in enumerate(pieces)}), encoding="utf-8")
+        tokenizer = M2M100Tokenizer(str(folder / "vocab.json"), str(folder / "sentencepiece.bpe.model"))
+        return tokenizer, tokenizer.encoder_size + len(tokenizer.lang_code_to_id) + tokenizer.num_madeup_words
+    tokenizer = (NllbTokenizer if family == "nllb" else MBart50Tokenizer).from_pretrained(folder)
+    if family == "nllb":
+        tokenizer.add_tokens([AddedToken(code, special=True, normalized=False) for code in FAIRSEQ_LANGUAGE_CODES],
+                             special_tokens=True)
+    return tokenizer, len(tokenizer)
+
+
+def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, layers: int = 2,
+                      heads: int = 2) -> Path:
+    """Save a tiny many-to-many model of ``family`` (``m2m100``, ``nllb`` or ``mbart50``) and its tokenizer under
+    ``folder``, trained ``steps`` Adam steps on English→French, English→German and French→English with the target
+    language's tag first, as those models are; returns the folder."""
+    import torch
+    from transformers import (GenerationConfig, M2M100Config, M2M100ForConditionalGeneration, MBartConfig,
+                              MBartForConditionalGeneration)
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer, vocab = _many_to_many_tokenizer(folder, family)
+    sizes = dict(vocab_size=vocab, d_model=16, encoder_layers=layers, decoder_layers=layers,
+                 encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=32, decoder_ffn_dim=32,
+                 max_position_embeddings=1024, pad_token_id=1, eos_token_id=2, bos_token_id=0,
+                 decoder_start_token_id=2)
+    torch.manual_seed(seed)
+    model = (MBartForConditionalGeneration(MBartConfig(**sizes)) if family == "mbart50"
+             else M2M100ForConditionalGeneration(M2M100Config(**sizes)))
+    en, fr, de = CODES[family]
+    rows = [(s, t, a, b) for texts, targets, a, b in [(ENGLISH, FRENCH, en, fr), (ENGLISH, GERMAN, en, de),
+                                                        (FRENCH, ENGLISH, fr, en)] for s, t in zip(texts, targets)]
+    inputs, labels = [], []
+    for source, target, a, b in rows:
+        tokenizer.src_lang, tokenizer.tgt_lang = a, b
+        found = tokenizer(source, text_target=target)
+        inputs.append(found["input_ids"])
+        labels.append(found["labels"])
+    width = max(map(len, inputs + labels))
+    src = torch.tensor([r + [1] * (width - len(r)) for r in inputs])
+    tgt = torch.tensor([r + [-100] * (width - len(r)) for r in labels])  # padding is not learned
+    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(steps):
+        model(input_ids=src, attention_mask=src != 1, labels=tgt).loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    model.eval()
+    model.generation_config = GenerationConfig(bos_token_id=0, decoder_start_token_id=2, eos_token_id=2,
+                                               pad_token_id=1, max_length=200)  # NLLB's, in miniature
+    tokenizer.src_lang, tokenizer.tgt_lang = en, fr
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

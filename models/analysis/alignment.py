@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decoding.trace import Reading, Trace
-from ..network.tokenization import EOS, WORD_MARK, word_groups
+from ..network.tokenization import WORD_MARK, is_marker, word_groups
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,13 +72,25 @@ def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
 
 
 def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:
-    """``(source, target)`` index pairs: each target's most attended source, EOS left out."""
+    """``(source, target)`` word index pairs: each target word's most attended source word; markers (EOS, a language
+    tag) are left out and not counted, so index k is the sentence's k-th word."""
+    source = _word_numbers(view.columns)
+    target = _word_numbers(view.rows)
     pairs = []
     for t, row in enumerate(view.weights):
         s = int(np.argmax(row))
-        if view.rows[t] != EOS and view.columns[s] != EOS:
-            pairs.append((s, t))
+        if target[t] is not None and source[s] is not None:
+            pairs.append((source[s], target[t]))
     return pairs
+
+
+def _word_numbers(labels: tuple[str, ...]) -> list[int | None]:
+    """Each label's number among the labels that are words; None for a marker."""
+    numbers, n = [], 0
+    for label in labels:
+        numbers.append(None if is_marker(label) else n)
+        n += not is_marker(label)
+    return numbers
 
 
 def pharaoh(pairs: list[tuple[int, int]]) -> str:

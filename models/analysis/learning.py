@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decoding.trace import Reading
-from ..network.tokenization import EOS, WORD_MARK
+from ..network.tokenization import WORD_MARK, is_marker
 from .alignment import AttentionView, piece_label
 from .sharpness import sharpness
 
@@ -71,7 +71,7 @@ def alignment_at(timeline: dict, example: int, point: int, reading: Reading) -> 
     source = timeline["examples"][example]["source_pieces"]
     trace = entry["traces"][example]
     pieces = trace["target_pieces"]
-    translation = "".join(p for p in pieces if p != EOS).replace(WORD_MARK, " ").strip()
+    translation = "".join(p for p in pieces if not is_marker(p)).replace(WORD_MARK, " ").strip()
     heads = _heads(trace)
     if heads is None:
         return LearnedAlignment(point_label(entry), translation, None)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..network.tokenization import EOS
+from ..network.tokenization import is_marker
 from .alignment import AttentionView
 from .compare import entropy, js_divergence
 
@@ -35,7 +35,7 @@ class AttentionStats:
 
 def _word_rows(view: AttentionView) -> np.ndarray:
     """The rows of target words, end of sentence left out: [T', S]."""
-    return view.weights[[t for t, row in enumerate(view.rows) if row != EOS]]
+    return view.weights[[t for t, row in enumerate(view.rows) if not is_marker(row)]]
 
 
 def attention_stats(view: AttentionView) -> AttentionStats:
@@ -43,7 +43,7 @@ def attention_stats(view: AttentionView) -> AttentionStats:
     rows = _word_rows(view)  # [T', S]
     if not len(rows):
         return AttentionStats(np.nan, np.nan, np.nan)
-    words = [s for s, column in enumerate(view.columns) if column != EOS]
+    words = [s for s, column in enumerate(view.columns) if not is_marker(column)]
     coverage = np.minimum(rows[:, words].sum(axis=0), 1.0).mean() if words else np.nan
     looked = rows.argmax(axis=1)  # [T']
     forward = (np.diff(looked) > 0).mean() if len(looked) > 1 else np.nan
@@ -53,7 +53,7 @@ def attention_stats(view: AttentionView) -> AttentionStats:
 def agreement(a: AttentionView, b: AttentionView) -> tuple[float, float]:
     """Mean Jensen–Shannon divergence (bits) and argmax agreement (share) of two views of one target, over its
     words; NaN, NaN when the two do not share their words (no common cells) or have none."""
-    if a.columns != b.columns or [r for r in a.rows if r != EOS] != [r for r in b.rows if r != EOS]:
+    if a.columns != b.columns or [r for r in a.rows if not is_marker(r)] != [r for r in b.rows if not is_marker(r)]:
         return np.nan, np.nan
     p, q = _word_rows(a), _word_rows(b)
     if not len(p):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..decoding.greedy import forced
 from ..decoding.trace import RNN_READING, Reading
-from ..network.tokenization import EOS, TokenizerPair
+from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
 from .aer import alignment_score
 from .alignment import word_view
@@ -162,8 +162,8 @@ def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequenc
     found = []
     for w in weights:
         view = word_view(trace, w)
-        columns = [s for s, word in enumerate(view.columns) if word != EOS][: len(english)]
-        rows = [t for t, word in enumerate(view.rows) if word != EOS][: len(french)]
+        columns = [s for s, word in enumerate(view.columns) if not is_marker(word)][: len(english)]
+        rows = [t for t, word in enumerate(view.rows) if not is_marker(word)][: len(french)]
         found.append(view.weights[rows][:, columns])
     return found
 

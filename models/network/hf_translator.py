@@ -1,5 +1,6 @@
-"""Hugging Face encoder–decoder translators (MarianMT first: every Helsinki-NLP/opus-mt-* model) behind the one
-translator interface, so every decoder, analysis and page works on them as on this project's own models.
+"""Hugging Face encoder–decoder translators behind the one translator interface — Marian (every
+Helsinki-NLP/opus-mt-* model) and the many-to-many M2M100, NLLB-200 and mBART-50 — so every decoder, analysis and
+page works on them as on this project's own models.
 
 The wrapped ``transformers`` model runs with eager attention, the only implementation that returns its weights
 (under SDPA transformers 5 returns none). Decoding goes one step at a time through the model's own decoder and
@@ -8,24 +9,28 @@ a frozen dataclass of batch-first tensors (:class:`HFCache`), rebuilt into the l
 for each step, so picking rows for beam search is the interface's generic :func:`.translator.select_rows` and
 really reorders. Each step reports its cross-attention ``[B, L, heads, S]``; the library exposes no energies.
 
-What the library's ``generate`` does and this wrapper does too: ``<pad>`` is never written (Marian's generation
-config bans it: ``bad_words_ids``), its log-probability set to −∞ after the softmax, so the others keep the values
-``generate`` scores beams with. What it does not: the what-if (forcing a layer's weights) is refused, as the
-library offers no place to set them. A head is switched off by the project's definition, its output zeroed
+What the library's ``generate`` does and this wrapper does too: a piece its generation config bans
+(``bad_words_ids``: Marian's ``<pad>``) is never written, its log-probability set to −∞ after the softmax, so the
+others keep the values ``generate`` scores beams with; a many-to-many model's first piece is the target language's
+tag, forced as ``forced_bos_token_id`` forces it (every other piece at −∞, the tag at 0), so the trace shows the
+attention of a step whose piece the model did not choose, and says so by the tag's piece. What it does not: the
+what-if (forcing a layer's weights) is refused, as the library offers no place to set them. A head is switched off by the project's definition, its output zeroed
 before the output projection, by a hook on that projection's input (transformers 5 removed ``head_mask``).
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
-from .tokenization import EOS, WORD_MARK, Encoded, InputError
+from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
 from .translator import Attentions, Focus, Specials, Step, Translator
 
-#: ``model_type`` values of the encoder–decoder translators this wrapper reads (their layers' names are Marian's).
-MODEL_TYPES = ("marian",)
+#: ``model_type`` values of the encoder–decoder translators this wrapper reads: Marian (opus-mt-*), M2M100 (and
+#: NLLB-200, built on it) and mBART; their layers are named alike (BART's).
+MODEL_TYPES = ("marian", "m2m_100", "mbart")
 
 
 @dataclass(frozen=True)
@@ -55,18 +60,20 @@ class HFConfig:
     attention_shapes: dict  # {kind: (L, heads)}
     d_model: int
     specials: Specials
+    banned: tuple[int, ...]  # the pieces generate never writes (its generation config's one-piece bad_words_ids)
 
 
-def hf_config(config, unk_id: int) -> HFConfig:
-    """The facts of a ``transformers`` encoder–decoder config (``MarianConfig``); ``unk_id``: the tokenizer's (the
-    config does not name it)."""
+def hf_config(config, generation, unk_id: int) -> HFConfig:
+    """The facts of a ``transformers`` encoder–decoder config and its generation config; ``unk_id``: the
+    tokenizer's (the config does not name it)."""
     shapes = {"cross": (config.decoder_layers, config.decoder_attention_heads),
               "encoder": (config.encoder_layers, config.encoder_attention_heads),
               "decoder": (config.decoder_layers, config.decoder_attention_heads)}
     start = config.decoder_start_token_id
     specials = Specials(pad=config.pad_token_id, eos=config.eos_token_id,
                         start=config.pad_token_id if start is None else start, unk=unk_id)
-    return HFConfig(config.model_type, shapes, config.d_model, specials)
+    banned = tuple(words[0] for words in generation.bad_words_ids or () if len(words) == 1)
+    return HFConfig(config.model_type, shapes, config.d_model, specials, banned)
 
 
 def _zero_removed_heads(projection: nn.Linear, args: tuple):
@@ -82,10 +89,13 @@ def _zero_removed_heads(projection: nn.Linear, args: tuple):
 
 
 class HFTranslator(Translator):
-    """A ``transformers`` Marian model (``MarianMTModel``) as a :class:`~.translator.Translator`."""
+    """A ``transformers`` encoder–decoder translator (``MarianMTModel``, ``M2M100ForConditionalGeneration``,
+    ``MBartForConditionalGeneration``) as a :class:`~.translator.Translator`; a many-to-many one writes in the
+    language :meth:`writing` sets."""
 
     architecture = "hf"
     attention_can_be_forced = False  # transformers offers no place to set a layer's weights
+    target_tag: int | None = None  # the tag id forced as the first piece (a many-to-many model's target language)
 
     def __init__(self, model: nn.Module, unk_id: int):
         super().__init__()
@@ -93,11 +103,19 @@ class HFTranslator(Translator):
             raise ValueError(f"{model.config.model_type!r} models are not read here; expected one of {MODEL_TYPES}")
         model.set_attn_implementation("eager")  # the only implementation that returns attention weights
         self.hf = model.eval()
-        self.config = hf_config(model.config, unk_id)
+        self.config = hf_config(model.config, model.generation_config, unk_id)
         for layers in self.attention_modules().values():
             for attn in layers:
                 attn.out_proj.removed_heads, attn.out_proj.head_dim = frozenset(), attn.head_dim
                 attn.out_proj.register_forward_pre_hook(_zero_removed_heads)
+
+    def writing(self, tag: int | None) -> HFTranslator:
+        """This model with ``tag`` (a target language's tag id) forced as every sentence's first piece, as
+        ``generate``'s ``forced_bos_token_id``: a shallow copy sharing the weights, so a server holds one model
+        for all the pairs its visitors pick."""
+        found = copy.copy(self)
+        found.target_tag = tag
+        return found
 
     @property
     def variant(self) -> str:
@@ -149,8 +167,7 @@ class HFTranslator(Translator):
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
-        log_probs = (self.hf.lm_head(state) + self.hf.final_logits_bias[0]).log_softmax(-1)  # [B, V]
-        log_probs[:, self.specials.pad] = float("-inf")  # generate's bad_words_ids, after the softmax as there
+        log_probs = self._log_probs(state, first=not cache.keys)  # [B, V]
         attention = torch.stack([a[:, :, 0] for a in out.cross_attentions], 1)  # [B, L, heads, S]
         new = out.cache
         layers = range(len(new.self_attention_cache.layers))
@@ -159,6 +176,19 @@ class HFTranslator(Translator):
             tuple(new.self_attention_cache.layers[n].values for n in layers),
             tuple(new.cross_attention_cache.layers[n].keys for n in layers),
             tuple(new.cross_attention_cache.layers[n].values for n in layers))
+
+    def _log_probs(self, state: Tensor, first: bool) -> Tensor:
+        """The next piece's log-probabilities [B, V] from the decoder's output ``state`` [B, d], after generate's
+        rules, applied after the softmax as there: the banned pieces at −∞; at the ``first`` step of a model
+        writing in a set language, its tag alone, at log-probability 0 (``ForcedBOSTokenLogitsProcessor``)."""
+        logits = self.hf.lm_head(state)
+        bias = getattr(self.hf, "final_logits_bias", None)  # Marian and mBART have one; M2M100 has none
+        log_probs = (logits if bias is None else logits + bias[0]).float().log_softmax(-1)
+        log_probs[:, list(self.config.banned)] = float("-inf")
+        if first and self.target_tag is not None:
+            log_probs = torch.full_like(log_probs, float("-inf"))
+            log_probs[:, self.target_tag] = 0.0
+        return log_probs
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         logits = self.hf(input_ids=src, attention_mask=src_mask.long(), decoder_input_ids=tgt_in).logits
@@ -184,42 +214,47 @@ class HFTranslator(Translator):
 
 
 class HFTokenizer:
-    """One side (source or target) of a ``transformers`` Marian tokenizer as a :class:`.tokenization.PieceTokenizer`:
-    pieces with SentencePiece's ``▁`` word marker, so words join as ours do.
-    The library's slow SentencePiece tokenizer gives no character offsets: a piece's surface is its own text."""
+    """One side (source or target) of a ``transformers`` translator's tokenizer as a
+    :class:`.tokenization.PieceTokenizer`: pieces with SentencePiece's ``▁`` word marker, so words join as ours do,
+    and the sentence laid out by the tokenizer's own rules (``add_special_tokens``): EOS last, a many-to-many
+    model's language tag first (``tags``: its tag ids and codes). A piece's surface is its own text (the library's
+    SentencePiece tokenizers give no character offsets)."""
 
-    def __init__(self, tokenizer, side: str):
-        self.tokenizer, self.side = tokenizer, side
+    def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None):
+        self.tokenizer, self.side, self.tags = tokenizer, side, tags or {}
 
     @property
     def vocab_size(self) -> int:
         return len(self.tokenizer)
 
     def _encode(self, text: str) -> list[int]:
-        found = self.tokenizer(text, add_special_tokens=False) if self.side == "source" else self.tokenizer(
-            text_target=text, add_special_tokens=False)
-        return list(found["input_ids"])
+        """The ids of ``text`` with the tokenizer's specials: [tag] + pieces + [EOS]."""
+        found = self.tokenizer(text) if self.side == "source" else self.tokenizer(text_target=text)
+        ids = list(found["input_ids"])
+        if not ids or ids[-1] != self.tokenizer.eos_token_id:
+            raise InputError("this tokenizer does not end a sentence with its EOS, as the decoders here expect")
+        return ids
 
     def encode(self, text: str, max_tokens: int) -> Encoded:
-        """Pieces of ``text`` plus EOS, at most ``max_tokens`` in all."""
+        """Pieces of ``text`` (after a language tag) plus EOS, at most ``max_tokens`` in all."""
         if not text.strip():
             raise InputError("Type a sentence to translate.")
-        found = self._encode(text)
+        found = self._encode(text)[:-1]
         ids = found[: max_tokens - 1]
         pieces = self.pieces(ids)
-        eos, unk = self.tokenizer.eos_token_id, self.tokenizer.unk_token_id
-        return Encoded(ids=(*ids, eos), pieces=(*pieces, EOS), surfaces=(*(p.replace(WORD_MARK, "") or p
-                                                                            for p in pieces), EOS),
+        unk = self.tokenizer.unk_token_id
+        return Encoded(ids=(*ids, self.tokenizer.eos_token_id), pieces=(*pieces, EOS),
+                       surfaces=(*(p.replace(WORD_MARK, "") or p for p in pieces), EOS),
                        unknown=(*(i == unk for i in ids), False), truncated=len(found) > len(ids))
 
     def ids(self, text: str) -> list[int]:
-        """Piece ids without specials."""
-        return self._encode(text)
+        """The ids a decoder writes for ``text`` before EOS (a many-to-many target's language tag first)."""
+        return self._encode(text)[:-1]
 
     def pieces(self, ids) -> list[str]:
-        return [EOS if i == self.tokenizer.eos_token_id else p for i, p in
-                zip(ids, self.tokenizer.convert_ids_to_tokens(list(ids)))]
+        return [EOS if i == self.tokenizer.eos_token_id else language_tag(self.tags[i]) if i in self.tags else p
+                for i, p in zip(ids, self.tokenizer.convert_ids_to_tokens(list(ids)))]
 
     def decode(self, ids) -> str:
-        """Normal text for piece ids; specials are dropped."""
-        return self.tokenizer.decode(list(ids), skip_special_tokens=True)
+        """Normal text for piece ids; specials and language tags are dropped."""
+        return self.tokenizer.decode([i for i in ids if i not in self.tags], skip_special_tokens=True)

@@ -19,6 +19,9 @@ PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(4)
 WORD_MARK = "▁"
+#: How a many-to-many model's language tag (``__fr__``, ``fra_Latn``, ``fr_XX``) is shown: its code in these
+#: brackets, never a word — neither a source word a heatmap column stands for nor a target word the model chose.
+TAG_OPEN, TAG_CLOSE = "⟨", "⟩"
 SOURCE_FILE, TARGET_FILE = "source_tokenizer.json", "target_tokenizer.json"
 
 
@@ -114,15 +117,16 @@ class PieceTokenizer(Protocol):
         ...
 
     def ids(self, text: str) -> list[int]:
-        """The piece ids of ``text``, no specials."""
+        """The ids a decoder writes for ``text`` before its EOS: its pieces, after a many-to-many target side's
+        language tag."""
         ...
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
-        """Each id's piece (EOS as ``</s>``)."""
+        """Each id's piece (EOS as ``</s>``, a language tag as :func:`language_tag` writes it)."""
         ...
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Normal text for piece ids, specials dropped."""
+        """Normal text for piece ids, specials and language tags dropped."""
         ...
 
 
@@ -145,13 +149,23 @@ class TokenizerPair:
         self.target.save(d / TARGET_FILE)
 
 
+def language_tag(code: str) -> str:
+    """The piece that stands for the language tag of ``code`` (the model's own code): ``⟨fra_Latn⟩``."""
+    return f"{TAG_OPEN}{code}{TAG_CLOSE}"
+
+
+def is_marker(piece: str) -> bool:
+    """Whether a piece (or a label made of one) marks the sentence rather than being part of a word: BOS, EOS, PAD
+    or a language tag."""
+    return piece in (PAD, BOS, EOS) or (len(piece) > 2 and piece[0] == TAG_OPEN and piece[-1] == TAG_CLOSE)
+
+
 def word_groups(pieces: Iterable[str]) -> list[list[int]]:
-    """Indices of pieces grouped into words: ``▁`` starts a word, BOS/EOS/PAD stand alone."""
-    alone = (PAD, BOS, EOS)
+    """Indices of pieces grouped into words: ``▁`` starts a word, markers (:func:`is_marker`) stand alone."""
     groups: list[list[int]] = []
     previous = EOS
     for i, piece in enumerate(pieces):
-        if piece.startswith(WORD_MARK) or piece in alone or previous in alone:
+        if piece.startswith(WORD_MARK) or is_marker(piece) or is_marker(previous):
             groups.append([i])
         else:
             groups[-1].append(i)

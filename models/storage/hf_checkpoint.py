@@ -3,7 +3,9 @@ and the model and tokenizers behind the project's interface.
 
 A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. Only encoder–decoder
 translators this project can read (:data:`~models.network.hf_translator.MODEL_TYPES`: Marian, so every opus-mt-*
-model) are loaded; every other kind of model is refused with what it is and why. Weights are read from
+model; M2M100 and NLLB-200; mBART-50) are loaded, each with the tokenizer its family is read with
+(:data:`TOKENIZERS`); every other kind of model is refused with what it is and why. A many-to-many model is loaded
+once and set to a language pair by :class:`ManyToMany` (a copy that shares its weights). Weights are read from
 ``model.safetensors`` only — a repo with only a pickle (``pytorch_model.bin``) is refused with how to convert it —
 and code in a repo is never run (``trust_remote_code`` stays off). The parameters are counted from the config on
 the meta device before any weight is read. ``transformers`` is imported here, when such a model is loaded, and
@@ -11,19 +13,27 @@ never on the way to this project's own models.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from ..network.hf_languages import language_tags, speaking, unknown_code
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
-from .languages import Languages, hub_languages
+from .languages import EN_FR, Languages, hub_languages, language_key
 from .load_limits import too_many_parameters
 
-TOKENIZER_FILES = ("source.spm", "target.spm", "vocab.json")
+#: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
+#: tag comes after its EOS), so they are refused rather than misread.
+TOKENIZERS = {"marian": ("MarianTokenizer",), "m2m_100": ("M2M100Tokenizer", "NllbTokenizer"),
+              "mbart": ("MBart50Tokenizer",)}
+#: The files without which a family's tokenizer cannot be built.
+TOKENIZER_FILES = {"marian": ("source.spm", "target.spm", "vocab.json"), "m2m_100": ("tokenizer_config.json",),
+                   "mbart": ("tokenizer_config.json",)}
 PICKLES = ("pytorch_model.bin",)
-CONVERT = ("convert it once where you trust it: MarianMTModel.from_pretrained(folder).save_pretrained(folder, "
-           "safe_serialization=True), or with the Hub's safetensors conversion")
+CONVERT = ("convert it once where you trust it: AutoModelForSeq2SeqLM.from_pretrained(folder).save_pretrained("
+           "folder, safe_serialization=True), or with the Hub's safetensors conversion")
 
 #: What a refused model is, by ``model_type``, for the message.
 KNOWN = {"gpt2": "a decoder-only language model: it continues a prompt and has no source sentence to attend over",
@@ -43,12 +53,12 @@ def refusal(config: dict, path: Path) -> str | None:
         what = KNOWN.get(kind) or ("an encoder–decoder this app does not read yet" if config.get("is_encoder_decoder")
                                    else "not an encoder–decoder translator")
         return (f"{path.name} is a {kind!r} model — {what}. This app shows translators whose decoder attends over "
-                f"the source: Marian models such as Helsinki-NLP/opus-mt-en-fr.")
+                f"the source: Marian models such as Helsinki-NLP/opus-mt-en-fr, M2M100, NLLB-200 and mBART-50.")
     if not (path / "model.safetensors").is_file():
         pickled = [name for name in PICKLES if (path / name).is_file()]
         return (f"{path.name} has its weights only as a pickle ({pickled[0]}), which this app never loads (unpickling "
                 f"can run code); {CONVERT}." if pickled else f"{path.name} has no model.safetensors.")
-    missing = [name for name in TOKENIZER_FILES if not (path / name).is_file()]
+    missing = [name for name in TOKENIZER_FILES[kind] if not (path / name).is_file()]
     if missing:
         return f"{path.name} has no tokenizer to go with it (missing {', '.join(missing)})."
     return None
@@ -74,23 +84,73 @@ def parameters(path: Path) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def load_hf(path: Path, config: dict, name: str, max_parameters: int
-            ) -> tuple[HFTranslator, TokenizerPair, Languages]:
+def _tokenizer(path: Path, model_type: str):
+    """The folder's tokenizer, of a class its model type is read with; ValueError (for users) otherwise."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    if type(tokenizer).__name__ not in TOKENIZERS[model_type]:
+        raise ValueError(f"{path.name}'s tokenizer is a {type(tokenizer).__name__}; a {model_type!r} model is read "
+                         f"here with {' or '.join(TOKENIZERS[model_type])} only.")
+    return tokenizer
+
+
+def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: torch.dtype = torch.float32
+            ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | None]:
     """The model, tokenizers and languages of the folder (``name``: the reference it was asked for, a Hub id names
-    its languages); ValueError (its message for users) when they cannot be loaded or have over ``max_parameters``."""
+    its languages), and for a many-to-many model what sets it to other languages (set to
+    :meth:`ManyToMany.default_pair`); ValueError (its message for users) when they cannot be loaded or have over
+    ``max_parameters``. ``dtype``: the weights' (bfloat16 halves a large model's memory)."""
     reason = refusal(config, path)
     if reason:
         raise ValueError(reason)
     if (count := parameters(path)) > max_parameters:
         raise ValueError(too_many_parameters(path.name, count, max_parameters))
-    from transformers import AutoModelForSeq2SeqLM, MarianTokenizer
+    from transformers import AutoModelForSeq2SeqLM
 
     try:
-        tokenizer = MarianTokenizer.from_pretrained(path)
+        tokenizer = _tokenizer(path, config["model_type"])
         model = AutoModelForSeq2SeqLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
-                                                      trust_remote_code=False, dtype=torch.float32)
-    except (OSError, ValueError, RuntimeError) as e:
+                                                      trust_remote_code=False, dtype=dtype)
+    except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
-    return (HFTranslator(model, tokenizer.unk_token_id),
-            TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
-            hub_languages(name, tokenizer.source_lang, tokenizer.target_lang))
+    translator = HFTranslator(model, tokenizer.unk_token_id)
+    tags = language_tags(tokenizer)
+    if not tags:
+        return (translator, TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
+                hub_languages(name, tokenizer.source_lang, tokenizer.target_lang), None)
+    many = ManyToMany(tokenizer, tags, path.name)
+    return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
+
+
+@dataclass(frozen=True, eq=False)
+class ManyToMany:
+    """What a many-to-many model keeps to be set to any pair of its languages: its tokenizer, never switched
+    itself, and its languages' tags by its own codes."""
+
+    tokenizer: object
+    tags: dict[str, int]  # {code: tag id}, the model's own codes (fr, fra_Latn, fr_XX)
+    name: str  # the model's, for messages
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(self.tags)
+
+    def default_pair(self) -> tuple[str, str]:
+        """The tokenizer's own source language (English in all three families) into this project's target language,
+        French (else the first other language it knows)."""
+        source = self.tokenizer.src_lang
+        target = next((c for c in self.tags if language_key(c) == EN_FR[1]),
+                      next(c for c in self.tags if c != source))
+        return source, target
+
+    def pair(self, model: HFTranslator, source: str, target: str) -> tuple[HFTranslator, TokenizerPair]:
+        """The model writing in ``target`` and tokenizers set to the pair; ValueError for a code it does not know,
+        with the close matches."""
+        for code in (source, target):
+            if code not in self.tags:
+                raise ValueError(unknown_code(code, self.tags, self.name))
+        by_id = {i: code for code, i in self.tags.items()}
+        return model.writing(self.tags[target]), TokenizerPair(
+            HFTokenizer(speaking(self.tokenizer, source), "source", by_id),
+            HFTokenizer(speaking(self.tokenizer, target), "target", by_id))

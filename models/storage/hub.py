@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import torch
@@ -32,10 +32,10 @@ from ..network.device import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .gold import default_reading
-from .hf_checkpoint import is_hf_config, load_hf
+from .hf_checkpoint import ManyToMany, is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
-from .languages import Languages, own_languages
+from .languages import Languages, may_translate, own_languages, pair_name
 from .load_limits import machine_max_download_mb, machine_max_parameters
 from .model_card import CardFacts, read_card
 
@@ -57,6 +57,24 @@ class LoadedModel:
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, False)  # what its model card says (licence, guided alignment)
+    many_to_many: ManyToMany | None = None  # what sets a many-to-many model to another pair; None: one pair
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The languages a many-to-many model can be set to, by its own codes; () for a model of one pair."""
+        return self.many_to_many.codes if self.many_to_many else ()
+
+    def speaking(self, source: str, target: str) -> LoadedModel:
+        """This model translating ``source`` → ``target`` (its own codes): a many-to-many model set to that pair
+        (sharing its weights), a model of one pair itself when the pair is its own; ValueError (for users)
+        otherwise."""
+        if self.many_to_many is None:
+            if may_translate(self.languages, (source, target)):
+                return self
+            raise ValueError(f"{self.path.name} translates {pair_name(self.languages)} only; languages are picked "
+                             "for a many-to-many model (M2M100, NLLB-200, mBART-50).")
+        model, tokenizers = self.many_to_many.pair(self.model, source, target)
+        return replace(self, model=model, tokenizers=tokenizers, languages=(source, target))
 
     @property
     def variant(self) -> str:
@@ -234,20 +252,26 @@ def _load_own(path: Path, config) -> tuple[Translator, TokenizerPair]:
 
 
 def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: str | None = None,
-               policy: LoadPolicy | None = None) -> LoadedModel:
-    """Load ``ref`` onto ``device`` (auto by default), as ``policy`` allows (one's own machine's unless given);
-    raises :class:`CheckpointError`."""
+               policy: LoadPolicy | None = None, languages: Languages | None = None) -> LoadedModel:
+    """Load ``ref`` onto ``device`` (auto by default), as ``policy`` allows (one's own machine's unless given), set to
+    ``languages`` (source, target: a many-to-many model's own codes; its default pair when None); raises
+    :class:`CheckpointError`."""
     policy = policy or LoadPolicy()
     path = resolve(ref, revision, policy)
     raw = _raw_config(path)
-    if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*)
+    many = None
+    if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*, M2M100, NLLB-200, mBART-50)
         try:
-            model, tokenizers, languages = load_hf(path, raw, ref, policy.max_parameters)
+            model, tokenizers, found, many = load_hf(path, raw, ref, policy.max_parameters)
         except ValueError as e:
             raise CheckpointError(str(e)) from e
     else:
-        (model, tokenizers), languages = _load_own(path, _read_config(path, raw)), own_languages(path)
+        (model, tokenizers), found = _load_own(path, _read_config(path, raw)), own_languages(path)
     target, card = pick_device(device), read_card(path)
-    return LoadedModel(model.to(target).eval(), tokenizers, path, target,
-                       default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape)),
-                       languages, card)
+    loaded = LoadedModel(model.to(target).eval(), tokenizers, path, target,
+                         default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape)),
+                         found, card, many)
+    try:
+        return loaded if languages is None else loaded.speaking(*languages)
+    except ValueError as e:
+        raise CheckpointError(str(e)) from e

@@ -20,8 +20,9 @@ from .hf_checkpoint import listing_refusal
 from .load_limits import DOWNLOAD_SETTING
 
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
-# optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models
-DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors", "*.spm")
+# optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models (Marian's *.spm,
+# M2M100's sentencepiece.bpe.model; NLLB's and mBART-50's tokenizer.json is among the *.json)
+DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors", "*.spm", "sentencepiece.bpe.model")
 
 
 class CheckpointError(RuntimeError):
