@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .decoding.lines import translate_lines
 from .storage.card import write_card
-from .storage.hub import LoadedModel, load_model
+from .storage.hub import LoadedModel, chosen_languages, language_options, load_model
 from .storage.languages import assumed, may_translate, pair_name
 from .storage.sentences import Sentences, read_named
 from .tables.scores import by_length, scores
@@ -56,6 +56,7 @@ def main(argv=None) -> int:
     p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
     p.add_argument("--src", help="the source language (default: the model's, else en)")
     p.add_argument("--tgt", help="the target language (default: the model's, else fr)")
+    language_options(p)
     p.add_argument("--beam", type=int, default=5, help="beam size (1: greedy only)")
     p.add_argument("--device")
     p.add_argument("--sentences", type=int, help="score only the first N sentences of each set (a quick look; the "
@@ -64,7 +65,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.sentences and not args.out:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
-    loaded = load_model(args.model, device=args.device)
+    loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
     languages = assumed((args.src or loaded.languages[0], args.tgt or loaded.languages[1]))
     if not may_translate(loaded.languages, languages):
         raise SystemExit(f"error: {args.model} translates {pair_name(loaded.languages)}, not "

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from .analysis.heads import every_head, importance, pruning
 from .storage.card import write_card
 from .storage.heads import HEADS_FILE
-from .storage.hub import CheckpointError, load_model
+from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import Languages, assumed
 from .storage.sentences import read_named
 
@@ -45,13 +45,14 @@ def main(argv=None) -> int:
     p.add_argument("--model", default="transformer", help="a Transformer: bundled name, directory or Hub repo id")
     p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
                    help="validation sets (a set by name in the model's language pair)")
+    language_options(p)
     p.add_argument("--sentences", type=int, default=150, help="the first N sentences of each set")
     p.add_argument("--budget", type=float, default=1.0, help="BLEU the pruning may lose")
     p.add_argument("--device")
     p.add_argument("--out", help=f"JSON file to write (default: {HEADS_FILE} in the checkpoint)")
     args = p.parse_args(argv)
     try:
-        loaded = load_model(args.model, device=args.device)
+        loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         languages = assumed(loaded.languages)
         sources, references = validation_sentences(args.data, languages, args.sentences)
     except (CheckpointError, OSError, ValueError) as e:

@@ -20,7 +20,7 @@ from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
 from .extras import MissingExtra
-from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
+from .storage.hub import DEFAULT_MODEL, CheckpointError, chosen_languages, language_options, load_model
 
 
 def trace_json(trace: Trace) -> dict:
@@ -60,6 +60,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.translate", description=__doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
     p.add_argument("--revision", help="Hub revision (branch, tag or commit)")
+    language_options(p)
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--device")
     p.add_argument("--json", action="store_true", help="one JSON trace per line")
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
     p.add_argument("--bertviz-view", choices=VIEWS, default="model", help="bertviz's model_view or head_view")
     args = p.parse_args(argv)
     try:
-        loaded = load_model(args.model, args.revision, args.device)
+        loaded = load_model(args.model, args.revision, args.device, languages=chosen_languages(args))
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -158,3 +158,26 @@ def test_a_code_the_model_does_not_know_is_refused_with_the_close_matches(family
     with pytest.raises(CheckpointError) as e:
         load_model(str(folder), languages=(CODES[name][0], wrong))
     assert f"no language {wrong!r}" in str(e.value) and CODES[name][1] in str(e.value)
+
+
+def test_the_command_line_translates_into_the_language_asked_as_generate_does(family, capsys, monkeypatch):
+    import io
+    import json
+
+    from models import translate
+
+    name, folder, *_ = family
+    for target in (1, 2):
+        monkeypatch.setattr("sys.stdin", io.StringIO("a dog runs on the beach\n"))
+        assert translate.main(["--model", str(folder), "--src-lang", CODES[name][0], "--tgt-lang",
+                               CODES[name][target]]) == 0
+        loaded = _loaded(family, target)
+        ids = _generate(family, "a dog runs on the beach", target, 40)[0].tolist()
+        assert capsys.readouterr().out.strip() == loaded.tokenizers.target.decode(ids)
+    monkeypatch.setattr("sys.stdin", io.StringIO("a dog runs\n"))
+    assert translate.main(["--model", str(folder), "--tgt-lang", CODES[name][2], "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    L, heads = _loaded(family, 2).model.attention_shape
+    assert np.array(found["cross_attention"]).shape == (L, heads, len(found["target_pieces"]),
+                                                        len(found["source_pieces"]))
+    assert found["target_pieces"][0] == language_tag(CODES[name][2])

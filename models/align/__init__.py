@@ -42,7 +42,7 @@ from ..decoding.trace import Reading, readings
 from ..storage.card import write_card
 from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment
 from ..storage.gold_sets import load_gold
-from ..storage.hub import CheckpointError, load_model
+from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
 
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
@@ -68,6 +68,7 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
+    language_options(p)
     p.add_argument("--device")
     return p
 
@@ -101,7 +102,7 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
 def main(argv=None) -> int:
     args = arguments().parse_args(argv)
     try:
-        loaded = load_model(args.model, device=args.device)
+        loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
     except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e

@@ -24,7 +24,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..decoding.trace import Reading
-from ..storage.hub import CheckpointError, load_model
+from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import assumed
 from ..storage.sentences import read_named
 from ..tables.files import table_csv, table_json
@@ -41,6 +41,7 @@ def arguments() -> argparse.ArgumentParser:
                    "with .shifted; default: the one its card chose)")
     p.add_argument("--compare-reading", help="the same for --compare")
     p.add_argument("--out", required=True, help="table.csv, or table.json (the table and the corpus figures)")
+    language_options(p)
     p.add_argument("--device")
     return p
 
@@ -56,7 +57,7 @@ def main(argv=None) -> int:
     refs = [args.model] + ([args.compare] if args.compare else [])
     keys = [args.reading, args.compare_reading]
     try:
-        loaded = [load_model(ref, device=args.device) for ref in refs]
+        loaded = [load_model(ref, device=args.device, languages=chosen_languages(args)) for ref in refs]
         languages = assumed(loaded[0].languages)
         sentences = read_named(args.data, languages, args.split, strict=False)  # refused below, in its words
         chosen = sides(loaded, refs, [_reading(m, k) for m, k in zip(loaded, keys)])

@@ -64,10 +64,11 @@ class LoadedModel:
         """The languages a many-to-many model can be set to, by its own codes; () for a model of one pair."""
         return self.many_to_many.codes if self.many_to_many else ()
 
-    def speaking(self, source: str, target: str) -> LoadedModel:
-        """This model translating ``source`` → ``target`` (its own codes): a many-to-many model set to that pair
-        (sharing its weights), a model of one pair itself when the pair is its own; ValueError (for users)
-        otherwise."""
+    def speaking(self, source: str | None, target: str | None) -> LoadedModel:
+        """This model translating ``source`` → ``target`` (its own codes; None: the side as it is): a many-to-many
+        model set to that pair (sharing its weights), a model of one pair itself when the pair is its own;
+        ValueError (for users) otherwise."""
+        source, target = source or self.languages[0], target or self.languages[1]
         if self.many_to_many is None:
             if may_translate(self.languages, (source, target)):
                 return self
@@ -275,3 +276,16 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         return loaded if languages is None else loaded.speaking(*languages)
     except ValueError as e:
         raise CheckpointError(str(e)) from e
+
+
+def language_options(parser) -> None:
+    """A command's ``--src-lang`` / ``--tgt-lang``: the pair a many-to-many model is set to (see
+    :func:`chosen_languages`)."""
+    for side, example in (("src", "source"), ("tgt", "target")):
+        parser.add_argument(f"--{side}-lang", metavar="CODE", help=f"a many-to-many model's {example} language, in "
+                            "its own codes (M2M100: fr, NLLB-200: fra_Latn, mBART-50: fr_XX); default: English→French")
+
+
+def chosen_languages(args) -> Languages | None:
+    """The pair :func:`language_options` read (None where neither was given)."""
+    return (args.src_lang, args.tgt_lang) if args.src_lang or args.tgt_lang else None
