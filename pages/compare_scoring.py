@@ -1,7 +1,5 @@
 """Compare scoring: two models' attention on the same sentence, then on the same target — additive, dot-product,
 or one head (or layer mean) of the Transformer."""
-from dataclasses import replace
-
 import streamlit as st
 
 from models.analysis.compare import compare_views, same_cells
@@ -26,8 +24,8 @@ with st.sidebar:
     st.subheader("Compared here")
     ref_a, rev_a = ui.model_picker("Left model", url.left or "additive", "left", url.left_rev)
     ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
-left, loaded_a = ui.model_or_fallback(replace(settings, model=ref_a, revision=rev_a), "additive")
-right, loaded_b = ui.model_or_fallback(replace(settings, model=ref_b, revision=rev_b), "dot")
+left, loaded_a = ui.model_or_fallback(settings.for_model(ref_a, rev_a), "additive")
+right, loaded_b = ui.model_or_fallback(settings.for_model(ref_b, rev_b), "dot")
 if not (loaded_a.model.has_attention and loaded_b.model.has_attention):
     st.warning("Pick two models with attention: the no-attention baseline has no weights to compare.")
     st.stop()
@@ -64,7 +62,7 @@ else:
 if not target.strip():
     st.info(f"Type the {target_language} sentence both models should be forced to produce.")
     st.stop()
-forced = [cache.cached_forced(s.model, s.revision, text, target) for s in (left, right)]
+forced = [cache.cached_forced(s.model, s.revision, s.languages, text, target) for s in (left, right)]
 views = [view(f, r, settings.words) for f, r in zip(forced, readings)]
 if not settings.words and not same_cells(*views):  # e.g. a Hub model with tokenizers of its own
     st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")

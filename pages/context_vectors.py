@@ -1,7 +1,5 @@
 """Context vectors: how c_t = Σ_s α_ts h_s moves among the source annotations, and a Transformer head's output
 Σ_s α_ts (W_v h_s) among its value vectors."""
-from dataclasses import replace
-
 import numpy as np
 import streamlit as st
 
@@ -43,7 +41,7 @@ def draw_path(trace: Trace, geo: ContextGeometry, weights: np.ndarray, name: str
 
 def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
     """An RNN's contexts among its annotations; returns its trace."""
-    trace = ui.trace_or_stop(ui.model_or_fallback(replace(settings, model=model), model)[0], text)
+    trace = ui.trace_or_stop(ui.model_or_fallback(settings.for_model(model), model)[0], text)
     st.markdown(f"**{ui.model_name(model)}** — {for_markdown(trace.translation)}")
     draw_path(trace, context_geometry(trace), trace.read(RNN_READING), ui.model_name(model), model,
               ("annotations h_s", "contexts c_t"))
@@ -52,13 +50,13 @@ def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
 
 def head_column(settings: ui.Settings, text: str) -> None:
     """One cross-attention head of the bundled Transformer: its outputs among its value vectors."""
-    settings, loaded = ui.model_or_fallback(replace(settings, model="transformer"), "transformer")
+    settings, loaded = ui.model_or_fallback(settings.for_model("transformer"), "transformer")
     reading = evidence.head_picker(loaded, label="Transformer head")
     if reading is None or reading.head is None:
         st.info("A layer's mean averages heads whose value vectors live in different spaces: pick one head.")
         return
     trace = ui.trace_or_stop(settings, text)
-    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
     name = f"{ui.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
     draw_path(trace, head_geometry(kinds, reading.layer, reading.head), trace.read(reading), name, "head",

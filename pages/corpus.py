@@ -1,7 +1,5 @@
 """A corpus at a time: every sentence of a test set (or of your own lines) in one sortable table, one or two models
 side by side, and where their attention disagrees."""
-from dataclasses import replace
-
 import pandas as pd
 import streamlit as st
 
@@ -24,12 +22,13 @@ with st.sidebar:
     two = st.toggle("A second model", value=True, key="corpus_two")
     if two:
         ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
-chosen = [(settings, loaded)] + ([ui.model_or_fallback(replace(settings, model=ref_b, revision=rev_b), "dot")]
+second = settings.for_model(ref_b, rev_b) if two else None  # at its own pair
+chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
                                  if two else [])
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.model, s.revision, r and r.key, ui.model_name(s.model)
+models = tuple(corpus_ui.Model(s.model, s.revision, s.languages, r and r.key, ui.model_name(s.model)
                                + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
                for (s, m), r in zip(chosen, readings))
 models = corpus_ui.of_one_pair(models)

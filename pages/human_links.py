@@ -37,10 +37,11 @@ reading = evidence.head_picker(loaded, shifted=True) if matrix == "attention" el
 if reading is not None:
     st.caption(evidence.STEP_NOTE)
 
-forced = cache.cached_forced(settings.model, settings.revision, " ".join(pair.source), " ".join(pair.target))
+model = (settings.model, settings.revision, settings.languages)
+forced = cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target))
 if not evidence.affordable(forced, matrix):
     st.stop()
-weights = evidence.cached_word_matrix(settings.model, settings.revision, pair.source, pair.target, matrix, reading)
+weights = evidence.cached_word_matrix(*model, pair.source, pair.target, matrix, reading)
 F, E = weights.shape
 view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                      energies=None)

@@ -22,10 +22,10 @@ st.caption("The additive score is a one-hidden-layer network: u = W_q s_{t−1} 
 text = ui.sentence_input()
 if text is None:
     st.stop()
-settings, loaded = ui.model_or_fallback(replace(settings, model="additive", beam=1))
+settings, loaded = ui.model_or_fallback(replace(settings.for_model("additive"), beam=1))
 trace = ui.trace_or_stop(settings, text)
 ui.source_notices(trace)
-dot_settings, dot_loaded = ui.model_or_fallback(replace(settings, model="dot"), "dot")
+dot_settings, dot_loaded = ui.model_or_fallback(settings.for_model("dot"), "dot")
 
 target = charts.piece_text(trace.target_pieces)
 source = charts.source_text(trace)
@@ -33,7 +33,7 @@ t = st.select_slider("Decoding step (additive model's output)", range(len(target
                      format_func=lambda i: plain(target[i]), key="anatomy_step")
 s = st.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
                      value=int(trace.read(RNN_READING)[t].argmax()))
-dot_trace = cache.cached_forced(dot_settings.model, None, text, trace.target_ids)
+dot_trace = cache.cached_forced(dot_settings.model, None, None, text, trace.target_ids)
 
 left, right = st.columns(2)
 for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):

@@ -15,7 +15,7 @@ st.title("Attention Atlas")
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
-    result = cache.cached_beam(settings.model, settings.revision, text, settings.beam)
+    result = cache.cached_beam(settings.model, settings.revision, settings.languages, text, settings.beam)
     st.subheader("Beam search")
     st.dataframe([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
                    "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
@@ -147,7 +147,7 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
         return
-    found = cache.cached_what_if(settings.model, settings.revision, text, step, focus, layer)
+    found = cache.cached_what_if(settings.model, settings.revision, settings.languages, text, step, focus, layer)
     base, changed, step = found.base, found.changed, found.step
     before, after = st.columns(2)
     before.markdown("**As decoded**")

@@ -121,8 +121,13 @@ def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, 
     ``folder``, trained ``steps`` Adam steps on English→French, English→German and French→English with the target
     language's tag first, as those models are; returns the folder."""
     import torch
-    from transformers import (GenerationConfig, M2M100Config, M2M100ForConditionalGeneration, MBartConfig,
-                              MBartForConditionalGeneration)
+    from transformers import (
+        GenerationConfig,
+        M2M100Config,
+        M2M100ForConditionalGeneration,
+        MBartConfig,
+        MBartForConditionalGeneration,
+    )
 
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer, vocab = _many_to_many_tokenizer(folder, family)

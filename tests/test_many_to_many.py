@@ -86,7 +86,7 @@ def test_beam_4_is_generates_beam_search_with_the_target_language_forced(family)
 
 
 def test_each_steps_attention_is_the_teacher_forced_output_attentions(family):
-    name, _, library, tokenizer = family
+    library = family[2]
     loaded = _loaded(family, 2)
     for text in TEXTS[:3]:
         trace = greedy(loaded.model, loaded.tokenizers, text)

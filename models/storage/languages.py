@@ -44,8 +44,8 @@ def language_name(code: str | None, unknown: str) -> str:
     ``unknown`` for None."""
     if code is None:
         return unknown
-    found = _parsed(code)
-    return found.display_name() if found else code
+    found = _parsed(code)  # its territory left out: mBART-50's codes carry fairseq's guesses (ar_AR, fr_XX)
+    return langcodes.Language.make(language=found.language, script=found.script).display_name() if found else code
 
 
 def pair_name(languages: Languages) -> str:

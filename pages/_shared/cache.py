@@ -15,15 +15,19 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
+from models.storage.languages import Languages
 from models.storage.timeline import read_timeline, timeline_file
 
 from .deploy import hub_models_kept, load_policy, set_serving_threads
 
 
-def load(ref: str, revision: str | None) -> LoadedModel:
-    """The model ``ref`` under this deployment's policy (the policy is part of the cache key). The bundled models
-    and local folders stay loaded; of Hub repos the server keeps the :data:`~.deploy.HUB_MODELS_KEPT` used last,
-    so visitors asking for one model after another cannot exhaust its memory."""
+def load(ref: str, revision: str | None, languages: Languages | None = None) -> LoadedModel:
+    """The model ``ref`` under this deployment's policy (the policy is part of the cache key), set to ``languages``
+    (a many-to-many model's pair; None: as it loads). The bundled models and local folders stay loaded; of Hub repos
+    the server keeps the :data:`~.deploy.HUB_MODELS_KEPT` used last, so visitors asking for one model after another
+    cannot exhaust its memory. A pair shares the loaded model's weights."""
+    if languages is not None:
+        return _speaking(ref, revision, languages, load_policy())
     if ref.removeprefix(BUNDLED_PREFIX) in bundled_models() or Path(ref).expanduser().is_dir():
         return _load(ref, revision, load_policy())
     return _load_hub(ref, revision, load_policy())
@@ -39,6 +43,11 @@ def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
 def _load_hub(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
     return load_model(ref, revision, policy=policy)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Setting the model's languages…")
+def _speaking(ref: str, revision: str | None, languages: Languages, policy: LoadPolicy) -> LoadedModel:
+    return load(ref, revision).speaking(*languages)
 
 
 def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
@@ -68,31 +77,33 @@ def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple |
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, text: str, beam: int) -> Trace:
+def cached_trace(ref: str, revision: str | None, languages: Languages | None, text: str, beam: int) -> Trace:
     """The best-beam trace of ``text``, or greedy."""
-    loaded = load(ref, revision)
+    loaded = load(ref, revision, languages)
     if beam > 1:
-        return cached_beam(ref, revision, text, beam).hypotheses[0]
+        return cached_beam(ref, revision, languages, text, beam).hypotheses[0]
     return greedy(loaded.model, loaded.tokenizers, text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_what_if(ref: str, revision: str | None, text: str, step: int, word: int, layer: int) -> WhatIf:
+def cached_what_if(ref: str, revision: str | None, languages: Languages | None,
+                   text: str, step: int, word: int, layer: int) -> WhatIf:
     """:func:`models.decoding.what_if.what_if` of the model ``ref``."""
-    loaded = load(ref, revision)
+    loaded = load(ref, revision, languages)
     return what_if(loaded.model, loaded.tokenizers, text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(ref: str, revision: str | None, text: str, beam: int) -> BeamResult:
+def cached_beam(ref: str, revision: str | None, languages: Languages | None, text: str, beam: int) -> BeamResult:
     """Every final hypothesis of a beam search and its tree."""
-    loaded = load(ref, revision)
+    loaded = load(ref, revision, languages)
     return beam_search(loaded.model, loaded.tokenizers, text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(ref: str, revision: str | None, text: str, target: str | tuple[int, ...]) -> Trace:
-    loaded = load(ref, revision)
+def cached_forced(ref: str, revision: str | None, languages: Languages | None,
+                  text: str, target: str | tuple[int, ...]) -> Trace:
+    loaded = load(ref, revision, languages)
     return forced(loaded.model, loaded.tokenizers, text, target)
 
 

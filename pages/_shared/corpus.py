@@ -41,10 +41,12 @@ _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
 
 @dataclass(frozen=True)
 class Model:
-    """One model of the table as the page names it: reference, revision, reading key and column name."""
+    """One model of the table as the page names it: reference, revision, languages (a many-to-many model's pair),
+    reading key and column name."""
 
     ref: str
     revision: str | None
+    languages: Languages | None
     reading: str | None
     name: str
 
@@ -139,7 +141,7 @@ def within_limit(sentences: Sentences) -> Sentences:
 
 def _sides(models: tuple[Model, ...]) -> list[Side]:
     """The table's sides of ``models``, each loaded through the one cached loader."""
-    loaded = [cache.load(m.ref, m.revision) for m in models]
+    loaded = [cache.load(m.ref, m.revision, m.languages) for m in models]
     readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
                 zip(models, loaded)]
     return sides(loaded, [m.name for m in models], readings)

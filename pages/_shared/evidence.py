@@ -114,12 +114,13 @@ def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = 
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_attribution(ref: str, revision: str | None, text: str, target: tuple[int, ...], method: str) -> np.ndarray:
+def cached_attribution(ref: str, revision: str | None, languages: Languages | None,
+                       text: str, target: tuple[int, ...], method: str) -> np.ndarray:
     """``method``'s shares [T, S] for ``text`` written as ``target``, with a progress bar while it is computed (made
     and removed in here, so a cached answer replays no bar)."""
-    loaded = cache.load(ref, revision)
+    loaded = cache.load(ref, revision, languages)
     bar = st.progress(0.0, text=f"Computing {method}…")
-    weights = attribution_matrix(loaded.model, cache.cached_forced(ref, revision, text, target), method,
+    weights = attribution_matrix(loaded.model, cache.cached_forced(ref, revision, languages, text, target), method,
                                  lambda done: bar.progress(done, text=f"Computing {method}: {done:.0%} of the "
                                                                       "written pieces"))
     bar.empty()
@@ -149,7 +150,8 @@ def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
         matrix = "attention"
     if matrix == "attention":
         return matrix, trace.read(reading), trace.read_energies(reading)
-    return matrix, cached_attribution(settings.model, settings.revision, text, trace.target_ids, matrix), None
+    model = (settings.model, settings.revision, settings.languages)
+    return matrix, cached_attribution(*model, text, trace.target_ids, matrix), None
 
 
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
@@ -186,8 +188,9 @@ def _cached_gold(spec: str, languages: Languages, split: str) -> list[GoldPair]:
 
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…")
-def cached_word_matrix(ref: str, revision: str | None, english: tuple[str, ...], french: tuple[str, ...],
+def cached_word_matrix(ref: str, revision: str | None, languages: Languages | None,
+                       english: tuple[str, ...], french: tuple[str, ...],
                        matrix: str, reading: Reading | None) -> np.ndarray:
     """[F, E] between the gold's own words (see :func:`models.analysis.word_links.word_matrix`)."""
-    loaded = cache.load(ref, revision)
+    loaded = cache.load(ref, revision, languages)
     return word_matrix(loaded.model, loaded.tokenizers, english, french, matrix, reading or loaded.reading)

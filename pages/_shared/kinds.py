@@ -15,6 +15,7 @@ from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
 from models.extras import EXTRAS, available
 from models.storage.hub import LoadedModel
+from models.storage.languages import Languages
 
 from . import cache, charts, evidence, ui
 from .labels import for_markdown
@@ -45,10 +46,12 @@ def kind_picker(loaded: LoadedModel) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(ref: str, revision: str | None, text: str, target: tuple[int, ...]) -> AttentionKinds:
+def cached_kinds(ref: str, revision: str | None, languages: Languages | None,
+                 text: str, target: tuple[int, ...]) -> AttentionKinds:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
-    found = attention_kinds(cache.load(ref, revision).model, cache.cached_forced(ref, revision, text, target))
+    trace = cache.cached_forced(ref, revision, languages, text, target)
+    found = attention_kinds(cache.load(ref, revision, languages).model, trace)
     return found.first(len(target))
 
 
@@ -103,7 +106,7 @@ def shown(settings: ui.Settings, text: str, trace: Trace, view: AttentionView, m
     stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
     if kind == "cross":
         return Shown(view, evidence.TITLES[matrix][0] + head, kind, None, stem)
-    kinds = cached_kinds(settings.model, settings.revision, text, trace.target_ids)
+    kinds = cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
     return Shown(kind_view(kinds, kind, reading), f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
 
 
@@ -145,9 +148,10 @@ def linked_heads(loaded: LoadedModel) -> list[str]:
 
 
 @st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
-def cached_heads_off(ref: str, revision: str | None, text: str, off: tuple[str, ...]) -> Trace:
+def cached_heads_off(ref: str, revision: str | None, languages: Languages | None,
+                     text: str, off: tuple[str, ...]) -> Trace:
     """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
-    loaded = cache.load(ref, revision)
+    loaded = cache.load(ref, revision, languages)
     pruned = without_heads(loaded.model, [parse_head(k, loaded.model) for k in off])
     return greedy(pruned, loaded.tokenizers, text)
 
@@ -166,8 +170,9 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     if not off:
         st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
         return
-    trace = cache.cached_trace(settings.model, settings.revision, text, 1)  # greedy, as the heads-off decoding
-    changed = cached_heads_off(settings.model, settings.revision, text, tuple(off))
+    model = (settings.model, settings.revision, settings.languages)
+    trace = cache.cached_trace(*model, text, 1)  # greedy, as the heads-off decoding
+    changed = cached_heads_off(*model, text, tuple(off))
     before, after = trace.translation.split(), changed.translation.split()
     marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
                       for w, new in zip(after, changed_words(before, after)))
@@ -183,9 +188,10 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_bertviz(ref: str, revision: str | None, text: str, target: tuple[int, ...]) -> str:
+def cached_bertviz(ref: str, revision: str | None, languages: Languages | None,
+                   text: str, target: tuple[int, ...]) -> str:
     """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
-    return bertviz_html(cached_kinds(ref, revision, text, target), "model")
+    return bertviz_html(cached_kinds(ref, revision, languages, text, target), "model")
 
 
 def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
@@ -195,7 +201,8 @@ def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
         st.caption(f"bertviz's model view of this sentence: {EXTRAS['bertviz'].message}")
         return
     st.download_button("bertviz model view (HTML)",
-                       lambda: cached_bertviz(settings.model, settings.revision, text, trace.target_ids),
+                       lambda: cached_bertviz(settings.model, settings.revision, settings.languages, text,
+                                              trace.target_ids),
                        "bertviz-model-view.html", "text/html", on_click="ignore",
                        help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
                             "browser; the page fetches require.js and d3 from their CDNs.")

@@ -15,11 +15,12 @@ from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.greedy import MAX_SOURCE_TOKENS
 from models.decoding.trace import Trace
 from models.network.attention import SCORES
+from models.network.hf_languages import unknown_code
 from models.network.tokenization import InputError
 from models.storage.card import variant
 from models.storage.examples import first_example, load_examples
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
-from models.storage.languages import language_name, pair_name
+from models.storage.languages import Languages, language_key, language_name, pair_name
 
 from . import url
 from .cache import cached_trace, load
@@ -37,6 +38,11 @@ class Settings:
     revision: str | None
     beam: int
     words: bool  # word-level (True) or subword view
+    languages: Languages | None = None  # a many-to-many model's pair, its own codes; None: a model of one pair
+
+    def for_model(self, model: str, revision: str | None = None) -> Settings:
+        """These settings for another model, at its own pair (the languages picked belong to the sidebar's)."""
+        return replace(self, model=model, revision=revision, languages=None)
 
 
 def read_url() -> url.UrlState:
@@ -77,11 +83,37 @@ def sidebar() -> None:
     with st.sidebar:
         st.header("Settings")
         choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
+        languages = language_pickers(choice, revision, state)
         mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
         beam = st.slider("Beam size", 2, url.MAX_BEAM, max(2, state.beam)) if mode == "beam search" else 1
         words = st.radio("Tokens", url.LEVELS, index=url.LEVELS.index(state.level), horizontal=True) == "words"
     st.query_params.update(beam=str(beam), level="words" if words else "subwords")
-    st.session_state[_SETTINGS] = Settings(choice, revision, beam, words)
+    st.session_state[_SETTINGS] = Settings(choice, revision, beam, words, languages)
+
+
+def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Languages | None:
+    """For a many-to-many model, two pickers of its languages by name, kept in the URL (``src_lang``,
+    ``tgt_lang``) in its own codes; a code it does not know is said, with the close matches, and its default used.
+    None for a model of one pair (or one that cannot be loaded: the page says why)."""
+    try:
+        loaded = load(ref, revision)
+    except CheckpointError:
+        loaded = None
+    if loaded is None or not loaded.codes:
+        for key in ("src_lang", "tgt_lang"):
+            st.query_params.pop(key, None)
+        return None
+    chosen = []
+    for key, label, wanted, default in zip(("src_lang", "tgt_lang"), ("From", "Into"),
+                                           (state.src_lang, state.tgt_lang), loaded.languages):
+        if wanted is not None and wanted not in loaded.codes:
+            st.toast(unknown_code(wanted, loaded.codes, "This model"), icon=":material/warning:")
+        code = wanted if wanted in loaded.codes else default
+        chosen.append(st.selectbox(label, loaded.codes, index=loaded.codes.index(code), key=f"{key}_pick",
+                                   format_func=lambda c: f"{language_name(c, c)} · {c}",
+                                   help="The model's languages (type to search); the URL keeps its own code."))
+        st.query_params[key] = chosen[-1]
+    return chosen[0], chosen[1]
 
 
 def settings() -> Settings:
@@ -92,10 +124,10 @@ def settings() -> Settings:
 def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tuple[Settings, LoadedModel]:
     """Load the chosen model; if it cannot be loaded, say why and use the bundled ``fallback``."""
     try:
-        loaded = load(settings.model, settings.revision)
+        loaded = load(settings.model, settings.revision, settings.languages)
     except CheckpointError as e:
         st.error(f"{for_markdown(str(e))} Using the bundled {model_name(fallback)} model instead.")
-        settings = replace(settings, model=fallback, revision=None)
+        settings = settings.for_model(fallback)
         loaded = load(fallback, None)
     label, name = variant_label(loaded.variant), model_name(settings.model)
     where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
@@ -135,7 +167,7 @@ def sentence_input(source: str | None = "en") -> str | None:
     (each page's text box is a new widget).
     """
     language = language_name(source, "Source")
-    english = source in (None, "en", "eng")  # None: a model that does not say; the examples may still suit it
+    english = source is None or language_key(source) == "en"  # None: a model that does not say; they may suit it
     examples = load_examples() if english else []
     labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in examples}
     if _SENTENCE not in st.session_state:
@@ -173,7 +205,7 @@ def _keep_sentence() -> None:
 def trace_or_stop(settings: Settings, text: str) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
     try:
-        return cached_trace(settings.model, settings.revision, text, settings.beam)
+        return cached_trace(settings.model, settings.revision, settings.languages, text, settings.beam)
     except InputError as e:
         st.info(str(e))
         st.stop()

@@ -21,6 +21,7 @@ LEVELS = ("words", "subwords")
 MAX_REF_CHARS = 200  # a Hub id is at most 96 characters; paths get some room
 MAX_REVISION_CHARS = 100
 MAX_HEAD_CHARS = 20  # "24.64", "24.mean.shifted": the page checks it against the model's layers and heads
+MAX_LANGUAGE_CHARS = 20  # "fra_Latn", "__fr__": the sidebar checks it against the model's languages
 MAX_STEP = 10_000  # pages clamp a step (or training point) to what they show; this only bounds the integer
 
 
@@ -47,6 +48,8 @@ class UrlState:
     left_rev: str | None = None
     right: str | None = None
     right_rev: str | None = None
+    src_lang: str | None = None  # a many-to-many model's languages, in its own codes (checked against the model)
+    tgt_lang: str | None = None
     left_head: str | None = None  # the Compare page's readings of multi-head models, as ``head``
     right_head: str | None = None
     notices: tuple[str, ...] = ()  # one line per ignored or shortened value
@@ -97,6 +100,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
     "read": _printable(40),
+    **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
     "off": _printable(400),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},

@@ -1,0 +1,51 @@
+"""Every page on a many-to-many translator (a tiny M2M100 built offline, ``?model=<folder>``): the language pickers,
+by name and in the URL by the model's own codes, the translation in the language picked, and no page breaking."""
+import pytest
+
+from models.decoding.greedy import greedy
+from models.storage.hub import load_model
+
+from .hf_helpers import tiny_many_to_many
+from .pages_helpers import APP, figures, page, run_page
+
+PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
+         "Corpus"]
+TEXT = "a dog runs on the beach"
+
+
+@pytest.fixture(scope="module")
+def m2m(tmp_path_factory):
+    return str(tiny_many_to_many(tmp_path_factory.mktemp("m2m"), "m2m100", steps=300))
+
+
+def test_the_url_picks_the_languages_and_the_german_is_drawn_under_its_chart(m2m):
+    at = run_page(APP, text=TEXT, model=m2m, src_lang="en", tgt_lang="de")
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    pickers = {s.label: s for s in at.sidebar.selectbox if s.label in ("From", "Into")}
+    assert (pickers["From"].value, pickers["Into"].value) == ("en", "de")
+    assert pickers["Into"].format_func("de") == "German · de" and len(pickers["From"].options) == 100
+    loaded = load_model(m2m, device="cpu", languages=("en", "de"))
+    assert at.text[0].value == greedy(loaded.model, loaded.tokenizers, TEXT).translation
+    assert figures(at) and at.query_params["tgt_lang"] == "de"
+
+
+def test_a_code_the_model_does_not_know_is_said_with_its_close_matches(m2m):
+    at = run_page(APP, text=TEXT, model=m2m, tgt_lang="deu")
+    assert not at.exception
+    assert any("has no language 'deu'" in t.value and "de" in t.value for t in at.toast)
+    assert at.sidebar.selectbox(key="tgt_lang_pick").value == "fr"  # its default pair, English→French
+
+
+def test_a_model_of_one_pair_shows_no_pickers_and_drops_them_from_the_url():
+    at = run_page(APP, text=TEXT, model="additive", src_lang="en", tgt_lang="de")
+    assert not at.exception and not at.error
+    assert not [s for s in at.sidebar.selectbox if s.label in ("From", "Into")]
+    assert "tgt_lang" not in at.query_params
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_other_page_renders_on_it(m2m, name):
+    at = run_page(page(name), text=TEXT, model=m2m, left=m2m, src_lang="en", tgt_lang="de")
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
