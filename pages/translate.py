@@ -5,7 +5,7 @@ import streamlit as st
 from models.analysis.alignment import AttentionView, source_word_weights, step_of_row
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
-from models.network.tokenization import word_index
+from models.network.tokenization import is_language_tag, word_index
 from pages._shared import cache, charts, evidence, exports, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
@@ -93,6 +93,9 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
     step = st.slider("Decoding step", 1, len(written), key="step", help="Each step writes one subword.") - 1
     st.query_params["step"] = str(step + 1)
     st.markdown(f"Step **{step + 1}** wrote **{for_markdown(written[step])}**.")
+    if is_language_tag(trace.target_pieces[step]):
+        st.caption("Forced, not chosen: a many-to-many model is made to write the target language's tag first (as "
+                   "generate's forced_bos_token_id does). The attention is the step's own; its choices are not.")
     source_words, by_word = source_word_weights(trace, weights)
     if settings.words:
         source, row_weights = charts.marked(view.columns, view.unknown), by_word[step]

@@ -49,3 +49,12 @@ def test_every_other_page_renders_on_it(m2m, name):
     at = run_page(page(name), text=TEXT, model=m2m, left=m2m, src_lang="en", tgt_lang="de")
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def test_the_step_that_wrote_the_language_tag_says_it_was_forced(m2m):
+    at = run_page(APP, text=TEXT, model=m2m, src_lang="en", tgt_lang="de", step="1")
+    assert not at.exception
+    assert any(m.value == "Step **1** wrote **⟨de⟩**." for m in at.markdown)
+    assert any(c.value.startswith("Forced, not chosen") for c in at.caption)
+    at = run_page(APP, text=TEXT, model=m2m, src_lang="en", tgt_lang="de", step="2")
+    assert not any(c.value.startswith("Forced, not chosen") for c in at.caption)

@@ -154,10 +154,15 @@ def language_tag(code: str) -> str:
     return f"{TAG_OPEN}{code}{TAG_CLOSE}"
 
 
+def is_language_tag(piece: str) -> bool:
+    """Whether a piece (or a label made of one) is a language tag as :func:`language_tag` writes it."""
+    return len(piece) > 2 and piece[0] == TAG_OPEN and piece[-1] == TAG_CLOSE
+
+
 def is_marker(piece: str) -> bool:
     """Whether a piece (or a label made of one) marks the sentence rather than being part of a word: BOS, EOS, PAD
     or a language tag."""
-    return piece in (PAD, BOS, EOS) or (len(piece) > 2 and piece[0] == TAG_OPEN and piece[-1] == TAG_CLOSE)
+    return piece in (PAD, BOS, EOS) or is_language_tag(piece)
 
 
 def word_groups(pieces: Iterable[str]) -> list[list[int]]:
