@@ -163,6 +163,7 @@ def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_
 
     monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)
     monkeypatch.delenv("ATLAS_MAX_DOWNLOAD_MB", raising=False)
+    monkeypatch.delenv("ATLAS_DTYPE", raising=False)
     monkeypatch.setattr(load_limits, "physical_memory", lambda: 8 * 2**30)
     assert load_limits.machine_max_parameters() == 268_435_456  # 8 GiB: an opus-mt-tc-big (about 235 M) fits
     assert 1_000 < load_limits.machine_max_download_mb() == pytest.approx(268_435_456 * 4 * 1.1 / 1e6)
@@ -173,3 +174,18 @@ def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_
     assert load_limits.machine_max_parameters() == 300_000_000 and load_limits.machine_max_download_mb() == 1500
     monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "lots")  # a malformed setting leaves the default in force
     assert load_limits.machine_max_parameters() == load_limits.PUBLIC_MAX_PARAMETERS
+
+
+def test_bfloat16_weights_take_half_the_memory_so_the_cap_admits_twice_the_parameters(monkeypatch):
+    from models.storage import load_limits
+    from models.storage.hub import LoadPolicy
+
+    monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)
+    monkeypatch.setattr(load_limits, "physical_memory", lambda: 16 * 2**30)
+    monkeypatch.setenv("ATLAS_DTYPE", "bfloat16")
+    assert LoadPolicy().dtype == "bfloat16"
+    assert load_limits.machine_max_parameters() == 1_073_741_824  # 16 GiB: NLLB-200's 615 M fit, in bfloat16
+    monkeypatch.setenv("ATLAS_DTYPE", "float32")
+    assert load_limits.machine_max_parameters() == 536_870_912  # ... and not in float32
+    monkeypatch.setenv("ATLAS_DTYPE", "float8")  # a dtype not offered leaves float32
+    assert load_limits.machine_dtype() == "float32" and LoadPolicy().dtype == "float32"

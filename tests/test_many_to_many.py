@@ -15,7 +15,7 @@ from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.tokenization import is_marker, language_tag
-from models.storage.hub import CheckpointError, load_model
+from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import CODES, ENGLISH, tiny_many_to_many
 
@@ -181,3 +181,18 @@ def test_the_command_line_translates_into_the_language_asked_as_generate_does(fa
     assert np.array(found["cross_attention"]).shape == (L, heads, len(found["target_pieces"]),
                                                         len(found["source_pieces"]))
     assert found["target_pieces"][0] == language_tag(CODES[name][2])
+
+
+def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(family):
+    """A model loaded in bfloat16 (``ATLAS_DTYPE``) decodes, draws and attributes like its float32 self: the arrays
+    the pages read are float32, and the same translation's attention differs by bfloat16's rounding only."""
+    name, folder, *_ = family
+    full = _loaded(family, 1)
+    half = load_model(str(folder), policy=LoadPolicy(dtype="bfloat16"), languages=(CODES[name][0], CODES[name][1]))
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    trace = greedy(full.model, full.tokenizers, "a dog runs on the beach")
+    again = forced(half.model, half.tokenizers, "a dog runs on the beach", trace.target_ids)
+    assert again.cross_attention.dtype == np.float32
+    T = len(trace.target_ids)
+    np.testing.assert_allclose(again.cross_attention[:, :, :T], trace.cross_attention, atol=0.05)
+    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()

@@ -36,7 +36,7 @@ from .hf_checkpoint import ManyToMany, is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, may_translate, own_languages, pair_name
-from .load_limits import machine_max_download_mb, machine_max_parameters
+from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .model_card import CardFacts, read_card
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
@@ -89,7 +89,7 @@ class LoadedModel:
 
 @dataclass(frozen=True)
 class LoadPolicy:
-    """Which references may be loaded. The CLIs trust their user and their machine's caps
+    """Which references may be loaded, and in what dtype. The CLIs trust their user and their machine's caps
     (:mod:`.load_limits`); a public app trusts nobody."""
 
     local_paths: bool = True  # may a reference name a directory on this machine?
@@ -97,6 +97,7 @@ class LoadPolicy:
     max_download_mb: float = field(default_factory=machine_max_download_mb)  # refuse larger Hub checkpoints
     max_parameters: int = field(default_factory=machine_max_parameters)  # refuse larger Hugging Face translators
     max_cache_mb: float | None = None  # the Hub cache's total, the repos used longest ago deleted first; None: any
+    dtype: str = field(default_factory=machine_dtype)  # a Hugging Face translator's weights: float32 or bfloat16
 
 
 
@@ -263,7 +264,8 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
     many = None
     if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*, M2M100, NLLB-200, mBART-50)
         try:
-            model, tokenizers, found, many = load_hf(path, raw, ref, policy.max_parameters)
+            model, tokenizers, found, many = load_hf(path, raw, ref, policy.max_parameters,
+                                                     getattr(torch, policy.dtype))
         except ValueError as e:
             raise CheckpointError(str(e)) from e
     else:

@@ -57,7 +57,8 @@ def load_policy() -> LoadPolicy:
                                else (own.max_parameters, own.max_download_mb))
     return LoadPolicy(local_paths=not public(), hub_allow=frozenset(allow) if allow else None,
                       max_download_mb=_number(DOWNLOAD_SETTING, download_mb),
-                      max_parameters=int(_number(PARAMETERS_SETTING, parameters)), max_cache_mb=disk)
+                      max_parameters=int(_number(PARAMETERS_SETTING, parameters)), max_cache_mb=disk,
+                      dtype=own.dtype)
 
 
 HUB_MODELS_KEPT = 2  # Hub models a server holds at once, the least recently used let go first
