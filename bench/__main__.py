@@ -45,8 +45,9 @@ def main(argv=None) -> None:
                    help="for load: each session count again beside a visitor asking for integrated gradients")
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
-    p.add_argument("--size", choices=["opus-mt", "tc-big"], default="opus-mt",
-                   help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters) or opus-mt-tc-big's (235 M)")
+    p.add_argument("--size", choices=["opus-mt", "tc-big", "nllb-600m"], default="opus-mt",
+                   help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), opus-mt-tc-big's (235 M) or "
+                        "nllb-200-distilled-600M's (615 M, in float32 and in bfloat16)")
     args = p.parse_args(argv)
     if args.modules and args.what != "mutants":
         p.error(f"{args.what} takes no modules")
@@ -62,8 +63,12 @@ def main(argv=None) -> None:
         return
     if args.what in ("hub-model", "hub-lru"):
         from .hub_model import bench_hub_lru, bench_hub_model
+        from .nllb_model import bench_nllb_model
 
-        bench_hub_model(args.size) if args.what == "hub-model" else bench_hub_lru()
+        if args.what == "hub-lru":
+            bench_hub_lru()
+        else:
+            bench_nllb_model() if args.size == "nllb-600m" else bench_hub_model(args.size)
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

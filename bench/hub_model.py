@@ -79,11 +79,13 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.beam import beam_search
 from models.analysis.alignment import word_view
 def rss(): return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
-loaded = load_model(sys.argv[1], device='cpu')
+languages = None if sys.argv[3] == '-' else tuple(sys.argv[3].split(','))
+loaded = load_model(sys.argv[1], device='cpu', languages=languages)
 out = {'load_s': time.perf_counter() - started, 'rss_after_load_mib': rss(),
        'parameters': sum(p.numel() for p in loaded.model.parameters())}
 text = sys.argv[2]
-target = list(range(100, 125))  # 25 pieces
+prefix = loaded.tokenizers.target.ids('')  # a many-to-many model's language tag, written first
+target = prefix + list(range(100, 125 - len(prefix)))  # 25 pieces
 t = time.perf_counter(); trace = forced(loaded.model, loaded.tokenizers, text, target)
 view = word_view(trace, trace.read(loaded.reading.plain)); out['first_heatmap_s'] = time.perf_counter() - t
 t = time.perf_counter(); g = greedy(loaded.model, loaded.tokenizers, text)
@@ -97,19 +99,26 @@ print(json.dumps(out))
 """
 
 
-def measure(folder: Path) -> dict:
-    """The probe's figures for the model in ``folder``, from a fresh process."""
-    return json.loads(subprocess.run([sys.executable, "-c", PROBE, str(folder), SENTENCE], cwd=ROOT, check=True,
-                                     capture_output=True, text=True).stdout.splitlines()[-1])
+def measure(folder: Path, languages: tuple[str, str] | None = None, dtype: str = "float32") -> dict:
+    """The probe's figures for the model in ``folder`` (set to ``languages``, its weights in ``dtype``), from a
+    fresh process."""
+    import os
+
+    argv = [sys.executable, "-c", PROBE, str(folder), SENTENCE, ",".join(languages) if languages else "-"]
+    return json.loads(subprocess.run(argv, cwd=ROOT, check=True, capture_output=True, text=True,
+                                     env={**os.environ, "ATLAS_DTYPE": dtype}).stdout.splitlines()[-1])
 
 
 def bench_hub_model(size: str = "opus-mt") -> None:
     name, folder, sizes = SIZES[size]
     folder = build(folder, sizes)
+    report(f"{name} Marian", folder, measure(folder))
+
+
+def report(name: str, folder: Path, found: dict) -> None:
+    """Print the probe's figures for the model ``name`` saved in ``folder``."""
     weights_mb = (folder / "model.safetensors").stat().st_size / 1e6
-    found = measure(folder)
-    print(f"{name} Marian, random weights: {found['parameters']:,} parameters, "
-          f"model.safetensors {weights_mb:.0f} MB")
+    print(f"{name}, random weights: {found['parameters']:,} parameters, model.safetensors {weights_mb:.0f} MB")
     print(f"load (fresh process, imports included): {found['load_s']:.1f} s, RSS {found['rss_after_load_mib']:.0f} MiB")
     print(f"first heatmap: 20 words ({found['source_pieces']} pieces), 25 pieces forced, word view: "
           f"{found['first_heatmap_s']:.2f} s")

@@ -89,8 +89,9 @@ CODES = {"m2m100": ("en", "fr", "de"), "nllb": ("eng_Latn", "fra_Latn", "deu_Lat
          "mbart50": ("en_XX", "fr_XX", "de_DE")}
 
 
-def _many_to_many_tokenizer(folder: Path, family: str):
-    """The family's tokenizer, built from a SentencePiece model trained here as its Hub repo lays it out
+def many_to_many_tokenizer(folder: Path, family: str, lines: list[str] = ENGLISH + FRENCH + GERMAN,
+                           vocab_size: int = 90):
+    """The family's tokenizer, built from a SentencePiece model trained here on ``lines`` as its Hub repo lays it out
     (``sentencepiece.bpe.model``): M2M100's with its fairseq ``vocab.json``, NLLB's with its language tags added as
     special tokens (as its tokenizer.json holds them), mBART-50's with its own."""
     import sentencepiece as spm
@@ -98,8 +99,8 @@ def _many_to_many_tokenizer(folder: Path, family: str):
     from transformers import M2M100Tokenizer, MBart50Tokenizer, NllbTokenizer
     from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES
 
-    spm.SentencePieceTrainer.train(sentence_iterator=iter((ENGLISH + FRENCH + GERMAN) * 10), minloglevel=2,
-                                   model_prefix=str(folder / "sentencepiece.bpe"), vocab_size=90,
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines * 10), minloglevel=2,
+                                   model_prefix=str(folder / "sentencepiece.bpe"), vocab_size=vocab_size,
                                    model_type="unigram" if family == "mbart50" else "bpe", character_coverage=1.0)
     if family == "m2m100":
         model = spm.SentencePieceProcessor(model_file=str(folder / "sentencepiece.bpe.model"))
@@ -130,7 +131,7 @@ def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, 
     )
 
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer, vocab = _many_to_many_tokenizer(folder, family)
+    tokenizer, vocab = many_to_many_tokenizer(folder, family)
     sizes = dict(vocab_size=vocab, d_model=16, encoder_layers=layers, decoder_layers=layers,
                  encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=32, decoder_ffn_dim=32,
                  max_position_embeddings=1024, pad_token_id=1, eos_token_id=2, bos_token_id=0,
