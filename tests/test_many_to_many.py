@@ -100,15 +100,19 @@ def test_each_steps_attention_is_the_teacher_forced_output_attentions(family):
         np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
 
 
-def test_the_source_is_laid_out_by_the_tokenizers_own_src_lang(family):
-    name, _, _, tokenizer = family
-    loaded = _loaded(family, 1)
-    own = copy.deepcopy(tokenizer)
-    own.src_lang = CODES[name][0]
+@pytest.mark.parametrize("pair", [(0, 1), (2, 0)])
+def test_both_sides_are_laid_out_as_the_tokenizers_own_src_lang_and_tgt_lang_lay_them(family, pair):
+    name, folder, _, tokenizer = family
+    source, target = CODES[name][pair[0]], CODES[name][pair[1]]
+    loaded = load_model(str(folder), languages=(source, target))
+    own = copy.deepcopy(tokenizer)  # the library's own layout, the tokenizer switched to the pair
+    own.src_lang, own.tgt_lang = source, target
     for text in TEXTS:
         encoded = loaded.tokenizers.source.encode(text, 80)
         assert list(encoded.ids) == own(text)["input_ids"]
-        assert encoded.pieces[0] == language_tag(CODES[name][0]) and is_marker(encoded.pieces[0])
+        assert encoded.pieces[0] == language_tag(source) and is_marker(encoded.pieces[0])
+        assert [*loaded.tokenizers.target.ids(text), own.eos_token_id] == own(text_target=text)["input_ids"]
+    assert tokenizer.src_lang == CODES[name][0]  # the shared tokenizer was never switched
 
 
 def test_tags_are_no_words_of_a_heatmap_or_of_its_links(family):
@@ -196,3 +200,15 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(fam
     T = len(trace.target_ids)
     np.testing.assert_allclose(again.cross_attention[:, :, :T], trace.cross_attention, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
+
+
+def test_an_nllb_tokenizer_that_puts_its_tag_last_is_refused(tmp_path):
+    """NLLB's ``legacy_behaviour`` lays a sentence out as pieces, EOS, tag: refused with why, not misread."""
+    from transformers import AutoTokenizer
+
+    folder = tiny_many_to_many(tmp_path / "nllb", "nllb")
+    legacy = AutoTokenizer.from_pretrained(folder, legacy_behaviour=True)
+    assert legacy("a dog")["input_ids"][-1] == legacy.convert_tokens_to_ids("eng_Latn")
+    legacy.save_pretrained(folder)
+    with pytest.raises(CheckpointError, match="legacy_behaviour puts the tag last"):
+        load_model(str(folder))

@@ -216,24 +216,24 @@ class HFTranslator(Translator):
 class HFTokenizer:
     """One side (source or target) of a ``transformers`` translator's tokenizer as a
     :class:`.tokenization.PieceTokenizer`: pieces with SentencePiece's ``▁`` word marker, so words join as ours do,
-    and the sentence laid out by the tokenizer's own rules (``add_special_tokens``): EOS last, a many-to-many
-    model's language tag first (``tags``: its tag ids and codes). A piece's surface is its own text (the library's
-    SentencePiece tokenizers give no character offsets)."""
+    and the sentence laid out as the model reads it: a many-to-many model's ``language`` tag first (``tags``: its
+    tag ids and codes), EOS last. The tokenizer is only asked to cut pieces, never switched, so one serves every
+    pair at once. A piece's surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
 
-    def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None):
-        self.tokenizer, self.side, self.tags = tokenizer, side, tags or {}
+    def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None, language: int | None = None):
+        self.tokenizer, self.side, self.tags, self.language = tokenizer, side, tags or {}, language
 
     @property
     def vocab_size(self) -> int:
         return len(self.tokenizer)
 
     def _encode(self, text: str) -> list[int]:
-        """The ids of ``text`` with the tokenizer's specials: [tag] + pieces + [EOS]."""
-        found = self.tokenizer(text) if self.side == "source" else self.tokenizer(text_target=text)
-        ids = list(found["input_ids"])
-        if not ids or ids[-1] != self.tokenizer.eos_token_id:
-            raise InputError("this tokenizer does not end a sentence with its EOS, as the decoders here expect")
-        return ids
+        """The ids of ``text`` as the model reads or writes them: [language tag] + pieces + [EOS]."""
+        if self.side == "target" and self.language is None:  # Marian's target side has a SentencePiece of its own
+            pieces = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
+        else:
+            pieces = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return [*([] if self.language is None else [self.language]), *pieces, self.tokenizer.eos_token_id]
 
     def encode(self, text: str, max_tokens: int) -> Encoded:
         """Pieces of ``text`` (after a language tag) plus EOS, at most ``max_tokens`` in all."""

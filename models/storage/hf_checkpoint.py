@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from ..network.hf_languages import language_tags, speaking, unknown_code
+from ..network.hf_languages import check_layout, language_tags, unknown_code
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key
@@ -119,14 +119,15 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     if not tags:
         return (translator, TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
                 hub_languages(name, tokenizer.source_lang, tokenizer.target_lang), None)
+    check_layout(tokenizer, tags, path.name)
     many = ManyToMany(tokenizer, tags, path.name)
     return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
 
 
 @dataclass(frozen=True, eq=False)
 class ManyToMany:
-    """What a many-to-many model keeps to be set to any pair of its languages: its tokenizer, never switched
-    itself, and its languages' tags by its own codes."""
+    """What a many-to-many model keeps to be set to any pair of its languages: its tokenizer (shared by every pair,
+    never switched) and its languages' tags by its own codes."""
 
     tokenizer: object
     tags: dict[str, int]  # {code: tag id}, the model's own codes (fr, fra_Latn, fr_XX)
@@ -152,5 +153,5 @@ class ManyToMany:
                 raise ValueError(unknown_code(code, self.tags, self.name))
         by_id = {i: code for code, i in self.tags.items()}
         return model.writing(self.tags[target]), TokenizerPair(
-            HFTokenizer(speaking(self.tokenizer, source), "source", by_id),
-            HFTokenizer(speaking(self.tokenizer, target), "target", by_id))
+            HFTokenizer(self.tokenizer, "source", by_id, self.tags[source]),
+            HFTokenizer(self.tokenizer, "target", by_id, self.tags[target]))

@@ -1,0 +1,49 @@
+"""A many-to-many translator in a real browser (Debian's Chromium, as tests/test_e2e_browser.py): its language
+pickers, searched by name, and the URL that keeps the pair in the model's own codes."""
+import urllib.parse
+
+import pytest
+
+from bench.server import HEATMAP
+
+from .test_e2e_browser import open_options, page, server, wait_idle  # noqa: F401  (fixtures shared with it)
+
+TEXT = "a dog runs on the beach"
+
+
+@pytest.fixture(scope="module")
+def m2m_folder(tmp_path_factory):
+    from tests.hf_helpers import tiny_many_to_many
+
+    return tiny_many_to_many(tmp_path_factory.mktemp("m2m"), "m2m100", steps=300)
+
+
+def _translation(folder, target: str) -> str:
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
+
+    loaded = load_model(str(folder), device="cpu", languages=("en", target))
+    return greedy(loaded.model, loaded.tokenizers, TEXT).translation
+
+
+def test_the_pickers_set_the_pair_and_the_url_keeps_it(server, page, m2m_folder):
+    query = urllib.parse.urlencode({"model": str(m2m_folder), "src_lang": "en", "tgt_lang": "de", "text": TEXT})
+    page.goto(f"{server}/?{query}")
+    page.wait_for_selector(HEATMAP)
+    wait_idle(page)
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert "German · de" in sidebar.inner_text() and "English · en" in sidebar.inner_text()
+    assert _translation(m2m_folder, "de") in page.inner_text("[data-testid=stMain]")
+    into = sidebar.get_by_role("combobox", name="Into")  # type to search its hundred languages by name
+    open_options(into)
+    into.type("Fren")
+    page.get_by_role("option", name="French · fr").click()
+    page.wait_for_function("() => window.location.search.includes('tgt_lang=fr')")
+    wait_idle(page)
+    page.wait_for_selector(HEATMAP)
+    assert _translation(m2m_folder, "fr") in page.inner_text("[data-testid=stMain]")
+    assert not page.locator("[data-testid='stException']").count()
+    page.reload()  # the link alone brings the pair back
+    page.wait_for_selector(HEATMAP)
+    wait_idle(page)
+    assert "French · fr" in page.locator("[data-testid=stSidebar]").inner_text()
