@@ -17,7 +17,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru"])
+                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "dtype"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
@@ -45,6 +45,7 @@ def main(argv=None) -> None:
                    help="for load: each session count again beside a visitor asking for integrated gradients")
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
+    p.add_argument("--minutes", type=float, default=10.0, help="for dtype: the stand-in's training time, once")
     p.add_argument("--size", choices=["opus-mt", "tc-big", "nllb-600m"], default="opus-mt",
                    help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), opus-mt-tc-big's (235 M) or "
                         "nllb-200-distilled-600M's (615 M, in float32 and in bfloat16)")
@@ -69,6 +70,11 @@ def main(argv=None) -> None:
             bench_hub_lru()
         else:
             bench_nllb_model() if args.size == "nllb-600m" else bench_hub_model(args.size)
+        return
+    if args.what == "dtype":
+        from .dtype import bench_dtype
+
+        bench_dtype(args.data[0], args.minutes)
         return
     if args.what == "corpus":
         from .corpus import bench_corpus
