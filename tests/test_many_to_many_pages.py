@@ -5,7 +5,7 @@ import pytest
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
-from .hf_helpers import tiny_many_to_many
+from .hf_helpers import CODES, tiny_many_to_many
 from .pages_helpers import APP, figures, page, run_page
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
@@ -58,3 +58,23 @@ def test_the_step_that_wrote_the_language_tag_says_it_was_forced(m2m):
     assert any(c.value.startswith("Forced, not chosen") for c in at.caption)
     at = run_page(APP, text=TEXT, model=m2m, src_lang="en", tgt_lang="de", step="2")
     assert not any(c.value.startswith("Forced, not chosen") for c in at.caption)
+
+
+def test_the_sentence_box_and_the_public_test_sets_follow_the_pair_picked(m2m):
+    at = run_page(APP, model=m2m, src_lang="de", tgt_lang="en")
+    assert not at.exception and at.text_area(key="text").label == "German sentence"
+    at = run_page(page("Corpus"), model=m2m, src_lang="en", tgt_lang="de")
+    at.radio(key="corpus_from").set_value("a public test set").run()
+    picker = at.selectbox(key="corpus_set")
+    assert picker.label == "English→German test sets (sacreBLEU)" and "news: WMT newstest2014" in picker.options
+
+
+@pytest.mark.parametrize("family", ["nllb", "mbart50"])
+def test_the_other_families_translate_into_the_language_picked_on_the_page(tmp_path, family):
+    folder = str(tiny_many_to_many(tmp_path / family, family, steps=150))
+    source, _, german = CODES[family]
+    at = run_page(APP, text=TEXT, model=folder, src_lang=source, tgt_lang=german)
+    assert not at.exception, [e.message for e in at.exception]
+    loaded = load_model(folder, device="cpu", languages=(source, german))
+    assert at.text[0].value == greedy(loaded.model, loaded.tokenizers, TEXT).translation and figures(at)
+    assert at.sidebar.selectbox(key="tgt_lang_pick").format_func(german).startswith("German · ")
