@@ -45,7 +45,7 @@ def main(argv=None) -> None:
                    help="for load: each session count again beside a visitor asking for integrated gradients")
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
-    p.add_argument("--minutes", type=float, default=10.0, help="for dtype: the stand-in's training time, once")
+    p.add_argument("--train-steps", type=int, default=3000, help="for dtype: the stand-in's training batches, once")
     p.add_argument("--size", choices=["opus-mt", "tc-big", "nllb-600m"], default="opus-mt",
                    help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), opus-mt-tc-big's (235 M) or "
                         "nllb-200-distilled-600M's (615 M, in float32 and in bfloat16)")
@@ -74,7 +74,7 @@ def main(argv=None) -> None:
     if args.what == "dtype":
         from .dtype import bench_dtype
 
-        bench_dtype(args.data[0], args.minutes)
+        bench_dtype(args.data[0], args.train_steps)
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

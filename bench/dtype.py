@@ -5,7 +5,8 @@
 No trained Hub weights can be fetched here, so the model is trained here first (once, under
 ``.bench/m2m-multi30k/``): an M2M100 of d_model 256, 3 + 3 layers, 4 heads, with an M2M100 tokenizer whose
 SentencePiece model (8,000 pieces) is trained on the corpus, taught English→French, English→German and French→English
-on Multi30k's training captions for ``--minutes``. Then it is loaded through the app's loader twice — float32 and
+on Multi30k's training captions for ``--train-steps`` batches of 64 (steps, not minutes, so that other work on
+the machine slows it without changing it). Then it is loaded through the app's loader twice — float32 and
 bfloat16 (``ATLAS_DTYPE``) — and each greedy-translates test_2016_flickr (English→French, English→German): the share
 of sentences whose translations differ, and each one's BLEU (sacreBLEU) against the references.
 """
@@ -26,8 +27,8 @@ def _lines(data: Path, split: str, language: str) -> list[str]:
     return gzip.open(data / f"{split}.{language}.gz", "rt", encoding="utf-8").read().splitlines()
 
 
-def train(data: Path, minutes: float, folder: Path = FOLDER) -> Path:
-    """The stand-in, trained ``minutes`` on the training captions of every direction (once)."""
+def train(data: Path, steps: int, folder: Path = FOLDER, vocab_size: int = 8000) -> Path:
+    """The stand-in, trained ``steps`` batches on the training captions, the directions in turn (once)."""
     if (folder / "model.safetensors").exists():
         return folder
     import torch
@@ -37,16 +38,17 @@ def train(data: Path, minutes: float, folder: Path = FOLDER) -> Path:
 
     texts = {lang: _lines(data, "train", lang) for lang in ("en", "fr", "de")}
     folder.mkdir(parents=True, exist_ok=True)
-    sample = random.Random(0).sample(range(len(texts["en"])), 20_000)
-    tokenizer, vocab = many_to_many_tokenizer(folder, "m2m100", [texts[x][i] for i in sample for x in texts], 8000)
+    sample = random.Random(0).sample(range(len(texts["en"])), min(20_000, len(texts["en"])))
+    lines = [texts[x][i] for i in sample for x in texts]
+    tokenizer, vocab = many_to_many_tokenizer(folder, "m2m100", lines, vocab_size)
     config = M2M100Config(vocab_size=vocab, d_model=256, encoder_layers=3, decoder_layers=3, encoder_ffn_dim=1024,
                           decoder_ffn_dim=1024, encoder_attention_heads=4, decoder_attention_heads=4, dropout=0.1,
                           pad_token_id=1, eos_token_id=2, bos_token_id=0, decoder_start_token_id=2)
     torch.manual_seed(0)
     model = M2M100ForConditionalGeneration(config).train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    rows, started, step = random.Random(1), time.perf_counter(), 0
-    while time.perf_counter() - started < minutes * 60:
+    rows, started = random.Random(1), time.perf_counter()
+    for step in range(steps):
         source, target = DIRECTIONS[step % len(DIRECTIONS)]
         tokenizer.src_lang, tokenizer.tgt_lang = source, target
         picked = rows.sample(range(len(texts["en"])), 64)
@@ -56,17 +58,16 @@ def train(data: Path, minutes: float, folder: Path = FOLDER) -> Path:
         model(**batch).loss.backward()
         optimiser.step()
         optimiser.zero_grad()
-        step += 1
     model.eval().generation_config = GenerationConfig(bos_token_id=0, decoder_start_token_id=2, eos_token_id=2,
                                                       pad_token_id=1, max_length=200)
     tokenizer.src_lang, tokenizer.tgt_lang = "en", "fr"
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
-    print(f"trained {step} steps of 64 pairs in {minutes:g} min")
+    print(f"trained {steps} steps of 64 pairs in {(time.perf_counter() - started) / 60:.0f} min")
     return folder
 
 
-def bench_dtype(data: str, minutes: float = 10.0) -> None:
+def bench_dtype(data: str, steps: int = 3000, folder: Path = FOLDER, vocab_size: int = 8000) -> None:
     import os
 
     import sacrebleu
@@ -74,7 +75,7 @@ def bench_dtype(data: str, minutes: float = 10.0) -> None:
     from models.decoding.greedy import translate_batch
     from models.storage.hub import LoadPolicy, load_model
 
-    data, folder = Path(data), train(Path(data), minutes)
+    data, folder = Path(data), train(Path(data), steps, folder, vocab_size)
     source = _lines(data, "test_2016_flickr", "en")
     for target in ("fr", "de"):
         references, found = _lines(data, "test_2016_flickr", target), {}
