@@ -163,3 +163,14 @@ def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, 
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def assert_same_beams(ours, out, pad: int) -> None:
+    """That a beam search's hypotheses (``ours``, a BeamResult) are ``generate``'s (``out``, with
+    ``return_dict_in_generate``): the same pieces in the same order, the same scores (log-probability per piece)."""
+    import numpy as np
+
+    theirs = [[i for i in row[1:] if i != pad] for row in out.sequences.tolist()]
+    assert [list(h.target_ids) for h in ours.hypotheses] == theirs
+    per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
+    np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)

@@ -14,7 +14,7 @@ from models.decoding.trace import Reading
 from models.network.hf_translator import HFTokenizer, HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
 
-from .hf_helpers import ENGLISH, tiny_marian
+from .hf_helpers import ENGLISH, assert_same_beams, tiny_marian
 
 TEXTS = [*ENGLISH[:4], "two girls", "a dog", "the cat", "a woman reads on the beach"]
 
@@ -77,10 +77,7 @@ def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(marian):
             continue
         out = library.generate(**tokenizer([text], return_tensors="pt"), num_beams=4, num_return_sequences=4,
                                max_new_tokens=cap, do_sample=False, output_scores=True, return_dict_in_generate=True)
-        theirs = [[i for i in row[1:] if i != model.specials.pad] for row in out.sequences.tolist()]
-        assert [list(h.target_ids) for h in ours.hypotheses] == theirs
-        per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
-        np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
+        assert_same_beams(ours, out, model.specials.pad)
         compared += 1
     assert compared >= 4
 

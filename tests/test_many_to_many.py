@@ -17,7 +17,7 @@ from models.decoding.kinds import attention_kinds
 from models.network.tokenization import is_marker, language_tag
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
-from .hf_helpers import CODES, ENGLISH, tiny_many_to_many
+from .hf_helpers import CODES, ENGLISH, assert_same_beams, tiny_many_to_many
 
 FAMILIES = tuple(CODES)
 TEXTS = [*ENGLISH[:4], "a dog", "the cat", "two girls play"]
@@ -77,10 +77,7 @@ def test_beam_4_is_generates_beam_search_with_the_target_language_forced(family)
             continue
         out = _generate(family, text, 1, cap, num_beams=4, num_return_sequences=4, output_scores=True,
                         return_dict_in_generate=True)
-        theirs = [[i for i in row[1:] if i != loaded.model.specials.pad] for row in out.sequences.tolist()]
-        assert [list(h.target_ids) for h in ours.hypotheses] == theirs
-        per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
-        np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
+        assert_same_beams(ours, out, loaded.model.specials.pad)
         compared += 1
     assert compared >= 2
 
