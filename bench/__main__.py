@@ -74,7 +74,7 @@ def main(argv=None) -> None:
     if args.what == "dtype":
         from .dtype import bench_dtype
 
-        bench_dtype(args.data[0], args.train_steps)
+        bench_dtype(args.data[0], args.train_steps, model=None if args.model == "additive" else args.model)
         return
     if args.what == "corpus":
         from .corpus import bench_corpus

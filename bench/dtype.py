@@ -1,6 +1,7 @@
 """bfloat16 against float32 on a trained many-to-many translator: how many greedy translations differ.
 
     python -m bench dtype --data ../shared/data/multi30k
+    python -m bench dtype --data ../shared/data/multi30k --model facebook/nllb-200-distilled-600M  # a real one
 
 No trained Hub weights can be fetched here, so the model is trained here first (once, under
 ``.bench/m2m-multi30k/``): an M2M100 of d_model 256, 3 + 3 layers, 4 heads, with an M2M100 tokenizer whose
@@ -8,7 +9,8 @@ SentencePiece model (8,000 pieces) is trained on the corpus, taught English→Fr
 on Multi30k's training captions for ``--train-steps`` batches of 64 (steps, not minutes, so that other work on
 the machine slows it without changing it). Then it is loaded through the app's loader twice — float32 and
 bfloat16 (``ATLAS_DTYPE``) — and each greedy-translates test_2016_flickr (English→French, English→German): the share
-of sentences whose translations differ, and each one's BLEU (sacreBLEU) against the references.
+of sentences whose translations differ, and each one's BLEU (sacreBLEU) against the references. ``--model`` compares
+a model of one's own instead (a Hub id or a folder, set to English→French and English→German by its own codes).
 """
 from __future__ import annotations
 
@@ -67,7 +69,16 @@ def train(data: Path, steps: int, folder: Path = FOLDER, vocab_size: int = 8000)
     return folder
 
 
-def bench_dtype(data: str, steps: int = 3000, folder: Path = FOLDER, vocab_size: int = 8000) -> None:
+def _code(ref: str, language: str) -> str:
+    """The model's own code for ``language`` (``fr`` → ``fra_Latn`` for NLLB)."""
+    from models.storage.hub import load_model
+    from models.storage.languages import language_key
+
+    return next(c for c in load_model(ref, device="cpu").codes if language_key(c) == language)
+
+
+def bench_dtype(data: str, steps: int = 3000, folder: Path = FOLDER, vocab_size: int = 8000,
+                model: str | None = None) -> None:
     import os
 
     import sacrebleu
@@ -75,12 +86,14 @@ def bench_dtype(data: str, steps: int = 3000, folder: Path = FOLDER, vocab_size:
     from models.decoding.greedy import translate_batch
     from models.storage.hub import LoadPolicy, load_model
 
-    data, folder = Path(data), train(Path(data), steps, folder, vocab_size)
+    data = Path(data)
+    ref = model or str(train(data, steps, folder, vocab_size))
     source = _lines(data, "test_2016_flickr", "en")
     for target in ("fr", "de"):
         references, found = _lines(data, "test_2016_flickr", target), {}
+        pair = (_code(ref, "en"), _code(ref, target))
         for dtype in ("float32", "bfloat16"):
-            loaded = load_model(str(folder), device="cpu", policy=LoadPolicy(dtype=dtype), languages=("en", target))
+            loaded = load_model(ref, device="cpu", policy=LoadPolicy(dtype=dtype), languages=pair)
             started = time.perf_counter()
             found[dtype] = [t for i in range(0, len(source), 100)
                             for t in translate_batch(loaded.model, loaded.tokenizers, source[i:i + 100])]
