@@ -33,6 +33,12 @@ def family(request, tmp_path_factory):
     return request.param, folder, library, AutoTokenizer.from_pretrained(folder)
 
 
+def library_vocab(folder) -> int:
+    from transformers import AutoConfig
+
+    return AutoConfig.from_pretrained(folder).vocab_size
+
+
 def _loaded(family, target: int):
     name, folder, *_ = family
     return load_model(str(folder), languages=(CODES[name][0], CODES[name][target]))
@@ -110,6 +116,7 @@ def test_both_sides_are_laid_out_as_the_tokenizers_own_src_lang_and_tgt_lang_lay
         assert encoded.pieces[0] == language_tag(source) and is_marker(encoded.pieces[0])
         assert [*loaded.tokenizers.target.ids(text), own.eos_token_id] == own(text_target=text)["input_ids"]
     assert tokenizer.src_lang == CODES[name][0]  # the shared tokenizer was never switched
+    assert max(loaded.many_to_many.tags.values()) < loaded.tokenizers.target.vocab_size <= library_vocab(folder)
 
 
 def test_tags_are_no_words_of_a_heatmap_or_of_its_links(family):

@@ -14,8 +14,9 @@ What the library's ``generate`` does and this wrapper does too: a piece its gene
 others keep the values ``generate`` scores beams with; a many-to-many model's first piece is the target language's
 tag, forced as ``forced_bos_token_id`` forces it (every other piece at −∞, the tag at 0), so the trace shows the
 attention of a step whose piece the model did not choose, and says so by the tag's piece. What it does not: the
-what-if (forcing a layer's weights) is refused, as the library offers no place to set them. A head is switched off by the project's definition, its output zeroed
-before the output projection, by a hook on that projection's input (transformers 5 removed ``head_mask``).
+what-if (forcing a layer's weights) is refused, as the library offers no place to set them. A head is switched off
+by the project's definition, its output zeroed before the output projection, by a hook on that projection's input
+(transformers 5 removed ``head_mask``).
 """
 from __future__ import annotations
 
@@ -198,7 +199,7 @@ class HFTranslator(Translator):
                            steps: Tensor) -> Tensor:
         logits = self(src, mask, tgt_in[:, : int(steps.max()) + 1])  # [B, T', V]
         rows = torch.arange(len(steps), device=steps.device)
-        return logits[rows, steps].log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
+        return logits[rows, steps].float().log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
 
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in, output_attentions=True)
@@ -225,7 +226,8 @@ class HFTokenizer:
 
     @property
     def vocab_size(self) -> int:
-        return len(self.tokenizer)
+        """The pieces it names, language tags included (M2M100's tokenizer leaves its tags out of its length)."""
+        return len(self.tokenizer) + sum(i >= len(self.tokenizer) for i in self.tags)
 
     def _encode(self, text: str) -> list[int]:
         """The ids of ``text`` as the model reads or writes them: [language tag] + pieces + [EOS]."""
