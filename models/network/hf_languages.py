@@ -13,19 +13,12 @@ from __future__ import annotations
 import difflib
 from importlib import import_module
 
-#: The tokenizer classes of the many-to-many families read here; each keeps its codes in its own way.
-MANY_TO_MANY = ("M2M100Tokenizer", "NllbTokenizer", "MBart50Tokenizer")
-
-
 def language_tags(tokenizer) -> dict[str, int]:
     """``{code: tag id}`` of every language the tokenizer knows, by the model's own codes (``fr``, ``fra_Latn``,
-    ``fr_XX``); ``{}`` for a tokenizer of one language pair (Marian)."""
-    kind = type(tokenizer).__name__
-    if kind == "M2M100Tokenizer":
+    ``fr_XX``); ``{}`` for a tokenizer of one language pair (Marian, whose module lists no language codes)."""
+    if type(tokenizer).__name__ == "M2M100Tokenizer":
         return {code: tokenizer.get_lang_id(code) for code in tokenizer.lang_code_to_id}
-    if kind not in MANY_TO_MANY:
-        return {}
-    codes = import_module(type(tokenizer).__module__).FAIRSEQ_LANGUAGE_CODES  # NLLB's and mBART-50's own lists
+    codes = getattr(import_module(type(tokenizer).__module__), "FAIRSEQ_LANGUAGE_CODES", ())  # NLLB's, mBART-50's
     found = {code: tokenizer.convert_tokens_to_ids(code) for code in codes}
     return {code: i for code, i in found.items() if i is not None and i != tokenizer.unk_token_id}
 
