@@ -27,11 +27,15 @@ import torch
 from torch import Tensor, nn
 
 from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
+from .parts import Site
 from .translator import Attentions, Focus, Specials, Step, Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads: Marian (opus-mt-*), M2M100 (and
 #: NLLB-200, built on it) and mBART; their layers are named alike (BART's).
 MODEL_TYPES = ("marian", "m2m_100", "mbart")
+#: The families whose layer norm comes after each residual sum (Marian, as the original Transformer); M2M100, NLLB
+#: and mBART normalise each sub-layer's input instead (pre-norm).
+POST_NORM = ("marian",)
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,22 @@ class HFTranslator(Translator):
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:
         return self.attention_shapes
+
+    def sublayer_sites(self) -> dict[str, list[Site]]:
+        """Post-norm (Marian): the residual is the query projection's input, the norm's output the next module's
+        input. Pre-norm: the residual is the sub-layer's norm's input, the sum the next norm's input."""
+        post = self.config.model_type in POST_NORM
+
+        def site(attn, norm, after: nn.Module, layer: nn.Module) -> Site:
+            return Site(attn.v_proj, attn.out_proj, attn.q_proj if post else norm, after, layer, norm if post else None)
+
+        encoder, decoder = self.hf.model.encoder.layers, self.hf.model.decoder.layers
+        return {"encoder": [site(n.self_attn, n.self_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
+                            for n in encoder],
+                "decoder": [site(n.self_attn, n.self_attn_layer_norm,
+                                 n.encoder_attn.q_proj if post else n.encoder_attn_layer_norm, n) for n in decoder],
+                "cross": [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
+                          for n in decoder]}
 
     def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
         self.attention_modules()[kind][layer].out_proj.removed_heads = heads

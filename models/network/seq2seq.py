@@ -23,6 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
+from .parts import AttentionParts, Sublayer, Zeroed
 from .translator import FORMAT_VERSION, Focus, RNNStep, Step, Translator, check_identity
 
 
@@ -209,6 +210,27 @@ class Seq2Seq(Translator):
             logits = self.read_out(state[done:], context[done:], embs[done:n, t])  # [n - done, V]
             picked.append(logits.log_softmax(-1).gather(1, targets[done:n, t, None]).squeeze(1))
         return torch.cat(picked[::-1])[torch.argsort(order)]  # [B]: rows back in the caller's order
+
+    def attention_parts(self, src: Tensor, mask: Tensor, tgt_in: Tensor,
+                        zeroed: Zeroed | None = None) -> AttentionParts | None:
+        """The one attention as a sub-layer without a residual stream: α [B, 1, T, S] over the annotations h_s
+        [B, 1, S, 2He], and as "W^O" every map the context c_t enters — the GRU's input weights on c_t and the
+        read-out's — so ‖α_ts h_s W^O‖ is the size of what annotation s adds to step t (Kobayashi et al.'s norm,
+        for the 2015 model). None without attention. Value zeroing reads a Transformer's layers: refused here."""
+        if self.attention is None:
+            return None
+        if zeroed is not None:
+            raise ValueError("value zeroing compares a Transformer layer's output; an RNN has no such layers")
+        enc = self.encode(src, mask)
+        state, weights = enc.init_state, []
+        for emb in self.tgt_embed(tgt_in).unbind(1):
+            state, _, alpha, _ = self.advance(emb, state, enc)
+            weights.append(alpha)  # [B, S]
+        E, H, ctx = self.config.emb_dim, self.config.dec_hidden, 2 * self.config.enc_hidden
+        entered = torch.cat([self.decoder.weight_ih[:, E:], self.readout.weight[:, H:H + ctx]])  # [3H + E, 2He]
+        cross = Sublayer(torch.stack(weights, 1)[:, None], enc.annotations[:, None], entered.T[None],
+                         entered.new_zeros(entered.shape[0]), residual=None, output=None)
+        return AttentionParts(encoder=(), decoder=(), cross=(cross,))
 
     @property
     def variant(self) -> str:

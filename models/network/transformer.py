@@ -28,6 +28,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .multihead import MultiHeadAttention
+from .parts import Site
 from .translator import FORMAT_VERSION, Attentions, Focus, Step, Translator, check_identity
 
 
@@ -255,6 +256,12 @@ class TransformerTranslator(Translator):
         return {"cross": [layer.cross_attn for layer in self.decoder],
                 "encoder": [layer.self_attn for layer in self.encoder],
                 "decoder": [layer.self_attn for layer in self.decoder]}
+
+    def sublayer_sites(self) -> dict[str, list[Site]]:
+        """Pre-norm: each sub-layer adds to the stream its own norm reads; the next norm reads the sum."""
+        return {"encoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
+                "decoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
+                "cross": [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n) for n in self.decoder]}
 
     def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
         self.attention_modules()[kind][layer].removed = heads

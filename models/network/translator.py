@@ -10,6 +10,7 @@ An architecture (the attentional RNN of :mod:`.seq2seq`, the Transformer of :mod
     logits        = model(src, mask, tgt_in, keep)        teacher forcing: training and validation
     log_probs     = model.own_step_log_probs(…)           one step of each row's own target: attribution
     found         = model.attention_kinds(src, mask, tgt_in)   every attention of one pass (None: cross only)
+    parts         = model.attention_parts(src, mask, tgt_in)   what each attention sub-layer adds (:mod:`.parts`)
     model.switch_off(heads)                                heads zeroed before their output projection
 
 and the facts callers ask instead of its class: :attr:`~Translator.attention_shapes` (which attentions it has,
@@ -31,6 +32,7 @@ from dataclasses import dataclass, fields, is_dataclass
 import torch
 from torch import Tensor, nn
 
+from .parts import AttentionParts, Site, Zeroed, assemble, recording
 from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 #: Bumped whenever the meaning of a saved config or weight changes.
@@ -169,6 +171,24 @@ class Translator(nn.Module, ABC):
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T]; None for an architecture whose
         only attention is the cross-attention its steps report (the RNN)."""
         return None
+
+    def sublayer_sites(self) -> dict[str, list[Site]]:
+        """Where each attention sub-layer's parts are, ``{kind: [Site per layer]}`` for every kind of
+        :data:`KINDS`; ``{}`` for an architecture without a residual stream (the RNN)."""
+        return {}
+
+    def attention_parts(self, src: Tensor, mask: Tensor, tgt_in: Tensor,
+                        zeroed: Zeroed | None = None) -> AttentionParts | None:
+        """What every attention sub-layer adds to the residual stream in one teacher-forced pass over ``tgt_in``
+        [B, T]: its weights, value vectors, W^O, residual, output and post-norm, layer by layer (recorded by hooks
+        while :meth:`attention_kinds` runs, so the pass is the model's own); ``zeroed`` zeroes value vectors of the
+        cross-attention as the pass makes them. None for a model without attention."""
+        sites = self.sublayer_sites()
+        if not sites:
+            return None
+        with recording(sites, zeroed) as found:
+            attentions = self.attention_kinds(src, mask, tgt_in)
+        return assemble(sites, found, {kind: getattr(attentions, kind) for kind in KINDS})
 
     @property
     def attention_shapes(self) -> dict[str, tuple[int, int]]:

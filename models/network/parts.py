@@ -1,0 +1,143 @@
+"""What each attention sub-layer adds to the residual stream — the parts of a model that readings beyond its
+weights α need (attention norms, ALTI, value zeroing), handed over by :meth:`.translator.Translator.attention_parts`.
+
+An attention sub-layer of one layer writes, for each query position n (a source piece of the encoder, a decoder
+step of the decoder), from the positions m it reads:
+
+    a_n = Σ_m Σ_h α^h_nm (v^h_m W^O_h) + b^O                 v^h_m = x_m W^V_h + b^V_h, one head's value
+    y_n = r_n + a_n              pre-norm (this project's Transformer, M2M100, NLLB, mBART): x_m was normalised first
+    y_n = LN(r_n + a_n)          post-norm (Marian): the norm comes after the residual sum
+
+so ``y_n`` is a sum of one vector per position read, the residual ``r_n`` and a bias — the decomposition of
+Kobayashi et al. (2020) and Ferrando et al. (2022), whose terms the readings measure. Nothing here edits a
+model's code: forward hooks on its value projection, its output projection and the modules around the sub-layer
+record what passes (:func:`recording`), while the model runs its own teacher-forced pass. A :class:`Site` says
+where those modules are in one architecture; every architecture names its own (``sublayer_sites``).
+
+Shapes: B batch, heads, N query positions, M positions read, d the model's width, d_k = d / heads.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+
+@dataclass(frozen=True)
+class Sublayer:
+    """One attention sub-layer of one layer, in the parts whose sum is its output."""
+
+    weights: Tensor  # [B, heads, N, M]  α
+    values: Tensor  # [B, heads, M, d_k]  v^h_m = x_m W^V_h + b^V_h
+    out_weight: Tensor  # [heads, d_k, d]  W^O_h, each head's rows of the output projection
+    out_bias: Tensor  # [d]  b^O
+    residual: Tensor | None  # [B, N, d]  r_n, what the sub-layer adds to; None: no residual stream (the RNN)
+    output: Tensor | None  # [B, N, d]  y_n, the stream after the sub-layer (post-norm: after its norm)
+    norm: nn.LayerNorm | None = None  # post-norm only: the norm applied to r_n + a_n
+
+    def terms(self) -> Tensor:
+        """Σ_h α^h_nm v^h_m W^O_h: what each position read adds to each query's output, [B, N, M, d]."""
+        moved = torch.einsum("bhmk,hkd->bhmd", self.values, self.out_weight)  # [B, heads, M, d]
+        return torch.einsum("bhnm,bhmd->bnmd", self.weights, moved)
+
+
+@dataclass(frozen=True)
+class AttentionParts:
+    """Every attention sub-layer of one teacher-forced pass, layer by layer, and each whole layer's output (the
+    representation value zeroing compares)."""
+
+    encoder: tuple[Sublayer, ...]  # L_enc  the source reading itself: N = M = S
+    decoder: tuple[Sublayer, ...]  # L_dec  masked self-attention: N = M = T
+    cross: tuple[Sublayer, ...]  # L_dec  the decoder reading the source: N = T, M = S
+    encoder_layers: tuple[Tensor, ...] = ()  # L_enc × [B, S, d]  each encoder layer's output
+    decoder_layers: tuple[Tensor, ...] = ()  # L_dec × [B, T, d]  each decoder layer's output
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where one attention sub-layer's parts are in a model: the modules whose inputs or outputs are them."""
+
+    values: nn.Linear  # W^V: its output is the value vectors, heads side by side
+    out: nn.Linear  # W^O
+    residual_at: nn.Module  # its first input is r, the stream the sub-layer adds to
+    output_at: nn.Module  # its first input is y, the stream after the sub-layer
+    layer: nn.Module  # the whole layer the sub-layer belongs to: its output is the layer's
+    norm: nn.LayerNorm | None = None  # post-norm: the norm after the residual sum
+
+
+@dataclass(frozen=True)
+class Zeroed:
+    """Value vectors to zero in one pass (value zeroing, Mohebbi et al. 2023): row b's value of position
+    ``positions[b]`` in the cross-attention of decoder layer ``layers[b]`` (−1: the row is left alone)."""
+
+    layers: Tensor  # [B] long
+    positions: Tensor  # [B] long
+
+
+def _first(args: tuple) -> Tensor:
+    return args[0]
+
+
+def _whole(args: tuple, out) -> Tensor:
+    return out[0] if isinstance(out, tuple) else out  # a library's layer may return (hidden, …)
+
+
+def _zeroing(zeroed: Zeroed, layer: int):
+    """A forward hook on a value projection that zeroes the value vectors ``zeroed`` names in ``layer``."""
+    def hook(module, args, out):
+        rows = (zeroed.layers == layer).nonzero().squeeze(1)
+        if not len(rows):
+            return None
+        out = out.clone()
+        out[rows, zeroed.positions[rows]] = 0
+        return out
+    return hook
+
+
+@contextmanager
+def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
+    """Hooks on every site while the body runs one teacher-forced pass; yields a dict that then holds, per
+    ``(kind, layer)``, the ``values``, ``attended`` (W^O's input) ``residual`` and ``output`` tensors, and per
+    ``("layer", module id)`` each whole layer's output. With ``zeroed``, the cross-attention's values it names are
+    zeroed as they are made. The hooks are removed on leaving, whatever happens."""
+    found, handles = {}, []
+
+    def keep(key, take):
+        return lambda module, args, *out: found.__setitem__(key, take(args, *out))
+
+    try:
+        for kind, layers in sites.items():
+            for n, site in enumerate(layers):
+                if zeroed is not None and kind == "cross":
+                    handles.append(site.values.register_forward_hook(_zeroing(zeroed, n)))
+                handles += [site.values.register_forward_hook(keep((kind, n, "values"), lambda a, out: out)),
+                            site.residual_at.register_forward_pre_hook(keep((kind, n, "residual"), _first)),
+                            site.output_at.register_forward_pre_hook(keep((kind, n, "output"), _first)),
+                            site.layer.register_forward_hook(keep(("layer", id(site.layer)), _whole))]
+        yield found
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def _split(x: Tensor, heads: int) -> Tensor:
+    B, M, _ = x.shape
+    return x.view(B, M, heads, -1).transpose(1, 2)  # [B, heads, M, d_k]
+
+
+def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tensor]) -> AttentionParts:
+    """The :class:`AttentionParts` of what :func:`recording` found, with each kind's weights [B, L, heads, N, M]
+    (the pass's own, as :class:`.translator.Attentions` holds them)."""
+    def sublayer(kind: str, n: int, site: Site) -> Sublayer:
+        heads = weights[kind].shape[2]
+        out = site.out.weight.T.reshape(heads, -1, site.out.weight.shape[0])  # [heads, d_k, d]
+        bias = site.out.bias if site.out.bias is not None else out.new_zeros(out.shape[-1])  # [d]
+        return Sublayer(weights[kind][:, n], _split(found[kind, n, "values"], heads), out, bias,
+                        found[kind, n, "residual"], found[kind, n, "output"], site.norm)
+
+    parts = {kind: tuple(sublayer(kind, n, s) for n, s in enumerate(layers)) for kind, layers in sites.items()}
+    layer_outputs = {kind: tuple(found["layer", id(s.layer)] for s in layers) for kind, layers in sites.items()}
+    return AttentionParts(parts["encoder"], parts["decoder"], parts["cross"], layer_outputs["encoder"],
+                          layer_outputs["cross"])
