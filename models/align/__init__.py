@@ -6,14 +6,17 @@
     python -m models.align --model none --data ../shared/data/hansards-en-fr-align --matrix "integrated gradients"
     python -m models.align --model dot --data ../shared/data/hansards-en-fr-align --split trial --out links.txt
     python -m models.align --model transformer --data DIR --split trial --reading all --method union --save
+    python -m models.align --model transformer --data ../shared/data/hansards-en-fr-align --matrix all --out DIR
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
 
 ``--data`` names a human-aligned set (``gold:en-fr``, the Hansards; ``gold:ro-en``, ``gold:ja-en``, ``gold:zh-en``;
 fetched once, read in the model's direction: :mod:`models.storage.gold_sets`) or gives a folder of the Hansards
 gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens
 joined by spaces, so each of its words is one word of the app's word view: subwords joined by the ``▁`` rule).
-``--matrix`` picks what is read: the attention α, or a gradient attribution of each forced piece to the source
-(:mod:`models.analysis.attribution`, which also gives the no-attention model an alignment). Links are read from that
+``--matrix`` picks what is read (:mod:`models.analysis.matrices`): the attention α, what it adds (its norm, ALTI,
+value zeroing), a rollout through the layers, or a gradient attribution of each forced piece to the source
+(:mod:`models.analysis.attribution`, which also gives the no-attention model an alignment); ``all`` scores every
+one the model has at every reading, each with its rule chosen on the trial set (:mod:`.every`). Links are read from that
 word matrix by ``--method`` (:mod:`models.analysis.word_links`): ``argmax`` links each French word to the English
 word it weighs most; ``intersection``, ``union`` and ``grow-diag`` (lilt/alignment-scripts' definition) combine that
 with each English word's most weighing French word; ``threshold`` keeps every pair at or above ``--threshold``. The
@@ -37,15 +40,17 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.word_links import MATRICES, METHODS, THRESHOLDS, WRITTEN, above, word_matrices
-from ..decoding.trace import Reading, readings
+from ..analysis.attribution import ATTRIBUTIONS
+from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable
+from ..analysis.word_links import METHODS, WRITTEN, above, least_weight, word_matrices
+from ..decoding.trace import Reading
 from ..storage.card import write_card
 from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment
 from ..storage.gold_sets import load_gold
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
+from .every import SWEEP, every_row
 
-SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -54,18 +59,20 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="gold:SRC-TGT (en-fr, ro-en, ja-en, zh-en, either direction), or "
                    "a folder of {split}.en, {split}.fr and {split}.gold")
     p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
-    p.add_argument("--matrix", choices=MATRICES, default="attention", help="what the links are read from")
+    p.add_argument("--matrix", choices=[*MATRICES, "all"], default="attention", help="what the links are read from "
+                   "(all: every matrix the model has, each reading and rule chosen on the trial set)")
     p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
                    help="force the French as written ('au', \"l'ordre\") and give each word's links to the gold tokens "
                    "it stands for, or force the gold's own tokens ('à le', 'le ordre')")
     p.add_argument("--method", choices=[*METHODS, "threshold"], default="argmax", help="how links are read")
     p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
-                   f"(default: chosen on the trial set, {THRESHOLDS})")
+                   "(default: the one chosen on the trial set for the matrix)")
     p.add_argument("--sweep", action="store_true", help="score every method and thresholds 0.05–0.5 on one pass "
                    "(to choose a rule on --split trial)")
     p.add_argument("--reading", help="LAYER.HEAD or LAYER.mean (a multi-head model), either with .shifted (read "
                    "one step later), or all (default: the model's default reading)")
-    p.add_argument("--out", help="write the predicted links here, one line per sentence pair")
+    p.add_argument("--out", help="write the predicted links here, one line per sentence pair (with --matrix all: a "
+                   "folder, one file per row)")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
     language_options(p)
@@ -79,24 +86,24 @@ def rules(args: argparse.Namespace) -> dict[str, Callable[[np.ndarray], set]]:
         return {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
     if args.method != "threshold":
         return {args.method: METHODS[args.method]}
-    threshold = THRESHOLDS[args.matrix] if args.threshold is None else args.threshold
+    threshold = least_weight(args.matrix) if args.threshold is None else args.threshold
     return {f"threshold {threshold:g}": above(threshold)}
 
 
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
-    """The readings of the attention to score (None: an attribution, which has one matrix)."""
-    if args.matrix != "attention":
+    """The readings of the matrix to score (None: an attribution, which has one matrix)."""
+    reason = not_applicable(loaded.model, args.matrix)
+    if reason:
+        raise SystemExit(f"error: --matrix {args.matrix}: {reason}")
+    if args.matrix in ATTRIBUTIONS:
         return [None]
-    if not loaded.model.has_attention:
-        raise SystemExit("error: a model without attention has no attention to read links from; "
-                         "use --matrix with an attribution")
-    shape = loaded.model.attention_shape
     if args.reading == "all":
-        return readings(shape, shifted=True)
+        return matrix_readings(loaded.model, args.matrix, shifted=True)
     try:
-        return [Reading.parse(args.reading, shape) if args.reading else loaded.reading]
+        reading = Reading.parse(args.reading, loaded.model.attention_shape) if args.reading else loaded.reading
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
+    return [layer_reading(loaded.model, args.matrix, reading)]
 
 
 def main(argv=None) -> int:
@@ -108,15 +115,25 @@ def main(argv=None) -> int:
         raise SystemExit(f"error: {e}") from e
     if args.french == "written" and language_key(languages[1]) != "fr":
         raise SystemExit("error: --french written rewrites French contractions; this set's targets are not French")
-    if args.sweep and (args.out or args.save):
-        raise SystemExit("error: --sweep scores many rules; --out and --save take one")
+    if args.sweep and (args.out or args.save or args.matrix == "all"):
+        raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
+    command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
+    results = every_row(args, loaded, command) if args.matrix == "all" else one_matrix(args, loaded, pairs, command)
+    if args.save:
+        record_alignment(loaded.path / ALIGNMENT_FILE, results)
+        if (loaded.path / "training.json").exists():  # a checkpoint this project trained has a card to refresh
+            write_card(loaded.path)
+    return 0
+
+
+def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[dict]:
+    """Score ``--matrix`` at the readings and rules asked for; print each result and return them."""
     chosen = chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, args.matrix,
                               [r for r in chosen if r is not None], written=args.french == "written")
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
     results = []
     for n, reading in enumerate(chosen):
         for method, linker in rules(args).items():
@@ -131,8 +148,4 @@ def main(argv=None) -> int:
             results.append({**result, "command": command})
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
-    if args.save:
-        record_alignment(loaded.path / ALIGNMENT_FILE, results)
-        if (loaded.path / "training.json").exists():  # a checkpoint this project trained has a card to refresh
-            write_card(loaded.path)
-    return 0
+    return results

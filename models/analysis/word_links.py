@@ -17,7 +17,7 @@ from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
 from .aer import alignment_score
 from .alignment import word_view
-from .attribution import ATTRIBUTIONS, attribution_matrix
+from .matrices import read
 
 Links = set[tuple[int, int]]
 
@@ -130,14 +130,21 @@ def written_french(tokens: tuple[str, ...]) -> tuple[list[str], list[tuple[int, 
 #: bundled attention models (docs/results.md).
 WRITTEN = False
 
-#: What links can be read from: the attention, or an attribution.
-MATRICES = ("attention", *ATTRIBUTIONS)
-
 #: The rule read from each matrix: the best of ``METHODS`` and the thresholds on the trial set (docs/results.md).
+#: A matrix without its own (those added since) is read by the attention's until ``--matrix all`` chooses one for
+#: a model (recorded in its alignment table).
 CHOSEN = {"attention": "union", "gradient×input": "union", "integrated gradients": "intersection"}
 
-#: The least weight ``threshold`` links, per matrix: chosen on the gold's trial set (docs/results.md).
+#: The least weight ``threshold`` links, per matrix: chosen on the gold's trial set (docs/results.md); as above.
 THRESHOLDS = {"attention": 0.2, "gradient×input": 0.15, "integrated gradients": 0.2}
+
+
+def chosen_rule(matrix: str) -> str:
+    return CHOSEN.get(matrix, CHOSEN["attention"])
+
+
+def least_weight(matrix: str) -> float:
+    return THRESHOLDS.get(matrix, THRESHOLDS["attention"])
 
 
 def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
@@ -155,12 +162,8 @@ def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequenc
         found = word_matrices(model, tokenizers, english, words, matrix, readings, written=False)  # [F', E] each
         return [rows[[k for k, group in enumerate(groups[: len(rows)]) for _ in group]] for rows in found]  # [F, E]
     trace = forced(model, tokenizers, " ".join(english), " ".join(french))
-    if matrix == "attention":
-        weights = [trace.read(r) for r in readings]  # [T, S] each
-    else:
-        weights = [attribution_matrix(model, trace, matrix)]
     found = []
-    for w in weights:
+    for w in read(model, trace, matrix, list(readings)):  # [T, S] each
         view = word_view(trace, w)
         columns = [s for s, word in enumerate(view.columns) if not is_marker(word)][: len(english)]
         rows = [t for t, word in enumerate(view.rows) if not is_marker(word)][: len(french)]
@@ -186,10 +189,9 @@ def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str,
     """One pair's AER, precision and recall (%) under the rules people compare: how a heatmap is read (each French
     word's most weighed English word), the rule chosen on the trial set (``chosen``: the model's own, else the one
     chosen for ``matrix`` across the first bundled models), and the matrix's threshold."""
-    chosen = chosen or CHOSEN[matrix]
+    chosen, least = chosen or chosen_rule(matrix), least_weight(matrix)
     rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-             f"{chosen} (chosen on the trial set)": rule_named(chosen),
-             f"every weight ≥ {THRESHOLDS[matrix]:g}": above(THRESHOLDS[matrix])}
+             f"{chosen} (chosen on the trial set)": rule_named(chosen), f"every weight ≥ {least:g}": above(least)}
     scores = {name: alignment_score([rule(weights)], [sure], [possible]) for name, rule in rules.items()}
     return [{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
              "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()]

@@ -1,0 +1,85 @@
+"""``python -m models.align --matrix all``: every matrix a model has (:mod:`models.analysis.matrices`), at every
+reading it has (each layer, each head where it has its own, each read one step later too), each row's link rule
+chosen on the trial set and scored once on the test set.
+
+A row is named ``MATRIX.READING`` (``attention-norm.2.mean.shifted``; an attribution's by its matrix alone); with
+``--out DIR`` each row's test links go to ``DIR/<row>.txt``, one line per pair in the gold's own format, so any
+row can be rescored by any AER tool to the figure printed on it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from ..analysis.aer import alignment_score
+from ..analysis.matrices import applicable, matrix_readings, slug
+from ..analysis.word_links import METHODS, above, word_matrices
+from ..decoding.trace import Reading
+from ..storage.gold import GoldPair, format_links
+from ..storage.gold_sets import load_gold
+from ..storage.hub import LoadedModel
+
+#: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
+SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+RULES = {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
+
+
+def row_name(matrix: str, reading: Reading | None) -> str:
+    """A row's name in the table and its links file's stem: ``attention-norm.2.mean.shifted``."""
+    return slug(matrix) + (f".{reading.key}" if reading else "")
+
+
+def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:
+    """``{matrix: readings}`` of every matrix the model has."""
+    return {m: matrix_readings(loaded.model, m, shifted=True) for m in applicable(loaded.model)}
+
+
+def matrices_of(loaded: LoadedModel, pairs: list[GoldPair], written: bool, desc: str) -> dict[str, list[np.ndarray]]:
+    """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``."""
+    found: dict[str, list[np.ndarray]] = {}
+    for pair in tqdm(pairs, desc=desc, leave=False):
+        for matrix, chosen in rows_of(loaded).items():
+            weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix, chosen,
+                                    written=written)
+            for reading, w in zip(chosen, weights):
+                found.setdefault(row_name(matrix, reading), []).append(w)
+    return found
+
+
+def _score(weights: list[np.ndarray], rule, pairs: list[GoldPair]):
+    predicted = [rule(w) for w in weights]
+    return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
+
+
+def every_row(args: argparse.Namespace, loaded: LoadedModel, command: str) -> list[dict]:
+    """Score every row; print each as a JSON line and return them; write links files under ``args.out``."""
+    if args.split != "test":
+        raise SystemExit("error: --matrix all chooses each row's rule on the trial set and scores the test set; "
+                         "leave --split out")
+    trial, _ = load_gold(args.data, loaded.languages, "trial")
+    test, _ = load_gold(args.data, loaded.languages, "test")
+    written = args.french == "written"
+    on_trial, on_test = matrices_of(loaded, trial, written, "trial"), matrices_of(loaded, test, written, "test")
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for matrix, chosen in rows_of(loaded).items():
+        for reading in chosen:
+            name = row_name(matrix, reading)
+            tried = {rule: _score(on_trial[name], RULES[rule], trial)[0].aer for rule in RULES}
+            rule = min(tried, key=tried.get)
+            score, predicted = _score(on_test[name], RULES[rule], test)
+            result = {"model": loaded.path.name, "split": "test", "pairs": len(test), "matrix": matrix,
+                      **({"reading": reading.key} if reading else {}), "row": name, "french": args.french,
+                      "method": rule, "trial aer": round(tried[rule], 2), "aer": round(score.aer, 2),
+                      "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+            results.append({**result, "command": command})
+            if out:
+                (out / f"{name}.txt").write_text("".join(format_links(p) + "\n" for p in predicted), encoding="utf-8")
+    return results

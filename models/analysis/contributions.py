@@ -1,0 +1,144 @@
+"""Readings of a step beyond the attention weights: how much each source piece *adds* to what a layer writes.
+
+α_ts says how strongly step t weighs source piece s, not how much s changes anything: a large weight on a value
+vector near zero moves nothing. Each matrix here reads one decoded sentence's cross-attention sub-layers
+(:class:`models.network.parts.Sublayer`, whose output is ``y_t = r_t + Σ_s z_ts + b``, ``z_ts = Σ_h α^h_ts v^h_s
+W^O_h``, post-norm Marian then normalised):
+
+- **attention norm** (Kobayashi et al. 2020, "Attention is Not Only a Weight"): ‖α^h_ts v^h_s W^O_h‖ for a head,
+  ‖z_ts‖ for a layer (the heads summed, then measured). On the attentional RNN, ‖α_ts h_s W‖ with W every map the
+  context enters: the size of what annotation s adds to step t.
+- **ALTI** (Ferrando et al. 2022): each term's contribution to the layer's real output y_t, ``max(0, ‖y_t‖₁ −
+  ‖y_t − z_ts‖₁)``, the residual r_t (what the decoder already wrote: the *target prefix*) a term of its own. A
+  post-norm's layer norm is split over the terms with the output's own σ, so the terms still add up to y_t.
+- **value zeroing** (Mohebbi et al. 2023): zero source piece s's value vectors in one layer's cross-attention,
+  rerun, and measure the cosine distance of that whole decoder layer's output at each step: one pass a piece.
+
+Every matrix is a :class:`Layered`: layer by layer (and head by head where a head has its own), rows normalised
+over the source, the prefix's share beside it where the method sees one. The rollouts are in :mod:`.rollout`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ..decoding.trace import Reading, Trace, readings
+from ..network.parts import AttentionParts, Sublayer, Zeroed
+from ..network.translator import Translator
+
+#: Rows of one value-zeroing pass (each row one (layer, source piece) zeroed): bounds what a pass holds.
+ZEROING_ROWS = 64
+
+
+@dataclass(frozen=True, eq=False)
+class Layered:
+    """One matrix of one sentence, layer by layer: what each source piece gives each step."""
+
+    layers: np.ndarray  # [L, T, S]  each layer as a whole; rows sum to 1 over the source
+    heads: np.ndarray | None = None  # [L, heads, T, S]  head by head; None where only a layer is defined
+    prefix: np.ndarray | None = None  # [L, T]  the target prefix's share of the whole (source + prefix = 1)
+
+    def read(self, reading: Reading) -> np.ndarray:
+        """``reading``'s matrix [T, S] ([T − 1, S] shifted): a head, or the layer as a whole."""
+        found = self.layers[reading.layer] if reading.head is None else self.heads[reading.layer, reading.head]
+        return found[1:] if reading.shifted else found
+
+    def readings(self, shifted: bool = False) -> list[Reading]:
+        """Every reading it has: each layer's heads (where it has them) and the layer as a whole."""
+        if self.heads is not None:
+            return readings(self.heads.shape[:2], shifted)
+        plain = [Reading(n, None) for n in range(len(self.layers))]
+        return plain + [Reading(r.layer, None, True) for r in plain] if shifted else plain
+
+
+def row_shares(x: Tensor) -> np.ndarray:
+    """Rows (the last axis) scaled to sum to 1, as float32 numpy; an all-zero row stays zero."""
+    return (x / x.sum(-1, keepdim=True).clamp(min=1e-12)).float().cpu().numpy()
+
+
+@torch.inference_mode()
+def sentence_parts(model: Translator, trace: Trace, zeroed: Zeroed | None = None,
+                   copies: int = 1) -> AttentionParts | None:
+    """The parts of one teacher-forced pass over ``trace``'s own translation, ``copies`` rows of it."""
+    model.eval()
+    src = torch.tensor([trace.source.ids], device=model.device).expand(copies, -1)  # [B, S]
+    tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
+    return model.attention_parts(src, src != model.specials.pad, tgt_in.expand(copies, -1), zeroed)
+
+
+def attention(model: Translator, trace: Trace) -> Layered:
+    """The weights themselves: each head, and a layer's mean of its heads (:class:`~..decoding.trace.Reading`)."""
+    if trace.cross_attention is None:
+        raise ValueError("this model has no attention")
+    return Layered(trace.cross_attention.mean(1), trace.cross_attention)
+
+
+@torch.inference_mode()
+def attention_norm(model: Translator, trace: Trace) -> Layered:
+    """‖α^h_ts v^h_s W^O_h‖ per head [L, heads, T, S], and ‖Σ_h …‖ per layer."""
+    heads, layers = [], []
+    for sub in sentence_parts(model, trace).cross:
+        moved = torch.einsum("hsk,hkd->hsd", sub.values[0], sub.out_weight).norm(dim=-1)  # [heads, S]
+        heads.append(row_shares(sub.weights[0] * moved[:, None, :]))  # [heads, T, S]
+        layers.append(row_shares(sub.terms()[0].norm(dim=-1)))  # [T, S]
+    return Layered(np.stack(layers), np.stack(heads))
+
+
+def normalised_terms(sub: Sublayer, terms: Tensor) -> tuple[Tensor, Tensor]:
+    """``terms`` [N, K, d] that sum with the bias to the sub-layer's output, and that bias [N, d]: as they are
+    for a pre-norm model; for a post-norm one each mapped through the norm's linear part, γ(z − mean z)/σ, with the
+    σ of the whole sum (what the norm divides by), the norm's β joining the bias."""
+    bias = sub.out_bias.expand(terms.shape[0], -1)  # [N, d]
+    if sub.norm is None:
+        return terms, bias
+    total = terms.sum(1) + bias  # [N, d]: r + a, what the norm reads
+    sigma = (total.var(-1, unbiased=False) + sub.norm.eps).sqrt()[:, None]  # [N, 1]
+
+    def linear(x: Tensor, scale: Tensor) -> Tensor:
+        return sub.norm.weight * (x - x.mean(-1, keepdim=True)) / scale
+
+    return linear(terms, sigma[:, None]), linear(bias, sigma) + sub.norm.bias
+
+
+def alti_terms(sub: Sublayer, self_attention: bool) -> Tensor:
+    """ALTI's contributions of one sub-layer of a one-row batch, rows summing to 1: [N, M] for a self-attention
+    (the residual joins the query's own position), [N, M + 1] for the cross-attention (the residual last)."""
+    z, r = sub.terms()[0], sub.residual[0]  # [N, M, d], [N, d]
+    if self_attention:
+        z = z + torch.diag_embed(torch.ones(len(r), device=r.device))[..., None] * r[:, None, :]
+    else:
+        z = torch.cat([z, r[:, None, :]], 1)  # [N, M + 1, d]
+    z, bias = normalised_terms(sub, z)
+    y = z.sum(1) + bias  # [N, d]: the sub-layer's output, as the model computed it (tested)
+    c = (y.abs().sum(-1, keepdim=True) - (y[:, None, :] - z).abs().sum(-1)).clamp(min=0)  # [N, K]
+    return c / c.sum(-1, keepdim=True).clamp(min=1e-12)
+
+
+@torch.inference_mode()
+def alti(model: Translator, trace: Trace) -> Layered:
+    """Each cross-attention layer's ALTI contributions: the source's [L, T, S] and the target prefix's [L, T]."""
+    found = torch.stack([alti_terms(sub, False) for sub in sentence_parts(model, trace).cross])  # [L, T, S + 1]
+    return Layered(row_shares(found[..., :-1]), prefix=found[..., -1].float().cpu().numpy())
+
+
+@torch.inference_mode()
+def value_zeroing(model: Translator, trace: Trace, progress: Callable[[float], None] | None = None) -> Layered:
+    """For each cross-attention layer and source piece s: zero s's value vectors there, and take 1 − cos between
+    the decoder layer's output with and without them at each step, [L, T, S]; rows of passes at most
+    :data:`ZEROING_ROWS`; ``progress`` hears the share done."""
+    reference = sentence_parts(model, trace).decoder_layers  # L × [1, T, d]
+    L, S = len(reference), len(trace.source.ids)
+    jobs = torch.tensor([(n, s) for n in range(L) for s in range(S)], device=model.device)  # [L·S, 2]
+    distance = torch.zeros(L, S, len(trace.target_ids), device=model.device)  # [L, S, T]
+    for first in range(0, len(jobs), ZEROING_ROWS):
+        batch = jobs[first : first + ZEROING_ROWS]
+        layers = sentence_parts(model, trace, Zeroed(batch[:, 0], batch[:, 1]), copies=len(batch)).decoder_layers
+        for row, (n, s) in enumerate(batch.tolist()):
+            distance[n, s] = 1 - torch.cosine_similarity(layers[n][row], reference[n][0], dim=-1)  # [T]
+        if progress is not None:
+            progress(min(1.0, (first + len(batch)) / len(jobs)))
+    return Layered(row_shares(distance.transpose(1, 2).clamp(min=0)))
