@@ -11,7 +11,7 @@ from models.storage.card import write_card
 from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
 
-from .helpers import make_model, synthetic_pairs
+from .helpers import make_model, make_transformer, synthetic_pairs
 
 
 @pytest.fixture
@@ -34,16 +34,38 @@ def test_the_printed_aer_is_the_written_links_aer(gold, tiny_tokenizers, tmp_pat
     out = tmp_path / "links.txt"
     assert align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(gold), "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    pairs = read_gold(gold, "test")
-    written = out.read_text().splitlines()
+    assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test"), one_per_word=True), abs=0.01)
+
+
+def file_aer(path, pairs, one_per_word: bool = False) -> float:
+    """AER (%) of a links file, scored here from the file alone: every gold link of the fixture is Sure."""
+    written = path.read_text().splitlines()
     assert len(written) == len(pairs)
-    a = s = a_s = 0  # scored here from the file alone: every gold link is Sure
+    a = s = a_s = 0
     for line, pair in zip(written, pairs):
         links = {tuple(int(x) - 1 for x in token.split("-")) for token in line.split()}
-        assert len(links) == len(pair.target)  # one English word for every French word
+        assert not one_per_word or len(links) == len(pair.target)  # one English word for every French word
         assert all(i < len(pair.source) and j < len(pair.target) for i, j in links)
         a, s, a_s = a + len(links), s + len(pair.sure), a_s + len(links & pair.sure)
-    assert printed["aer"] == pytest.approx(100 * (1 - 2 * a_s / (a + s)), abs=0.01)
+    return 100 * (1 - 2 * a_s / (a + s))
+
+
+def test_every_row_of_every_matrix_rescores_to_its_printed_aer(gold, tiny_tokenizers, tmp_path, capsys):
+    for ext in ("en", "fr", "gold"):  # the rules are chosen on a trial split: here the same pairs
+        shutil.copy(gold / f"test.{ext}", gold / f"trial.{ext}")
+    save_checkpoint(tmp_path / "transformer", make_transformer(tiny_tokenizers), tiny_tokenizers)
+    out = tmp_path / "rows"
+    assert align.main(["--model", str(tmp_path / "transformer"), "--data", str(gold), "--matrix", "all",
+                       "--out", str(out)]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    names = {row["row"] for row in printed}
+    assert {"attention.1.2.shifted", "attention-norm.2.mean", "ALTI.1.mean", "ALTI+-rollout.2.mean",
+            "attention-rollout.2.mean.shifted", "value-zeroing.1.mean", "gradient-x-input",
+            "integrated-gradients"} <= names
+    assert sorted(f.stem for f in out.iterdir()) == sorted(names) and len(names) == len(printed)
+    pairs = read_gold(gold, "test")
+    for row in printed:
+        assert row["aer"] == pytest.approx(file_aer(out / f"{row['row']}.txt", pairs), abs=0.01), row["row"]
 
 
 def test_a_model_without_attention_is_pointed_to_attribution(gold, tiny_tokenizers, tmp_path):

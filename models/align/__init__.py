@@ -94,7 +94,7 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     """The readings of the matrix to score (None: an attribution, which has one matrix)."""
     reason = not_applicable(loaded.model, args.matrix)
     if reason:
-        raise SystemExit(f"error: --matrix {args.matrix}: {reason}")
+        raise SystemExit(f"error: --matrix {args.matrix}: {reason} (--matrix gradient×input or integrated gradients)")
     if args.matrix in ATTRIBUTIONS:
         return [None]
     if args.reading == "all":

@@ -130,6 +130,8 @@ def value_zeroing(model: Translator, trace: Trace, progress: Callable[[float], N
     """For each cross-attention layer and source piece s: zero s's value vectors there, and take 1 − cos between
     the decoder layer's output with and without them at each step, [L, T, S]; rows of passes at most
     :data:`ZEROING_ROWS`; ``progress`` hears the share done."""
+    if not model.sublayer_sites():
+        raise ValueError("value zeroing compares a Transformer layer's output; this model has no such layers")
     reference = sentence_parts(model, trace).decoder_layers  # L × [1, T, d]
     L, S = len(reference), len(trace.source.ids)
     jobs = torch.tensor([(n, s) for n in range(L) for s in range(S)], device=model.device)  # [L·S, 2]

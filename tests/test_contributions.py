@@ -1,0 +1,194 @@
+"""models/network/parts + models/analysis/contributions, rollout, matrices: the parts add back up to each layer's
+real output, and every reading equals a hand computation from the layer's own modules."""
+import numpy as np
+import pytest
+import torch
+
+from models.analysis import contributions, matrices, rollout
+from models.analysis.contributions import alti_terms, attention_norm, sentence_parts, value_zeroing
+from models.decoding.greedy import greedy
+from models.network.parts import Sublayer
+from models.network.translator import KINDS
+
+from .helpers import make_model, make_transformer
+
+TEXT = "a big red dog runs on the grass"
+
+
+@pytest.fixture
+def transformer(tiny_tokenizers):
+    torch.manual_seed(0)
+    model = make_transformer(tiny_tokenizers, layers=2, heads=2)
+    return model, greedy(model, tiny_tokenizers, TEXT)
+
+
+def reconstructed(sub: Sublayer) -> torch.Tensor:
+    """r + Σ_s z_s + b, through the post-norm where there is one: what the sub-layer's output must be."""
+    y = sub.residual + sub.terms().sum(2) + sub.out_bias
+    return y if sub.norm is None else sub.norm(y)
+
+
+def assert_adds_up(parts) -> None:
+    for kind in KINDS:
+        for sub in getattr(parts, kind):
+            torch.testing.assert_close(reconstructed(sub), sub.output, atol=2e-5, rtol=1e-4)
+            for self_attention in (True, False) if kind != "cross" else (False,):
+                # ALTI's own split (the post-norm spread over the terms) sums to the output too
+                z = sub.terms()[0]
+                z = z + torch.diag_embed(torch.ones(len(z)))[..., None] * sub.residual[0][:, None] \
+                    if self_attention else torch.cat([z, sub.residual[0][:, None]], 1)
+                terms, bias = contributions.normalised_terms(sub, z)
+                torch.testing.assert_close(terms.sum(1) + bias, sub.output[0], atol=2e-5, rtol=1e-4)
+
+
+def test_the_transformers_parts_add_up_to_each_layers_output(transformer):
+    model, trace = transformer
+    with torch.inference_mode():
+        assert_adds_up(sentence_parts(model, trace))
+
+
+@pytest.mark.parametrize("family", ["marian", "nllb"])  # post-norm and pre-norm
+def test_a_hugging_face_models_parts_add_up_to_each_layers_output(family, tmp_path):
+    from models.storage.hub import load_model
+
+    from .hf_helpers import tiny_many_to_many, tiny_marian
+
+    folder = tiny_marian(tmp_path, steps=10) if family == "marian" else tiny_many_to_many(tmp_path, "nllb", steps=5)
+    loaded = load_model(str(folder))
+    trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
+    parts = sentence_parts(loaded.model, trace)
+    assert all(s.norm is not None for s in parts.cross) == (family == "marian")
+    with torch.inference_mode():
+        assert_adds_up(parts)
+    np.testing.assert_allclose(parts.cross[0].weights[0].numpy(), trace.cross_attention[0], atol=1e-5)
+
+
+def test_the_hooks_leave_the_model_as_it_was(transformer):
+    model, trace = transformer
+    sentence_parts(model, trace)
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def hand_norms(model, trace, layer: int) -> np.ndarray:
+    """‖α^h_ts v^h_s W^O_h‖ of ``layer`` from its modules alone: the memory's values, W_o's columns of each head."""
+    with torch.inference_mode():
+        src = torch.tensor([trace.source.ids])
+        values = model.encode(src, src != 0).values[layer][0]  # [heads, S, d_k]
+        W = model.decoder[layer].cross_attn.W_o.weight  # [d, heads · d_k]
+        heads, d_k = values.shape[0], values.shape[-1]
+        sizes = torch.stack([(values[h] @ W[:, h * d_k:(h + 1) * d_k].T).norm(dim=-1) for h in range(heads)])
+    found = trace.cross_attention[layer] * sizes.numpy()[:, None, :]  # [heads, T, S]
+    return found / found.sum(-1, keepdims=True)
+
+
+def test_the_attention_norm_is_each_layers_own_hand_computation(transformer):
+    model, trace = transformer
+    found = attention_norm(model, trace)
+    for layer in range(2):
+        np.testing.assert_allclose(found.heads[layer], hand_norms(model, trace, layer), atol=1e-5)
+    # a reading computed from the wrong layer would match the other layer's hand computation instead
+    assert not np.allclose(found.heads[1], hand_norms(model, trace, 0), atol=1e-3)
+    np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
+
+
+def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers):
+    model = make_model(tiny_tokenizers)
+    trace = greedy(model, tiny_tokenizers, TEXT)
+    E, H = model.config.emb_dim, model.config.dec_hidden
+    with torch.inference_mode():
+        h = torch.tensor(trace.rnn.annotations)  # [S, 2He]
+        sizes = torch.cat([h @ model.decoder.weight_ih[:, E:].T, h @ model.readout.weight[:, H:H + h.shape[1]].T],
+                          1).norm(dim=-1).numpy()  # [S]
+    expected = trace.cross_attention[0, 0] * sizes
+    np.testing.assert_allclose(attention_norm(model, trace).heads[0, 0], expected / expected.sum(-1, keepdims=True),
+                               atol=1e-5)
+    assert matrices.applicable(model) == ("attention", "attention norm", "gradient×input", "integrated gradients")
+    assert "no residual stream" in matrices.not_applicable(model, "ALTI")
+    with pytest.raises(ValueError, match="no such layers"):
+        value_zeroing(model, trace)
+
+
+def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
+    model = make_model(tiny_tokenizers, "none")
+    assert matrices.applicable(model) == ("gradient×input", "integrated gradients")
+    assert "no attention" in matrices.not_applicable(model, "attention norm")
+
+
+def test_alti_of_a_sublayer_worked_by_hand():
+    """One query reading two positions, d = 2, W^O = I: z_1 = (½, 0), z_2 = (0, ½), r = (1, 0), so y = (1.5, 0.5),
+    ‖y‖₁ = 2 and the contributions max(0, 2 − ‖y − z‖₁) are ½, ½ and 1 for the residual: shares ¼, ¼, ½."""
+    sub = Sublayer(weights=torch.tensor([[[[0.5, 0.5]]]]), values=torch.eye(2)[None, None],
+                   out_weight=torch.eye(2)[None], out_bias=torch.zeros(2), residual=torch.tensor([[[1.0, 0.0]]]),
+                   output=torch.tensor([[[1.5, 0.5]]]))
+    torch.testing.assert_close(alti_terms(sub, self_attention=False), torch.tensor([[0.25, 0.25, 0.5]]))
+
+
+def test_alti_keeps_the_prefix_share_beside_the_source(transformer):
+    model, trace = transformer
+    found = contributions.alti(model, trace)
+    assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)) and found.heads is None
+    np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
+    assert ((found.prefix > 0) & (found.prefix < 1)).all()
+
+
+def test_a_rollout_worked_by_hand():
+    """S = 2, T = 1. The encoder swaps its pieces; the decoder's self-attention keeps its one step; the cross-
+    attention gives ½ to (mixed) source piece 1, ½ to the residual: the step is ½ source piece 2, ½ itself."""
+    found = rollout.rolled([torch.tensor([[0.0, 1.0], [1.0, 0.0]])], [torch.ones(1, 1)],
+                           [torch.tensor([[0.5, 0.0, 0.5]])])
+    torch.testing.assert_close(found, torch.tensor([[[0.0, 0.5, 0.5]]]))
+
+
+def test_the_rollouts_split_every_step_between_source_and_prefix(transformer):
+    model, trace = transformer
+    for found in (rollout.attention_rollout(model, trace), rollout.alti_rollout(model, trace)):
+        np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
+        assert ((found.prefix >= 0) & (found.prefix <= 1)).all()
+    first = rollout.attention_rollout(model, trace).prefix[0]  # after one layer: ½ self (¾ own prefix) + ½ residual
+    assert (first > 0.49).all()
+
+
+def hand_zeroing(model, trace, layer: int) -> np.ndarray:
+    """1 − cos of decoder layer ``layer``'s output with each source piece's cross-attention values zeroed, from the
+    memory the model itself projects (no hooks), rows normalised: [T, S]."""
+    with torch.inference_mode():
+        src = torch.tensor([trace.source.ids])
+        tgt = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])
+        memory = model.encode(src, src != 0)
+
+        def output(values) -> torch.Tensor:
+            y = model._embed(model.tgt_embed, tgt)
+            for n in range(layer + 1):
+                y = model.decoder[n](y, memory.keys[n], values if n == layer else memory.values[n], memory.mask)
+            return y[0]  # [T, d]
+
+        base, rows = output(memory.values[layer]), []
+        for s in range(src.shape[1]):
+            zeroed = memory.values[layer].clone()
+            zeroed[:, :, s] = 0
+            rows.append(1 - torch.cosine_similarity(output(zeroed), base, dim=-1))
+    found = torch.stack(rows, 1).clamp(min=0).numpy()  # [T, S]
+    return found / found.sum(-1, keepdims=True)
+
+
+def test_value_zeroing_is_each_layers_own_hand_computation(transformer, monkeypatch):
+    model, trace = transformer
+    monkeypatch.setattr(contributions, "ZEROING_ROWS", 5)  # several passes, the last one short
+    heard = []
+    found = value_zeroing(model, trace, progress=heard.append)
+    for layer in range(2):
+        np.testing.assert_allclose(found.layers[layer], hand_zeroing(model, trace, layer), atol=1e-4)
+    assert not np.allclose(found.layers[1], hand_zeroing(model, trace, 0), atol=1e-3)
+    assert len(heard) > 1 and heard[-1] == 1.0
+
+
+def test_every_matrix_reads_every_reading_it_offers(transformer):
+    model, trace = transformer
+    T, S = len(trace.target_ids), len(trace.source.ids)
+    for matrix in matrices.LAYERED:
+        chosen = matrices.matrix_readings(model, matrix, shifted=True)
+        for reading, weights in zip(chosen, matrices.read(model, trace, matrix, chosen)):
+            assert weights.shape == (T - reading.shifted, S)
+            np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
+    assert len(matrices.matrix_readings(model, "ALTI", shifted=True)) == 4  # 2 layers, each also one step later
+    assert len(matrices.matrix_readings(model, "attention norm")) == 6  # 2 layers × (2 heads + the layer)
