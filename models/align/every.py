@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.matrices import applicable, matrix_readings, slug
+from ..analysis.matrices import applicable, matrix_readings, row_name
 from ..analysis.word_links import METHODS, above, word_matrices
 from ..decoding.trace import Reading
 from ..storage.gold import GoldPair, format_links
@@ -26,11 +26,6 @@ from ..storage.hub import LoadedModel
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 RULES = {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
-
-
-def row_name(matrix: str, reading: Reading | None) -> str:
-    """A row's name in the table and its links file's stem: ``attention-norm.2.mean.shifted``."""
-    return slug(matrix) + (f".{reading.key}" if reading else "")
 
 
 def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:

@@ -43,6 +43,12 @@ def slug(matrix: str) -> str:
     return matrix.replace("×", "-x-").replace(" ", "-")
 
 
+def row_name(matrix: str, reading: Reading | None) -> str:
+    """One matrix at one reading, as a table row and a file stem name it: ``attention-norm.2.mean.shifted`` (an
+    attribution by its matrix alone)."""
+    return slug(matrix) + (f".{reading.key}" if reading else "")
+
+
 def not_applicable(model: Translator, matrix: str) -> str | None:
     """Why ``matrix`` cannot be read on ``model``, in a sentence; None when it can."""
     if matrix not in MATRICES:

@@ -243,9 +243,11 @@ class TransformerTranslator(Translator):
                            steps: Tensor) -> Tensor:
         """``log p(y_t | y_<t, x)`` [B] of row b's own step ``t = steps[b]`` (one teacher-forced pass)."""
         last = int(steps.max()) + 1
-        logits = self(src, mask, tgt_in[:, :last])  # [B, T', V]
         rows = torch.arange(len(steps), device=steps.device)
-        return logits[rows, steps].log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
+        keep = torch.zeros(len(steps), last, dtype=torch.bool, device=steps.device)
+        keep[rows, steps] = True  # one position a row: the output layer runs on it alone, in row order
+        logits = self(src, mask, tgt_in[:, :last], keep)  # [B, V]
+        return logits.log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
 
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:

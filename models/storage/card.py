@@ -13,6 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
+from .reading_scores import reading_table
 from .heads import heads_table
 from .timeline import timeline_file
 from .training_record import best_validation, kept_weights, learning_rate, training_summary, validation_table
@@ -182,6 +183,14 @@ Word links read from this model with the French side forced, scored on the Engli
 (Och & Ney 2000; Mihalcea & Pedersen 2003) by alignment error rate (lower is better):
 
 {alignment_table(directory)}
+
+## Which matrix to believe
+
+Each matrix a step can be read as — the attention, what it adds (its norm, ALTI, value zeroing), a rollout through
+the layers, a gradient attribution — scored against people (AER, as above: reading and rule chosen on the trial set)
+and against the model itself (does the written word need the source words the matrix points at?):
+
+{reading_table(directory)}
 {_heads_section(training, directory)}
 ## Use
 
@@ -195,7 +204,8 @@ print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").transl
 ## Limitations
 
 Trained on {', '.join(d['name'] for d in corpora(training))} only: expect poor output outside that domain.
-Attention weights show where the model looked, not a guaranteed explanation of why.
+Attention weights show where the model looked, not a guaranteed explanation of why: the table "Which matrix to
+believe" measures how far each reading is one.
 """
     return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
 

@@ -18,7 +18,7 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
 
 def alignment_table(directory: str | Path) -> str:
     """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
-    results = read_alignment(Path(directory) / ALIGNMENT_FILE)
+    results = [r for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if "trial aer" not in r]  # see below
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
     rnn = _cross_shape(directory) == (1, 1)  # one head: its readings need no name

@@ -149,6 +149,7 @@ def alignment_rows(results: dict[str, list[dict]], baseline: list[dict]) -> list
     """The table of AER against human links: each model's results (by its label; of a multi-head model, the test
     set's), the statistical aligner's and the published figures, each row named by what its links came from."""
     rows = [{**r, "links from": f"{label}: {r['matrix']}" + (f", reading {r['reading']}" if r.get("reading") else "")}
-            for label, found in results.items() for r in found if not r.get("reading") or r["split"] == "test"]
+            for label, found in results.items() for r in found
+            if (not r.get("reading") or r["split"] == "test") and "trial aer" not in r]  # --matrix all: its own table
     rows += [{**r, "links from": f"eflomal ({r['method']} links)"} for r in baseline]
     return rows + [{"links from": name, "split": "test", "aer": aer} for name, aer in PUBLISHED.items()]

@@ -15,7 +15,8 @@ import numpy as np
 import streamlit as st
 
 from models.analysis.attribution import IG_STEPS, attribution_matrix, estimated_seconds
-from models.analysis.word_links import MATRICES, word_matrix
+from models.analysis.matrices import MATRICES
+from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
 from models.storage.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_cached, load_gold

@@ -1,0 +1,95 @@
+"""Score every matrix a model has as an explanation of its own translations: how far the written word's
+log-probability falls when the source words a matrix ranks highest are masked (:mod:`models.analysis.faithfulness`).
+
+    python -m models.faithfulness --model transformer --data ../shared/data/multi30k --sentences 100
+    python -m models.faithfulness --model additive --data sacrebleu:wmt14 --sentences 50 --save
+
+Each matrix is scored at every layer as a whole (for the attention, its heads' mean) and at the model's own head,
+each attribution once, and a random ranking as the floor, on the model's greedy translations of the first
+``--sentences`` of ``--data``. One JSON line per row: comprehensiveness (AOPC, nats, higher is better) and
+sufficiency (lower is better), averaged over every scored step. ``--save`` writes ``faithfulness.json`` beside the
+checkpoint, which its card and the app's Models page show beside the alignment table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+import numpy as np
+from tqdm import tqdm
+
+from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
+from .analysis.matrices import applicable, matrix_readings, read, row_name
+from .decoding.greedy import greedy_batch
+from .decoding.trace import Reading
+from .storage.card import write_card
+from .storage.hub import CheckpointError, LoadedModel, chosen_languages, language_options, load_model
+from .storage.reading_scores import FAITHFULNESS_FILE
+from .storage.sentences import read_named
+
+RANDOM = "random"
+
+
+def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:
+    """``{matrix: readings}`` scored: every layer's whole, and the model's own head of a head-wise matrix."""
+    own = loaded.reading.plain if loaded.reading else None
+    return {m: [r for r in matrix_readings(loaded.model, m) if r is None or r.head is None or r == own]
+            for m in applicable(loaded.model)}
+
+
+def sentence_rows(loaded: LoadedModel, trace, seed: int) -> dict:
+    """Every row's scores on one translation, ``{row name: Faithfulness}``."""
+    weights = {}
+    for matrix, chosen in rows_of(loaded).items():
+        for reading, w in zip(chosen, read(loaded.model, trace, matrix, chosen)):
+            weights[row_name(matrix, reading)] = (matrix, reading, w)
+    weights[RANDOM] = (RANDOM, None, random_matrix(trace, seed))
+    found = faithfulness(loaded.model, trace, {name: w for name, (_, _, w) in weights.items()})
+    return {name: (weights[name][:2], f) for name, f in found.items()}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m models.faithfulness", description=__doc__.split("\n")[0])
+    p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
+    p.add_argument("--data", required=True, help="sacrebleu:NAME, gold:SRC-TGT or DIR[:split=SPLIT]")
+    p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
+    p.add_argument("--sentences", type=int, default=100, help="how many of its first sentences (default 100)")
+    p.add_argument("--save", action="store_true", help=f"write {FAITHFULNESS_FILE} beside the checkpoint")
+    language_options(p)
+    p.add_argument("--device")
+    args = p.parse_args(argv)
+    if args.sentences < 1:
+        raise SystemExit("error: --sentences must be at least 1")
+    try:
+        loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
+        sources = list(read_named(args.data, loaded.languages, args.split).first(args.sentences).sources)
+    except (CheckpointError, OSError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from e
+    traces = greedy_batch(loaded.model, loaded.tokenizers, sources)
+    found: dict[str, tuple] = {}
+    for n, trace in enumerate(tqdm(traces, desc="sentences", leave=False)):
+        for name, (what, f) in sentence_rows(loaded, trace, seed=n).items():
+            _, comp, suff = found.setdefault(name, (what, [], []))
+            comp.append(f.comprehensiveness)
+            suff.append(f.sufficiency)
+    rows = [{"row": name, "matrix": matrix, **({"reading": reading.key} if reading else {}),
+             "comprehensiveness": round(float(np.concatenate(comp).mean()), 3),
+             "sufficiency": round(float(np.concatenate(suff).mean()), 3), "steps": int(sum(map(len, comp)))}
+            for name, ((matrix, reading), comp, suff) in found.items()]
+    for row in rows:
+        print(json.dumps(row, ensure_ascii=False))
+    if args.save:
+        command = "python -m models.faithfulness " + shlex.join(sys.argv[1:] if argv is None else argv)
+        record = {"model": loaded.path.name, "data": args.data, "sentences": len(traces), "deletions": DELETIONS,
+                  "rows": rows, "command": command}
+        (loaded.path / FAITHFULNESS_FILE).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                                                     encoding="utf-8")
+        if (loaded.path / "training.json").exists():
+            write_card(loaded.path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Which matrix to believe, from what a checkpoint's folder records: each matrix scored against people
+(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set) and against the model
+itself (``faithfulness.json``, written by ``python -m models.faithfulness --save``) — one row per matrix, for the
+card and the app's Models page.
+
+Against people, the row is the reading with the lowest AER on the *trial* set, its test AER shown: chosen without
+the test set. Against the model, the row is the layer (or head) with the highest comprehensiveness on the
+sentences scored; there is no held-out set for it, so each matrix shows its best, the random ranking its only one.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .gold import ALIGNMENT_FILE, read_alignment
+
+FAITHFULNESS_FILE = "faithfulness.json"
+
+
+def read_faithfulness(directory: str | Path) -> dict | None:
+    """The faithfulness record beside a checkpoint (``rows``, ``data``, ``sentences``, ``command``), or None."""
+    path = Path(directory) / FAITHFULNESS_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _aligned(directory: str | Path) -> dict[str, dict]:
+    """Each matrix's ``--matrix all`` row with the lowest trial AER."""
+    best: dict[str, dict] = {}
+    for r in read_alignment(Path(directory) / ALIGNMENT_FILE):
+        if "trial aer" in r and r["trial aer"] < best.get(r["matrix"], {"trial aer": float("inf")})["trial aer"]:
+            best[r["matrix"]] = r
+    return best
+
+
+def _explained(record: dict | None) -> dict[str, dict]:
+    """Each matrix's faithfulness row with the highest comprehensiveness."""
+    best: dict[str, dict] = {}
+    for r in record["rows"] if record else ():
+        if r["comprehensiveness"] > best.get(r["matrix"], {"comprehensiveness": float("-inf")})["comprehensiveness"]:
+            best[r["matrix"]] = r
+    return best
+
+
+def reading_scores(directory: str | Path) -> list[dict]:
+    """One row per matrix: its AER (reading and rule chosen on the trial set) and its deletion scores (best
+    reading), either missing where not measured; [] when neither was."""
+    aligned, explained = _aligned(directory), _explained(read_faithfulness(directory))
+    rows = []
+    for matrix in dict.fromkeys([*aligned, *explained]):
+        a, f = aligned.get(matrix), explained.get(matrix)
+        rows.append({"matrix": matrix,
+                     "aligned at": f"{a.get('reading', '—')}, {a['method']}" if a else "",
+                     "AER %": a["aer"] if a else None, "trial AER %": a["trial aer"] if a else None,
+                     "explained at": f.get("reading", "—") if f else "",
+                     "comprehensiveness": f["comprehensiveness"] if f else None,
+                     "sufficiency": f["sufficiency"] if f else None})
+    return rows
+
+
+def _cell(value) -> str:
+    return "" if value is None else f"{value:.1f}" if isinstance(value, float) and abs(value) >= 10 else str(value)
+
+
+def reading_table(directory: str | Path) -> str:
+    """The card's table of :func:`reading_scores` with the commands that measured it."""
+    rows = reading_scores(directory)
+    if not rows:
+        return ("Not measured yet: run `python -m models.align --matrix all --save` and "
+                "`python -m models.faithfulness --save`.")
+    names = list(rows[0])
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(_cell(r[n]) for n in names) + " |" for r in rows]
+    record = read_faithfulness(directory)
+    commands = [r["command"] for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if "trial aer" in r][:1]
+    commands += [record["command"]] if record else []
+    said = (f" Deletion scores on the first {record['sentences']} sentences of {record['data']}, the model's own "
+            "greedy translations, in nats." if record else "")
+    return ("\n".join(lines) + f"\n\nAER: lower is better. Comprehensiveness: how far log p of the written piece "
+            f"falls with the 1–{record['deletions'] if record else 5} source words a matrix ranks highest masked "
+            f"(higher is better); sufficiency: with only them kept (lower is better).{said}\n\n"
+            + "\n".join("    " + c for c in commands))
