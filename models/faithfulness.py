@@ -26,6 +26,7 @@ from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
 from .storage.card import write_card
 from .storage.hub import CheckpointError, LoadedModel, chosen_languages, language_options, load_model
+from .storage.languages import assumed
 from .storage.reading_scores import FAITHFULNESS_FILE
 from .storage.sentences import read_named
 
@@ -64,7 +65,7 @@ def main(argv=None) -> int:
         raise SystemExit("error: --sentences must be at least 1")
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
-        sources = list(read_named(args.data, loaded.languages, args.split).first(args.sentences).sources)
+        sources = list(read_named(args.data, assumed(loaded.languages), args.split).first(args.sentences).sources)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
     traces = greedy_batch(loaded.model, loaded.tokenizers, sources)
