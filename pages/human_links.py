@@ -33,13 +33,13 @@ number = st.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs), min
 st.query_params["pair"] = str(number)
 pair = pairs[number - 1]
 matrix = evidence.matrix_picker(loaded, key="gold_reading")
-reading = evidence.head_picker(loaded, shifted=True) if matrix == "attention" else None
+reading = evidence.head_picker(loaded, shifted=True, matrix=matrix)
 if reading is not None:
     st.caption(evidence.STEP_NOTE)
 
 model = (settings.model, settings.revision, settings.languages)
 forced = cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target))
-if not evidence.affordable(forced, matrix):
+if not evidence.affordable(loaded, forced, matrix):
     st.stop()
 weights = evidence.cached_word_matrix(*model, pair.source, pair.target, matrix, reading)
 F, E = weights.shape

@@ -2,7 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, source_word_weights, step_of_row
+from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
+from models.analysis.attribution import ATTRIBUTIONS
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
@@ -102,12 +103,19 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
     else:
         source, row_weights = charts.source_text(trace), weights[step]
     left, right = st.columns(2)
-    over = "Attention over the source" if matrix == "attention" else f"{matrix.capitalize()} over the source"
+    over = "Attention over the source" if matrix == "attention" else f"{evidence.named(matrix)} over the source"
     left.altair_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
                       key="step_bars")
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
+    share = evidence.prefix_share(trace, settings, text, matrix, reading) if reading is not None else None
+    if share is not None:
+        st.caption(f"Of what this step's layer {reading.layer + 1} holds, {1 - share[step]:.0%} comes from the source "
+                   f"and {share[step]:.0%} from what the decoder had already written (the target prefix), by "
+                   f"{matrix}. The bars share out the source's part.")
     row = word_index(trace.target_pieces)[step] if settings.words else step
     st.altair_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
+    if not is_language_tag(trace.target_pieces[step]):
+        contrast(trace, settings, text, step, matrix)
     neighbours(trace, settings, step, written[step])
     if reading is not None and forceable:  # without attention there is nothing to force
         what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
@@ -115,6 +123,33 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
         st.subheader("What if…")
         st.caption("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
                    "place to set a layer's weights, so there is no what-if here.")
+
+
+def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: str) -> None:
+    """Why the step wrote its piece and not another of its candidates (in the URL as ``foil``): an attribution of
+    the difference of their log-probabilities, the shown one's (else gradient×input)."""
+    st.subheader("Why this and not…")
+    written = piece_label(trace.target_pieces[step])
+    options = {p: i for (p, _), i in zip(trace.top_k[step], trace.top_ids[step]) if i != trace.target_ids[step]}
+    wanted, pieces = ui.read_url().foil, list(options)
+    foil = st.selectbox(f"Why “{written}” at step {step + 1}, and not", pieces, format_func=piece_label,
+                        index=pieces.index(wanted) if wanted in pieces else None, key=f"foil_{step}",
+                        placeholder="Pick another of the step's candidates…")
+    if foil is None:
+        st.query_params.pop("foil", None)
+        st.caption("Pick a piece the model nearly wrote: the source tokens that made it write its own instead "
+                   "(contrastive attribution, Yin & Neubig 2022).")
+        return
+    st.query_params["foil"] = foil
+    method = matrix if matrix in ATTRIBUTIONS else "gradient×input"
+    weights = evidence.cached_contrast(settings.model, settings.revision, settings.languages, text, trace.target_ids,
+                                       method, step, options[foil])
+    view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=trace.source.surfaces,
+                         unknown=trace.source.unknown, weights=weights[None], energies=None)
+    title = f"{evidence.named(method)} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
+    st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
+    st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "
+               "write its piece rather than the other.")
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
@@ -177,11 +212,13 @@ if settings.beam > 1:
     trace = beam_explorer(settings, text)
 matrix = evidence.matrix_picker(loaded)
 kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
-reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind))
-if reading is None:
+reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind), matrix=matrix)
+if reading is None and not loaded.model.has_attention:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
 steps_reading = reading if kind == "cross" else loaded.reading.plain  # the step explorer follows decoding steps
+if reading is None and loaded.reading is not None:  # an attribution: the step explorer's what-if still forces
+    steps_reading = loaded.reading.plain
 matrix, weights, energies = evidence.shown(trace, settings, text, matrix, steps_reading)
 view = ui.view_of(trace, weights, energies, settings.words)
 main = kinds_ui.shown(settings, text, trace, view, matrix, kind, reading)
@@ -199,7 +236,7 @@ if main.stepwise:
 if matrix == "attention" and trace.attention_shape[1] > 1:
     head_grid(trace, main.kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
-step_explorer(trace, view, weights, settings, text, matrix, reading, loaded.model.attention_can_be_forced)
+step_explorer(trace, view, weights, settings, text, matrix, steps_reading, loaded.model.attention_can_be_forced)
 if matrix == "attention" and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 

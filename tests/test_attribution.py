@@ -163,3 +163,19 @@ def test_translating_beside_an_attribution_on_the_same_model_is_unaffected(tiny_
     monkeypatch.setattr(Seq2Seq, "own_step_log_probs", with_a_visitor_beside)
     attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), "integrated gradients")
     assert len(seen) > 1 and set(seen) == {expected}
+
+
+@pytest.mark.parametrize("method", ["gradient×input", "integrated gradients"])
+def test_a_contrast_is_the_written_pieces_attribution_minus_the_foils(tiny_tokenizers, method):
+    """Checked against two plain attributions: of the translation, and of the translation with the foil forced at
+    that step (the same prefix before it)."""
+    model = make_transformer(tiny_tokenizers)
+    trace = trace_of(model, tiny_tokenizers)
+    step, foil = 1, trace.top_ids[1][1]  # the runner-up at step 2
+    assert foil != trace.target_ids[step]
+    foiled = forced(model, tiny_tokenizers, SENTENCE, [*trace.target_ids[:step], foil, *trace.target_ids[step + 1:]])
+    written = attribution.raw_attribution(model, trace, method)[step].sum(-1)  # [S]
+    other = attribution.raw_attribution(model, foiled, method)[step].sum(-1)
+    expected = (written - other).abs().numpy()
+    np.testing.assert_allclose(attribution.contrastive(model, trace, method, step, foil),
+                               expected / expected.sum(), atol=1e-4)

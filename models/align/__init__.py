@@ -52,7 +52,6 @@ from ..storage.languages import language_key
 from .every import SWEEP, every_row
 
 
-
 def arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m models.align", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")

@@ -70,18 +70,25 @@ def _own_copy(model: Translator) -> Translator:
     return copy.deepcopy(model).eval()
 
 
+def _forward(model: Translator) -> Callable:
+    def forward(src_ids, mask, tgt_in, tgt_out, steps):
+        return model.own_step_log_probs(src_ids, mask, tgt_in, tgt_out, steps)  # [n]
+    return forward
+
+
+def _decoder_inputs(model: Translator, trace: Trace) -> tuple[torch.Tensor, torch.Tensor]:
+    """The written pieces [T] and the decoder's inputs [T] (start, then every piece but the last)."""
+    targets = torch.tensor(trace.target_ids, device=model.device)
+    return targets, torch.cat([torch.tensor([model.specials.start], device=model.device), targets[:-1]])
+
+
 def _step_rows(model: Translator, trace: Trace, path_points: int):
     """Captum's inputs for groups of written pieces: each step to explain is one copy of the sentence (a row),
     at most :data:`MAX_CELLS` rows × path points × source pieces a group, so a long sentence costs time, not
     memory. Yields ``(forward, src [n, S], args)``."""
     T, S, device = len(trace.target_ids), len(trace.source.ids), model.device
-    targets = torch.tensor(trace.target_ids, device=device)
-    tgt_in = torch.cat([torch.tensor([model.specials.start], device=device), targets[:-1]])  # [T]
+    (targets, tgt_in), forward = _decoder_inputs(model, trace), _forward(model)  # [T] each
     per_pass = max(1, MAX_CELLS // (path_points * T * S))
-
-    def forward(src_ids, mask, tgt_in, tgt_out, steps):
-        return model.own_step_log_probs(src_ids, mask, tgt_in, tgt_out, steps)  # [n]
-
     for first in range(0, T, per_pass):
         steps = torch.arange(first, min(first + per_pass, T), device=device)  # [n]
         n = len(steps)
@@ -142,3 +149,20 @@ def attribution_matrix(model: Translator, trace: Trace, method: str,
     """Shares [T, S] (rows sum to 1) of the source pieces in each written piece of ``trace``."""
     shares = raw_attribution(model, trace, method, progress).sum(-1).abs().float().cpu().numpy()  # [T, S]
     return shares / np.maximum(shares.sum(axis=1, keepdims=True), 1e-12)
+
+
+def contrastive(model: Translator, trace: Trace, method: str, step: int, foil: int) -> np.ndarray:
+    """Why step ``step`` wrote its piece and not the piece ``foil`` (Yin & Neubig 2022): ``method`` of
+    log p(y_t) − log p(foil) at that step, shares [S] of the source pieces. Both attributions are linear in what
+    they explain, so it is the written piece's attribution minus the foil's, each one row of the same sentence."""
+    model = _own_copy(model)
+    targets, tgt_in = _decoder_inputs(model, trace)
+    foiled = targets.clone()
+    foiled[step] = foil
+    src = torch.tensor(trace.source.ids, device=model.device).expand(2, -1)  # [2, S]
+    args = (torch.ones_like(src, dtype=torch.bool), tgt_in.expand(2, -1), torch.stack([targets, foiled]),
+            torch.tensor([step, step], device=model.device))
+    with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # as in raw_attribution
+        found = ATTRIBUTIONS[method](model, _forward(model), src, args).detach()  # [2, S, E]
+    shares = (found[0] - found[1]).sum(-1).abs().float().cpu().numpy()  # [S]
+    return shares / max(shares.sum(), 1e-12)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..decoding.trace import Reading, Trace, readings
 from ..network.translator import Translator
+from . import attribution
 from .attribution import ATTRIBUTIONS, attribution_matrix
 from .contributions import Layered, alti, attention, attention_norm, value_zeroing
 from .rollout import alti_rollout, attention_rollout
@@ -30,6 +31,11 @@ HEADWISE = ("attention", "attention norm")
 STACKED = ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing")
 #: Every matrix, as ``--matrix`` and the app's "Show" name them.
 MATRICES = (*LAYERED, *ATTRIBUTIONS)
+
+#: Value zeroing's work a second on one CPU thread, in cells (layers × source pieces zeroed, each a pass over source
+#: × target pieces): the bundled Transformer (d 256, 3 + 3 layers) did 107,000–139,000 (one thread, 15- and 25-piece
+#: sentences); an opus-mt model (d 512, 6 + 6 layers) does about 8× the work a cell, hence this.
+ZEROING_CELLS_PER_SECOND = 12_000
 
 NO_ATTENTION = ("this model has no attention: its decoder reads one fixed summary of the sentence, so there are no "
                 "weights, values or layers to read; an attribution asks the model itself")
@@ -65,6 +71,17 @@ def applicable(model: Translator) -> tuple[str, ...]:
     return tuple(m for m in MATRICES if not_applicable(model, m) is None)
 
 
+def estimated_seconds(model: Translator, trace: Trace, matrix: str) -> float:
+    """About how long ``matrix`` of ``trace`` takes on one CPU thread: an attribution's estimate, value zeroing's
+    (:data:`ZEROING_CELLS_PER_SECOND`), nothing for the rest (one pass with hooks)."""
+    if matrix in ATTRIBUTIONS:
+        return attribution.estimated_seconds(trace, matrix)
+    if matrix == "value zeroing":
+        S, T = len(trace.source.ids), len(trace.target_ids)
+        return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
+    return 0.0
+
+
 def matrix_readings(model: Translator, matrix: str, shifted: bool = False) -> list[Reading | None]:
     """The readings a matrix of ``model`` has: its heads and layers (every layer only, where no head has its own),
     with ``shifted`` each read one step later too; ``[None]`` for an attribution (one matrix)."""
@@ -94,5 +111,11 @@ def read(model: Translator, trace: Trace, matrix: str, chosen: list[Reading | No
         raise ValueError(f"{matrix}: {reason}")
     if matrix in ATTRIBUTIONS:
         return [attribution_matrix(model, trace, matrix, progress)]
-    found = value_zeroing(model, trace, progress) if matrix == "value zeroing" else LAYERED[matrix](model, trace)
-    return [found.read(r) for r in chosen]
+    found = layered(model, trace, matrix, progress)
+    return [found.read(layer_reading(model, matrix, r)) for r in chosen]
+
+
+def layered(model: Translator, trace: Trace, matrix: str,
+            progress: Callable[[float], None] | None = None) -> Layered:
+    """``matrix`` of ``trace``, every layer (a matrix of :data:`LAYERED`); ``progress`` hears value zeroing's."""
+    return value_zeroing(model, trace, progress) if matrix == "value zeroing" else LAYERED[matrix](model, trace)

@@ -25,7 +25,7 @@ from torch import Tensor
 from ..decoding.trace import Trace
 from ..network.parts import AttentionParts, Sublayer
 from ..network.translator import Translator
-from .contributions import Layered, row_shares, alti_terms, sentence_parts
+from .contributions import Layered, alti_terms, row_shares, sentence_parts
 
 
 def rolled(encoder: list[Tensor], decoder: list[Tensor], cross: list[Tensor]) -> Tensor:

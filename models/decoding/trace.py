@@ -130,6 +130,7 @@ class Trace:
     top_k: tuple[tuple[tuple[str, float], ...], ...]  # [T][k] (piece, probability)
     token_logprobs: np.ndarray  # [T]
     rnn: RNNRecord | None = None  # the RNN's queries, contexts and annotations; None for other architectures
+    top_ids: tuple[tuple[int, ...], ...] = ()  # [T][k] the ids of top_k's pieces (a contrast's foil is one)
 
     @property
     def logprob(self) -> float:
@@ -191,4 +192,5 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
         ),
         token_logprobs=logprobs.gather(1, torch.tensor(ids, device=logprobs.device)[:, None]).squeeze(1).cpu().numpy(),
         rnn=rnn,
+        top_ids=tuple(tuple(i.tolist()) for i in top.indices),
     )

@@ -1,7 +1,9 @@
-"""What a page shows of a model: attention (one head, or a layer's mean) or an attribution; and human links.
+"""What a page shows of a model: one matrix (:mod:`models.analysis.matrices`: the attention, what it adds, a rollout,
+an attribution) at one reading (one head, or a layer's whole); and human links.
 
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",
-attention "where did the decoder read"; a page shows either for the same step. A multi-head model's attention is
+attention "where did the decoder read", the others "how much did each source piece add"; a page shows any of them
+for the same step. A multi-head model's attention is
 read one way at a time (:class:`models.decoding.trace.Reading`), in the URL as ``head=LAYER.HEAD`` or
 ``head=LAYER.mean``. Human links come by name in the model's pair (``gold:en-fr``, ``gold:ro-en``, …, fetched
 once: :mod:`models.storage.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
@@ -14,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from models.analysis.attribution import IG_STEPS, attribution_matrix, estimated_seconds
-from models.analysis.matrices import MATRICES
+from models.analysis.attribution import ATTRIBUTIONS, IG_STEPS, attribution_matrix, contrastive
+from models.analysis.contributions import Layered
+from models.analysis.matrices import applicable, estimated_seconds, layer_reading, layered, matrix_readings, slug
 from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
@@ -34,6 +37,25 @@ TITLES = {
     "gradient×input": ("Gradient×input attribution: each source token's share in each output token", "share"),
     "integrated gradients": ("Integrated-gradients attribution: each source token's share in each output token",
                              "share"),
+    "attention norm": ("Attention norm ‖α f(x)‖: the size of what each source token adds through the attention",
+                       "share"),
+    "ALTI": ("ALTI: each source token's contribution to the layer's output (the prefix's share set aside)", "share"),
+    "ALTI+ rollout": ("ALTI+ rollout: what each output token is made of, through every layer up to this one",
+                      "share"),
+    "attention rollout": ("Attention rollout: ½ attention + ½ residual, multiplied through the layers", "share"),
+    "value zeroing": ("Value zeroing: how far the layer's output moves without each source token's values", "share"),
+}
+
+#: One sentence on each matrix, for the picker's help and the "Which reading?" page.
+ABOUT = {
+    "attention": "where the decoder read (the weights α)",
+    "attention norm": "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
+    "ALTI": "each token's share of the layer's output, residual and layer norm included (Ferrando et al. 2022)",
+    "ALTI+ rollout": "ALTI multiplied through every layer: the source's and the prefix's share of each word",
+    "attention rollout": "the weights, half residual, multiplied through the layers (Abnar & Zuidema 2020)",
+    "value zeroing": "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
+    "gradient×input": "how the written token's log-probability depends on each source embedding (one pass back)",
+    "integrated gradients": f"the same, averaged over {IG_STEPS} points from an all-padding sentence",
 }
 
 
@@ -43,51 +65,64 @@ STEP_NOTE = ("A row is the step that *writes* its word, from the words before it
              "seen it — which of the two lines up with human links is measured per model on the Models page.")
 
 
-def slug(matrix: str) -> str:
-    """The URL form of a matrix: ``integrated gradients`` → ``integrated-gradients``."""
-    return matrix.replace("×", "-x-").replace(" ", "-")
+def named(matrix: str) -> str:
+    """A matrix's name to begin a sentence with (ALTI stays ALTI)."""
+    return matrix[:1].upper() + matrix[1:]
 
 
 def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
-    """Attention or an attribution (in the URL as ``read``); a model without attention offers attribution only."""
-    choices = [m for m in MATRICES if m != "attention" or loaded.model.has_attention]
+    """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`)."""
+    choices = list(applicable(loaded.model))
     wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", choices[0])
-    matrix = st.segmented_control(
-        "Show", choices, default=wanted, key=key, help="Attention: where the decoder read. Attribution (Captum): how "
-        "much each source token's embedding changed the log-probability of the token written — for any model, "
-        f"attention or not. Integrated gradients take {IG_STEPS} passes along a path: seconds for a short "
-        "sentence, minutes for a long one on one CPU thread.") or wanted  # an emptied control keeps the last one
+    matrix = st.selectbox(
+        "Show", choices, index=choices.index(wanted), key=key,
+        format_func=lambda m: f"{m} — {ABOUT[m]}",
+        help="The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
+        "attribution (Captum), which works on any model. Integrated gradients take "
+        f"{IG_STEPS} passes along a path and value zeroing one pass per source token: seconds for a short sentence, "
+        "longer for a long one. Which of them to believe: the Which reading? page.")
     st.query_params["read"] = slug(matrix)
     return matrix
 
 
-def head_label(reading: Reading, default: Reading | None, supervised: Reading | None = None) -> str:
+def head_label(reading: Reading, default: Reading | None, supervised: Reading | None = None,
+               matrix: str = "attention") -> str:
     first = " — shown first" if reading == default else ""
     aligner = " — trained to align" if supervised is not None and reading == supervised else ""
-    return reading.label.capitalize() + first + aligner
+    return reading_label(reading, matrix).capitalize() + first + aligner
+
+
+def reading_label(reading: Reading, matrix: str) -> str:
+    """A reading's name under ``matrix``: a layer's whole is its heads' mean for the attention only."""
+    if matrix == "attention" or reading.head is not None:
+        return reading.label
+    return f"layer {reading.layer + 1}" + (", all heads together" * (matrix == "attention norm")) + (
+        ", read one step later" if reading.shifted else "")
 
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
-                shifted: bool = False, shape: tuple[int, int] | None = None) -> Reading | None:
+                shifted: bool = False, shape: tuple[int, int] | None = None,
+                matrix: str = "attention") -> Reading | None:
     """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`.url.UrlState`;
     the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
     ``shifted`` one step later too (for pages that read attention as word alignment); of another attention than
-    the cross-attention when ``shape`` (its layers, heads) is given. An RNN's only plain reading needs no widget;
-    None without attention."""
-    if loaded.reading is None:
+    the cross-attention when ``shape`` (its layers, heads) is given; of ``matrix``'s layers (and heads where it
+    has its own). An RNN's only plain reading needs no widget; None without attention or for an attribution."""
+    if loaded.reading is None or matrix in ATTRIBUTIONS:
         return None
-    options = readings(shape or loaded.model.attention_shape, shifted)
-    default = loaded.reading if shifted else loaded.reading.plain
+    options = (readings(shape, shifted) if shape and matrix == "attention"
+               else matrix_readings(loaded.model, matrix, shifted))
+    default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
     default = default if default in options else options[-1]  # another kind may have fewer layers
     if len(options) == 1:
         return options[0]
     chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
     if st.session_state.get(chosen) not in options:  # first run, or another model: the link's, else the default
-        wanted = url_reading(loaded, getattr(ui.read_url(), key), default)
+        wanted = layer_reading(loaded.model, matrix, url_reading(loaded, getattr(ui.read_url(), key), default))
         st.session_state[chosen] = wanted if wanted in options else wanted.plain if wanted.plain in options else default
     st.session_state[key] = st.session_state[chosen]
     supervised = loaded.supervised if loaded.supervised in options else None
-    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default, supervised),
+    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default, supervised, matrix),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
                            help="Each decoder layer has several heads, each with its own attention over the source; "
                                 "a layer's mean averages them. Read one step later, each word's row is the step "
@@ -128,13 +163,34 @@ def cached_attribution(ref: str, revision: str | None, languages: Languages | No
     return weights
 
 
-def affordable(trace: Trace, matrix: str) -> bool:
+@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
+def cached_contrast(ref: str, revision: str | None, languages: Languages | None, text: str,
+                    target: tuple[int, ...], method: str, step: int, foil: int) -> np.ndarray:
+    """Shares [S] of why step ``step`` of ``text`` written as ``target`` wrote its piece and not ``foil``."""
+    loaded = cache.load(ref, revision, languages)
+    return contrastive(loaded.model, cache.cached_forced(ref, revision, languages, text, target), method, step, foil)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_layered(ref: str, revision: str | None, languages: Languages | None,
+                   text: str, target: tuple[int, ...], matrix: str) -> Layered:
+    """``matrix`` of ``text`` written as ``target``, every layer, with a progress bar while value zeroing runs."""
+    loaded = cache.load(ref, revision, languages)
+    bar = st.progress(0.0, text=f"Computing {matrix}…")
+    found = layered(loaded.model, cache.cached_forced(ref, revision, languages, text, target), matrix,
+                    lambda done: bar.progress(done, text=f"Computing {matrix}: {done:.0%}"))
+    bar.empty()
+    return found
+
+
+def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
     """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
     limit = deploy.attribution_limit_s()
-    if matrix == "attention" or limit is None or (needed := estimated_seconds(trace, matrix)) <= limit:
+    if limit is None or (needed := estimated_seconds(loaded.model, trace, matrix)) <= limit:
         return True
-    cheaper = " Gradient×input is far cheaper;" if matrix == "integrated gradients" else ""
-    st.warning(f"{matrix.capitalize()} of this sentence would take about {needed:.0f} s on this shared server, "
+    cheaper = {"integrated gradients": " Gradient×input is far cheaper;",
+               "value zeroing": " ALTI and the attention norm cost one pass;"}.get(matrix, "")
+    st.warning(f"{named(matrix)} of this sentence would take about {needed:.0f} s on this shared server, "
                f"which gives one request at most {limit:.0f} s.{cheaper} a shorter sentence is quicker. Run the app "
                "on your own machine for any length (README).")
     return False
@@ -142,17 +198,30 @@ def affordable(trace: Trace, matrix: str) -> bool:
 
 def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
           reading: Reading | None) -> tuple[str, np.ndarray, np.ndarray | None]:
-    """What a page draws for ``trace``: the matrix's name, the matrix [T, S] and the energies behind it (None for
-    attributions and means). An attribution this server cannot afford (:func:`affordable`) gives way to the
-    attention, or, without attention, ends the page."""
-    if not affordable(trace, matrix):
+    """What a page draws for ``trace``: the matrix's name, the matrix [T, S] and the energies behind it (attention
+    heads only). A matrix this server cannot afford (:func:`affordable`) gives way to the attention, or, without
+    attention, ends the page."""
+    loaded = cache.load(settings.model, settings.revision, settings.languages)
+    if not affordable(loaded, trace, matrix):
         if reading is None:
             st.stop()
         matrix = "attention"
     if matrix == "attention":
         return matrix, trace.read(reading), trace.read_energies(reading)
     model = (settings.model, settings.revision, settings.languages)
-    return matrix, cached_attribution(*model, text, trace.target_ids, matrix), None
+    if matrix in ATTRIBUTIONS:
+        return matrix, cached_attribution(*model, text, trace.target_ids, matrix), None
+    found = cached_layered(*model, text, trace.target_ids, matrix)
+    return matrix, found.read(layer_reading(loaded.model, matrix, reading)), None
+
+
+def prefix_share(trace: Trace, settings: ui.Settings, text: str, matrix: str, reading: Reading) -> np.ndarray | None:
+    """The target prefix's share [T] of each step at ``reading``'s layer, for a matrix that sees one (ALTI, the
+    rollouts); None for the others."""
+    if matrix in ATTRIBUTIONS or matrix == "attention":
+        return None
+    found = cached_layered(settings.model, settings.revision, settings.languages, text, trace.target_ids, matrix)
+    return None if found.prefix is None else found.prefix[reading.layer]
 
 
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:

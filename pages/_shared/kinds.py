@@ -10,6 +10,7 @@ import streamlit as st
 from models.analysis.alignment import AttentionView, piece_label
 from models.analysis.bertviz_export import bertviz_html
 from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
+from models.analysis.matrices import slug
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
@@ -101,9 +102,9 @@ def shown(settings: ui.Settings, text: str, trace: Trace, view: AttentionView, m
           reading: Reading | None) -> Shown:
     """The main heatmap: ``view`` (the cross-attention or an attribution, step by step) or a self-attention of
     ``kind``, with its name."""
-    several = reading is not None and trace.attention_shape[1] > 1
-    head = f" ({reading.label})" if matrix == "attention" and several else ""
-    stem = evidence.slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
+    several = reading is not None and (trace.attention_shape[1] > 1 or matrix != "attention")
+    head = f" ({evidence.reading_label(reading, matrix)})" if several else ""
+    stem = slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
     if kind == "cross":
         return Shown(view, evidence.TITLES[matrix][0] + head, kind, None, stem)
     kinds = cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)

@@ -39,6 +39,7 @@ class UrlState:
     # as the model's card chose its reading)
     attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
     beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
+    foil: str | None = None  # the piece the step explorer contrasts with the one written, "▁chat" (checked there)
     off: str | None = None  # heads switched off, readings' keys: "2.1,encoder.1.3" (checked by the page)
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
@@ -100,6 +101,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
     "read": _printable(40),
+    "foil": _printable(40),
     **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
     "off": _printable(400),
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
