@@ -24,6 +24,7 @@ page = st.navigation([
     st.Page("pages/score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),
     st.Page("pages/learning.py", title="Alignment as it is learned", icon=":material/movie:", url_path="Learning"),
     st.Page("pages/human_links.py", title="Against human links", icon=":material/fact_check:", url_path="Human_links"),
+    st.Page("pages/which_reading.py", title="Which reading?", icon=":material/rule:", url_path="Which_reading"),
     st.Page("pages/models_and_results.py", title="Models & results", icon=":material/leaderboard:",
             url_path="Models_and_results"),
 ])

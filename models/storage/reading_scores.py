@@ -23,7 +23,7 @@ def read_faithfulness(directory: str | Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def _aligned(directory: str | Path) -> dict[str, dict]:
+def aligned(directory: str | Path) -> dict[str, dict]:
     """Each matrix's ``--matrix all`` row with the lowest trial AER."""
     best: dict[str, dict] = {}
     for r in read_alignment(Path(directory) / ALIGNMENT_FILE):
@@ -44,10 +44,10 @@ def _explained(record: dict | None) -> dict[str, dict]:
 def reading_scores(directory: str | Path) -> list[dict]:
     """One row per matrix: its AER (reading and rule chosen on the trial set) and its deletion scores (best
     reading), either missing where not measured; [] when neither was."""
-    aligned, explained = _aligned(directory), _explained(read_faithfulness(directory))
+    best, explained = aligned(directory), _explained(read_faithfulness(directory))
     rows = []
-    for matrix in dict.fromkeys([*aligned, *explained]):
-        a, f = aligned.get(matrix), explained.get(matrix)
+    for matrix in dict.fromkeys([*best, *explained]):
+        a, f = best.get(matrix), explained.get(matrix)
         rows.append({"matrix": matrix,
                      "aligned at": f"{a.get('reading', '—')}, {a['method']}" if a else "",
                      "AER %": a["aer"] if a else None, "trial AER %": a["trial aer"] if a else None,

@@ -53,13 +53,13 @@ def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measur
 
 
 def head_grid(views: list[AttentionView], titles: list[str], selected: int | None,
-              columns: int = 4) -> alt.FacetChart:
+              columns: int = 4, measure: str = "α") -> alt.FacetChart:
     """One small heatmap per head (a layer's heads, or every layer × head: bertviz's model view), ``columns`` a
     row, the ``selected`` one marked ▶; a click reports its index in ``views`` as ``head``."""
     labels = [("▶ " if h == selected else "") + t for h, t in enumerate(titles)]
     frame = pd.concat([_cells(v).assign(head=h, label=labels[h]) for h, v in enumerate(views)], ignore_index=True)
     frame["cell"] = frame["label"].str.lstrip("▶ ") + ": " + frame["cell"]
-    small = _rects(frame, views[0], "α").encode(
+    small = _rects(frame, views[0], measure).encode(
         x=alt.X("s:O", axis=None),
         y=alt.Y("t:O", axis=None),
     ).properties(width=200, height=min(ROW_PX, 8) * len(views[0].rows))

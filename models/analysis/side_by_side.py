@@ -1,0 +1,42 @@
+"""One sentence's matrices side by side, each with how far this translation depends on what it points at — what the
+"Which reading?" view draws (:mod:`.matrices` for the matrices, :mod:`.faithfulness` for the scores)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..decoding.trace import Reading, Trace
+from ..network.translator import Translator
+from .faithfulness import faithfulness, random_matrix
+from .matrices import read
+
+#: The floor every panel is scored beside: a ranking drawn at random.
+RANDOM = "random"
+
+
+@dataclass(frozen=True, eq=False)
+class Panel:
+    """One matrix of one sentence at one reading, with its deletion scores on this sentence."""
+
+    matrix: str  # a name of :data:`.matrices.MATRICES`, or :data:`RANDOM`
+    reading: Reading | None  # None: an attribution, or the random floor
+    weights: np.ndarray  # [T, S], rows sum to 1
+    comprehensiveness: float | None  # nats, this sentence's mean over its steps; None: nothing could be masked
+    sufficiency: float | None
+
+
+def side_by_side(model: Translator, trace: Trace, chosen: Mapping[str, Reading | None]) -> list[Panel]:
+    """Each matrix of ``chosen`` at its reading (read at the step that writes each piece, so deleting by row t
+    scores step t), then the random floor, all scored on ``trace``'s own translation."""
+    weights = {m: read(model, trace, m, [r])[0] for m, r in chosen.items()}
+    weights[RANDOM] = random_matrix(trace, seed=0)
+    scores = faithfulness(model, trace, weights)
+    panels = []
+    for matrix, w in weights.items():
+        found = scores.get(matrix)
+        panels.append(Panel(matrix, chosen.get(matrix), w,
+                            None if found is None else float(found.comprehensiveness.mean()),
+                            None if found is None else float(found.sufficiency.mean())))
+    return panels
