@@ -19,6 +19,7 @@ from models.storage.hub import bundled_models, resolve
 from models.storage.languages import language_name
 from models.storage.model_card import SUPERVISION
 from models.storage.model_facts import model_facts
+from models.storage.reading_scores import read_faithfulness, reading_scores
 from models.storage.training_record import best_validation, quality_per_minute, training_summary
 from pages._shared import charts, ui
 from pages._shared.labels import for_markdown
@@ -96,6 +97,18 @@ if alignment or baseline:
                                   "recall": "recall %"}).style.format(precision=1, na_rep=""),
                  hide_index=True, key="alignment")
     st.code("\n".join(dict.fromkeys(r["command"] for r in table if "command" in r)), language="bash")
+believed = [{"model": ui.model_name(name), **row} for name in bundled_models() for row in reading_scores(resolve(name))]
+if believed:
+    st.subheader("Which matrix to believe?")
+    st.caption("Each matrix a step can be read as, scored two ways. Against people: AER on the Hansards gold test "
+               "set, its reading and rule chosen on the trial set (`python -m models.align --matrix all`). Against "
+               "the model: mask the 1–5 source words it ranks highest and see how far the written word's "
+               "log-probability falls (comprehensiveness, nats: higher is better), or keep only them (sufficiency: "
+               "lower is better), at its best layer (`python -m models.faithfulness`); random is the floor. The "
+               "Which reading? page does both for one sentence.")
+    st.dataframe(pd.DataFrame(believed).style.format(precision=2, na_rep="—"), hide_index=True, key="believed")
+    st.code("\n".join(dict.fromkeys(record["command"] for name in bundled_models()
+                                    if (record := read_faithfulness(resolve(name))))), language="bash")
 for (name, shifted), (layer_names, head_names, values) in heads.items():
     when = ", read one step later" if shifted else ""
     st.altair_chart(charts.aer_grid(layer_names, head_names, values, f"{ui.model_name(name)}: which head aligns"

@@ -1,0 +1,72 @@
+"""The readings in the app: every matrix on the Translate page, the contrastive step (``foil=``), the Which reading?
+page, the Models page's table, and a public server refusing what it cannot afford."""
+import pytest
+
+from models.analysis.matrices import MATRICES, slug
+from models.decoding.greedy import greedy
+from models.storage.hub import load_model
+from pages._shared.evidence import TITLES
+
+from .pages_helpers import APP, cells, figures, page, run_page, title_of
+
+TEXT = "A dog runs on the beach."
+
+
+@pytest.mark.parametrize("matrix", [m for m in MATRICES if m != "integrated gradients"])
+def test_the_translate_page_draws_every_matrix_at_a_layer_it_has(matrix):
+    at = run_page(APP, model="transformer", text=TEXT, read=slug(matrix), head="2.3")
+    assert not at.exception and not at.error
+    assert title_of(figures(at)[0]).startswith(TITLES[matrix][0])
+    assert at.query_params["read"] == slug(matrix)
+    if matrix in ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing"):  # a layer, not a head
+        assert at.query_params["head"] == "2.mean"
+    prefix = [c.value for c in at.caption if "target prefix" in c.value]
+    assert bool(prefix) == (matrix in ("ALTI", "ALTI+ rollout", "attention rollout"))
+
+
+def runner_up(step: int) -> str:
+    loaded = load_model("transformer")
+    return greedy(loaded.model, loaded.tokenizers, TEXT).top_k[step][1][0]
+
+
+def test_a_contrastive_step_draws_why_this_piece_and_not_the_foil():
+    foil = runner_up(1)
+    at = run_page(APP, model="transformer", text=TEXT, read="gradient-x-input", step="2", foil=foil)
+    assert not at.exception
+    contrast = [f for f in figures(at) if "log p(" in title_of(f)]
+    assert len(contrast) == 1 and "Gradient×input" in title_of(contrast[0])
+    assert sum(c["weight"] for c in cells(contrast[0])) == pytest.approx(1, abs=1e-3)
+    assert at.query_params["foil"] == foil
+
+
+def test_a_foil_that_is_no_candidate_is_dropped():
+    at = run_page(APP, model="transformer", text=TEXT, step="2", foil="<script>x</script>")
+    assert not at.exception and not [f for f in figures(at) if "log p(" in title_of(f)]
+    assert "foil" not in at.query_params
+
+
+@pytest.mark.parametrize(("model", "panels"), [("transformer", 9), ("additive", 5), ("none", 3)])
+def test_which_reading_sets_every_matrix_beside_the_random_floor(model, panels):
+    at = run_page(page("Which_reading"), model=model, text=TEXT)
+    assert not at.exception and not at.error
+    grid = figures(at)[0]
+    assert len({c["head"] for c in cells(grid)}) == panels
+    table = at.dataframe[0].value
+    assert list(table["matrix"])[-1] == "random" and len(table) == panels
+    assert table["comprehensiveness"].notna().all()
+
+
+def test_a_public_server_leaves_out_value_zeroing_it_cannot_afford(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    monkeypatch.setattr("models.analysis.matrices.ZEROING_CELLS_PER_SECOND", 1)
+    at = run_page(APP, model="transformer", text=TEXT, read="value-zeroing")
+    assert not at.exception
+    assert any("Value zeroing of this sentence" in w.value and "shared server" in w.value for w in at.warning)
+    assert title_of(figures(at)[0]).startswith("Attention α")
+
+
+def test_the_models_page_says_which_matrix_to_believe_once_measured(tmp_path, monkeypatch):
+    at = run_page(page("Models_and_results"))
+    assert not at.exception
+    believed = [d.value for d in at.dataframe if "comprehensiveness" in d.value.columns]
+    assert not believed or {"model", "matrix", "AER %"} <= set(believed[0].columns)
