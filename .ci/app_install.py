@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 from tests.hf_helpers import tiny_many_to_many, tiny_marian  # noqa: E402  (stdlib at its top; builds with the app's packages)
 
 PAGES = ["translate", "compare_scoring", "context_vectors", "score_anatomy", "learning", "models_and_results",
-         "human_links", "corpus"]
+         "human_links", "corpus", "which_reading"]
 TEXT = "a dog runs on the beach"
 
 

@@ -11,7 +11,7 @@ from .hf_helpers import OPUS_CARD, tiny_marian
 from .pages_helpers import APP, figures, page, run_page, title_of
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
-         "Corpus"]
+         "Corpus", "Which_reading"]
 TEXT = "a dog runs on the beach"
 
 

@@ -9,7 +9,7 @@ from .hf_helpers import CODES, tiny_many_to_many
 from .pages_helpers import APP, figures, page, run_page
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
-         "Corpus"]
+         "Corpus", "Which_reading"]
 TEXT = "a dog runs on the beach"
 
 

@@ -1,0 +1,45 @@
+"""The readings in a real browser (Debian's Chromium, as tests/test_e2e_browser.py): the Which reading? page's panels
+open the Translate page, and a contrastive step draws its heatmap."""
+import urllib.parse
+
+from models.decoding.greedy import greedy
+from models.storage.hub import load_model
+
+from .test_e2e_browser import CHART, TITLE, page, server, wait_idle  # noqa: F401  (fixtures shared with it)
+
+TEXT = "A black dog is running on the beach."
+PANELS = ("[...document.querySelectorAll('.vega-embed svg')[0].querySelectorAll('g.role-title-text text, text')]"
+          ".map(t => t.textContent)")
+
+
+def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
+    page.goto(server)  # first the home page: straight to a page's URL can meet Streamlit's "Page not found" notice
+    page.wait_for_selector(CHART)
+    page.goto(f"{server}/Which_reading?model=transformer&text={urllib.parse.quote(TEXT)}")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    assert not page.locator("[data-testid='stException']").count()
+    texts = page.evaluate(PANELS)
+    for name in ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing",
+                 "integrated gradients", "random"):
+        assert any(t.startswith(name) for t in texts), name
+    page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI ']").first.click()
+    page.wait_for_function(f"location.search.includes('read=ALTI') && document.querySelector('.vega-embed svg') "
+                           f"&& ({TITLE.format(n=0)}).startsWith('ALTI:')", timeout=90_000)
+    wait_idle(page)
+    assert "read=ALTI" in page.url and "/Which_reading" not in page.url
+    assert not page.locator("[data-testid='stException']").count()
+
+
+def test_a_contrastive_step_draws_its_heatmap(server, page):
+    loaded = load_model("transformer")
+    trace = greedy(loaded.model, loaded.tokenizers, TEXT)
+    foil = trace.top_k[1][1][0]  # the step's runner-up
+    page.goto(f"{server}/?model=transformer&read=integrated-gradients&step=2&foil={urllib.parse.quote(foil)}"
+              f"&text={urllib.parse.quote(TEXT)}")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.wait_for_function("[...document.querySelectorAll('.vega-embed svg')].some(s => [...s.querySelectorAll("
+                           "'g.role-title-text text')].some(t => t.textContent.includes('log p(')))", timeout=90_000)
+    assert not page.locator("[data-testid='stException']").count()
+    assert "foil=" in page.url
