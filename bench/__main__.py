@@ -17,11 +17,12 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "dtype"])
+                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "dtype",
+                                    "readings"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
-                   help="for translate, attribution, completeness, sharpness, neighbours: bundled name, directory "
+                   help="for translate, attribution, readings, completeness, sharpness, neighbours: bundled name, directory "
                         "or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
@@ -122,6 +123,10 @@ def main(argv=None) -> None:
         kernels.bench_attribution(args.model, args.device, args.repeats)
     elif args.what == "completeness":
         convergence.bench_completeness(args.model, args.device)
+    elif args.what == "readings":
+        from .readings import bench_readings
+
+        bench_readings(args.model, args.device, args.repeats)
     elif args.what == "sharpness":
         sharpness.bench_sharpness(args.model, args.data, args.device)
     elif args.what == "train":

@@ -1,0 +1,49 @@
+"""What each matrix beyond the weights costs beside a plain heatmap: the greedy trace that draws the attention, then
+the same trace plus one matrix, side by side in one process on one thread, by sentence length.
+
+The norm, ALTI and the rollouts are one teacher-forced pass with hooks (:meth:`Translator.attention_parts`); value
+zeroing is one pass per layer and source piece, batched; integrated gradients are shown for scale.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+from .kernels import ATTRIBUTION_SENTENCES
+
+MATRICES = ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing", "gradient×input")
+
+
+def _median_ms(run, repeats: int) -> float:
+    run()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(1000 * (time.perf_counter() - start))
+    return statistics.median(times)
+
+
+def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dict]:
+    """Print one row per sentence and matrix: the plain heatmap's ms, the matrix's own ms, and their ratio
+    (heatmap + matrix) / heatmap — what a visitor waits beside what the attention alone costs."""
+    import torch
+
+    from models.analysis.matrices import read
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
+
+    loaded = load_model(model_ref, device=device)
+    print(f"{model_ref} on {loaded.device}, {torch.get_num_threads()} threads, median of {repeats} runs")
+    print("| source pieces × written | plain heatmap ms | matrix | its ms | (heatmap + it) / heatmap |\n"
+          "|---|---|---|---|---|")
+    rows = []
+    for text in ATTRIBUTION_SENTENCES:
+        trace = greedy(loaded.model, loaded.tokenizers, text)
+        plain = _median_ms(lambda: greedy(loaded.model, loaded.tokenizers, text), repeats)
+        size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
+        for matrix in MATRICES:
+            own = _median_ms(lambda: read(loaded.model, trace, matrix, [loaded.reading]), repeats)
+            rows.append({"size": size, "plain": plain, "matrix": matrix, "own": own, "ratio": (plain + own) / plain})
+            print(f"| {size} | {plain:.1f} | {matrix} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
+    return rows
