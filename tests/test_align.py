@@ -173,3 +173,16 @@ def test_a_shifted_reading_scores_the_next_steps_rows(gold, tiny_tokenizers, tmp
         weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target, reading=Reading(0, 0, True))
         assert weights.shape == (len(pair.target), len(pair.source))
         assert {f"{i + 1}-{j + 1}" for i, j in rows_argmax(weights)} == set(line.split())
+
+
+def test_several_matrices_score_only_their_rows_and_one_the_model_lacks_is_refused(gold, tiny_tokenizers, tmp_path,
+                                                                                    capsys):
+    for ext in ("en", "fr", "gold"):
+        shutil.copy(gold / f"test.{ext}", gold / f"trial.{ext}")
+    model = checkpoint(tmp_path, tiny_tokenizers)  # an RNN: the attention and its norm, no stack of layers
+    assert align.main(["--model", model, "--data", str(gold), "--matrix", "attention", "attention norm"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["row"] for r in printed] == ["attention.1.1", "attention.1.1.shifted", "attention-norm.1.1",
+                                           "attention-norm.1.1.shifted"]
+    with pytest.raises(SystemExit, match="ALTI: the attentional RNN has one attention and no residual stream"):
+        align.main(["--model", model, "--data", str(gold), "--matrix", "attention", "ALTI"])

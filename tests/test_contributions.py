@@ -192,3 +192,18 @@ def test_every_matrix_reads_every_reading_it_offers(transformer):
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
     assert len(matrices.matrix_readings(model, "ALTI", shifted=True)) == 4  # 2 layers, each also one step later
     assert len(matrices.matrix_readings(model, "attention norm")) == 6  # 2 layers × (2 heads + the layer)
+
+
+def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
+    from models.storage.hub import load_model
+
+    from .hf_helpers import tiny_marian
+
+    loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
+    trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
+    assert matrices.applicable(loaded.model) == matrices.MATRICES
+    for matrix in matrices.LAYERED:
+        found = matrices.layered(loaded.model, trace, matrix)
+        assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)), matrix
+        np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-4)
+        assert not np.allclose(found.layers[0], found.layers[1]), matrix  # each layer its own

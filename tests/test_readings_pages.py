@@ -70,3 +70,11 @@ def test_the_models_page_says_which_matrix_to_believe_once_measured(tmp_path, mo
     assert not at.exception
     believed = [d.value for d in at.dataframe if "comprehensiveness" in d.value.columns]
     assert not believed or {"model", "matrix", "AER %"} <= set(believed[0].columns)
+
+
+def test_the_matrices_an_rnn_lacks_are_named_with_the_reason():
+    at = run_page(APP, model="additive", text=TEXT)
+    assert not at.exception
+    said = [c.value for c in at.caption if c.value.startswith("Not for this model")]
+    assert len(said) == 1 and "ALTI, ALTI+ rollout, attention rollout, value zeroing" in said[0]
+    assert "no residual stream" in said[0]

@@ -58,8 +58,9 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="gold:SRC-TGT (en-fr, ro-en, ja-en, zh-en, either direction), or "
                    "a folder of {split}.en, {split}.fr and {split}.gold")
     p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
-    p.add_argument("--matrix", choices=[*MATRICES, "all"], default="attention", help="what the links are read from "
-                   "(all: every matrix the model has, each reading and rule chosen on the trial set)")
+    p.add_argument("--matrix", nargs="+", choices=[*MATRICES, "all"], default=["attention"], help="what the links "
+                   "are read from; all (every matrix the model has) or several: each reading and rule chosen on the "
+                   "trial set")
     p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
                    help="force the French as written ('au', \"l'ordre\") and give each word's links to the gold tokens "
                    "it stands for, or force the gold's own tokens ('à le', 'le ordre')")
@@ -107,6 +108,8 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
 
 def main(argv=None) -> int:
     args = arguments().parse_args(argv)
+    several = args.matrix == ["all"] or len(args.matrix) > 1  # every row of each, its rule chosen on trial
+    matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
@@ -117,7 +120,8 @@ def main(argv=None) -> int:
     if args.sweep and (args.out or args.save or args.matrix == "all"):
         raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
     command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
-    results = every_row(args, loaded, command) if args.matrix == "all" else one_matrix(args, loaded, pairs, command)
+    results = (every_row(args, loaded, matrices, command) if args.matrix == "all"
+               else one_matrix(args, loaded, pairs, command))
     if args.save:
         record_alignment(loaded.path / ALIGNMENT_FILE, results)
         if (loaded.path / "training.json").exists():  # a checkpoint this project trained has a card to refresh

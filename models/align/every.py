@@ -1,4 +1,4 @@
-"""``python -m models.align --matrix all``: every matrix a model has (:mod:`models.analysis.matrices`), at every
+"""``python -m models.align --matrix all`` (or several matrices): every matrix a model has (:mod:`models.analysis.matrices`), at every
 reading it has (each layer, each head where it has its own, each read one step later too), each row's link rule
 chosen on the trial set and scored once on the test set.
 
@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.matrices import applicable, matrix_readings, row_name
+from ..analysis.matrices import applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import METHODS, above, word_matrices
 from ..decoding.trace import Reading
 from ..storage.gold import GoldPair, format_links
@@ -28,16 +28,21 @@ SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 RULES = {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
 
 
-def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:
-    """``{matrix: readings}`` of every matrix the model has."""
-    return {m: matrix_readings(loaded.model, m, shifted=True) for m in applicable(loaded.model)}
+def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[str, list[Reading | None]]:
+    """``{matrix: readings}`` of ``matrices`` (``["all"]``: every one the model has); exits on one it lacks."""
+    for matrix in set(matrices) - {"all"}:
+        if reason := not_applicable(loaded.model, matrix):
+            raise SystemExit(f"error: --matrix {matrix}: {reason}")
+    chosen = applicable(loaded.model) if matrices == ["all"] else dict.fromkeys(matrices)
+    return {m: matrix_readings(loaded.model, m, shifted=True) for m in chosen}
 
 
-def matrices_of(loaded: LoadedModel, pairs: list[GoldPair], written: bool, desc: str) -> dict[str, list[np.ndarray]]:
+def matrices_of(loaded: LoadedModel, rows: dict[str, list[Reading | None]], pairs: list[GoldPair], written: bool,
+                desc: str) -> dict[str, list[np.ndarray]]:
     """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``."""
     found: dict[str, list[np.ndarray]] = {}
     for pair in tqdm(pairs, desc=desc, leave=False):
-        for matrix, chosen in rows_of(loaded).items():
+        for matrix, chosen in rows.items():
             weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix, chosen,
                                     written=written)
             for reading, w in zip(chosen, weights):
@@ -50,20 +55,22 @@ def _score(weights: list[np.ndarray], rule, pairs: list[GoldPair]):
     return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
 
 
-def every_row(args: argparse.Namespace, loaded: LoadedModel, command: str) -> list[dict]:
-    """Score every row; print each as a JSON line and return them; write links files under ``args.out``."""
+def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str], command: str) -> list[dict]:
+    """Score every row of ``matrices``; print each as a JSON line and return them; write links files under
+    ``args.out``."""
     if args.split != "test":
         raise SystemExit("error: --matrix all chooses each row's rule on the trial set and scores the test set; "
                          "leave --split out")
     trial, _ = load_gold(args.data, loaded.languages, "trial")
     test, _ = load_gold(args.data, loaded.languages, "test")
-    written = args.french == "written"
-    on_trial, on_test = matrices_of(loaded, trial, written, "trial"), matrices_of(loaded, test, written, "test")
+    written, rows = args.french == "written", rows_of(loaded, matrices)
+    on_trial = matrices_of(loaded, rows, trial, written, "trial")
+    on_test = matrices_of(loaded, rows, test, written, "test")
     out = Path(args.out) if args.out else None
     if out:
         out.mkdir(parents=True, exist_ok=True)
     results = []
-    for matrix, chosen in rows_of(loaded).items():
+    for matrix, chosen in rows.items():
         for reading in chosen:
             name = row_name(matrix, reading)
             tried = {rule: _score(on_trial[name], RULES[rule], trial)[0].aer for rule in RULES}

@@ -18,7 +18,16 @@ import streamlit as st
 
 from models.analysis.attribution import ATTRIBUTIONS, IG_STEPS, attribution_matrix, contrastive
 from models.analysis.contributions import Layered
-from models.analysis.matrices import applicable, estimated_seconds, layer_reading, layered, matrix_readings, slug
+from models.analysis.matrices import (
+    MATRICES,
+    applicable,
+    estimated_seconds,
+    layer_reading,
+    layered,
+    matrix_readings,
+    not_applicable,
+    slug,
+)
 from models.analysis.side_by_side import Panel, side_by_side
 from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
@@ -84,6 +93,13 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
         f"{IG_STEPS} passes along a path and value zeroing one pass per source token: seconds for a short sentence, "
         "longer for a long one. Which of them to believe: the Which reading? page.")
     st.query_params["read"] = slug(matrix)
+    lacking: dict[str, list[str]] = {}
+    for m in MATRICES:
+        if (reason := not_applicable(loaded.model, m)) is not None:
+            lacking.setdefault(reason, []).append(m)
+    if lacking:
+        st.caption("Not for this model — " + "; ".join(f"{', '.join(names)}: {reason}"
+                                                      for reason, names in lacking.items()) + ".")
     return matrix
 
 
