@@ -22,8 +22,8 @@ def main(argv=None) -> None:
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
-                   help="for translate, attribution, readings, completeness, sharpness, neighbours: bundled name, directory "
-                        "or Hub id")
+                   help="for translate, attribution, readings, completeness, sharpness, neighbours: bundled name, "
+                        "directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],

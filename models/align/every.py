@@ -1,6 +1,6 @@
-"""``python -m models.align --matrix all`` (or several matrices): every matrix a model has (:mod:`models.analysis.matrices`), at every
-reading it has (each layer, each head where it has its own, each read one step later too), each row's link rule
-chosen on the trial set and scored once on the test set.
+"""``python -m models.align --matrix all`` (or several matrices): every matrix a model has
+(:mod:`models.analysis.matrices`), at every reading it has (each layer, each head where it has its own, each read
+one step later too), each row's link rule chosen on the trial set and scored once on the test set.
 
 A row is named ``MATRIX.READING`` (``attention-norm.2.mean.shifted``; an attribution's by its matrix alone); with
 ``--out DIR`` each row's test links go to ``DIR/<row>.txt``, one line per pair in the gold's own format, so any

@@ -74,7 +74,7 @@ def reading_table(directory: str | Path) -> str:
     commands = [r["command"] for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if "trial aer" in r][:1]
     commands += [record["command"]] if record else []
     said = (f" Deletion scores on the first {record['sentences']} sentences of {record['data']}, the model's own "
-            "greedy translations, in nats." if record else "")
+            "greedy translations, in nats, each matrix at its best layer there (random has one)." if record else "")
     return ("\n".join(lines) + f"\n\nAER: lower is better. Comprehensiveness: how far log p of the written piece "
             f"falls with the 1–{record['deletions'] if record else 5} source words a matrix ranks highest masked "
             f"(higher is better); sufficiency: with only them kept (lower is better).{said}\n\n"
