@@ -65,11 +65,14 @@ def test_a_public_server_leaves_out_value_zeroing_it_cannot_afford(monkeypatch):
     assert title_of(figures(at)[0]).startswith("Attention α")
 
 
-def test_the_models_page_says_which_matrix_to_believe_once_measured(tmp_path, monkeypatch):
+def test_the_models_page_says_which_matrix_to_believe():
     at = run_page(page("Models_and_results"))
     assert not at.exception
     believed = [d.value for d in at.dataframe if "comprehensiveness" in d.value.columns]
-    assert not believed or {"model", "matrix", "AER %"} <= set(believed[0].columns)
+    assert len(believed) == 1 and {"model", "matrix", "AER %", "sufficiency"} <= set(believed[0].columns)
+    transformer = believed[0][believed[0]["model"].str.contains("Transformer")]
+    assert {"ALTI", "ALTI+ rollout", "value zeroing", "random"} <= set(transformer["matrix"])
+    assert any("models.faithfulness" in c.value for c in at.code)
 
 
 def test_the_matrices_an_rnn_lacks_are_named_with_the_reason():
