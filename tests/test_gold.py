@@ -24,6 +24,14 @@ def test_a_result_replaces_only_the_one_that_measured_the_same(tmp_path):
                                                                                                ("1.1", 50.0)]
 
 
+def test_a_row_whose_rule_was_chosen_on_trial_keeps_the_rule_asked_for_beside_it(tmp_path):
+    """``--matrix all`` scores the same reading and rule as a plain run may have: both stay, each in its table."""
+    record_alignment(tmp_path / ALIGNMENT_FILE, [result("test", "1.1", 60.0)])
+    record_alignment(tmp_path / ALIGNMENT_FILE, [{**result("test", "1.1", 60.0), "trial aer": 58.0}])
+    assert [("trial aer" in r) for r in read_alignment(tmp_path / ALIGNMENT_FILE)] == [False, True]
+    assert len(alignment_rows({"m": read_alignment(tmp_path / ALIGNMENT_FILE)}, [])) == 1 + len(PUBLISHED)
+
+
 def test_the_default_reading_is_the_trial_sets_best_and_never_the_test_sets(tmp_path):
     assert default_reading(tmp_path, (0, 0)) is None and default_reading(tmp_path, (1, 1)) == RNN_READING
     assert default_reading(tmp_path, (3, 4)) == Reading(2, None)  # nothing scored: the last layer's mean

@@ -78,8 +78,9 @@ BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's
 
 
 def _key(result: dict) -> tuple:
-    """What one result measured: split, matrix, rule and, for a multi-head model's attention, the reading."""
-    return result["split"], result["matrix"], result["method"], result.get("reading")
+    """What one result measured: split, matrix, rule and, for a multi-head model's attention, the reading; and
+    whether the rule was chosen on the trial set (a ``--matrix all`` row, kept apart from a rule asked for)."""
+    return result["split"], result["matrix"], result["method"], result.get("reading"), "trial aer" in result
 
 
 def record_alignment(path: str | Path, results: list[dict]) -> None:
