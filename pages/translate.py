@@ -3,11 +3,10 @@ import numpy as np
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
-from models.analysis.attribution import ATTRIBUTIONS
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
-from pages._shared import cache, charts, evidence, exports, ui
+from pages._shared import cache, charts, evidence, exports, readings, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
 
@@ -141,8 +140,8 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                    "(contrastive attribution, Yin & Neubig 2022).")
         return
     st.query_params["foil"] = foil
-    method = matrix if matrix in ATTRIBUTIONS else "gradient×input"
-    weights = evidence.cached_contrast(settings.model, settings.revision, settings.languages, text, trace.target_ids,
+    method = readings.contrast_method(trace, matrix, step)
+    weights = readings.cached_contrast(settings.model, settings.revision, settings.languages, text, trace.target_ids,
                                        method, step, options[foil])
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=trace.source.surfaces,
                          unknown=trace.source.unknown, weights=weights[None], energies=None)

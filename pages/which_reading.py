@@ -7,7 +7,7 @@ from models.analysis.faithfulness import DELETIONS
 from models.analysis.matrices import slug
 from models.analysis.side_by_side import RANDOM, Panel
 from models.storage.reading_scores import aligned
-from pages._shared import charts, evidence, ui
+from pages._shared import charts, evidence, readings, ui
 
 st.title("Which reading?")
 st.caption("The same translation read every way the model allows: its attention weights, what the attention adds "
@@ -24,9 +24,9 @@ if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)
 ui.show_translation(trace.translation)
-chosen = evidence.panel_readings(loaded, trace)
-panels = evidence.cached_side_by_side(settings.model, settings.revision, settings.languages, text, trace.target_ids,
-                                      tuple(chosen.items()))
+chosen = readings.panel_readings(loaded, trace)
+panels = readings.cached_side_by_side(settings.model, settings.revision, settings.languages, text, trace.target_ids,
+                                      tuple(chosen.items()), readings.deletions_affordable(trace, len(chosen) + 1))
 recorded = aligned(loaded.path)
 
 

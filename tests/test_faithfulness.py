@@ -86,3 +86,12 @@ def test_the_command_prints_and_saves_a_row_per_matrix_and_layer(tiny_tokenizers
 def test_the_command_refuses_no_sentences(tiny_corpus):
     with pytest.raises(SystemExit, match="at least 1"):
         command.main(["--model", "transformer", "--data", str(tiny_corpus), "--sentences", "0"])
+
+
+def test_the_estimate_grows_with_the_matrices_and_is_zero_with_nothing_to_mask(transformer, tiny_tokenizers):
+    from models.analysis.faithfulness import estimated_seconds
+
+    model, trace = transformer
+    assert estimated_seconds(trace, 2) > 0
+    assert estimated_seconds(trace, 4) == pytest.approx(2 * estimated_seconds(trace, 2))
+    assert estimated_seconds(greedy(model, tiny_tokenizers, "dog"), 4) == 0

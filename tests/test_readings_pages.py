@@ -81,3 +81,20 @@ def test_the_matrices_an_rnn_lacks_are_named_with_the_reason():
     said = [c.value for c in at.caption if c.value.startswith("Not for this model")]
     assert len(said) == 1 and "ALTI, ALTI+ rollout, attention rollout, value zeroing" in said[0]
     assert "no residual stream" in said[0]
+
+
+def test_a_public_server_contrasts_by_gradient_x_input_where_integrated_gradients_cost_too_much(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    monkeypatch.setattr("models.analysis.attribution.CELLS_PER_SECOND", 1)
+    at = run_page(APP, model="transformer", text=TEXT, step="2", foil=runner_up(1), read="attention")
+    contrast = [f for f in figures(at) if "log p(" in title_of(f)]
+    assert not at.exception and len(contrast) == 1 and title_of(contrast[0]).startswith("Gradient×input")
+
+
+def test_a_public_server_draws_the_readings_without_deletion_scores_it_cannot_afford(monkeypatch):
+    monkeypatch.setenv("ATLAS_PUBLIC", "1")
+    monkeypatch.setattr("models.analysis.faithfulness.CELLS_PER_SECOND", 1)
+    at = run_page(page("Which_reading"), model="additive", text=TEXT)
+    assert not at.exception
+    assert any("without their deletion scores" in i.value for i in at.info)
+    assert at.dataframe[0].value["comprehensiveness"].isna().all()

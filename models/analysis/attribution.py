@@ -115,6 +115,12 @@ def estimated_seconds(trace: Trace, method: str) -> float:
     return work(trace, method) / CELLS_PER_SECOND
 
 
+def contrast_seconds(trace: Trace, method: str, step: int) -> float:
+    """About how long :func:`contrastive` at ``step`` takes on one CPU thread: two rows, each decoding
+    ``step + 1`` steps, at every path point."""
+    return _points(method) * len(trace.source.ids) * 2 * (step + 1) / CELLS_PER_SECOND
+
+
 def raw_attribution(model: Translator, trace: Trace, method: str,
                     progress: Callable[[float], None] | None = None) -> torch.Tensor:
     """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings;

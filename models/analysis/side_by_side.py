@@ -27,12 +27,14 @@ class Panel:
     sufficiency: float | None
 
 
-def side_by_side(model: Translator, trace: Trace, chosen: Mapping[str, Reading | None]) -> list[Panel]:
+def side_by_side(model: Translator, trace: Trace, chosen: Mapping[str, Reading | None],
+                 scored: bool = True) -> list[Panel]:
     """Each matrix of ``chosen`` at its reading (read at the step that writes each piece, so deleting by row t
-    scores step t), then the random floor, all scored on ``trace``'s own translation."""
+    scores step t), then the random floor, all scored on ``trace``'s own translation unless not ``scored`` (a
+    server that cannot afford the masked passes)."""
     weights = {m: read(model, trace, m, [r])[0] for m, r in chosen.items()}
     weights[RANDOM] = random_matrix(trace, seed=0)
-    scores = faithfulness(model, trace, weights)
+    scores = faithfulness(model, trace, weights) if scored else {}
     panels = []
     for matrix, w in weights.items():
         found = scores.get(matrix)

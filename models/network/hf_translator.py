@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
 from .parts import Site
+from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
 from .translator import Attentions, Focus, Specials, Step, Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads: Marian (opus-mt-*), M2M100 (and

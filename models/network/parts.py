@@ -45,13 +45,12 @@ class Sublayer:
 
 @dataclass(frozen=True)
 class AttentionParts:
-    """Every attention sub-layer of one teacher-forced pass, layer by layer, and each whole layer's output (the
-    representation value zeroing compares)."""
+    """Every attention sub-layer of one teacher-forced pass, layer by layer, and each whole decoder layer's output
+    (the representation value zeroing compares)."""
 
     encoder: tuple[Sublayer, ...]  # L_enc  the source reading itself: N = M = S
     decoder: tuple[Sublayer, ...]  # L_dec  masked self-attention: N = M = T
     cross: tuple[Sublayer, ...]  # L_dec  the decoder reading the source: N = T, M = S
-    encoder_layers: tuple[Tensor, ...] = ()  # L_enc × [B, S, d]  each encoder layer's output
     decoder_layers: tuple[Tensor, ...] = ()  # L_dec × [B, T, d]  each decoder layer's output
 
 
@@ -99,9 +98,9 @@ def _zeroing(zeroed: Zeroed, layer: int):
 @contextmanager
 def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
     """Hooks on every site while the body runs one teacher-forced pass; yields a dict that then holds, per
-    ``(kind, layer)``, the ``values``, ``attended`` (W^O's input) ``residual`` and ``output`` tensors, and per
-    ``("layer", module id)`` each whole layer's output. With ``zeroed``, the cross-attention's values it names are
-    zeroed as they are made. The hooks are removed on leaving, whatever happens."""
+    ``(kind, layer)``, the ``values``, ``residual`` and ``output`` tensors, and per ``("layer", module id)`` each
+    decoder layer's output. With ``zeroed``, the cross-attention's values it names are zeroed as they are made. The
+    hooks are removed on leaving, whatever happens."""
     found, handles = {}, []
 
     def keep(key, take):
@@ -110,12 +109,13 @@ def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
     try:
         for kind, layers in sites.items():
             for n, site in enumerate(layers):
-                if zeroed is not None and kind == "cross":
-                    handles.append(site.values.register_forward_hook(_zeroing(zeroed, n)))
+                if kind == "cross":  # a decoder layer's output is what value zeroing compares
+                    if zeroed is not None:
+                        handles.append(site.values.register_forward_hook(_zeroing(zeroed, n)))
+                    handles.append(site.layer.register_forward_hook(keep(("layer", id(site.layer)), _whole)))
                 handles += [site.values.register_forward_hook(keep((kind, n, "values"), lambda a, out: out)),
                             site.residual_at.register_forward_pre_hook(keep((kind, n, "residual"), _first)),
-                            site.output_at.register_forward_pre_hook(keep((kind, n, "output"), _first)),
-                            site.layer.register_forward_hook(keep(("layer", id(site.layer)), _whole))]
+                            site.output_at.register_forward_pre_hook(keep((kind, n, "output"), _first))]
         yield found
     finally:
         for handle in handles:
@@ -138,6 +138,5 @@ def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tenso
                         found[kind, n, "residual"], found[kind, n, "output"], site.norm)
 
     parts = {kind: tuple(sublayer(kind, n, s) for n, s in enumerate(layers)) for kind, layers in sites.items()}
-    layer_outputs = {kind: tuple(found["layer", id(s.layer)] for s in layers) for kind, layers in sites.items()}
-    return AttentionParts(parts["encoder"], parts["decoder"], parts["cross"], layer_outputs["encoder"],
-                          layer_outputs["cross"])
+    return AttentionParts(parts["encoder"], parts["decoder"], parts["cross"],
+                          tuple(found["layer", id(s.layer)] for s in sites["cross"]))

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from models.analysis.attribution import ATTRIBUTIONS, IG_STEPS, attribution_matrix, contrastive
+from models.analysis.attribution import ATTRIBUTIONS, IG_STEPS, attribution_matrix
 from models.analysis.contributions import Layered
 from models.analysis.matrices import (
     MATRICES,
@@ -28,7 +28,6 @@ from models.analysis.matrices import (
     not_applicable,
     slug,
 )
-from models.analysis.side_by_side import Panel, side_by_side
 from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
@@ -36,7 +35,6 @@ from models.storage.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_
 from models.storage.hub import LoadedModel
 from models.storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from models.storage.model_card import SUPERVISION
-from models.storage.reading_scores import aligned
 
 from . import cache, deploy, ui
 
@@ -181,14 +179,6 @@ def cached_attribution(ref: str, revision: str | None, languages: Languages | No
     return weights
 
 
-@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
-def cached_contrast(ref: str, revision: str | None, languages: Languages | None, text: str,
-                    target: tuple[int, ...], method: str, step: int, foil: int) -> np.ndarray:
-    """Shares [S] of why step ``step`` of ``text`` written as ``target`` wrote its piece and not ``foil``."""
-    loaded = cache.load(ref, revision, languages)
-    return contrastive(loaded.model, cache.cached_forced(ref, revision, languages, text, target), method, step, foil)
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_layered(ref: str, revision: str | None, languages: Languages | None,
                    text: str, target: tuple[int, ...], matrix: str) -> Layered:
@@ -231,27 +221,6 @@ def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
         return matrix, cached_attribution(*model, text, trace.target_ids, matrix), None
     found = cached_layered(*model, text, trace.target_ids, matrix)
     return matrix, found.read(layer_reading(loaded.model, matrix, reading)), None
-
-
-def panel_readings(loaded: LoadedModel, trace: Trace) -> dict[str, Reading | None]:
-    """Each matrix the model has and this server affords on ``trace``, at the reading it aligns best with (its
-    ``--matrix all`` row chosen on the trial set, read at the writing step), else at the model's own layer."""
-    best, chosen = aligned(loaded.path), {}
-    for matrix in applicable(loaded.model):
-        if not affordable(loaded, trace, matrix):
-            continue
-        key = best.get(matrix, {}).get("reading")
-        own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
-        chosen[matrix] = None if own is None else layer_reading(loaded.model, matrix, own)
-    return chosen
-
-
-@st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def cached_side_by_side(ref: str, revision: str | None, languages: Languages | None, text: str,
-                        target: tuple[int, ...], chosen: tuple[tuple[str, Reading | None], ...]) -> list[Panel]:
-    """:func:`models.analysis.side_by_side.side_by_side` of ``text`` written as ``target``."""
-    loaded = cache.load(ref, revision, languages)
-    return side_by_side(loaded.model, cache.cached_forced(ref, revision, languages, text, target), dict(chosen))
 
 
 def prefix_share(trace: Trace, settings: ui.Settings, text: str, matrix: str, reading: Reading) -> np.ndarray | None:
