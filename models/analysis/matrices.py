@@ -34,7 +34,7 @@ MATRICES = (*LAYERED, *ATTRIBUTIONS)
 
 #: Value zeroing's work a second on one CPU thread, in cells (layers × source pieces zeroed, each a pass over source
 #: × target pieces): the bundled Transformer (d 256, 3 + 3 layers) did 107,000–139,000 (one thread, 15- and 25-piece
-#: sentences); an opus-mt model (d 512, 6 + 6 layers) does about 8× the work a cell, hence this.
+#: sentences, other runs on the other core); an opus-mt model (d 512, 6 + 6 layers) does about 8× the work a cell, hence this.
 ZEROING_CELLS_PER_SECOND = 12_000
 
 NO_ATTENTION = ("this model has no attention: its decoder reads one fixed summary of the sentence, so there are no "
