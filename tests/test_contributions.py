@@ -1,5 +1,7 @@
 """models/network/parts + models/analysis/contributions, rollout, matrices: the parts add back up to each layer's
 real output, and every reading equals a hand computation from the layer's own modules."""
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -7,7 +9,7 @@ import torch
 from models.analysis import contributions, matrices, rollout
 from models.analysis.contributions import alti_terms, attention_norm, sentence_parts, value_zeroing
 from models.decoding.greedy import greedy
-from models.network.parts import Sublayer
+from models.network.parts import Sublayer, Zeroed, recording
 from models.network.translator import KINDS
 
 from .helpers import make_model, make_transformer
@@ -67,6 +69,29 @@ def test_the_hooks_leave_the_model_as_it_was(transformer):
     model, trace = transformer
     sentence_parts(model, trace)
     assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def test_a_pass_in_another_thread_is_neither_recorded_nor_zeroed(transformer):
+    """A server shares one model between visitors: a translation another thread runs while the hooks are on keeps
+    its own output, and the recording keeps this thread's pass (the Which reading? page once met a decoding step's
+    [1, d] residual in place of the sentence's [T, d])."""
+    model, trace = transformer
+    src = torch.tensor([trace.source.ids])
+    tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])  # [1, T]
+    step = tgt_in[:, :1]  # another visitor's first decoding step: [1, 1]
+    with torch.inference_mode():
+        alone = model(src, src != 0, step)
+        beside = {}
+        zeroed = Zeroed(torch.zeros(1, dtype=torch.long), torch.zeros(1, dtype=torch.long))
+        with recording(model.sublayer_sites(), zeroed) as found:
+            model.attention_kinds(src, src != 0, tgt_in)
+            visitor = threading.Thread(target=lambda: beside.__setitem__("out", model(src, src != 0, step)))
+            visitor.start()
+            visitor.join()
+        torch.testing.assert_close(beside["out"], alone, rtol=0, atol=0)
+        assert all(found[kind, n, "residual"].shape[1] == tgt_in.shape[1]
+                   for kind in ("decoder", "cross") for n in range(len(model.sublayer_sites()[kind])))
+        assert all(found["layer", id(s.layer)].shape[1] == tgt_in.shape[1] for s in model.sublayer_sites()["cross"])
 
 
 def hand_norms(model, trace, layer: int) -> np.ndarray:

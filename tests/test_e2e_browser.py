@@ -68,6 +68,12 @@ def wait_idle(page):
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
 
 
+def assert_no_exception(page):
+    """No Streamlit exception box on the page; if there is one, its text is the failure message."""
+    errors = page.locator("[data-testid='stException']")
+    assert not errors.count(), errors.all_inner_texts()
+
+
 def test_translate_step_and_compare(server, page, tmp_path):
     page.goto(server)
     page.wait_for_selector(CHART)
@@ -107,7 +113,7 @@ def test_other_pages_render(server, page, tmp_path, name):
     page.wait_for_selector("h1")
     wait_idle(page)
     page.wait_for_timeout(500)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
     shoot(page, tmp_path, name)
 
 
@@ -300,7 +306,7 @@ def test_every_page_renders_on_the_transformer(server, page, name):
     page.wait_for_selector("h1")
     wait_idle(page)
     page.wait_for_timeout(500)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
 
 
 def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server, page, tmp_path):
@@ -313,7 +319,7 @@ def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server
         page.wait_for_function(f"({TITLE.format(n=0)}).includes('{name.capitalize()} α')")
         wait_idle(page)
         assert f"attn={kind}" in page.url
-        assert not page.locator("[data-testid='stException']").count()
+        assert_no_exception(page)
     # The model view: every layer × head of the kind shown, one panel each; a click opens that panel above.
     panels = page.evaluate("""[...document.querySelectorAll('.vega-embed svg')[2].querySelectorAll('text')]
         .map(t => t.textContent).filter(t => /^(▶ )?layer \\d+ · head \\d+$/.test(t))""")
@@ -388,7 +394,7 @@ def test_pasted_pairs_make_a_table_sorted_by_disagreement_whose_row_opens_compar
     page.wait_for_selector(CHART)
     wait_idle(page)
     assert page.get_by_label("English sentence").input_value() == first
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
 
 
 @pytest.mark.parametrize("name, content, message", [
@@ -403,7 +409,7 @@ def test_an_unusable_upload_gets_its_message(server, page, name, content, messag
         files=[{"name": name, "mimeType": "application/octet-stream", "buffer": content}])
     page.get_by_text(message).wait_for()
     wait_idle(page)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
 
 
 def test_the_bertviz_page_is_written_when_asked(server, page, tmp_path):
@@ -434,7 +440,7 @@ def test_every_page_renders_on_a_hugging_face_marian_folder(server, page, marian
     page.wait_for_selector("h1")
     wait_idle(page)
     page.wait_for_timeout(500)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
     assert "Using the bundled" not in page.inner_text("body")  # the folder loaded: no fallback
     if name == "":  # the Translate page: its heatmap drawn, the model named in the sidebar
         page.wait_for_selector(HEATMAP)

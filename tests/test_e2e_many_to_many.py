@@ -6,7 +6,7 @@ import pytest
 
 from bench.server import HEATMAP
 
-from .test_e2e_browser import open_options, page, server, wait_idle  # noqa: F401  (fixtures shared with it)
+from .test_e2e_browser import assert_no_exception, open_options, page, server, wait_idle  # noqa: F401  (fixtures shared)
 
 TEXT = "a dog runs on the beach"
 
@@ -52,7 +52,7 @@ def test_the_pickers_set_the_pair_and_the_url_keeps_it(server, page, m2m_folder)
     wait_idle(page)
     page.wait_for_selector(HEATMAP)
     assert _translation(m2m_folder, "fr") in page.inner_text("[data-testid=stMain]")
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
     page.reload()  # the link alone brings the pair back
     page.wait_for_selector(HEATMAP)
     wait_idle(page)

@@ -5,7 +5,7 @@ import urllib.parse
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
-from .test_e2e_browser import CHART, TITLE, page, server, wait_idle  # noqa: F401  (fixtures shared with it)
+from .test_e2e_browser import CHART, TITLE, assert_no_exception, page, server, wait_idle  # noqa: F401  (fixtures shared)
 
 TEXT = "A black dog is running on the beach."
 PANELS = ("[...document.querySelectorAll('.vega-embed svg')[0].querySelectorAll('g.role-title-text text, text')]"
@@ -18,7 +18,7 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     page.goto(f"{server}/Which_reading?model=transformer&text={urllib.parse.quote(TEXT)}")
     page.wait_for_selector(CHART)
     wait_idle(page)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
     texts = page.evaluate(PANELS)
     for name in ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing",
                  "integrated gradients", "random"):
@@ -28,7 +28,7 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
                            f"&& ({TITLE.format(n=0)}).startsWith('ALTI:')", timeout=90_000)
     wait_idle(page)
     assert "read=ALTI" in page.url and "/Which_reading" not in page.url
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
 
 
 def test_a_contrastive_step_draws_its_heatmap(server, page):
@@ -41,5 +41,5 @@ def test_a_contrastive_step_draws_its_heatmap(server, page):
     wait_idle(page)
     page.wait_for_function("[...document.querySelectorAll('.vega-embed svg')].some(s => [...s.querySelectorAll("
                            "'g.role-title-text text')].some(t => t.textContent.includes('log p(')))", timeout=90_000)
-    assert not page.locator("[data-testid='stException']").count()
+    assert_no_exception(page)
     assert "foil=" in page.url

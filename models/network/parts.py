@@ -18,6 +18,7 @@ Shapes: B batch, heads, N query positions, M positions read, d the model's width
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -83,8 +84,17 @@ def _whole(args: tuple, out) -> Tensor:
     return out[0] if isinstance(out, tuple) else out  # a library's layer may return (hidden, …)
 
 
+def _this_thread_only(hook):
+    """``hook``, acting only on passes of the thread that made it. A server's model is shared: a visitor's
+    translation running beside the recording must neither land in it nor have its own values zeroed (seen: a
+    decoding step's [1, d] residual recorded in place of the pass's [T, d])."""
+    me = threading.get_ident()
+    return lambda module, args, *out: hook(module, args, *out) if threading.get_ident() == me else None
+
+
 def _zeroing(zeroed: Zeroed, layer: int):
     """A forward hook on a value projection that zeroes the value vectors ``zeroed`` names in ``layer``."""
+    @_this_thread_only
     def hook(module, args, out):
         rows = (zeroed.layers == layer).nonzero().squeeze(1)
         if not len(rows):
@@ -100,11 +110,11 @@ def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
     """Hooks on every site while the body runs one teacher-forced pass; yields a dict that then holds, per
     ``(kind, layer)``, the ``values``, ``residual`` and ``output`` tensors, and per ``("layer", module id)`` each
     decoder layer's output. With ``zeroed``, the cross-attention's values it names are zeroed as they are made. The
-    hooks are removed on leaving, whatever happens."""
+    hooks see only this thread's passes, and are removed on leaving, whatever happens."""
     found, handles = {}, []
 
     def keep(key, take):
-        return lambda module, args, *out: found.__setitem__(key, take(args, *out))
+        return _this_thread_only(lambda module, args, *out: found.__setitem__(key, take(args, *out)))
 
     try:
         for kind, layers in sites.items():
