@@ -3,6 +3,7 @@ their measured scores, BLEU against sentence length."""
 import pandas as pd
 import streamlit as st
 
+from models.analysis.faithfulness import DELETIONS
 from models.analysis.lengths import ends, figure_2_finding
 from models.storage.card import (
     bucket_label,
@@ -102,7 +103,7 @@ if believed:
     st.subheader("Which matrix to believe?")
     st.caption("Each matrix a step can be read as, scored two ways. Against people: AER on the Hansards gold test "
                "set, its reading and rule chosen on the trial set (`python -m models.align --matrix all`). Against "
-               "the model: mask the 1–5 source words it ranks highest and see how far the written word's "
+               f"the model: mask the 1–{DELETIONS} source words it ranks highest and see how far the written word's "
                "log-probability falls (comprehensiveness, nats: higher is better), or keep only them (sufficiency: "
                "lower is better), at its best layer (`python -m models.faithfulness`); random is the floor. The "
                "Which reading? page does both for one sentence.")

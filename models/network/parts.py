@@ -70,7 +70,7 @@ class Site:
 @dataclass(frozen=True)
 class Zeroed:
     """Value vectors to zero in one pass (value zeroing, Mohebbi et al. 2023): row b's value of position
-    ``positions[b]`` in the cross-attention of decoder layer ``layers[b]`` (−1: the row is left alone)."""
+    ``positions[b]`` in the cross-attention of decoder layer ``layers[b]``."""
 
     layers: Tensor  # [B] long
     positions: Tensor  # [B] long

@@ -10,6 +10,7 @@ sentences scored; there is no held-out set for it, so each matrix shows its best
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from .gold import ALIGNMENT_FILE, read_alignment
@@ -23,28 +24,26 @@ def read_faithfulness(directory: str | Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def _best(rows: Iterable[dict], score: str, sign: int) -> dict[str, dict]:
+    """Each matrix's row with the lowest ``sign · score`` (sign −1: the highest score), rows without it skipped;
+    the first of equals kept."""
+    best: dict[str, dict] = {}
+    for r in rows:
+        if score in r and (r["matrix"] not in best or sign * r[score] < sign * best[r["matrix"]][score]):
+            best[r["matrix"]] = r
+    return best
+
+
 def aligned(directory: str | Path) -> dict[str, dict]:
     """Each matrix's ``--matrix all`` row with the lowest trial AER."""
-    best: dict[str, dict] = {}
-    for r in read_alignment(Path(directory) / ALIGNMENT_FILE):
-        if "trial aer" in r and r["trial aer"] < best.get(r["matrix"], {"trial aer": float("inf")})["trial aer"]:
-            best[r["matrix"]] = r
-    return best
-
-
-def _explained(record: dict | None) -> dict[str, dict]:
-    """Each matrix's faithfulness row with the highest comprehensiveness."""
-    best: dict[str, dict] = {}
-    for r in record["rows"] if record else ():
-        if r["comprehensiveness"] > best.get(r["matrix"], {"comprehensiveness": float("-inf")})["comprehensiveness"]:
-            best[r["matrix"]] = r
-    return best
+    return _best(read_alignment(Path(directory) / ALIGNMENT_FILE), "trial aer", 1)
 
 
 def reading_scores(directory: str | Path) -> list[dict]:
     """One row per matrix: its AER (reading and rule chosen on the trial set) and its deletion scores (best
     reading), either missing where not measured; [] when neither was."""
-    best, explained = aligned(directory), _explained(read_faithfulness(directory))
+    record = read_faithfulness(directory)
+    best, explained = aligned(directory), _best(record["rows"] if record else (), "comprehensiveness", -1)
     rows = []
     for matrix in dict.fromkeys([*best, *explained]):
         a, f = best.get(matrix), explained.get(matrix)
