@@ -31,7 +31,8 @@ class Extra:
 
 EXTRAS = {extra.module: extra for extra in (
     Extra("bertviz", "bertviz", "The bertviz export"),
-    Extra("eflomal", "eflomal", "The statistical aligner (python -m models.align.statistical)"),
+    Extra("eflomal", "eflomal", "The statistical aligner (python -m models.align.statistical) and guided alignment "
+                               "(python -m models.train --guided-alignment eflomal)"),
     Extra("sacremoses", "sacremoses", "The statistical aligner (python -m models.align.statistical)"),
 )}
 

@@ -42,10 +42,10 @@ from tqdm import tqdm
 from ..analysis.aer import alignment_score
 from ..analysis.attribution import ATTRIBUTIONS
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable
-from ..analysis.word_links import METHODS, WRITTEN, above, least_weight, word_matrices
+from ..analysis.word_links import METHODS, WRITTEN, above, least_weight, rule_named, word_matrices
 from ..decoding.trace import Reading
 from ..storage.card import write_card
-from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment
+from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment, trial_best
 from ..storage.gold_sets import load_gold
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
@@ -64,7 +64,8 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
                    help="force the French as written ('au', \"l'ordre\") and give each word's links to the gold tokens "
                    "it stands for, or force the gold's own tokens ('à le', 'le ordre')")
-    p.add_argument("--method", choices=[*METHODS, "threshold"], default="argmax", help="how links are read")
+    p.add_argument("--method", choices=[*METHODS, "threshold"], help="how links are read (default: with the "
+                   "model's default reading, the rule chosen for it on the trial set, as its card says; else argmax)")
     p.add_argument("--threshold", type=float, help="for --method threshold: the least weight linked "
                    "(default: the one chosen on the trial set for the matrix)")
     p.add_argument("--sweep", action="store_true", help="score every method and thresholds 0.05–0.5 on one pass "
@@ -80,10 +81,20 @@ def arguments() -> argparse.ArgumentParser:
     return p
 
 
+def default_rule(args: argparse.Namespace, loaded) -> str:
+    """The rule of ``--method`` left out: for the attention at the model's default reading, the one chosen with it
+    on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
+    best = trial_best(loaded.path, loaded.model.attention_shape)
+    default = args.matrix == "attention" and args.reading in (None, loaded.reading and loaded.reading.key)
+    return best["method"] if best and default else "argmax"
+
+
 def rules(args: argparse.Namespace) -> dict[str, Callable[[np.ndarray], set]]:
     """The link-reading rules to score, by name: the one asked for, or every one with ``--sweep``."""
     if args.sweep:
         return {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
+    if args.method.startswith("threshold "):  # a trial set's choice, its weight in its name
+        return {args.method: rule_named(args.method)}
     if args.method != "threshold":
         return {args.method: METHODS[args.method]}
     threshold = least_weight(args.matrix) if args.threshold is None else args.threshold
@@ -119,6 +130,8 @@ def main(argv=None) -> int:
         raise SystemExit("error: --french written rewrites French contractions; this set's targets are not French")
     if args.sweep and (args.out or args.save or args.matrix == "all"):
         raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
+    if args.method is None:
+        args.method = default_rule(args, loaded)
     command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
     results = (every_row(args, loaded, matrices, command) if args.matrix == "all"
                else one_matrix(args, loaded, pairs, command))

@@ -13,6 +13,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
+from .guided import GuidedAlignment
 from .tokenization import PAD_ID
 
 #: Adam's starting learning rate unless ``--lr`` says otherwise. Measured on the Multi30k + Tatoeba mix: at 2e-3
@@ -50,6 +51,8 @@ def train_step(
     forward: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor] | None = None,
     max_grad_norm: float = 1.0,
     precision: torch.dtype = torch.float32,
+    guide: GuidedAlignment | None = None,
+    links: Tensor | None = None,
 ) -> float:
     """Forward, loss, backward, clipped update; returns the batch loss.
 
@@ -57,12 +60,18 @@ def train_step(
     (the real target pieces) defaults to the model's own (the benchmark passes a step-by-step reference).
     ``precision=torch.bfloat16`` runs the forward's matrix products under autocast (weights, gradients,
     the softmax and the loss stay float32: a bfloat16 loss over 8,000 classes does not learn).
+    With ``guide``, its head's alignment loss against ``links`` [B, T, S] (:func:`.guided.link_targets`) is added.
     """
     src, mask, tgt_in, tgt_out = batch
     keep = tgt_out != PAD_ID  # [B, T]
     with torch.autocast(src.device.type, dtype=precision, enabled=precision != torch.float32):
-        logits = (forward or model)(src, mask, tgt_in, keep)  # [N, V]
+        if guide is None:
+            logits = (forward or model)(src, mask, tgt_in, keep)  # [N, V]
+        else:
+            logits, attention = model(src, mask, tgt_in, keep, watch=guide.layer)  # …, [B, heads, T, S]
     loss = loss_fn(logits.float(), tgt_out[keep])  # over the N real pieces
+    if guide is not None:
+        loss = loss + guide.weight * guide.loss(attention, links)
     optimizer.zero_grad()
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)

@@ -217,14 +217,21 @@ class TransformerTranslator(Translator):
         step = Step(log_probs, torch.stack(weights, 1), torch.stack(energies, 1), state)
         return step, TransformerCache(tuple(keys), tuple(values))  # attention [B, L, heads, S]
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
-        """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions."""
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None,
+                watch: int | None = None) -> Tensor | tuple[Tensor, Tensor]:
+        """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions.
+
+        With ``watch``, a decoder layer (0-based), also that layer's cross-attention weights [B, heads, T, S],
+        written out with their gradient (guided alignment trains a head on them); the other layers keep the fused
+        kernel. A keyword of ``forward`` rather than a method of its own, so DistributedDataParallel sees the call.
+        """
         memory = self.encode(src, src_mask)
-        y = self._embed(self.tgt_embed, tgt_in)
-        for layer, keys, values in zip(self.decoder, memory.keys, memory.values):
-            y = layer(y, keys, values, memory.mask)
+        y, watched = self._embed(self.tgt_embed, tgt_in), []
+        for n, (layer, keys, values) in enumerate(zip(self.decoder, memory.keys, memory.values)):
+            y = layer(y, keys, values, memory.mask, (None, watched) if n == watch else None)
         y = self.dec_norm(y)  # [B, T, d]
-        return F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
+        logits = F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
+        return logits if watch is None else (logits, watched[0])
 
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out."""

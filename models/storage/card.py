@@ -145,6 +145,17 @@ def _sizes(directory: str | Path) -> str:
             f"{attention}, dropout {c['dropout']}")
 
 
+def _guided(training: dict) -> str:
+    """The line that marks the head guided alignment trained (read back by :mod:`.model_card`), if one was."""
+    g = training.get("guided_alignment")
+    if not g:
+        return ""
+    layer, head = g["reading"].split(".")
+    return (f"\n- Trained to align: cross-attention layer {layer}, head {head} (guided alignment, Garg et al. 2019: "
+            f"its attention at the step that writes each piece pulled toward word links, loss weight "
+            f"{g['weight']:g}; links from {g['links']}, made in {g['links_seconds'] / 60:.0f} min)")
+
+
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
     commands = "\n".join("    " + c for c in training["commands"])
@@ -160,7 +171,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
   best validation BLEU {best_validation(training)}, greedy, cased, one reference
 - Optimiser: {learning_rate(training)}
 - Weights: {kept_weights(training)}
-- Tokenisation: BPE (Hugging Face `tokenizers`), {_vocabularies(directory)}{_files(directory)}
+- Tokenisation: BPE (Hugging Face `tokenizers`), {_vocabularies(directory)}{_guided(training)}{_files(directory)}
 
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
 

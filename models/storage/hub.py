@@ -56,7 +56,7 @@ class LoadedModel:
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
-    card: CardFacts = CardFacts(None, False)  # what its model card says (licence, guided alignment)
+    card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
     many_to_many: ManyToMany | None = None  # what sets a many-to-many model to another pair; None: one pair
 
     @property

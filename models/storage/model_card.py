@@ -23,33 +23,48 @@ CARD_FILE = "README.md"
 MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read
 
 _GUIDED = re.compile(r"^\W*model:\s*transformer-align\b", re.IGNORECASE | re.MULTILINE)
+#: This project's cards name the head they trained: "Trained to align: cross-attention layer 3, head 1 …".
+_OURS = re.compile(r"^\W*trained to align:\W*cross-attention layer (\d+), head (\d+)", re.IGNORECASE | re.MULTILINE)
+MARIAN_HEAD = (-1, 0)  # Marian's guided head: the first of the last decoder layer
 
 #: What the supervised head is, in one sentence for the pages.
-SUPERVISION = ("Its card says it was trained transformer-align: Marian's guided alignment pulled the first head of the "
-               "last decoder layer toward word links from a statistical aligner (OPUS-MT: eflomal, grow-diag-final), "
-               "so that head is an aligner by design; the other heads attend as they learned to.")
+SUPERVISION = ("Its card says one head was trained to align (guided alignment, Garg et al. 2019; OPUS-MT's "
+               "transformer-align): a loss pulled it toward word links from a statistical aligner (eflomal, "
+               "grow-diag-final), so that head is an aligner by design; the other heads attend as they learned to.")
 
 
 @dataclass(frozen=True)
 class CardFacts:
-    """What the card of one model says (each None or False where it says nothing)."""
+    """What the card of one model says (each None where it says nothing)."""
 
     licence: str | None
-    guided_alignment: bool  # trained "transformer-align"
+    guided: tuple[int, int] | None  # the cross-attention (layer, head) trained to align, 0-based; layer −1: the last
 
     def supervised_head(self, shape: tuple[int, int]) -> Reading | None:
-        """The cross-attention head guided alignment trained, in a model shaped ``(L, heads)``; None if none was."""
-        return Reading(shape[0] - 1, 0) if self.guided_alignment and shape[1] > 0 else None
+        """The cross-attention head guided alignment trained, in a model shaped ``(L, heads)``; None if none was
+        (or the card names one the model does not have)."""
+        if self.guided is None:
+            return None
+        layer, head = self.guided
+        return Reading(layer % shape[0], head) if -shape[0] <= layer < shape[0] and 0 <= head < shape[1] else None
+
+
+def guided_head(text: str) -> tuple[int, int] | None:
+    """The head a card's text says was trained to align: this project's line, or OPUS-MT's ``transformer-align``."""
+    ours = _OURS.search(text)
+    if ours:
+        return int(ours[1]) - 1, int(ours[2]) - 1
+    return MARIAN_HEAD if _GUIDED.search(text) else None
 
 
 def read_card(directory: str | Path) -> CardFacts:
     """The facts of the card in ``directory``: nothing when it has none, or one that cannot be read."""
     path = Path(directory) / CARD_FILE
     if not path.is_file() or path.stat().st_size > MAX_CARD_BYTES:
-        return CardFacts(None, False)
+        return CardFacts(None, None)
     try:
         card = ModelCard.load(path, ignore_metadata_errors=True)
     except (OSError, ValueError, yaml.YAMLError):  # a stranger's card never fails a load (UnicodeError: ValueError)
-        return CardFacts(None, False)
+        return CardFacts(None, None)
     licence = card.data.license
-    return CardFacts(str(licence) if licence else None, bool(_GUIDED.search(card.text)))
+    return CardFacts(str(licence) if licence else None, guided_head(card.text))

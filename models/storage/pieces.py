@@ -12,7 +12,7 @@ import hashlib
 import os
 from array import array
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ from ..network.tokenization import EOS_ID, SubwordTokenizer, TokenizerPair
 
 Pair = tuple[list[int], list[int]]  # source ids (EOS included), target ids (no specials)
 CACHE_FORMAT = "1"  # part of every key: bump it when the arrays' layout or the filtering changes
+LINK_BASE = 256  # a link's code is s * LINK_BASE + t: pieces of a training pair are fewer (MAX_TRAIN_PIECES)
 _CHUNK = 20_000  # lines handed to the tokenizer at once: its batch runs on every core, memory stays bounded
 
 
@@ -54,6 +55,10 @@ class TokenizedPairs(Sequence):
     source_starts: np.ndarray  # [N + 1] int64: sentence i is source[source_starts[i] : source_starts[i + 1]]
     target: np.ndarray  # [pieces] int32: every target sentence's ids (no specials)
     target_starts: np.ndarray  # [N + 1] int64
+    #: Guided alignment's piece links of each pair, end to end, each ``s * LINK_BASE + t`` (source piece s, target
+    #: piece t, 0-based); None for pairs trained without links (:mod:`models.train.alignment_links`).
+    links: np.ndarray | None = None  # [links] int32
+    links_starts: np.ndarray | None = None  # [N + 1] int64
 
     def __len__(self) -> int:
         return len(self.source_starts) - 1
@@ -77,11 +82,22 @@ class TokenizedPairs(Sequence):
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.source, self.source_starts, self.target, self.target_starts))
 
+    def links_of(self, i: int) -> np.ndarray:
+        """Pair ``i``'s piece links as rows ``(source piece, target piece)`` [n, 2]."""
+        codes = self.links[self.links_starts[i] : self.links_starts[i + 1]]
+        return np.stack([codes // LINK_BASE, codes % LINK_BASE], axis=1)
+
+    def with_links(self, links: np.ndarray, links_starts: np.ndarray) -> TokenizedPairs:
+        if len(links_starts) != len(self.source_starts):
+            raise ValueError(f"links for {len(links_starts) - 1} pairs, but there are {len(self)}")
+        return replace(self, links=links, links_starts=links_starts)
+
     def take(self, rows: np.ndarray) -> TokenizedPairs:
-        """The pairs at ``rows`` (repeats allowed), in that order."""
+        """The pairs at ``rows`` (repeats allowed), in that order, with their links if they have them."""
         rows = np.asarray(rows, dtype=np.int64)
+        links = (None, None) if self.links is None else _gather(self.links, self.links_starts, rows)
         return TokenizedPairs(*_gather(self.source, self.source_starts, rows),
-                              *_gather(self.target, self.target_starts, rows))
+                              *_gather(self.target, self.target_starts, rows), *links)
 
     @classmethod
     def concat(cls, parts: Sequence[TokenizedPairs]) -> TokenizedPairs:
@@ -90,7 +106,8 @@ class TokenizedPairs(Sequence):
             lengths = np.concatenate([np.diff(getattr(p, starts)) for p in parts])
             return np.concatenate([getattr(p, flat) for p in parts]).astype(np.int32, copy=False), _starts(lengths)
 
-        return cls(*joined("source", "source_starts"), *joined("target", "target_starts"))
+        links = joined("links", "links_starts") if all(p.links is not None for p in parts) else (None, None)
+        return cls(*joined("source", "source_starts"), *joined("target", "target_starts"), *links)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"source": self.source, "source_starts": self.source_starts, "target": self.target,

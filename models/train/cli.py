@@ -13,9 +13,11 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
+from ..decoding.trace import Reading
 from ..network.architectures import ARCHITECTURES, build_model
 from ..network.attention import SCORES
 from ..network.device import pick_device
+from ..network.guided import DEFAULT_WEIGHT, GuidedAlignment
 from ..network.schedule import SHAPES, Budget, averaged, planned_schedule
 from ..network.seq2seq import RNNConfig
 from ..network.tokenization import TokenizerPair
@@ -33,7 +35,8 @@ from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.hub import load_model, save_checkpoint
 from ..storage.pieces import default_cache_dir
-from .corpora import Corpora, parse_corpora, shared_tokenizers, training_parts, validation_sets
+from .alignment_links import RECIPE
+from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
 from .loop import Run, RunClock, epoch_batches, fit
 from .state import STATE_DIR, fresh_state, load_state
 
@@ -95,6 +98,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--validate-every", type=int, default=0, metavar="STEPS",
                    help="validate every STEPS steps (and at a quarter and half of that, early) instead of at epoch "
                         "ends: for long epochs")
+    g = p.add_argument_group("guided alignment (Garg et al. 2019): one cross-attention head trained toward word links")
+    g.add_argument("--guided-alignment", choices=["eflomal"],
+                   help="train a Transformer's head toward eflomal's links of the training pairs (grow-diag-final), "
+                        "made once over the training corpora and cached")
+    g.add_argument("--guided-layer", type=int, help="the decoder layer of the guided head, 1-based (default: the last)")
+    g.add_argument("--guided-head", type=int, default=1, help="the guided head in that layer, 1-based")
+    g.add_argument("--guided-weight", type=float, default=DEFAULT_WEIGHT, help="the alignment loss's weight λ")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -144,6 +154,20 @@ def model_config(args, tokenizers: TokenizerPair):
                      dropout=RNNConfig.dropout if args.dropout is None else args.dropout)
 
 
+def guided(args, model) -> GuidedAlignment | None:
+    """The head ``--guided-alignment`` trains, checked against the model; None without it."""
+    if not args.guided_alignment:
+        return None
+    if model.config.architecture != "transformer":
+        raise SystemExit("error: --guided-alignment trains one head of a Transformer's cross-attention; the RNN's "
+                         "one attention is not guided here (--arch transformer, or --init-from a Transformer)")
+    layers, heads = model.attention_shapes["cross"]
+    layer = layers if args.guided_layer is None else args.guided_layer
+    if not (1 <= layer <= layers and 1 <= args.guided_head <= heads):
+        raise SystemExit(f"error: this Transformer has decoder layers 1…{layers} and heads 1…{heads}")
+    return GuidedAlignment(layer - 1, args.guided_head - 1, args.guided_weight)
+
+
 def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, parts, state: dict) -> Run:
     """The model (new, or ``--init-from``'s), its optimizer, the schedule planned from the budget and the
     weights' average."""
@@ -158,7 +182,7 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, pa
     trained = DistributedDataParallel(model) if replicas.world > 1 else model
     validation = validation_sets(corpora, tokenizers, args) if replicas.main else {}
     return Run(model, trained, optimizer, scheduler, averaged(model, args.ema_decay), clock, budget, tokenizers,
-               corpora.train, parts, validation, args, replicas)
+               corpora.train, parts, validation, args, replicas, guided(args, model))
 
 
 def main(argv=None) -> None:
@@ -170,6 +194,9 @@ def main(argv=None) -> None:
     resuming = args.resume and (out / STATE_DIR / "state.json").exists()
     tokenizers = shared_tokenizers(args, out, corpora, resuming, replicas)
     parts = training_parts(corpora, tokenizers, args, replicas)
+    links_seconds = None
+    if args.guided_alignment:
+        parts, links_seconds = guided_parts(parts, corpora, tokenizers, args, replicas)
     state = json.loads((out / STATE_DIR / "state.json").read_text()) if resuming else fresh_state()
     run = build_run(args, replicas, device, tokenizers, corpora, parts, state)
     if resuming:
@@ -188,13 +215,14 @@ def main(argv=None) -> None:
     if replicas.main:
         data = [{"name": c.name, "train_split": c.train_split, "val_split": c.val_split, "weight": c.weight,
                  "train_pairs": len(p)} for c, p in zip(corpora.train, parts)]
-        write_training_record(out, args, run, state, data, corpora)
+        write_training_record(out, args, run, state, data, corpora, links_seconds)
         if args.push_to_hub:
             push(out, args.push_to_hub)
     leave_replicas(replicas)
 
 
-def write_training_record(out: Path, args, run: Run, state: dict, data: list[dict], corpora: Corpora) -> None:
+def write_training_record(out: Path, args, run: Run, state: dict, data: list[dict], corpora: Corpora,
+                          links_seconds: float | None) -> None:
     """``training.json``: the commands, data, schedule, time, machine, sizes and curve, read by the model card."""
     record = {
         "commands": state["commands"],
@@ -219,6 +247,8 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "processes": run.replicas.world,
         "device": str(run.model.device),
         "history": state["history"],
+        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head).key, "weight": run.guide.weight,
+                                 "links": RECIPE, "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))
     write_card(out)

@@ -15,6 +15,7 @@ from ..storage.named_corpora import NamedCorpusError, resolve
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from ..storage.sentences import read_named
 from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
+from .alignment_links import with_links
 
 MAX_TRAIN_PIECES = 64
 
@@ -117,3 +118,18 @@ def validation_sets(corpora: Corpora, tokenizers: TokenizerPair, args) -> dict:
         sources, targets = sources[: args.val_sentences], targets[: args.val_sentences]
         sets[name] = (tokenize_pairs(tokenizers, sources, targets, 10 * MAX_TRAIN_PIECES), sources, targets)
     return sets
+
+
+def guided_parts(parts: list[TokenizedPairs], corpora: Corpora, tokenizers: TokenizerPair, args,
+                 replicas: Replicas) -> tuple[list[TokenizedPairs], float]:
+    """``parts`` with guided alignment's links (:mod:`.alignment_links`, cached; the main process makes them first)
+    and the seconds making them took."""
+    files = [[split_file(c.path, c.train_split, lang) for lang in (args.src, args.tgt)] for c in corpora.train]
+
+    def load():
+        return with_links(parts, tokenizers, files, lambda: train_text(corpora, args), MAX_TRAIN_PIECES,
+                          args.cache_dir)
+
+    found = load() if replicas.main else None
+    from_main(None, replicas)
+    return found if replicas.main else load()

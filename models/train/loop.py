@@ -22,6 +22,7 @@ from torch import nn
 from tqdm import tqdm
 
 from ..decoding.greedy import greedy, translate_batch
+from ..network.guided import GuidedAlignment, link_targets
 from ..network.schedule import Budget
 from ..network.tokenization import PAD_ID, TokenizerPair
 from ..network.training import PRECISIONS, Replicas, from_main, largest, loss_function, shard, train_step
@@ -68,6 +69,7 @@ class Run:
     validation: dict  # corpus name -> (pairs, sources, targets); empty on processes other than the main one
     args: object  # the parsed command line
     replicas: Replicas
+    guide: GuidedAlignment | None = None  # the head guided alignment trains; None: translation alone
 
 
 def epoch_batches(parts: list[TokenizedPairs], corpora: list[Corpus], args, epoch: int,
@@ -102,7 +104,10 @@ def fit(run: Run, state: dict, started: float | None) -> dict:
                    desc=f"epoch {epoch}", disable=not run.replicas.main)
         for i in bar:
             batch = tuple(x.to(run.model.device) for x in pad([pairs[j] for j in order[i]]))
-            losses.append(train_step(run.trained, batch, run.optimizer, loss_fn, precision=PRECISIONS[args.precision]))
+            links = None if run.guide is None else link_targets(
+                [pairs.links_of(j) for j in order[i]], batch[3].shape[1], batch[0].shape[1], run.model.device)
+            losses.append(train_step(run.trained, batch, run.optimizer, loss_fn, precision=PRECISIONS[args.precision],
+                                     guide=run.guide, links=links))
             if started is not None:  # this invocation's first step
                 state["first_step_s"] = [*state["first_step_s"], round(time.monotonic() - started, 3)]
                 started = None
