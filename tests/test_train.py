@@ -228,3 +228,21 @@ def test_an_epoch_reports_the_mean_of_its_step_losses(tiny_corpus, tmp_path, mon
 def test_validation_points_fall_every_n_steps_with_two_early_ones():
     assert [s for s in range(1, 5001) if loop.validation_due(s, 2000)] == [500, 1000, 2000, 4000]
     assert not any(loop.validation_due(s, 0) for s in range(1, 100))  # 0: epoch ends only
+
+
+def test_keep_last_holds_the_weights_of_the_budgets_end(tiny_corpus, tmp_path, monkeypatch):
+    falling = iter(range(100, 0, -1))  # each validation scores lower than the one before: the first point is best
+    monkeypatch.setattr(loop, "scores", lambda model, run: {"val_loss": 1.0, "val_bleu": float(next(falling)),
+                                                            "by_corpus": {}})
+    out = tmp_path / "ck"
+    run(tiny_corpus, out, "--epochs", "2", "--validate-every", "4", "--keep", "last")
+    record = json.loads((out / "training.json").read_text())
+    last = record["history"][-1]
+    assert record["kept"] == "last" and last["step"] == 20
+    end = load_file(out / train.STATE_DIR / ("model.safetensors" if last["weights"] == "raw" else
+                                              "average.safetensors"))
+    kept = load_file(out / "model.safetensors")  # stored in float16
+    key = next(k for k in kept if k in end or f"module.{k}" in end)
+    torch.testing.assert_close(kept[key].float(), end.get(key, end.get(f"module.{key}")).float(), rtol=1e-3,
+                               atol=1e-3)
+    assert "last validation BLEU" in (out / "README.md").read_text()

@@ -168,7 +168,7 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 - Parameters: {training['parameters']:,}{_sizes(directory)}
 - Training data: {training_data(training)}
 - Training: {training_summary(training)};
-  best validation BLEU {best_validation(training)}, greedy, cased, one reference
+  {training.get("kept", "best")} validation BLEU {best_validation(training)}, greedy, cased, one reference
 - Optimiser: {learning_rate(training)}
 - Weights: {kept_weights(training)}
 - Tokenisation: BPE (Hugging Face `tokenizers`), {_vocabularies(directory)}{_guided(training)}{_files(directory)}
@@ -180,7 +180,7 @@ Trained with (one line per invocation; a resumed run continues the one before it
 ## Validation during training
 
 Greedy, cased BLEU on each corpus's validation split at every validation point, by training time (what the
-compute bought); the checkpoint is the point with the best mean.
+compute bought); the checkpoint is the point with the {"last" if training.get("kept") == "last" else "best mean"}.
 
 {validation_table(training)}
 

@@ -38,7 +38,10 @@ def lineage(training: dict) -> str:
 
 
 def best_point(training: dict) -> dict:
-    """The validation point the checkpoint was taken at: the best mean BLEU (the first of equals)."""
+    """The validation point the checkpoint was taken at: the best mean BLEU (the first of equals), or the last
+    where the run kept its last (``--keep last``)."""
+    if training.get("kept") == "last":
+        return training["history"][-1]
     return max(training["history"], key=lambda r: r["val_bleu"])
 
 

@@ -105,6 +105,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--guided-layer", type=int, help="the decoder layer of the guided head, 1-based (default: the last)")
     g.add_argument("--guided-head", type=int, default=1, help="the guided head in that layer, 1-based")
     g.add_argument("--guided-weight", type=float, default=DEFAULT_WEIGHT, help="the alignment loss's weight λ")
+    p.add_argument("--keep", choices=["best", "last"], default="best",
+                   help="the checkpoint: the validation point of best mean BLEU, or the last (the budget's end, the "
+                        "learning rate annealed: for an aim BLEU does not see, such as guided alignment's head)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -234,6 +237,7 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         **({"score": run.model.config.score} if run.model.config.architecture == "rnn" else {}),
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in run.model.parameters()),
+        "kept": args.keep,
         "schedule": {"shape": args.schedule, "lr": args.lr, "warmup_steps": args.warmup_steps,
                      "planned_steps": run.budget.steps, "minutes": args.minutes, "ema_decay": args.ema_decay},
         "wall_clock_s": round(state["elapsed_s"], 1),

@@ -119,7 +119,7 @@ def fit(run: Run, state: dict, started: float | None) -> dict:
             spent = run.budget.spent(state["step"], run.clock.elapsed_s)
             epoch_end = i + 1 == len(order) and not args.validate_every
             if spent or epoch_end or validation_due(state["step"], args.validate_every):
-                checkpoint(run, state, losses, epoch - 1 + (i + 1) / len(order))
+                checkpoint(run, state, losses, epoch - 1 + (i + 1) / len(order), spent)
                 losses = []
                 run.trained.train()
             if spent:
@@ -133,8 +133,9 @@ def validation_due(step: int, every: int) -> bool:
     return every > 0 and (step % every == 0 or step in (every // 4, every // 2))
 
 
-def checkpoint(run: Run, state: dict, losses: list[float], epochs: float) -> None:
-    """Validate the raw and the averaged weights, record the better, trace it, keep it if best; save the state."""
+def checkpoint(run: Run, state: dict, losses: list[float], epochs: float, final: bool) -> None:
+    """Validate the raw and the averaged weights, record the better, trace it, keep it if best (``--keep last``:
+    if ``final``, the budget's end); save the state."""
     main = run.replicas.main
     candidates = from_main({"raw": scores(run.model, run), "average": scores(run.average.module, run)}
                            if main else None, run.replicas)
@@ -149,7 +150,7 @@ def checkpoint(run: Run, state: dict, losses: list[float], epochs: float) -> Non
     if main:
         print(json.dumps({k: v for k, v in record.items() if k != "by_corpus"}), file=sys.stderr)
         record_alignments(Path(run.args.out), weights, run.tokenizers, record)
-        if improved:
+        if final if run.args.keep == "last" else improved:
             save_checkpoint(run.args.out, weights, run.tokenizers)
         save_state(Path(run.args.out), run.model, run.optimizer, run.scheduler, run.average, state)
 
