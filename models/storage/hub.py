@@ -113,6 +113,12 @@ def bundled_configs() -> dict[str, dict]:
             for name in bundled_models()}
 
 
+@functools.cache
+def bundled_cards() -> dict[str, CardFacts]:
+    """What each bundled checkpoint's card says (its licence, a head trained to align), by short name."""
+    return {name: read_card(BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}") for name in bundled_models()}
+
+
 def save_checkpoint(directory: str | Path, model: Translator, tokenizers: TokenizerPair) -> None:
     """Write config, weights and tokenizers (the card is written by :mod:`models.storage.card`).
 

@@ -104,7 +104,7 @@ def align_corpus(tokenizers: TokenizerPair, texts: Sequence[tuple[list[str], lis
     return out
 
 
-def with_links(parts: list[TokenizedPairs], tokenizers: TokenizerPair, files: Sequence[Sequence[Path]],
+def linked_parts(parts: list[TokenizedPairs], tokenizers: TokenizerPair, files: Sequence[Sequence[Path]],
                read, max_len: int, cache_dir: Path | None) -> tuple[list[TokenizedPairs], float]:
     """``parts`` (each corpus's pairs) with guided alignment's links, from the cache when there; and the seconds
     making them took (when they were made, for the card)."""

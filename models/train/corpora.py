@@ -15,7 +15,7 @@ from ..storage.named_corpora import NamedCorpusError, resolve
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from ..storage.sentences import read_named
 from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
-from .alignment_links import with_links
+from .alignment_links import linked_parts
 
 MAX_TRAIN_PIECES = 64
 
@@ -127,7 +127,7 @@ def guided_parts(parts: list[TokenizedPairs], corpora: Corpora, tokenizers: Toke
     files = [[split_file(c.path, c.train_split, lang) for lang in (args.src, args.tgt)] for c in corpora.train]
 
     def load():
-        return with_links(parts, tokenizers, files, lambda: train_text(corpora, args), MAX_TRAIN_PIECES,
+        return linked_parts(parts, tokenizers, files, lambda: train_text(corpora, args), MAX_TRAIN_PIECES,
                           args.cache_dir)
 
     found = load() if replicas.main else None

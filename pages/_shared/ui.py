@@ -19,7 +19,8 @@ from models.network.hf_languages import unknown_code
 from models.network.tokenization import InputError
 from models.storage.card import variant
 from models.storage.examples import first_example, load_examples
-from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_configs, bundled_models
+from models.storage.hub import (DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_cards, bundled_configs,
+                                 bundled_models)
 from models.storage.languages import Languages, language_key, language_name, pair_name
 
 from . import url
@@ -156,7 +157,10 @@ def variant_label(variant: str) -> str:
 def model_name(ref: str) -> str:
     """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
     config = bundled_configs().get(ref)
-    return ref if config is None else variant_label(variant(config))  # a config names it as training.json does
+    if config is None:
+        return ref
+    label = variant_label(variant(config))  # a config names it as training.json does
+    return f"{label}, trained to align" if bundled_cards()[ref].guided else label
 
 
 def sentence_input(source: str | None = "en") -> str | None:
