@@ -34,6 +34,9 @@ def test_the_loss_is_zero_where_the_head_attends_as_the_links_say_and_positive_o
     assert guide.loss(attention.flip(-1), p).item() > 0.5  # the other end of each row
     assert GuidedAlignment(0, 0).loss(attention, p).item() > 0.1  # the head the links were not given to
     assert guide.loss(attention, torch.zeros_like(p)).item() == 0  # nothing linked: nothing to learn
+    shifted = GuidedAlignment(layer=0, head=1, shifted=True)  # piece t's links given to row t + 1
+    later = torch.cat([attention[:, :, :1], attention[:, :, :-1]], dim=2)  # every row one step later
+    assert shifted.loss(later, p).item() == pytest.approx(0.0, abs=1e-6) and shifted.loss(attention, p).item() > 0.1
 
 
 def test_grow_diag_final_grows_where_either_word_is_unlinked_and_ends_with_the_union():
@@ -121,17 +124,22 @@ SMALL_TRANSFORMER = ["--arch", "transformer", "--d-model", "32", "--heads", "2",
 def test_the_training_command_guides_a_head_and_its_card_marks_it(tiny_corpus, tmp_path):
     out = tmp_path / "guided"
     train.main(["--data", str(tiny_corpus), "--out", str(out), *SMALL_TRANSFORMER, "--steps", "3",
-                "--guided-alignment", "eflomal", "--guided-head", "2"])
+                "--guided-alignment", "eflomal", "--guided-reading", "1.2.shifted"])
     record = json.loads((out / "training.json").read_text())["guided_alignment"]
-    assert record["reading"] == "2.2" and record["weight"] == 0.05 and record["links_seconds"] >= 0
-    assert "Trained to align: cross-attention layer 2, head 2" in (out / "README.md").read_text()
-    assert read_card(out).guided == (1, 1) and load_model(str(out)).supervised == Reading(1, 1)
+    assert record["reading"] == "1.2.shifted" and record["weight"] == 0.05 and record["links_seconds"] >= 0
+    assert "Trained to align: cross-attention layer 1, head 2, read one step later" in (out / "README.md").read_text()
+    assert load_model(str(out)).supervised == Reading(0, 1, shifted=True)
+    default = tmp_path / "default"  # Marian's head: the last layer's first, at the step that writes each piece
+    train.main(["--data", str(tiny_corpus), "--out", str(default), *SMALL_TRANSFORMER, "--steps", "1",
+                "--guided-alignment", "eflomal"])
+    assert load_model(str(default)).supervised == Reading(1, 0)
 
 
 def test_guided_alignment_is_refused_where_there_is_no_such_head(tiny_corpus, tmp_path):
     with pytest.raises(SystemExit, match="one head of a Transformer"):
         train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "rnn"), "--steps", "1", "--vocab-size", "100",
                     "--guided-alignment", "eflomal"])
-    with pytest.raises(SystemExit, match="heads 1…2"):
-        train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "t"), *SMALL_TRANSFORMER, "--steps", "1",
-                    "--guided-alignment", "eflomal", "--guided-head", "3"])
+    for wrong, reason in (("1.3", "names no layer or head"), ("2.mean", "names one head")):
+        with pytest.raises(SystemExit, match=reason):
+            train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "t"), *SMALL_TRANSFORMER, "--steps", "1",
+                        "--guided-alignment", "eflomal", "--guided-reading", wrong])

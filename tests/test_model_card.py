@@ -9,7 +9,7 @@ from .hf_helpers import OPUS_CARD
 def test_an_opus_mt_card_names_its_licence_and_guided_alignment(tmp_path):
     (tmp_path / "README.md").write_text(OPUS_CARD, encoding="utf-8")
     facts = read_card(tmp_path)
-    assert facts == CardFacts("apache-2.0", (-1, 0))
+    assert facts == CardFacts("apache-2.0", (-1, 0, False))
     assert facts.supervised_head((6, 8)) == Reading(5, 0)  # opus-mt-en-fr: the first head of decoder layer 6
 
 
@@ -18,15 +18,17 @@ def test_a_card_that_says_nothing_claims_nothing(tmp_path):
     (tmp_path / "README.md").write_text("# my model\n\n* model: transformer\n", encoding="utf-8")
     assert read_card(tmp_path) == CardFacts(None, None)  # plain Transformer: no head was supervised
     assert CardFacts(None, None).supervised_head((6, 8)) is None
-    assert CardFacts(None, (-1, 0)).supervised_head((0, 0)) is None  # a model without attention has no such head
+    assert CardFacts(None, (-1, 0, False)).supervised_head((0, 0)) is None  # a model without attention has no such head
 
 
 def test_a_card_of_ours_names_the_head_it_trained_to_align(tmp_path):
     (tmp_path / "README.md").write_text("# a model\n\n- Trained to align: cross-attention layer 2, head 3 (guided "
                                         "alignment)\n", encoding="utf-8")
     facts = read_card(tmp_path)
-    assert facts == CardFacts(None, (1, 2))
+    assert facts == CardFacts(None, (1, 2, False))
     assert facts.supervised_head((3, 4)) == Reading(1, 2)
+    (tmp_path / "README.md").write_text("- Trained to align: cross-attention layer 1, head 4, read one step later\n")
+    assert read_card(tmp_path).supervised_head((3, 4)) == Reading(0, 3, shifted=True)
     assert facts.supervised_head((1, 4)) is None  # a head the model does not have is no claim
     assert facts.supervised_head((3, 2)) is None
 

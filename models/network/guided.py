@@ -24,16 +24,21 @@ DEFAULT_WEIGHT = 0.05
 
 @dataclass(frozen=True)
 class GuidedAlignment:
-    """Which cross-attention head is guided (0-based), and the weight λ of its loss."""
+    """Which cross-attention head is guided (0-based), where, and the weight λ of its loss. ``shifted``: piece t's
+    links are given to the step that reads it as its input, one step later (SHIFT-ATT's reading, Chen et al. 2020),
+    instead of the step that writes it."""
 
     layer: int
     head: int
     weight: float = DEFAULT_WEIGHT
+    shifted: bool = False
 
     def loss(self, attention: Tensor, links: Tensor) -> Tensor:
         """``L_align`` of the guided layer's ``attention`` [B, heads, T, S] against ``links`` [B, T, S] (each
         linked row sums to 1, the others are 0): KL(p ‖ α) averaged over linked rows, 0 without any."""
         alpha = attention[:, self.head].float()  # [B, T, S]
+        if self.shifted:  # row t + 1 reads piece t; the last row (after EOS was written) has no piece to read
+            alpha, links = alpha[:, 1:], links[:, :-1]  # [B, T − 1, S]
         linked = links.sum(-1) > 0  # [B, T]
         # α is 0 on padding, where p is 0 too: clamping keeps 0 · log 0 at 0 and the gradient finite
         divergence = (links * (links.clamp_min(1e-9).log() - alpha.clamp_min(1e-9).log())).sum(-1)  # [B, T]

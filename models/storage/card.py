@@ -11,6 +11,7 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
+from ..decoding.trace import Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
 from .heads import heads_table
@@ -150,10 +151,11 @@ def _guided(training: dict) -> str:
     g = training.get("guided_alignment")
     if not g:
         return ""
-    layer, head = g["reading"].split(".")
-    return (f"\n- Trained to align: cross-attention layer {layer}, head {head} (guided alignment, Garg et al. 2019: "
-            f"its attention at the step that writes each piece pulled toward word links, loss weight "
-            f"{g['weight']:g}; links from {g['links']}, made in {g['links_seconds'] / 60:.0f} min)")
+    reading = Reading.from_key(g["reading"])
+    step = "that reads each piece as its input" if reading.shifted else "that writes each piece"
+    return (f"\n- Trained to align: cross-attention {reading.label} (guided alignment, Garg et al. 2019: its "
+            f"attention at the step {step} pulled toward word links, loss weight {g['weight']:g}; links from "
+            f"{g['links']}, made in {g['links_seconds'] / 60:.0f} min)")
 
 
 def render_card(directory: str | Path) -> str:

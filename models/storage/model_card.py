@@ -24,8 +24,9 @@ MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read
 
 _GUIDED = re.compile(r"^\W*model:\s*transformer-align\b", re.IGNORECASE | re.MULTILINE)
 #: This project's cards name the head they trained: "Trained to align: cross-attention layer 3, head 1 …".
-_OURS = re.compile(r"^\W*trained to align:\W*cross-attention layer (\d+), head (\d+)", re.IGNORECASE | re.MULTILINE)
-MARIAN_HEAD = (-1, 0)  # Marian's guided head: the first of the last decoder layer
+_OURS = re.compile(r"^\W*trained to align:\W*cross-attention layer (\d+), head (\d+)(, read one step later)?",
+                   re.IGNORECASE | re.MULTILINE)
+MARIAN_HEAD = (-1, 0, False)  # Marian's guided head: the first of the last decoder layer, at the writing step
 
 #: What the supervised head is, in one sentence for the pages.
 SUPERVISION = ("Its card says one head was trained to align (guided alignment, Garg et al. 2019; OPUS-MT's "
@@ -38,22 +39,24 @@ class CardFacts:
     """What the card of one model says (each None where it says nothing)."""
 
     licence: str | None
-    guided: tuple[int, int] | None  # the cross-attention (layer, head) trained to align, 0-based; layer −1: the last
+    #: The cross-attention (layer, head, read one step later) trained to align, 0-based; layer −1: the last.
+    guided: tuple[int, int, bool] | None
 
     def supervised_head(self, shape: tuple[int, int]) -> Reading | None:
-        """The cross-attention head guided alignment trained, in a model shaped ``(L, heads)``; None if none was
-        (or the card names one the model does not have)."""
+        """The cross-attention head guided alignment trained, read where it was trained, in a model shaped
+        ``(L, heads)``; None if none was (or the card names one the model does not have)."""
         if self.guided is None:
             return None
-        layer, head = self.guided
-        return Reading(layer % shape[0], head) if -shape[0] <= layer < shape[0] and 0 <= head < shape[1] else None
+        layer, head, shifted = self.guided
+        fits = -shape[0] <= layer < shape[0] and 0 <= head < shape[1]
+        return Reading(layer % shape[0], head, shifted) if fits else None
 
 
 def guided_head(text: str) -> tuple[int, int] | None:
     """The head a card's text says was trained to align: this project's line, or OPUS-MT's ``transformer-align``."""
     ours = _OURS.search(text)
     if ours:
-        return int(ours[1]) - 1, int(ours[2]) - 1
+        return int(ours[1]) - 1, int(ours[2]) - 1, bool(ours[3])
     return MARIAN_HEAD if _GUIDED.search(text) else None
 
 

@@ -102,8 +102,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--guided-alignment", choices=["eflomal"],
                    help="train a Transformer's head toward eflomal's links of the training pairs (grow-diag-final), "
                         "made once over the training corpora and cached")
-    g.add_argument("--guided-layer", type=int, help="the decoder layer of the guided head, 1-based (default: the last)")
-    g.add_argument("--guided-head", type=int, default=1, help="the guided head in that layer, 1-based")
+    g.add_argument("--guided-reading", metavar="LAYER.HEAD[.shifted]",
+                   help="the guided head, 1-based, and with .shifted trained at the step that reads each piece (one "
+                        "step later) rather than the step that writes it (default: the last layer's first head, "
+                        "Marian's)")
     g.add_argument("--guided-weight", type=float, default=DEFAULT_WEIGHT, help="the alignment loss's weight λ")
     p.add_argument("--keep", choices=["best", "last"], default="best",
                    help="the checkpoint: the validation point of best mean BLEU, or the last (the budget's end, the "
@@ -164,11 +166,14 @@ def guided(args, model) -> GuidedAlignment | None:
     if model.config.architecture != "transformer":
         raise SystemExit("error: --guided-alignment trains one head of a Transformer's cross-attention; the RNN's "
                          "one attention is not guided here (--arch transformer, or --init-from a Transformer)")
-    layers, heads = model.attention_shapes["cross"]
-    layer = layers if args.guided_layer is None else args.guided_layer
-    if not (1 <= layer <= layers and 1 <= args.guided_head <= heads):
-        raise SystemExit(f"error: this Transformer has decoder layers 1…{layers} and heads 1…{heads}")
-    return GuidedAlignment(layer - 1, args.guided_head - 1, args.guided_weight)
+    shape = model.attention_shapes["cross"]
+    try:
+        reading = Reading.parse(args.guided_reading, shape) if args.guided_reading else Reading(shape[0] - 1, 0)
+    except ValueError as e:
+        raise SystemExit(f"error: --guided-reading: {e}") from e
+    if reading.head is None:
+        raise SystemExit("error: --guided-reading names one head (LAYER.HEAD), not a layer's mean")
+    return GuidedAlignment(reading.layer, reading.head, args.guided_weight, reading.shifted)
 
 
 def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, parts, state: dict) -> Run:
@@ -251,7 +256,7 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "processes": run.replicas.world,
         "device": str(run.model.device),
         "history": state["history"],
-        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head).key, "weight": run.guide.weight,
+        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key, "weight": run.guide.weight,
                                  "links": RECIPE, "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))

@@ -137,7 +137,9 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
         wanted = layer_reading(loaded.model, matrix, url_reading(loaded, getattr(ui.read_url(), key), default))
         st.session_state[chosen] = wanted if wanted in options else wanted.plain if wanted.plain in options else default
     st.session_state[key] = st.session_state[chosen]
-    supervised = loaded.supervised if loaded.supervised in options else None
+    # a head trained one step later is named on its plain reading too, where a page offers only those
+    supervised = next((r for r in (loaded.supervised, loaded.supervised and loaded.supervised.plain) if r in options),
+                      None)
     reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default, supervised, matrix),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
                            help="Each decoder layer has several heads, each with its own attention over the source; "
