@@ -14,7 +14,7 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     "decoding": {"decoding", "network"},
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
-    "train": {"train", "storage", "decoding", "network"},  # the training command, a package of its own
+    "train": {"train", "storage", "analysis", "decoding", "network"},  # the training command, a package of its own
     "align": {"align", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
     # a corpus's table (rows, column names, scores, files): the library beneath models.corpus, models.evaluate and
     # the Corpus page, so no command imports another for its metrics
