@@ -1,4 +1,5 @@
-"""assets/: the bundled checkpoints (three RNNs and a Transformer) and the curated examples."""
+"""assets/: the bundled checkpoints (three RNNs, a Transformer and that Transformer trained to align) and the curated
+examples."""
 import json
 from dataclasses import replace
 
@@ -10,7 +11,7 @@ from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
 
 RNNS = ("additive", "dot", "none")
-NAMES = (*RNNS, "transformer")
+NAMES = (*RNNS, "transformer", "transformer-align")
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,15 @@ def test_three_rnns_differ_only_in_the_score(bundled):
     configs = {n: check_config(json.loads((bundled[n].path / "config.json").read_text())) for n in RNNS}
     assert {c.score for c in configs.values()} == set(RNNS)
     assert len({replace(c, score="none") for c in configs.values()}) == 1
+
+
+def test_the_model_trained_to_align_is_the_transformer_continued_with_a_guided_head(bundled):
+    aligned, emergent = bundled["transformer-align"], bundled["transformer"]
+    assert aligned.model.config == emergent.model.config
+    record = json.loads((aligned.path / "training.json").read_text())
+    assert record["started_from"]["checkpoint"] == "assets/checkpoints/en-fr-transformer"
+    assert record["guided_alignment"]["reading"] == aligned.supervised.key == aligned.reading.key  # shown first
+    assert emergent.supervised is None
 
 
 def test_the_transformer_is_about_the_rnns_size(bundled):
@@ -65,7 +75,7 @@ def test_translates_every_curated_example(bundled, name):
 def test_attention_models_align_adjective_noun_inversion(bundled):
     """'a black dog' → 'un chien noir': 'noir' looks at 'black', 'chien' at 'dog' (the Transformer: its default
     reading, chosen on the Hansards trial set)."""
-    for name in ("additive", "dot", "transformer"):
+    for name in ("additive", "dot", "transformer", "transformer-align"):
         trace = greedy(bundled[name].model, bundled[name].tokenizers, "A black dog is running on the beach.")
         pieces = [p.strip("▁") for p in trace.target_pieces]
         assert "noir" in pieces and "chien" in pieces, trace.translation

@@ -188,3 +188,15 @@ def test_the_first_view_reads_the_bundled_transformer_as_its_card_chose():
     assert any("one step later" in title_of(f) for f in figures(at))
     rnn = run_page(APP, text=TEXT, model="additive")
     assert not rnn.toggle(key="shifted").value
+
+
+def test_the_model_trained_to_align_opens_on_its_guided_head_named_so():
+    """Its card marks layer 1 head 4, trained one step later: the page opens on that head, named "trained to align",
+    with its one-step-later heatmap beside it; the model picker names the model so."""
+    at = run_page(APP, text=TEXT, model="transformer-align")
+    assert not at.exception, [e.message for e in at.exception]
+    assert load_model("transformer-align").supervised == Reading(0, 3, shifted=True)
+    assert at.selectbox(key="head").value == Reading(0, 3)
+    assert "Layer 1, head 4 — shown first — trained to align" in at.selectbox(key="head").options
+    assert at.toggle(key="shifted").value and any("one step later" in title_of(f) for f in figures(at))
+    assert "Transformer (multi-head), trained to align" in at.selectbox(key="model_pick").options
