@@ -6,8 +6,9 @@ cross-attention head is trained toward a statistical aligner's word links, besid
 α [T, S] is the chosen head's attention at the step that *writes* target piece t, p [T, S] the links of that piece
 normalised to sum to 1 over the source pieces, and T' the target pieces that have a link (the others are skipped:
 nothing says where they should look). Garg et al. write the cross-entropy −Σ p log α; this is it less p's own
-entropy, a constant: the same gradient, and 0 exactly when the head attends as the links say. λ = 0.05 in Garg et al.; Marian's ``transformer-align`` (OPUS-MT) trains the
-first head of the last decoder layer the same way, the default here too.
+entropy, a constant: the same gradient, and 0 exactly when the head attends as the links say. λ = 0.05 in Garg et
+al.; Marian's ``transformer-align`` (OPUS-MT) trains the first head of the last decoder layer the same way, the
+default here too.
 """
 from __future__ import annotations
 

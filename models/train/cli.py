@@ -256,8 +256,9 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "processes": run.replicas.world,
         "device": str(run.model.device),
         "history": state["history"],
-        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key, "weight": run.guide.weight,
-                                 "links": RECIPE, "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
+        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key,
+                                 "weight": run.guide.weight, "links": RECIPE,
+                                 "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))
     write_card(out)
