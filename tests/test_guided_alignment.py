@@ -17,7 +17,7 @@ from models.storage.data import pad
 from models.storage.hub import load_model
 from models.storage.model_card import read_card
 from models.storage.pieces import tokenize_pairs
-from models.train.alignment_links import align_corpus, piece_links, sentences
+from models.train.alignment_links import RECIPES, align_corpus, piece_links, sentences
 
 from .helpers import make_transformer, synthetic_pairs
 
@@ -68,13 +68,24 @@ def test_the_links_follow_the_pairs_the_training_command_keeps(tiny_tokenizers):
     pairs = synthetic_pairs(60, 5)
     sources = [s for s, _ in pairs] + ["", "dog " * 80, "a dog"]  # an empty and an over-long pair are dropped
     targets = [t for _, t in pairs] + ["chien", "chien", ""]
-    (flat, starts), = align_corpus(tiny_tokenizers, [(sources, targets)], max_len=64)
+    (flat, starts), = align_corpus(tiny_tokenizers, [(sources, targets)], 64, RECIPES["eflomal"])
     kept = tokenize_pairs(tiny_tokenizers, sources, targets, 64).with_links(flat, starts)
     assert len(kept) == 60 and len(kept.take(np.array([3, 3])).links_of(1)) == len(kept.links_of(3))
     for i in range(len(kept)):
         src, tgt = kept[i]
         links = kept.links_of(i)
         assert len(links) and links[:, 0].max() < len(src) - 1 and links[:, 1].max() < len(tgt)  # never EOS
+
+
+def test_intersection_links_are_those_both_directions_agree_on(tiny_tokenizers):
+    forward, reverse = {(0, 0), (1, 1), (2, 1)}, {(0, 0), (1, 2), (2, 1)}
+    assert RECIPES["eflomal-intersection"].combine(forward, reverse) == {(0, 0), (2, 1)}
+    pairs = synthetic_pairs(60, 5)
+    text = [([s for s, _ in pairs], [t for _, t in pairs])]
+    (narrow, n), = align_corpus(tiny_tokenizers, text, 64, RECIPES["eflomal-intersection"])
+    (wide, w), = align_corpus(tiny_tokenizers, text, 64, RECIPES["eflomal"])
+    shared = sum(len(set(narrow[n[i]:n[i + 1]]) & set(wide[w[i]:w[i + 1]])) for i in range(len(n) - 1))
+    assert 0 < len(narrow) <= len(wide) and shared > 0.8 * len(narrow)  # eflomal samples: runs differ slightly
 
 
 def reversed_links(n_pairs: int, tokenizers):

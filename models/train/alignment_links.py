@@ -14,21 +14,36 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from ..analysis.word_links import grow_diag_final
+from ..analysis.word_links import Links, grow_diag_final
 from ..extras import require
 from ..network.tokenization import SubwordTokenizer, TokenizerPair
 from ..storage.pieces import LINK_BASE, TokenizedPairs, cache_key
 
-#: How the links were made, in the card's words; part of the cache key.
-RECIPE = "eflomal, grow-diag-final, over the training corpora"
 _FORMAT = "1"
+
+
+@dataclass(frozen=True)
+class LinkRecipe:
+    """How a run's links are made: eflomal's two directions, symmetrised by ``combine``."""
+
+    name: str  # --guided-alignment's value
+    words: str  # in the card's words; part of the cache key
+    combine: Callable[[Links, Links], Links]  # (forward, reverse) → links
+
+
+#: The links ``--guided-alignment`` names. grow-diag-final is what OPUS-MT-train gives Marian; the intersection
+#: keeps only the links both directions agree on (eflomal's most precise: test AER 6.3 against 7.0, docs/results.md).
+RECIPES = {r.name: r for r in (
+    LinkRecipe("eflomal", "eflomal, grow-diag-final, over the training corpora", grow_diag_final),
+    LinkRecipe("eflomal-intersection", "eflomal, intersection, over the training corpora", lambda f, r: f & r),
+)}
 
 
 @dataclass(frozen=True)
@@ -75,10 +90,10 @@ def read_pharaoh(path: Path) -> list[set[tuple[int, int]]]:
         return [{(int(a), int(b)) for a, b in (token.split("-") for token in line.split())} for line in f]
 
 
-def align_corpus(tokenizers: TokenizerPair, texts: Sequence[tuple[list[str], list[str]]],
-                 max_len: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def align_corpus(tokenizers: TokenizerPair, texts: Sequence[tuple[list[str], list[str]]], max_len: int,
+                 recipe: LinkRecipe) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each corpus's piece links (flat codes, starts [N + 1]) for the pairs :func:`~..storage.pieces.tokenize_pairs`
-    keeps of it (the same filter), all corpora aligned together by eflomal."""
+    keeps of it (the same filter), all corpora aligned together by eflomal and combined by ``recipe``."""
     kept = []  # per corpus: the kept pairs' (source, target) sentences
     for sources, targets in texts:
         pairs = zip(sentences(tokenizers.source, sources), sentences(tokenizers.target, targets))
@@ -92,7 +107,7 @@ def align_corpus(tokenizers: TokenizerPair, texts: Sequence[tuple[list[str], lis
                                            [" ".join(every[n][1].words) for n in both],
                                            links_filename_fwd=str(forward), links_filename_rev=str(reverse))
         print(f"eflomal: {len(both):,} pairs aligned in {time.monotonic() - started:.0f} s", file=sys.stderr)
-        words = dict(zip(both, map(grow_diag_final, read_pharaoh(forward), read_pharaoh(reverse))))
+        words = dict(zip(both, map(recipe.combine, read_pharaoh(forward), read_pharaoh(reverse))))
     links = [piece_links(words.get(n, set()), *pair) for n, pair in enumerate(every)]
     out, start = [], 0
     for corpus in kept:
@@ -105,10 +120,11 @@ def align_corpus(tokenizers: TokenizerPair, texts: Sequence[tuple[list[str], lis
 
 
 def linked_parts(parts: list[TokenizedPairs], tokenizers: TokenizerPair, files: Sequence[Sequence[Path]],
-               read, max_len: int, cache_dir: Path | None) -> tuple[list[TokenizedPairs], float]:
-    """``parts`` (each corpus's pairs) with guided alignment's links, from the cache when there; and the seconds
-    making them took (when they were made, for the card)."""
-    digest = hashlib.sha256(f"links {_FORMAT} {RECIPE}".encode())
+               read, max_len: int, cache_dir: Path | None,
+               recipe: LinkRecipe) -> tuple[list[TokenizedPairs], float]:
+    """``parts`` (each corpus's pairs) with guided alignment's links made by ``recipe``, from the cache when there;
+    and the seconds making them took (when they were made, for the card)."""
+    digest = hashlib.sha256(f"links {_FORMAT} {recipe.words}".encode())
     for corpus_files in files:
         digest.update(cache_key(tokenizers, corpus_files, max_len).encode())
     path = None if cache_dir is None else Path(cache_dir) / f"links-{digest.hexdigest()[:24]}.safetensors"
@@ -118,7 +134,7 @@ def linked_parts(parts: list[TokenizedPairs], tokenizers: TokenizerPair, files: 
         found = [(arrays[f"{k}.links"], arrays[f"{k}.starts"]) for k in range(len(parts))]
     else:
         started = time.monotonic()
-        found = align_corpus(tokenizers, read(), max_len)
+        found = align_corpus(tokenizers, read(), max_len, recipe)
         seconds = time.monotonic() - started
         if path is not None:
             arrays = {f"{k}.{name}": a for k, pair in enumerate(found) for name, a in zip(("links", "starts"), pair)}

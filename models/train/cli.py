@@ -35,7 +35,7 @@ from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.hub import load_model, save_checkpoint
 from ..storage.pieces import default_cache_dir
-from .alignment_links import RECIPE
+from .alignment_links import RECIPES
 from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
 from .loop import Run, RunClock, epoch_batches, fit
 from .state import STATE_DIR, fresh_state, load_state
@@ -99,9 +99,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="validate every STEPS steps (and at a quarter and half of that, early) instead of at epoch "
                         "ends: for long epochs")
     g = p.add_argument_group("guided alignment (Garg et al. 2019): one cross-attention head trained toward word links")
-    g.add_argument("--guided-alignment", choices=["eflomal"],
-                   help="train a Transformer's head toward eflomal's links of the training pairs (grow-diag-final), "
-                        "made once over the training corpora and cached")
+    g.add_argument("--guided-alignment", choices=list(RECIPES),
+                   help="train a Transformer's head toward eflomal's links of the training pairs, made once over the "
+                        "training corpora and cached: eflomal's two directions grow-diag-final, or their intersection")
     g.add_argument("--guided-reading", metavar="LAYER.HEAD[.shifted]",
                    help="the guided head, 1-based, and with .shifted trained at the step that reads each piece (one "
                         "step later) rather than the step that writes it (default: the last layer's first head, "
@@ -257,7 +257,7 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "device": str(run.model.device),
         "history": state["history"],
         **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key,
-                                 "weight": run.guide.weight, "links": RECIPE,
+                                 "weight": run.guide.weight, "links": RECIPES[args.guided_alignment].words,
                                  "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))

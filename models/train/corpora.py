@@ -15,7 +15,7 @@ from ..storage.named_corpora import NamedCorpusError, resolve
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from ..storage.sentences import read_named
 from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
-from .alignment_links import linked_parts
+from .alignment_links import RECIPES, linked_parts
 
 MAX_TRAIN_PIECES = 64
 
@@ -128,7 +128,7 @@ def guided_parts(parts: list[TokenizedPairs], corpora: Corpora, tokenizers: Toke
 
     def load():
         return linked_parts(parts, tokenizers, files, lambda: train_text(corpora, args), MAX_TRAIN_PIECES,
-                          args.cache_dir)
+                            args.cache_dir, RECIPES[args.guided_alignment])
 
     found = load() if replicas.main else None
     from_main(None, replicas)
