@@ -15,10 +15,18 @@ from streamlit.logger import get_logger
 
 @asynccontextmanager
 async def warm(_app):
-    """Import what the first page imports and load the default model into the app's own cache."""
+    """Import what the first page imports and load the default model into the app's own cache; and tell Streamlit
+    that the app's pages come from ``st.navigation``, not from the ``pages/`` folder beside it."""
+    from streamlit.runtime.pages_manager import PagesManager
+
     from models.storage.languages import EN_FR, pair_name
     from pages._shared import cache, charts, deploy, evidence, exports, ui  # noqa: F401  (torch, altair, the models)
 
+    # Streamlit decides once a process, at its first session, whether the app is a `pages/`-folder app; until some
+    # script run calls st.navigation it says yes, and the first run lists that folder's files itself. A first visitor
+    # who follows a link to /Compare_scoring then gets "Page not found" (those files' own names differ), over the
+    # right page (Streamlit's issues #9624, #9992). The app's pages/ holds st.navigation's pages, so say so first.
+    PagesManager.uses_pages_directory = False
     pair_name(EN_FR)  # langcodes reads its languages' names once a process: not on a visitor's time
     try:
         cache.load(deploy.default_model(), None)

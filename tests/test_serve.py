@@ -45,3 +45,27 @@ def test_an_unreachable_hub_default_does_not_stop_the_server(counted_loads, monk
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
     start(serve.app)  # no exception: the page tells the visitor why the model cannot be loaded
     assert counted_loads == ["nobody/not-cached"]
+
+
+def test_a_deep_link_on_a_freshly_started_server_opens_its_page_without_a_dialog():
+    """The first visitor of a new server follows a shared link to a page other than the first (Streamlit's race
+    between the pages/ folder and st.navigation: its issues #9624, #9992)."""
+    import os
+
+    from bench.server import CHROMIUM, CHROMIUM_ARGS, Server
+    if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with Server(script="serve.py") as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.set_default_timeout(120_000)
+        page.goto(f"{server.url}/Compare_scoring?model=additive")
+        page.wait_for_selector(".vega-embed svg")
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+        dialogs = page.locator("[role=dialog]").all_inner_texts()
+        current = page.locator("[data-testid=stSidebarNavLink][aria-current=page]").get_attribute("href")
+        browser.close()
+    assert dialogs == [] and "/Compare_scoring?" in page.url
+    assert current.endswith("/Compare_scoring"), current  # the Compare page itself, not the first page
