@@ -1,7 +1,8 @@
 """The app's own install is enough (issue 57): run in a venv made from requirements-app.txt alone, it builds a tiny
 Marian translator and a tiny NLLB-200 offline, translates with each through the command line (NLLB into German, by
-``--src-lang`` / ``--tgt-lang``), and opens every page on each under Streamlit's AppTest, each without an exception. The test suite runs in the development install, which has more;
-this proves a user's install. Exits non-zero, saying what broke, otherwise."""
+``--src-lang`` / ``--tgt-lang``), and opens every page on each under Streamlit's AppTest, each without an exception
+— also on a Marian with 64 positions, given a sentence longer than that (issue 65). The test suite runs in the
+development install, which has more; this proves a user's install. Exits non-zero, saying what broke, otherwise."""
 import os
 import subprocess
 import sys
@@ -17,19 +18,20 @@ from tests.hf_helpers import tiny_many_to_many, tiny_marian  # noqa: E402  (stdl
 PAGES = ["translate", "compare_scoring", "context_vectors", "score_anatomy", "learning", "models_and_results",
          "human_links", "corpus", "which_reading"]
 TEXT = "a dog runs on the beach"
+LONG = " ".join([TEXT] * 20)  # over 64 pieces
 
 
-def check(folder: str, languages: tuple[str, str] | None) -> str | None:
-    """What broke for the model in ``folder`` (set to ``languages``), or None."""
+def check(folder: str, languages: tuple[str, str] | None, text: str) -> str | None:
+    """What broke for the model in ``folder`` (set to ``languages``) given ``text``, or None."""
     pair = ["--src-lang", languages[0], "--tgt-lang", languages[1]] if languages else []
-    done = subprocess.run([sys.executable, "-m", "models.translate", "--model", folder, *pair], input=TEXT + "\n",
+    done = subprocess.run([sys.executable, "-m", "models.translate", "--model", folder, *pair], input=text + "\n",
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     if done.returncode or done.stdout.count("\n") != 1:  # one line out for the one line in (empty is a translation)
         return f"models.translate failed ({done.returncode}):\n{done.stderr}"
-    print(f"models.translate {' '.join(pair)}: {TEXT!r} → {done.stdout.strip()!r}")
+    print(f"models.translate {' '.join(pair)}: {text[:40]!r} → {done.stdout.strip()[:40]!r}")
     for name in PAGES:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-        at.query_params.update({"text": TEXT, "model": folder} | (
+        at.query_params.update({"text": text, "model": folder} | (
             {"src_lang": languages[0], "tgt_lang": languages[1]} if languages else {}))
         at.run()
         if name != "translate":
@@ -45,10 +47,11 @@ def main() -> int:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["ATLAS_GOLD_URL"] = "http://127.0.0.1:1"  # human links by name: nothing fetched from the internet
     with tempfile.TemporaryDirectory() as tmp:
-        models = [(str(tiny_marian(Path(tmp) / "marian", steps=60)), None),
-                  (str(tiny_many_to_many(Path(tmp) / "nllb", "nllb", steps=300)), ("eng_Latn", "deu_Latn"))]
-        for folder, languages in models:
-            if broken := check(folder, languages):
+        models = [(str(tiny_marian(Path(tmp) / "marian", steps=60)), None, TEXT),
+                  (str(tiny_many_to_many(Path(tmp) / "nllb", "nllb", steps=300)), ("eng_Latn", "deu_Latn"), TEXT),
+                  (str(tiny_marian(Path(tmp) / "short", steps=60, positions=64)), None, LONG)]
+        for folder, languages, text in models:
+            if broken := check(folder, languages, text):
                 print(broken, file=sys.stderr)
                 return 1
     return 0

@@ -36,10 +36,11 @@ def _train_spm(lines: list[str], prefix: Path, vocab_size: int = 40) -> Path:
 
 def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0,
                 source_text: list[str] = ENGLISH, source_vocab: int = 40, languages: tuple[str, str] = ("en", "fr"),
-                card: str | None = None) -> Path:
+                card: str | None = None, positions: int = 512) -> Path:
     """Save a tiny Marian model and its tokenizer under ``folder`` (``save_pretrained``), trained ``steps`` Adam
     steps on the pairs above (an untrained one ends every sentence at once or never); its source SentencePiece
-    model is trained on ``source_text``; ``card``: the README.md written beside it; returns the folder."""
+    model is trained on ``source_text``; ``card``: the README.md written beside it; ``positions``: its position
+    table's length (opus-mt's: 512); returns the folder."""
     import sentencepiece as spm
     import torch
     from transformers import GenerationConfig, MarianConfig, MarianMTModel, MarianTokenizer
@@ -59,7 +60,7 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
     pad = len(pieces) - 1
     config = MarianConfig(vocab_size=len(pieces), decoder_vocab_size=len(pieces), d_model=16, encoder_layers=layers,
                           decoder_layers=layers, encoder_attention_heads=heads, decoder_attention_heads=heads,
-                          encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=512, pad_token_id=pad,
+                          encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=positions, pad_token_id=pad,
                           eos_token_id=0, decoder_start_token_id=pad, forced_eos_token_id=0)
     torch.manual_seed(seed)
     model = MarianMTModel(config)

@@ -38,7 +38,7 @@ def test_a_marian_folder_loads_and_translates_as_generate_does(marian_folder):
     tokenizer = MarianTokenizer.from_pretrained(marian_folder)
     text = "a dog runs on the beach"
     trace = greedy(loaded.model, loaded.tokenizers, text)
-    cap = max_target_len(loaded.tokenizers.source.encode(text, 80))
+    cap = max_target_len(loaded.model, loaded.tokenizers.source.encode(text, 80))
     expected = library.generate(**tokenizer([text], return_tensors="pt"), do_sample=False, num_beams=1,
                                 max_new_tokens=cap)[0].tolist()[1:]
     assert trace.target_ids[-1] == 0 and list(trace.target_ids) == expected  # this sentence ends before the cap

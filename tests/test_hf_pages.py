@@ -54,6 +54,28 @@ def test_every_other_page_renders_on_it(marian, name):
     assert not at.error, [e.value for e in at.error]
 
 
+LONG = " ".join([TEXT] * 20)  # over 64 pieces
+
+
+@pytest.fixture(scope="module")
+def short(tmp_path_factory):
+    """A Marian whose position table ends at 64: longer sentences and translations must be cut, not crash."""
+    return str(tiny_marian(tmp_path_factory.mktemp("short"), steps=80, positions=64))
+
+
+@pytest.mark.parametrize("name", ["", *PAGES])
+def test_every_page_cuts_a_sentence_longer_than_the_models_positions(short, name):
+    at = run_page(page(name) if name else APP, text=LONG, model=short, left=short, right=short)
+    if name == "Corpus":  # a pasted line, and its reference forced through the model, both too long
+        at.radio(key="corpus_from").set_value("paste").run()
+        at.text_area(key="corpus_text").input(f"{LONG}\t{LONG}\n{TEXT}\t{TEXT}").run()
+        assert len(at.dataframe(key="corpus_table").value) == 2
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    if not name:
+        assert any("this model reads at once" in w.value for w in at.warning)
+
+
 @pytest.fixture(scope="module")
 def german(tmp_path_factory):
     """A German→English model (its tokenizer says so), the sentences it was built on English all the same."""

@@ -51,7 +51,7 @@ def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(marian
     ended = capped = 0
     for text in TEXTS:
         trace = greedy(model, pair, text)
-        cap = max_target_len(pair.source.encode(text, 80))
+        cap = max_target_len(model, pair.source.encode(text, 80))
         expected = generated(library, tokenizer, text, cap, num_beams=1)
         ours = list(trace.target_ids)
         if ours[-1] == model.specials.eos:
@@ -71,7 +71,7 @@ def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(marian):
     model, pair, library, tokenizer = marian
     compared = 0
     for text in TEXTS:
-        cap = max_target_len(pair.source.encode(text, 80))
+        cap = max_target_len(model, pair.source.encode(text, 80))
         ours = beam_search(model, pair, text, 4)
         if any(len(h.target_ids) == cap for h in ours.hypotheses):
             continue
@@ -222,3 +222,27 @@ def test_integrated_gradients_add_up_to_the_change_the_library_computes(marian):
     gap, measured = attribution.completeness(model, trace, attribution.IG_STEPS)
     np.testing.assert_allclose(measured, change, atol=1e-3)
     np.testing.assert_allclose(gap, np.abs(total - change), atol=1e-3)
+
+
+LONG = " ".join(ENGLISH * 6)  # far more pieces than 16 positions
+
+
+def test_a_model_with_few_positions_decodes_within_them(tmp_path):
+    """A source, a greedy or beam translation and a forced translation are each cut to the model's positions: the
+    library's position table has an end (Marian's sinusoids: max_position_embeddings rows)."""
+    from transformers import MarianTokenizer
+
+    from models.decoding.greedy import greedy_batch, translate_batch
+    from models.storage.hub import load_model
+
+    folder = tiny_marian(tmp_path / "short", positions=16)
+    loaded = load_model(str(folder), device="cpu")
+    model, pair = loaded.model, loaded.tokenizers
+    assert model.max_positions == 16 and len(MarianTokenizer.from_pretrained(folder)(LONG).input_ids) > 16
+    trace = greedy(model, pair, LONG)
+    assert trace.source.truncated and len(trace.source.ids) == 16 and len(trace.target_ids) <= 15
+    assert all(len(h.target_ids) <= 15 for h in beam_search(model, pair, LONG, 3).hypotheses)
+    forced_trace = forced(model, pair, LONG, LONG)  # a forced translation longer than the positions
+    assert len(forced_trace.target_ids) <= 16
+    rows = greedy_batch(model, pair, [LONG, "a dog"], targets=[LONG, ""])
+    assert all(len(r.target_ids) <= 16 for r in rows) and len(translate_batch(model, pair, [LONG, "a dog"])) == 2

@@ -60,7 +60,7 @@ def test_greedy_is_generates_with_the_target_language_forced(family, target):
     ended = 0
     for text in TEXTS:
         trace = greedy(loaded.model, loaded.tokenizers, text)
-        cap = max_target_len(trace.source)
+        cap = max_target_len(loaded.model, trace.source)
         expected = _generate(family, text, target, cap)[0].tolist()[1:]  # no decoder start
         ours = list(trace.target_ids)
         if ours[-1] == loaded.model.specials.eos:
@@ -78,7 +78,7 @@ def test_beam_4_is_generates_beam_search_with_the_target_language_forced(family)
     compared = 0
     for text in TEXTS:
         ours = beam_search(loaded.model, loaded.tokenizers, text, 4)
-        cap = max_target_len(ours.hypotheses[0].source)
+        cap = max_target_len(loaded.model, ours.hypotheses[0].source)
         if any(len(h.target_ids) == cap for h in ours.hypotheses):
             continue
         out = _generate(family, text, 1, cap, num_beams=4, num_return_sequences=4, output_scores=True,

@@ -26,7 +26,7 @@ import torch
 
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Step, Translator, select_rows
-from .greedy import MAX_SOURCE_TOKENS, encode_batch, max_target_len
+from .greedy import encode_batch, max_target_len, source_limit
 from .trace import Trace, trace_row
 
 
@@ -118,9 +118,10 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
     if beam < 1:
         raise ValueError("beam size must be at least 1")
     model.eval()
-    source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
+    source = tokenizers.source.encode(text, source_limit(model))
     memory, specials = encode_batch(model, [source]), model.specials
-    search, cache, cap = _Search(tokenizers, beam, specials.eos), model.start(memory), max_target_len(source)
+    search, cache = _Search(tokenizers, beam, specials.eos), model.start(memory)
+    cap = max_target_len(model, source)
     for t in range(cap):
         prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in search.alive], device=model.device)
         copies = select_rows(memory, torch.zeros(len(search.alive), dtype=torch.long, device=model.device))

@@ -17,6 +17,12 @@ from .trace import Trace, trace_row
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
 
 
+def source_limit(model: Translator) -> int:
+    """The most source pieces (EOS included) decoding reads: :data:`MAX_SOURCE_TOKENS`, or fewer where the model's
+    positions end sooner."""
+    return min(MAX_SOURCE_TOKENS, model.max_positions or MAX_SOURCE_TOKENS)
+
+
 def encode_batch(model: Translator, sources: Sequence[Encoded]):
     """Pad encoded sentences into ``src`` [B, S] and ``mask`` [B, S], then encode; returns the model's memory."""
     S, pad = max(len(e.ids) for e in sources), model.specials.pad
@@ -64,8 +70,11 @@ def _run_steps(
     return memory, steps, torch.stack(tokens, dim=1)  # [B, T]
 
 
-def max_target_len(source: Encoded) -> int:
-    return 2 * len(source.ids) + 10
+def max_target_len(model: Translator, source: Encoded) -> int:
+    """The most steps a translation of ``source`` takes; one fewer than the model's positions, so that a forced
+    row's EOS, which comes after this limit, still has a position."""
+    cap = 2 * len(source.ids) + 10
+    return cap if model.max_positions is None else min(cap, model.max_positions - 1)
 
 
 @torch.inference_mode()
@@ -78,30 +87,31 @@ def greedy(
 ) -> Trace:
     """Greedy decoding of ``text``; ``overrides`` {t: weights [S]} replace the weights of layer ``layer``'s
     heads at step t (the RNN's only layer is 0)."""
-    source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
+    source = tokenizers.source.encode(text, source_limit(model))
     for t, w in (overrides or {}).items():
         if len(w) != len(source.ids) or abs(float(np.sum(w)) - 1) > 1e-4 or np.min(w) < 0:
             raise InputError(f"attention override at step {t} must be {len(source.ids)} weights ≥ 0 summing to 1")
     model.eval()
-    memory, steps, tokens = _run_steps(model, [source], max_target_len(source), overrides=overrides, layer=layer)
+    memory, steps, tokens = _run_steps(model, [source], max_target_len(model, source), overrides=overrides, layer=layer)
     return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
 
 
-def _forced_ids(tokenizers: TokenizerPair, specials: Specials, source: Encoded, target: str | Sequence[int]
+def _forced_ids(model: Translator, tokenizers: TokenizerPair, source: Encoded, target: str | Sequence[int]
                 ) -> list[int]:
     """The target ids a forced decoding feeds: ``target`` (text or ids) cut to the source's length limit, EOS last."""
     if isinstance(target, str):
         target = tokenizers.target.ids(target)
-    return [i for i in target if i != specials.eos][: max_target_len(source)] + [specials.eos]
+    eos = model.specials.eos
+    return [i for i in target if i != eos][: max_target_len(model, source)] + [eos]
 
 
 @torch.inference_mode()
 def forced(model: Translator, tokenizers: TokenizerPair, text: str, target: str | Sequence[int]) -> Trace:
     """The trace of feeding a given translation: ``target`` as text or as target ids."""
-    source = tokenizers.source.encode(text, MAX_SOURCE_TOKENS)
+    source = tokenizers.source.encode(text, source_limit(model))
     if isinstance(target, str) and not target.strip():
         raise InputError("Type the target sentence to force.")
-    ids = _forced_ids(tokenizers, model.specials, source, target)
+    ids = _forced_ids(model, tokenizers, source, target)
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], len(ids), forced=torch.tensor([ids]))
     return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
@@ -114,17 +124,17 @@ def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[s
     empty allowed), their forced traces. The same steps as :func:`translate_batch`, each sentence cut at its own
     length limit, so the translations are its translations."""
     model.eval()
-    sources = [tokenizers.source.encode(t, MAX_SOURCE_TOKENS) for t in texts]
+    sources = [tokenizers.source.encode(t, source_limit(model)) for t in texts]
     forced_ids = None
     if targets is not None:
-        rows = [_forced_ids(tokenizers, model.specials, s, t) for s, t in zip(sources, targets, strict=True)]
+        rows = [_forced_ids(model, tokenizers, s, t) for s, t in zip(sources, targets, strict=True)]
         forced_ids = torch.full((len(rows), max(map(len, rows))), model.specials.pad, dtype=torch.long)  # [B, T]
         for b, ids in enumerate(rows):
             forced_ids[b, : len(ids)] = torch.tensor(ids)
-    memory, steps, tokens = _run_steps(model, sources, max(max_target_len(s) for s in sources), forced=forced_ids)
+    memory, steps, tokens = _run_steps(model, sources, max(max_target_len(model, s) for s in sources), forced=forced_ids)
     out = []
     for b, source in enumerate(sources):
-        cap = max_target_len(source) + (targets is not None)  # a forced row's EOS comes after its limit
+        cap = max_target_len(model, source) + (targets is not None)  # a forced row's EOS comes after its limit
         out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory, model.specials.eos))
     return out
 
@@ -133,11 +143,11 @@ def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[s
 def translate_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[str]) -> list[str]:
     """Greedy translations of non-empty ``texts``, batched, in input order."""
     model.eval()
-    sources = [tokenizers.source.encode(t, MAX_SOURCE_TOKENS) for t in texts]
-    _, _, tokens = _run_steps(model, sources, max(max_target_len(s) for s in sources), keep_steps=False)
+    sources = [tokenizers.source.encode(t, source_limit(model)) for t in texts]
+    _, _, tokens = _run_steps(model, sources, max(max_target_len(model, s) for s in sources), keep_steps=False)
     out = []
     for source, row in zip(sources, tokens.tolist()):
-        row = row[: max_target_len(source)]  # each sentence keeps its own length limit
+        row = row[: max_target_len(model, source)]  # each sentence keeps its own length limit
         eos = model.specials.eos
         row = row[: row.index(eos)] if eos in row else row
         out.append(tokenizers.target.decode(row))

@@ -66,6 +66,7 @@ class HFConfig:
     d_model: int
     specials: Specials
     banned: tuple[int, ...]  # the pieces generate never writes (its generation config's one-piece bad_words_ids)
+    positions: int  # the positions its embeddings have: the longest source, and target, it can read
 
 
 def hf_config(config, generation, unk_id: int) -> HFConfig:
@@ -78,7 +79,7 @@ def hf_config(config, generation, unk_id: int) -> HFConfig:
     specials = Specials(pad=config.pad_token_id, eos=config.eos_token_id,
                         start=config.pad_token_id if start is None else start, unk=unk_id)
     banned = tuple(words[0] for words in generation.bad_words_ids or () if len(words) == 1)
-    return HFConfig(config.model_type, shapes, config.d_model, specials, banned)
+    return HFConfig(config.model_type, shapes, config.d_model, specials, banned, config.max_position_embeddings)
 
 
 def _zero_removed_heads(projection: nn.Linear, args: tuple):
@@ -129,6 +130,10 @@ class HFTranslator(Translator):
     @property
     def specials(self) -> Specials:
         return self.config.specials
+
+    @property
+    def max_positions(self) -> int:
+        return self.config.positions
 
     @property
     def source_embedding(self) -> nn.Embedding:

@@ -136,6 +136,13 @@ class Translator(nn.Module, ABC):
         return OWN_SPECIALS
 
     @property
+    def max_positions(self) -> int | None:
+        """The longest source, and the longest target, the model can read, in pieces; None: any (the RNN, and the
+        Transformer's sinusoids, which are computed for any length). A library model's position table has an end:
+        decoding cuts what would run past it (:mod:`..decoding.greedy`)."""
+        return None
+
+    @property
     def source_embedding(self) -> nn.Embedding:
         """The source's embedding layer: what attribution (Captum) explains the output by."""
         return self.src_embed

@@ -12,7 +12,6 @@ import numpy as np
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_view, word_view
-from models.decoding.greedy import MAX_SOURCE_TOKENS
 from models.decoding.trace import Trace
 from models.network.attention import SCORES
 from models.network.hf_languages import unknown_code
@@ -218,7 +217,8 @@ def trace_or_stop(settings: Settings, text: str) -> Trace:
 def source_notices(trace: Trace) -> None:
     """Say when the source was cut, and which of its pieces the model does not know."""
     if trace.source.truncated:
-        st.warning(f"The sentence is longer than {MAX_SOURCE_TOKENS} tokens: only the beginning was translated.")
+        st.warning(f"The sentence is longer than the {len(trace.source.ids)} pieces this model reads at once: only "
+                   "the beginning was translated.")
     unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
     if unknown:
         st.caption("Unknown to the model (marked ⁇ in the charts): "
