@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 MARKS = {  # milestone → the element that says it has happened (the first match wins)
-    "first element": "h1, [data-testid=stText]",  # the session runs: the script's first output is drawn
+    "first element": "h1, [data-testid=stCaptionContainer], [data-testid=stText]",  # the session runs: the script's first output is drawn
     "chart mounted": "[data-testid=stVegaLiteChart]",  # the chart's delta arrived and its component loaded
     "heatmap drawn": ".vega-embed .mark-rect.role-mark path",  # Vega has drawn the cells
 }

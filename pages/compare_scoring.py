@@ -8,10 +8,11 @@ from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
 st.title("Comparing attention")
-st.caption("The bundled models share data and tokens. The RNNs differ only in the score — additive "
-           "e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A — and the Transformer scores by scaled "
-           "dot products too, in several heads per layer: pick one head, or a layer's mean, to set beside an RNN.")
-
+st.caption("Two models' attention on one sentence: each on its own translation, then on a common one.",
+           help="The bundled models share data and tokens. The RNNs differ only in the score — additive "
+                "e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A — and the Transformer scores by "
+                "scaled dot products too, in several heads per layer: pick one head, or a layer's mean, to set "
+                "beside an RNN (the sidebar).")
 
 
 def view(trace, reading, words: bool):

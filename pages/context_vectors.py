@@ -13,11 +13,12 @@ from pages._shared.labels import for_markdown
 BESIDE = {"dot": "Dot-product RNN", "transformer": "A Transformer head"}
 
 st.title("Context vectors")
-st.caption("Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this sentence's "
-           "annotations shows where each c_t sits: always inside the grey hull, because a weighted average with "
-           "weights ≥ 0 summing to 1 cannot leave it, and PCA is linear. A Transformer has such a path per "
-           "cross-attention head: head h's output at step t is Σ_s α_ts (W_v h_s)_h, a weighted average of that "
-           "head's own value vectors, so it stays inside their hull in the same way.")
+st.caption("How the context c_t moves among the encoder's annotations h_s, step by step (a 2-D PCA).",
+           help="Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this "
+                "sentence's annotations shows where each c_t sits: always inside the grey hull, because a weighted "
+                "average with weights ≥ 0 summing to 1 cannot leave it, and PCA is linear. A Transformer has such a "
+                "path per cross-attention head: head h's output at step t is Σ_s α_ts (W_v h_s)_h, a weighted "
+                "average of that head's own value vectors, so it stays inside their hull in the same way.")
 
 
 def draw_path(trace: Trace, geo: ContextGeometry, weights: np.ndarray, name: str, key: str,

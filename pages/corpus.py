@@ -11,9 +11,10 @@ from pages._shared import corpus as corpus_ui
 from pages._shared.labels import for_markdown
 
 st.title("A corpus at a time")
-st.caption("Every sentence in one table: each model's translation and scores, how its attention behaves, and — "
-           "on the first model's translation forced through both, as Compare scoring does for one sentence — "
-           "where the two attentions disagree. Sort, filter, and pick a row to open it on another page.")
+st.caption("Every sentence in one table, one or two models: sort, filter, and pick a row to open it.",
+           help="Each model's translation and scores, how its attention behaves, and — on the first model's "
+                "translation forced through both, as Compare scoring does for one sentence — where the two "
+                "attentions disagree. Pick a row to open its sentence on another page.")
 
 settings, url = ui.settings(), ui.read_url()
 settings, loaded = ui.model_or_fallback(settings)

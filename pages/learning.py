@@ -7,9 +7,10 @@ from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
 st.title("Alignment as it is learned")
-st.caption("At every validation point the training command decodes the curated examples and keeps their "
-           "attention. Slide through training to watch the diagonal form, and the adjective–noun swap appear "
-           "(“a red car” → “une voiture rouge”: *voiture* looks at *car* before *rouge* looks at *red*).")
+st.caption("Slide through training to watch the diagonal form and the adjective–noun swap appear.",
+           help="At every validation point the training command decodes the curated examples and keeps their "
+                "attention. In “a red car” → “une voiture rouge”, *voiture* looks at *car* before *rouge* looks at "
+                "*red*.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 try:

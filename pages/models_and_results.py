@@ -40,7 +40,7 @@ if not facts.bundled:  # a Hub translator or a folder: what it is, from the mode
             "no head, as far as its card says"}
     st.markdown("\n".join(f"- **{name}:** {for_markdown(value)}" for name, value in said.items()))
 
-rows, lengths, curves, alignment, heads, buckets = [], [], [], {}, {}, {}
+rows, lengths, curves, alignment, heads, buckets, records = [], [], [], {}, {}, {}, []
 for name in bundled_models():
     results = alignment[ui.model_name(name)] = read_alignment(resolve(name) / ALIGNMENT_FILE)
     for shifted in (False, True):  # each head read at the step writing each word, and one step later
@@ -51,16 +51,10 @@ for name in bundled_models():
     except (OSError, ValueError) as e:
         st.warning(f"{name}: no training record ({e}).")
         continue
-    with st.expander(f"{ui.model_name(name)} — {training['parameters']:,} parameters", expanded=True):
-        st.markdown(f"{model_description(training)}  \n"
-                    f"Trained on {training_data(training)}, for {training_summary(training)}; "
-                    f"best validation BLEU {best_validation(training)}.")
-        st.code("\n".join(training["commands"]), language="bash")
-        curves += [{"model": ui.model_name(name), **point} for point in quality_per_minute(training)]
-        if evaluation is None:
-            st.info("Not evaluated yet.")
-            continue
-        st.code(evaluation["command"], language="bash")
+    records.append((name, training, evaluation))
+    curves += [{"model": ui.model_name(name), **point} for point in quality_per_minute(training)]
+    if evaluation is None:
+        continue
     rows += [{"model": ui.model_name(name), **row} for row in results_rows(evaluation)]
     lengths += [{"model": ui.model_name(name), "test set": scored_set_name(test), "source words": bucket_label(b),
                  "first": b["min_words"], "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
@@ -71,6 +65,17 @@ for name in bundled_models():
 if rows:
     st.subheader("Test results, English→French")
     st.dataframe(pd.DataFrame(rows).style.format(precision=1), hide_index=True)
+for name, training, evaluation in records:  # below the table, folded: how each was made, with its commands
+    with st.expander(f"How it was trained: {ui.model_name(name)} — {training['parameters']:,} parameters"):
+        st.markdown(f"{model_description(training)}  \n"
+                    f"Trained on {training_data(training)}, for {training_summary(training)}; "
+                    f"best validation BLEU {best_validation(training)}.")
+        st.code("\n".join(training["commands"]), language="bash")
+        if evaluation is None:
+            st.info("Not evaluated yet.")
+        else:
+            st.code(evaluation["command"], language="bash")
+if rows:
     st.subheader("BLEU against sentence length")
     st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")
     for test, points in pd.DataFrame(lengths).groupby("test set", sort=False):

@@ -11,14 +11,9 @@ from pages._shared import cache, charts, ui
 from pages._shared.labels import plain
 
 st.title("Score anatomy")
-st.caption("The RNNs' additive and dot-product scores, taken apart. A Transformer head scores like the dot-product "
-           "model — a scaled dot product of two learned projections, q·k/√d_k — without the additive MLP's terms.")
+st.caption("One attention energy of the additive and the dot-product model, taken apart term by term.")
 
 settings = ui.settings()  # the view always takes apart the bundled additive and dot-product models
-st.header("One energy, term by term")
-st.caption("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
-           "e = Σ_k v_k·tanh(u_k). The dot-product score is a sum of per-dimension products "
-           "(W_q s)_k (W_k h)_k / √A. The bars add up to the energy the model used.")
 text = ui.sentence_input()
 if text is None:
     st.stop()
@@ -29,10 +24,11 @@ dot_settings, dot_loaded = ui.model_or_fallback(settings.for_model("dot"), "dot"
 
 target = charts.piece_text(trace.target_pieces)
 source = charts.source_text(trace)
-t = st.select_slider("Decoding step (additive model's output)", range(len(target)),
-                     format_func=lambda i: plain(target[i]), key="anatomy_step")
-s = st.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
-                     value=int(trace.read(RNN_READING)[t].argmax()))
+step_at, token_at = st.columns(2)
+t = step_at.select_slider("Decoding step (additive model's output)", range(len(target)),
+                          format_func=lambda i: plain(target[i]), key="anatomy_step")
+s = token_at.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
+                           value=int(trace.read(RNN_READING)[t].argmax()))
 dot_trace = cache.cached_forced(dot_settings.model, None, None, text, trace.target_ids)
 
 left, right = st.columns(2)
@@ -50,6 +46,13 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
         if parts.hidden.size:
             table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
         st.dataframe(pd.DataFrame(table | {"term": parts.contributions}), height=240, key=f"terms_{parts.score}")
+
+with st.expander("How to read this"):
+    st.markdown("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
+                "e = Σ_k v_k·tanh(u_k). The dot-product score is a sum of per-dimension products "
+                "(W_q s)_k (W_k h)_k / √A. The bars add up to the energy the model used. A Transformer head scores "
+                "like the dot-product model — a scaled dot product of two learned projections, q·k/√d_k — without "
+                "the additive MLP's terms.")
 
 st.header("Scaling playground")
 st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials per width d. Unscaled dot products "

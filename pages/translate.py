@@ -10,8 +10,6 @@ from pages._shared import cache, charts, evidence, exports, readings, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
 
-st.title("Attention Atlas")
-
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
@@ -34,7 +32,7 @@ def shifted_toggle(chosen: bool) -> bool:
     """Whether to draw the reading one step later beside the plain one (in the URL as ``shifted``); without the
     URL's word, as the model's card chose (``chosen``: the reading it aligns with is read one step later)."""
     linked = ui.read_url().shifted
-    on = st.toggle("Beside it: each word read one step later", value=chosen if linked is None else bool(linked),
+    on = st.toggle("One step later", value=chosen if linked is None else bool(linked),
                    key="shifted",
                    help=evidence.STEP_NOTE)
     st.query_params["shifted"] = str(int(on))
@@ -205,13 +203,19 @@ if text is None:
 trace = ui.trace_or_stop(settings, text)
 ui.source_notices(trace)
 
-st.subheader("Translation")
-ui.show_translation(trace.translation)
+ui.show_translation(trace.translation, help="The model's translation: greedy, or with a beam wider than 1 (the "
+                                             "sidebar) the hypothesis picked below.")
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
-matrix = evidence.matrix_picker(loaded)
-kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
-reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind), matrix=matrix)
+# What the heatmap shows, in one row beside each other rather than a column above it: the picture stays in the
+# first screen of a laptop (issue 64); on a phone the row stacks.
+show_at, kind_at, head_at, later_at = st.columns([4, 5, 4, 3], vertical_alignment="bottom")
+with show_at:
+    matrix = evidence.matrix_picker(loaded)
+with kind_at:
+    kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
+with head_at:
+    reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind), matrix=matrix)
 if reading is None and not loaded.model.has_attention:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
@@ -223,7 +227,8 @@ view = ui.view_of(trace, weights, energies, settings.words)
 main = kinds_ui.shown(settings, text, trace, view, matrix, kind, reading)
 measure = evidence.TITLES[matrix][1]
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
-later = shifted_toggle(loaded.reading.shifted) if matrix == "attention" and main.stepwise else False
+with later_at:
+    later = shifted_toggle(loaded.reading.shifted) if matrix == "attention" and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))

@@ -10,13 +10,13 @@ from models.storage.reading_scores import aligned
 from pages._shared import charts, evidence, readings, ui
 
 st.title("Which reading?")
-st.caption("The same translation read every way the model allows: its attention weights, what the attention adds "
-           "(its norm, ALTI, value zeroing), what every layer so far adds up to (rollouts) and gradient attributions. "
-           "Two questions for each. Is it an alignment? Its AER against people's links on the gold test set, as "
-           "recorded by `python -m models.align --matrix all`. Is it an explanation? Mask the source words it "
-           f"ranks highest (1 to {DELETIONS}) and see how far the written word's log-probability falls "
-           "(comprehensiveness: higher is better), or keep only them (sufficiency: lower is better). A random "
-           "ranking is the floor.")
+st.caption("One translation read every way the model allows; is each an alignment, and is it an explanation?",
+           help="The readings: its attention weights, what the attention adds (its norm, ALTI, value zeroing), what "
+                "every layer so far adds up to (rollouts) and gradient attributions. Is it an alignment? Its AER "
+                "against people's links on the gold test set, as recorded by `python -m models.align --matrix "
+                "all`. Is it an explanation? Mask the source words it ranks highest (1 to "
+                f"{DELETIONS}) and see how far the written word's log-probability falls (comprehensiveness: higher "
+                "is better), or keep only them (sufficiency: lower is better). A random ranking is the floor.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 text = ui.sentence_input(loaded.languages[0])

@@ -74,6 +74,32 @@ def assert_no_exception(page):
     assert not errors.count(), errors.all_inner_texts()
 
 
+FIRST_HEATMAP = """() => {
+  const r = document.querySelector('.vega-embed svg').getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, wide: document.documentElement.scrollWidth,
+          shown: document.documentElement.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("model", ["additive", "transformer-align"])
+def test_the_first_heatmap_lies_in_a_laptops_first_screen_and_a_phones(server, model):
+    """The picture first (issue 64): at 1366×768 and 1440×900 the whole default heatmap is in the first screen; on a
+    390×844 phone its top is, and nothing scrolls sideways."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for width, height, whole in ((1366, 768, True), (1440, 900, True), (390, 844, False)):
+            screen = browser.new_page(viewport={"width": width, "height": height})
+            screen.set_default_timeout(90_000)
+            screen.goto(f"{server}/?model={model}")
+            screen.wait_for_selector(HEATMAP)
+            wait_idle(screen)
+            box = screen.evaluate(FIRST_HEATMAP)
+            assert 0 < box["top"] < height and (box["bottom"] <= height or not whole), (width, height, box)
+            assert box["wide"] <= box["shown"], (width, box)  # no sideways scroll
+            screen.close()
+        browser.close()
+
+
 def test_translate_step_and_compare(server, page, tmp_path):
     page.goto(server)
     page.wait_for_selector(CHART)
@@ -315,7 +341,7 @@ def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server
     page.wait_for_selector(CHART)
     wait_idle(page)
     for kind, name in (("decoder", "decoder self-attention"), ("encoder", "encoder self-attention")):
-        page.get_by_role("radio", name=name).click()  # a segmented control's buttons are radios
+        page.get_by_role("radio", name=kind, exact=True).click()  # a segmented control's buttons are radios
         page.wait_for_function(f"({TITLE.format(n=0)}).includes('{name.capitalize()} α')")
         wait_idle(page)
         assert f"attn={kind}" in page.url

@@ -83,21 +83,19 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`)."""
     choices = list(applicable(loaded.model))
     wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", choices[0])
+    lacking: dict[str, list[str]] = {}
+    for m in MATRICES:
+        if (reason := not_applicable(loaded.model, m)) is not None:
+            lacking.setdefault(reason, []).append(m)
     matrix = st.selectbox(
         "Show", choices, index=choices.index(wanted), key=key,
         format_func=lambda m: f"{m} — {ABOUT[m]}",
         help="The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
         "attribution (Captum), which works on any model. Integrated gradients take "
         f"{IG_STEPS} passes along a path and value zeroing one pass per source token: seconds for a short sentence, "
-        "longer for a long one. Which of them to believe: the Which reading? page.")
+        "longer for a long one. Which of them to believe: the Which reading? page."
+        + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
     st.query_params["read"] = slug(matrix)
-    lacking: dict[str, list[str]] = {}
-    for m in MATRICES:
-        if (reason := not_applicable(loaded.model, m)) is not None:
-            lacking.setdefault(reason, []).append(m)
-    if lacking:
-        st.caption("Not for this model — " + "; ".join(f"{', '.join(names)}: {reason}"
-                                                      for reason, names in lacking.items()) + ".")
     return matrix
 
 

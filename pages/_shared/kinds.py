@@ -37,11 +37,11 @@ def kind_picker(loaded: LoadedModel) -> str:
     if len(loaded.model.attention_shapes) < 2:
         return "cross"
     wanted = ui.read_url().attn
-    kind = st.segmented_control(
-        "Attention kind", KINDS, default=wanted, format_func=NAMES.get, key="attn",
-        help="A Transformer attends three ways: the decoder over the source (cross-attention, what the RNNs have), "
-             "the encoder over the source (self-attention) and the decoder over what it has written (masked "
-             "self-attention).") or wanted
+    kind = st.segmented_control(  # one word a kind: the control fits beside the others above the chart
+        "Attention kind", KINDS, default=wanted, key="attn",
+        help="A Transformer attends three ways: cross, the decoder over the source (cross-attention, what the RNNs "
+             "have); encoder, the encoder over the source (self-attention); decoder, the decoder over what it has "
+             "written (masked self-attention).") or wanted
     st.query_params["attn"] = kind
     return kind
 

@@ -176,14 +176,15 @@ def sentence_input(source: str | None = "en") -> str | None:
     if _SENTENCE not in st.session_state:
         linked = read_url().text
         st.session_state[_SENTENCE] = (first_example(examples).text if examples else "") if linked is None else linked
-    if examples:
-        pick = st.selectbox("Examples", list(labels), index=None, placeholder="Pick an example…",
-                            format_func=labels.get)
+    box, side = st.columns([3, 1], vertical_alignment="bottom") if examples else (st.container(), None)
+    if examples:  # beside the box, not above it: the picture below starts higher
+        pick = side.selectbox("Examples", list(labels), index=None, placeholder="Pick an example…",
+                              format_func=labels.get)
         if pick and st.session_state.get("_picked") != pick:
             st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
     st.session_state["text"] = st.session_state[_SENTENCE]
-    text = st.text_area(f"{language} sentence", key="text", height=80, on_change=_keep_sentence,
-                        placeholder=f"Type a sentence in {language}…")
+    text = box.text_area(f"{language} sentence", key="text", height=80, on_change=_keep_sentence,
+                         placeholder=f"Type a sentence in {language}…")
     if len(text) > url.MAX_TEXT_CHARS:
         st.warning(f"The text is {len(text):,} characters long; only the first {url.MAX_TEXT_CHARS} are translated.")
         text = text[: url.MAX_TEXT_CHARS]
@@ -225,11 +226,11 @@ def source_notices(trace: Trace) -> None:
                    + ", ".join(for_markdown(u) for u in dict.fromkeys(unknown)))
 
 
-def show_translation(text: str, where=st) -> None:
+def show_translation(text: str, where=st, help: str | None = None) -> None:
     """A translation as plain text, exactly as written. ``st.text``, not ``st.code``: the code box's syntax
     highlighter is a 1.5 MB script, which made a new visitor's first heatmap 1.5–2.4 s later
     (``python -m bench open``)."""
-    where.text(text or "(empty)")
+    where.text(text or "(empty)", help=help)
 
 
 def view_of(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> AttentionView:
