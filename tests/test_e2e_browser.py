@@ -348,8 +348,10 @@ def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server
         assert f"attn={kind}" in page.url
         assert_no_exception(page)
     # The model view: every layer × head of the kind shown, one panel each; a click opens that panel above.
-    panels = page.evaluate("""[...document.querySelectorAll('.vega-embed svg')[2].querySelectorAll('text')]
-        .map(t => t.textContent).filter(t => /^(▶ )?layer \\d+ · head \\d+$/.test(t))""")
+    model_view = """[...document.querySelectorAll('.vega-embed svg')[2]?.querySelectorAll('text') ?? []]
+        .map(t => t.textContent).filter(t => /^(▶ )?layer \\d+ · head \\d+$/.test(t))"""
+    page.wait_for_function(f"({model_view}).length > 0")  # drawn after the run ends, as the browser gets to it
+    panels = page.evaluate(model_view)
     assert len(panels) == 3 * 4, panels  # the bundled Transformer: 3 decoder… and 3 encoder layers, 4 heads
     page.locator(".vega-embed").nth(2).locator("g.role-mark path[aria-label*='cell: layer 2 · head 3:']").first.click()
     page.wait_for_function(f"({TITLE.format(n=0)}).includes('layer 2, head 3')")
