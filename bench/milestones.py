@@ -11,7 +11,8 @@ from __future__ import annotations
 import statistics
 
 MARKS = {  # milestone → the element that says it has happened (the first match wins)
-    "first element": "h1, [data-testid=stCaptionContainer], [data-testid=stText]",  # the session runs: the script's first output is drawn
+    # the session runs: the script's first output is drawn (a title, the Translate page's caption, a text)
+    "first element": "h1, [data-testid=stCaptionContainer], [data-testid=stText]",
     "chart mounted": "[data-testid=stVegaLiteChart]",  # the chart's delta arrived and its component loaded
     "heatmap drawn": ".vega-embed .mark-rect.role-mark path",  # Vega has drawn the cells
 }

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ..network.tokenization import Encoded, InputError, TokenizerPair
-from ..network.translator import Focus, Specials, Step, Translator
+from ..network.translator import Focus, Step, Translator
 from .trace import Trace, trace_row
 
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
@@ -131,7 +131,8 @@ def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[s
         forced_ids = torch.full((len(rows), max(map(len, rows))), model.specials.pad, dtype=torch.long)  # [B, T]
         for b, ids in enumerate(rows):
             forced_ids[b, : len(ids)] = torch.tensor(ids)
-    memory, steps, tokens = _run_steps(model, sources, max(max_target_len(model, s) for s in sources), forced=forced_ids)
+    longest = max(max_target_len(model, s) for s in sources)
+    memory, steps, tokens = _run_steps(model, sources, longest, forced=forced_ids)
     out = []
     for b, source in enumerate(sources):
         cap = max_target_len(model, source) + (targets is not None)  # a forced row's EOS comes after its limit
