@@ -2,7 +2,8 @@
 the same trace plus one matrix, side by side in one process on one thread, by sentence length.
 
 The norm, ALTI and the rollouts are one teacher-forced pass with hooks (:meth:`Translator.attention_parts`); value
-zeroing is one pass per layer and source piece, batched; integrated gradients are shown for scale.
+zeroing is one pass per layer and source piece, batched. Every matrix of the registry is measured but the
+attention itself and integrated gradients, whose own bench is ``python -m bench attribution``.
 """
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ import time
 
 from .kernels import ATTRIBUTION_SENTENCES
 
-MATRICES = ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing", "gradient×input")
+#: Left to their own benches: the baseline itself, and integrated gradients (``bench attribution``).
+ELSEWHERE = ("attention", "integrated gradients")
+
+
+def matrices(model) -> list[str]:
+    """The matrices measured on ``model``: every one it has but those measured elsewhere."""
+    from models.analysis.matrices import applicable
+
+    return [m for m in applicable(model) if m not in ELSEWHERE]
 
 
 def _median_ms(run, repeats: int) -> float:
@@ -29,6 +38,7 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     (heatmap + matrix) / heatmap — what a visitor waits beside what the attention alone costs."""
     import torch
 
+    from models.analysis.contributions import Sentence
     from models.analysis.matrices import read
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
@@ -38,12 +48,13 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     print("| source pieces × written | plain heatmap ms | matrix | its ms | (heatmap + it) / heatmap |\n"
           "|---|---|---|---|---|")
     rows = []
+    measured = matrices(loaded.model)
     for text in ATTRIBUTION_SENTENCES:
         trace = greedy(loaded.model, loaded.tokenizers, text)
         plain = _median_ms(lambda: greedy(loaded.model, loaded.tokenizers, text), repeats)
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
-        for matrix in MATRICES:
-            own = _median_ms(lambda: read(loaded.model, trace, matrix, [loaded.reading]), repeats)
+        for matrix in measured:  # each its own Sentence: the hooked pass is part of its cost
+            own = _median_ms(lambda: read(Sentence(loaded.model, trace), matrix, [loaded.reading]), repeats)
             rows.append({"size": size, "plain": plain, "matrix": matrix, "own": own, "ratio": (plain + own) / plain})
             print(f"| {size} | {plain:.1f} | {matrix} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
     return rows

@@ -21,6 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
+from .analysis.contributions import Sentence
 from .analysis.matrices import applicable, matrix_readings, read, row_name
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
@@ -42,9 +43,9 @@ def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:
 
 def sentence_rows(loaded: LoadedModel, trace, seed: int) -> dict:
     """Every row's scores on one translation, ``{row name: Faithfulness}``."""
-    weights = {}
+    weights, sentence = {}, Sentence(loaded.model, trace)
     for matrix, chosen in rows_of(loaded).items():
-        for reading, w in zip(chosen, read(loaded.model, trace, matrix, chosen)):
+        for reading, w in zip(chosen, read(sentence, matrix, chosen)):
             weights[row_name(matrix, reading)] = (matrix, reading, w)
     weights[RANDOM] = (RANDOM, None, random_matrix(trace, seed))
     found = faithfulness(loaded.model, trace, {name: w for name, (_, _, w) in weights.items()})

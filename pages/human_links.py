@@ -2,6 +2,8 @@
 import streamlit as st
 
 from models.analysis.alignment import AttentionView
+from models.analysis.link_rules import LinkRule
+from models.analysis.matrices import ATTENTION, MATRICES
 from models.analysis.word_links import pair_scores
 from models.storage.gold import trial_best
 from models.storage.gold_sets import GoldSetError
@@ -45,8 +47,8 @@ weights = evidence.cached_word_matrix(*model, pair.source, pair.target, matrix, 
 F, E = weights.shape
 view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                      energies=None)
-title, measure = evidence.TITLES[matrix]
-st.altair_chart(charts.gold_links(view, title, measure, pair.sure, pair.possible), width="stretch",
+st.altair_chart(charts.gold_links(view, MATRICES[matrix].title, MATRICES[matrix].unit, pair.sure, pair.possible),
+                width="stretch",
                 key="gold_heatmap")
 
 with st.expander("How to read this"):
@@ -55,8 +57,9 @@ with st.expander("How to read this"):
                 "word depended on), the squares where people drew a link. Heatmaps are often read as alignments: "
                 "here they are checked." + (f"\n\n{evidence.STEP_NOTE}" if reading is not None else ""))
 
-best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == "attention" else None
-st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix, best and best["method"]), hide_index=True,
+best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
+st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix, best and LinkRule.parse(best["method"])),
+             hide_index=True,
              key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
            "The whole set's figures are on the Models & results page.")

@@ -1,8 +1,9 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
-import numpy as np
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
+from models.analysis.matrices import ATTENTION, MATRICES
+from models.analysis.views import MatrixView
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
@@ -80,9 +81,10 @@ def head_grid(trace: Trace, kinds, kind: str, reading: Reading, words: bool) -> 
 
 
 @st.fragment
-def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settings: ui.Settings, text: str,
-                  matrix: str, reading: Reading | None, forceable: bool) -> None:
+def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: str, reading: Reading | None,
+                  forceable: bool) -> None:
     """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
+    view, weights, matrix = shown.view, shown.weights, shown.matrix
     st.subheader("Step explorer")
     written = charts.piece_text(trace.target_pieces)
     if "step" not in st.session_state:
@@ -100,19 +102,19 @@ def step_explorer(trace: Trace, view: AttentionView, weights: np.ndarray, settin
     else:
         source, row_weights = charts.source_text(trace), weights[step]
     left, right = st.columns(2)
-    over = "Attention over the source" if matrix == "attention" else f"{evidence.named(matrix)} over the source"
+    over = f"{matrix.named} over the source"
     left.altair_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
                       key="step_bars")
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
-    share = evidence.prefix_share(trace, settings, text, matrix, reading) if reading is not None else None
+    share = shown.prefix
     if share is not None:
         st.caption(f"Of what this step's layer {reading.layer + 1} holds, {1 - share[step]:.0%} comes from the source "
                    f"and {share[step]:.0%} from what the decoder had already written (the target prefix), by "
-                   f"{matrix}. The bars share out the source's part.")
+                   f"{matrix.name}. The bars share out the source's part.")
     row = word_index(trace.target_pieces)[step] if settings.words else step
-    st.altair_chart(charts.links(view, row, measure=evidence.TITLES[matrix][1]), width="stretch", key="step_links")
+    st.altair_chart(charts.links(view, row, measure=matrix.unit), width="stretch", key="step_links")
     if not is_language_tag(trace.target_pieces[step]):
-        contrast(trace, settings, text, step, matrix)
+        contrast(trace, settings, text, step, matrix.name)
     neighbours(trace, settings, step, written[step])
     if reading is not None and forceable:  # without attention there is nothing to force
         what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
@@ -143,7 +145,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                                        method, step, options[foil])
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=trace.source.surfaces,
                          unknown=trace.source.unknown, weights=weights[None], energies=None)
-    title = f"{evidence.named(method)} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
+    title = f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "
                "write its piece rather than the other.")
@@ -213,7 +215,7 @@ show_at, kind_at, head_at, later_at = st.columns([4, 5, 4, 3], vertical_alignmen
 with show_at:
     matrix = evidence.matrix_picker(loaded)
 with kind_at:
-    kind = kinds_ui.kind_picker(loaded) if matrix == "attention" else "cross"
+    kind = kinds_ui.kind_picker(loaded) if matrix == ATTENTION else "cross"
 with head_at:
     reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind), matrix=matrix)
 if reading is None and not loaded.model.has_attention:
@@ -222,13 +224,12 @@ if reading is None and not loaded.model.has_attention:
 steps_reading = reading if kind == "cross" else loaded.reading.plain  # the step explorer follows decoding steps
 if reading is None and loaded.reading is not None:  # an attribution: the step explorer's what-if still forces
     steps_reading = loaded.reading.plain
-matrix, weights, energies = evidence.shown(trace, settings, text, matrix, steps_reading)
-view = ui.view_of(trace, weights, energies, settings.words)
-main = kinds_ui.shown(settings, text, trace, view, matrix, kind, reading)
-measure = evidence.TITLES[matrix][1]
+drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
+matrix, measure = drawn.matrix.name, drawn.matrix.unit  # the attention, where it stands in for the matrix asked
+main = kinds_ui.shown(settings, text, trace, drawn, kind, reading)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
 with later_at:
-    later = shifted_toggle(loaded.reading.shifted) if matrix == "attention" and main.stepwise else False
+    later = shifted_toggle(loaded.reading.shifted) if matrix == ATTENTION and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))
@@ -237,11 +238,11 @@ if later:
 st.caption(main.caption)
 if main.stepwise:
     follow_click(clicked, trace, settings.words)
-if matrix == "attention" and trace.attention_shape[1] > 1:
+if matrix == ATTENTION and trace.attention_shape[1] > 1:
     head_grid(trace, main.kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
-step_explorer(trace, view, weights, settings, text, matrix, steps_reading, loaded.model.attention_can_be_forced)
-if matrix == "attention" and loaded.model.switchable_heads:
+step_explorer(trace, drawn, settings, text, steps_reading, loaded.model.attention_can_be_forced)
+if matrix == ATTENTION and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")

@@ -4,10 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from models.analysis.faithfulness import DELETIONS
-from models.analysis.matrices import slug
+from models.analysis.matrices import MATRICES, slug
 from models.analysis.side_by_side import RANDOM, Panel
 from models.storage.reading_scores import aligned
-from pages._shared import charts, evidence, readings, ui
+from pages._shared import charts, readings, ui
 
 st.title("Which reading?")
 st.caption("One translation read every way the model allows; is each an alignment, and is it an explanation?",
@@ -31,7 +31,7 @@ recorded = aligned(loaded.path)
 
 
 def where(panel: Panel) -> str:
-    return "" if panel.reading is None else evidence.reading_label(panel.reading, panel.matrix)
+    return "" if panel.reading is None else MATRICES[panel.matrix].label(panel.reading)
 
 
 def short(panel: Panel) -> str:

@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 from models import align
-from models.analysis.word_links import THRESHOLDS
+from models.align import every
+from models.analysis.matrices import MATRICES
 from models.storage.card import write_card
 from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
@@ -14,15 +15,22 @@ from models.storage.hub import BUNDLED_DIR, save_checkpoint
 from .helpers import make_model, make_transformer, synthetic_pairs
 
 
-@pytest.fixture
-def gold(tmp_path):
-    """Three pairs of the synthetic corpus (French = the English reversed, word for word) with their true links."""
+def write_gold(folder, splits=("test",)):
+    """Three pairs of the synthetic corpus (French = the English reversed, word for word) with their true links,
+    as each of ``splits``: the folder."""
     pairs = synthetic_pairs(3, seed=7)
+    folder.mkdir(parents=True, exist_ok=True)
     for ext, lines in (("en", [e for e, _ in pairs]), ("fr", [f for _, f in pairs]),
                        ("gold", [" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split())))
                                  for e, _ in pairs])):
-        (tmp_path / f"test.{ext}").write_text("\n".join(lines) + "\n")
-    return tmp_path
+        for split in splits:
+            (folder / f"{split}.{ext}").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@pytest.fixture
+def gold(tmp_path):
+    return write_gold(tmp_path)
 
 
 def checkpoint(tmp_path, tokenizers, score="additive"):
@@ -78,7 +86,8 @@ def test_attribution_aligns_a_model_without_attention(gold, tiny_tokenizers, tmp
     assert align.main(["--model", checkpoint(tmp_path, tiny_tokenizers, "none"), "--data", str(gold),
                        "--matrix", "gradient×input", "--method", "threshold", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["matrix"] == "gradient×input" and printed["method"] == f"threshold {THRESHOLDS['gradient×input']:g}"
+    assert printed["matrix"] == "gradient×input"
+    assert printed["method"] == f"threshold {MATRICES['gradient×input'].least_weight:g}"
     assert 0 <= printed["aer"] <= 100 and printed["links"] == sum(len(line.split()) for line in out.open())
 
 
@@ -92,7 +101,7 @@ def test_a_sweep_scores_every_rule_from_one_pass(gold, tiny_tokenizers, tmp_path
     assert align.main(["--model", model, "--data", str(gold), "--sweep"]) == 0
     swept = {r["method"]: r["aer"] for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert set(swept) == {"argmax", "intersection", "union", "grow-diag",
-                           *(f"threshold {t:g}" for t in align.SWEEP)}
+                           *(f"threshold {t:g}" for t in every.SWEEP)}
     align.main(["--model", model, "--data", str(gold), "--method", "threshold", "--threshold", "0.3"])
     assert json.loads(capsys.readouterr().out)["aer"] == swept["threshold 0.3"]  # the same as scored alone
 

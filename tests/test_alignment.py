@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.analysis.alignment import attention_view, hard_alignments, pharaoh, step_of_row, word_view
+from models.analysis.alignment import hard_alignments, pharaoh, piece_view, step_of_row, word_view
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING
 from models.network.tokenization import EOS, WORD_MARK, word_groups
@@ -20,7 +20,7 @@ def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
 
 def test_word_view_sums_source_pieces_and_averages_target_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dogdog runs", "un chienchien court")
-    pieces, words = attention_view(trace, RNN_READING), word_view(trace, trace.read(RNN_READING))
+    pieces, words = piece_view(trace, trace.read(RNN_READING)), word_view(trace, trace.read(RNN_READING))
     src, tgt = word_groups(trace.source.pieces), word_groups(trace.target_pieces)
     assert len(src[1]) > 1 and len(tgt[1]) > 1, "the test needs multi-piece words on both sides"
     expected = np.array([[pieces.weights[np.ix_(t, s)].sum(1).mean() for s in src] for t in tgt])
@@ -61,10 +61,10 @@ def test_hard_alignments_link_each_target_word_to_its_argmax_leaving_eos_out():
     assert pharaoh([(0, 0), (2, 1), (1, 2)]) == "0-0 2-1 1-2"
 
 
-def test_no_attention_has_no_view(tiny_tokenizers):
+def test_no_attention_has_no_attention_to_read(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, "a dog")
     with pytest.raises(ValueError, match="no attention"):
-        attention_view(trace, RNN_READING)
+        trace.read(RNN_READING)
 
 
 def test_a_heatmap_row_names_the_step_that_wrote_it():

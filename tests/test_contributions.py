@@ -7,12 +7,15 @@ import pytest
 import torch
 
 from models.analysis import contributions, matrices, rollout
-from models.analysis.contributions import alti_terms, attention_norm, sentence_parts, value_zeroing
+from models.analysis.contributions import Sentence, alti_terms, attention_norm, sentence_parts, value_zeroing
 from models.decoding.greedy import greedy
 from models.network.parts import Sublayer, Zeroed, recording
 from models.network.translator import KINDS
 
 from .helpers import make_model, make_transformer
+
+#: The matrices read layer by layer (all but the attributions).
+LAYERED = [name for name, m in matrices.MATRICES.items() if m.per != "sentence"]
 
 TEXT = "a big red dog runs on the grass"
 
@@ -112,7 +115,7 @@ def hand_norms(model, trace, layer: int) -> np.ndarray:
 
 def test_the_attention_norm_is_each_layers_own_hand_computation(transformer):
     model, trace = transformer
-    found = attention_norm(model, trace)
+    found = attention_norm(Sentence(model, trace))
     for layer in range(2):
         np.testing.assert_allclose(found.heads[layer], hand_norms(model, trace, layer), atol=1e-5)
     # a reading computed from the wrong layer would match the other layer's hand computation instead
@@ -129,12 +132,13 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
         sizes = torch.cat([h @ model.decoder.weight_ih[:, E:].T, h @ model.readout.weight[:, H:H + h.shape[1]].T],
                           1).norm(dim=-1).numpy()  # [S]
     expected = trace.cross_attention[0, 0] * sizes
-    np.testing.assert_allclose(attention_norm(model, trace).heads[0, 0], expected / expected.sum(-1, keepdims=True),
+    np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads[0, 0],
+                               expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
     assert matrices.applicable(model) == ("attention", "attention norm", "gradient×input", "integrated gradients")
     assert "no residual stream" in matrices.not_applicable(model, "ALTI")
     with pytest.raises(ValueError, match="no such layers"):
-        value_zeroing(model, trace)
+        value_zeroing(Sentence(model, trace))
 
 
 def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
@@ -154,7 +158,7 @@ def test_alti_of_a_sublayer_worked_by_hand():
 
 def test_alti_keeps_the_prefix_share_beside_the_source(transformer):
     model, trace = transformer
-    found = contributions.alti(model, trace)
+    found = contributions.alti(Sentence(model, trace))
     assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)) and found.heads is None
     np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
     assert ((found.prefix > 0) & (found.prefix < 1)).all()
@@ -170,10 +174,11 @@ def test_a_rollout_worked_by_hand():
 
 def test_the_rollouts_split_every_step_between_source_and_prefix(transformer):
     model, trace = transformer
-    for found in (rollout.attention_rollout(model, trace), rollout.alti_rollout(model, trace)):
+    for found in (rollout.attention_rollout(Sentence(model, trace)), rollout.alti_rollout(Sentence(model, trace))):
         np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
         assert ((found.prefix >= 0) & (found.prefix <= 1)).all()
-    first = rollout.attention_rollout(model, trace).prefix[0]  # after one layer: ½ self (¾ own prefix) + ½ residual
+    # after one layer: ½ self (¾ own prefix) + ½ residual
+    first = rollout.attention_rollout(Sentence(model, trace)).prefix[0]
     assert (first > 0.49).all()
 
 
@@ -204,7 +209,7 @@ def test_value_zeroing_is_each_layers_own_hand_computation(transformer, monkeypa
     model, trace = transformer
     monkeypatch.setattr(contributions, "ZEROING_ROWS", 5)  # several passes, the last one short
     heard = []
-    found = value_zeroing(model, trace, progress=heard.append)
+    found = value_zeroing(Sentence(model, trace), progress=heard.append)
     for layer in range(2):
         np.testing.assert_allclose(found.layers[layer], hand_zeroing(model, trace, layer), atol=1e-4)
     assert not np.allclose(found.layers[1], hand_zeroing(model, trace, 0), atol=1e-3)
@@ -214,9 +219,9 @@ def test_value_zeroing_is_each_layers_own_hand_computation(transformer, monkeypa
 def test_every_matrix_reads_every_reading_it_offers(transformer):
     model, trace = transformer
     T, S = len(trace.target_ids), len(trace.source.ids)
-    for matrix in matrices.LAYERED:
+    for matrix in LAYERED:
         chosen = matrices.matrix_readings(model, matrix, shifted=True)
-        for reading, weights in zip(chosen, matrices.read(model, trace, matrix, chosen)):
+        for reading, weights in zip(chosen, matrices.read(Sentence(model, trace), matrix, chosen)):
             assert weights.shape == (T - reading.shifted, S)
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
     assert len(matrices.matrix_readings(model, "ALTI", shifted=True)) == 4  # 2 layers, each also one step later
@@ -230,9 +235,32 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert matrices.applicable(loaded.model) == matrices.MATRICES
-    for matrix in matrices.LAYERED:
-        found = matrices.layered(loaded.model, trace, matrix)
+    assert matrices.applicable(loaded.model) == tuple(matrices.MATRICES)
+    for matrix in LAYERED:
+        found = matrices.layered(Sentence(loaded.model, trace), matrix)
         assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)), matrix
         np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-4)
         assert not np.allclose(found.layers[0], found.layers[1]), matrix  # each layer its own
+
+
+def counted_passes(model, monkeypatch) -> list:
+    """Each hooked pass ``model`` makes from now on: what it zeroes (None: a plain pass over the sentence)."""
+    passes, real = [], model.attention_parts
+
+    def counting(src, mask, tgt_in, zeroed=None):
+        passes.append(zeroed)
+        return real(src, mask, tgt_in, zeroed)
+
+    monkeypatch.setattr(model, "attention_parts", counting)
+    return passes
+
+
+def test_one_sentence_is_recorded_once_however_many_matrices_read_it(transformer, monkeypatch):
+    model, trace = transformer
+    passes = counted_passes(model, monkeypatch)
+    sentence = Sentence(model, trace)
+    first = {m: matrices.layered(sentence, m) for m in LAYERED}
+    assert sum(zeroed is None for zeroed in passes) == 1  # the norm, ALTI, both rollouts and zeroing's reference
+    assert all(zeroed is not None for zeroed in passes[1:])  # value zeroing's own passes zero something
+    again = len(passes)
+    assert all(matrices.layered(sentence, m) is first[m] for m in LAYERED) and len(passes) == again  # kept

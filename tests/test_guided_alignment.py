@@ -8,7 +8,7 @@ import torch
 
 from models import train
 from models.analysis.aer import alignment_score
-from models.analysis.word_links import grow_diag_final, grown_diagonally
+from models.analysis.link_rules import grow_diag_final, grown_diagonally
 from models.decoding.trace import Reading
 from models.network.guided import GuidedAlignment, link_targets
 from models.network.tokenization import WORD_MARK

@@ -5,7 +5,6 @@ import pytest
 from models.analysis.matrices import MATRICES, slug
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
-from pages._shared.evidence import TITLES
 
 from .pages_helpers import APP, cells, figures, page, run_page, title_of
 
@@ -16,7 +15,7 @@ TEXT = "A dog runs on the beach."
 def test_the_translate_page_draws_every_matrix_at_a_layer_it_has(matrix):
     at = run_page(APP, model="transformer", text=TEXT, read=slug(matrix), head="2.3")
     assert not at.exception and not at.error
-    assert title_of(figures(at)[0]).startswith(TITLES[matrix][0])
+    assert title_of(figures(at)[0]).startswith(MATRICES[matrix].title)
     assert at.query_params["read"] == slug(matrix)
     if matrix in ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing"):  # a layer, not a head
         assert at.query_params["head"] == "2.mean"

@@ -1,9 +1,10 @@
-"""models/analysis/word_links.py: each extraction rule on a hand-made attention matrix."""
+"""models/analysis/link_rules.py and word_links.py: each extraction rule on a hand-made attention matrix, and a
+model's matrices between the gold's words."""
 import numpy as np
 import pytest
 
-from models.analysis import word_links
-from models.analysis.word_links import METHODS, above, columns_argmax, grown_diagonally, rows_argmax
+from models.analysis import link_rules, word_links
+from models.analysis.link_rules import METHODS, LinkRule, above, columns_argmax, grown_diagonally, rows_argmax
 
 from .helpers import make_model, make_transformer
 
@@ -83,7 +84,7 @@ def test_grow_diag_visits_neighbours_in_lilts_order_when_two_compete_for_a_word(
     """Worked by hand: the intersection is {(1, 2)}; the union adds (2, 1) and (2, 3), both diagonal to it and both
     wanting English word 2. lilt/alignment-scripts visits neighbour (+1, +1) before (+1, −1), so (2, 3) takes word 2
     and (2, 1) is then refused (word 2 is linked). Visiting (+1, −1) first would give {(1, 2), (2, 1)}."""
-    assert word_links.NEIGHBOURS[:5] == ((0, 1), (-1, -1), (-1, 1), (1, 1), (1, -1))
+    assert link_rules.NEIGHBOURS[:5] == ((0, 1), (-1, -1), (-1, 1), (1, 1), (1, -1))
     assert grown_diagonally({(1, 2), (2, 1), (2, 3)}, {(1, 2)}) == {(1, 2), (2, 3)}
     assert grown_diagonally({(1, 1), (0, 2), (2, 2)}, {(1, 1)}) == {(1, 1), (0, 2)}  # (−1, +1) before (+1, +1)
     # A side neighbour shares a word with the link beside it, so under "both words unlinked" it never grows.
@@ -102,7 +103,7 @@ def test_grow_diag_on_random_links_is_a_fixed_point_between_intersection_and_uni
         assert one & other <= grown <= one | other
         linked_e, linked_f = {e for e, _ in grown}, {f for _, f in grown}
         for e, f in grown:
-            for de, df in word_links.NEIGHBOURS:
+            for de, df in link_rules.NEIGHBOURS:
                 new = (e + de, f + df)
                 assert not (new in one | other and new[0] not in linked_e and new[1] not in linked_f), (one, other)
 
@@ -158,9 +159,10 @@ def test_written_french_keeps_every_reading_asked_for(tiny_tokenizers):
     model = make_transformer(tiny_tokenizers)
     english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()
     chosen = [Reading(1, 0), Reading(0, None, shifted=True)]
-    written = word_links.word_matrices(model, tiny_tokenizers, english, french, "attention", chosen, written=True)
+    written = word_links.word_matrices(model, tiny_tokenizers, english, french, {"attention": chosen},
+                                       written=True)["attention"]
     plain = word_links.word_matrices(model, tiny_tokenizers, english, ["le", "chien", "court", "sur", "l'herbe"],
-                                     "attention", chosen)
+                                     {"attention": chosen})["attention"]
     for w, p in zip(written, plain):
         np.testing.assert_allclose(w, p[[0, 1, 2, 3, 4, 4][: len(w)]])
     assert not np.allclose(written[0][:4], written[1][:4])  # two readings, not one read twice
@@ -177,9 +179,17 @@ def test_a_written_word_gives_its_row_to_every_token_it_stands_for(tiny_tokenize
 
 
 def test_a_recorded_rule_name_reads_back_as_its_rule():
-    assert word_links.rule_named("union") is METHODS["union"]
-    assert word_links.rule_named("threshold 0.25")(ALPHA) == above(0.25)(ALPHA)
-    assert word_links.rule_named("threshold 0.6")(ALPHA) == {(0, 0), (0, 1), (2, 2)}
+    assert LinkRule.parse("union").links(ALPHA) == METHODS["union"](ALPHA)
+    assert LinkRule.parse("threshold 0.25").links(ALPHA) == above(0.25)(ALPHA)
+    assert LinkRule.parse("threshold 0.6").links(ALPHA) == {(0, 0), (0, 1), (2, 2)}
+    for name in (*METHODS, "threshold 0.05", "threshold 0.3"):
+        assert str(LinkRule.parse(name)) == name  # as a record writes it
+
+
+@pytest.mark.parametrize("name", ["", "threshold", "threshold x", "threshold 0.2 0.3", "unions", "Union"])
+def test_an_unknown_rule_name_is_refused(name):
+    with pytest.raises(ValueError, match="link rule"):
+        LinkRule.parse(name)
 
 
 def test_one_pairs_scores_under_each_rule_worked_by_hand():
@@ -188,7 +198,7 @@ def test_one_pairs_scores_under_each_rule_worked_by_hand():
     union adds (1, 1): AER 1 − (2 + 3)/(4 + 3) = 28.6, precision 3/4, recall 2/3;
     every weight ≥ 0.2 links six: AER 1 − (2 + 3)/(6 + 3) = 44.4, precision 1/2, recall 2/3."""
     sure = {(0, 0), (1, 1), (2, 1)}
-    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, "attention", chosen="union")
+    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, "attention", chosen=LinkRule("union"))
     assert rows == [
         {"links read as": "most weighed English word (how a heatmap is read)", "AER %": 50.0, "precision %": 66.7,
          "recall %": 33.3, "links": 3},

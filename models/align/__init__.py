@@ -33,23 +33,21 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.attribution import ATTRIBUTIONS
-from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable
-from ..analysis.word_links import METHODS, WRITTEN, above, least_weight, rule_named, word_matrices
+from ..analysis.link_rules import METHODS, LinkRule
+from ..analysis.matrices import ATTENTION, MATRICES, layer_reading, matrix_readings, not_applicable, record
+from ..analysis.word_links import WRITTEN, word_matrices
 from ..decoding.trace import Reading
 from ..storage.card import write_card
 from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment, trial_best
 from ..storage.gold_sets import load_gold
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
-from .every import SWEEP, every_row
+from .every import SWEPT, every_row
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -85,20 +83,17 @@ def default_rule(args: argparse.Namespace, loaded) -> str:
     """The rule of ``--method`` left out: for the attention at the model's default reading, the one chosen with it
     on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
     best = trial_best(loaded.path, loaded.model.attention_shape)
-    default = args.matrix == "attention" and args.reading in (None, loaded.reading and loaded.reading.key)
+    default = args.matrix == ATTENTION and args.reading in (None, loaded.reading and loaded.reading.key)
     return best["method"] if best and default else "argmax"
 
 
-def rules(args: argparse.Namespace) -> dict[str, Callable[[np.ndarray], set]]:
-    """The link-reading rules to score, by name: the one asked for, or every one with ``--sweep``."""
+def rules(args: argparse.Namespace) -> list[LinkRule]:
+    """The link-reading rules to score: the one asked for, or every one with ``--sweep``."""
     if args.sweep:
-        return {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
-    if args.method.startswith("threshold "):  # a trial set's choice, its weight in its name
-        return {args.method: rule_named(args.method)}
-    if args.method != "threshold":
-        return {args.method: METHODS[args.method]}
-    threshold = least_weight(args.matrix) if args.threshold is None else args.threshold
-    return {f"threshold {threshold:g}": above(threshold)}
+        return SWEPT
+    if args.method != "threshold":  # a method, or a trial set's choice with its weight in its name
+        return [LinkRule.parse(args.method)]
+    return [LinkRule("threshold", record(args.matrix).least_weight if args.threshold is None else args.threshold)]
 
 
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
@@ -106,7 +101,7 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     reason = not_applicable(loaded.model, args.matrix)
     if reason:
         raise SystemExit(f"error: --matrix {args.matrix}: {reason} (--matrix gradient×input or integrated gradients)")
-    if args.matrix in ATTRIBUTIONS:
+    if record(args.matrix).per == "sentence":
         return [None]
     if args.reading == "all":
         return matrix_readings(loaded.model, args.matrix, shifted=True)
@@ -147,18 +142,18 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     chosen = chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
-    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, args.matrix,
-                              [r for r in chosen if r is not None], written=args.french == "written")
+    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {args.matrix: chosen},
+                              written=args.french == "written")[args.matrix]
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
     results = []
     for n, reading in enumerate(chosen):
-        for method, linker in rules(args).items():
-            predicted = [linker(m[n]) for m in per_pair]
+        for rule in rules(args):
+            predicted = [rule.links(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
                       **({"reading": reading.key} if reading else {}),
                       **({"trained to align": True} if reading and reading == loaded.supervised else {}),
-                      "french": args.french, "method": method, "aer": round(score.aer, 2),
+                      "french": args.french, "method": str(rule), "aer": round(score.aer, 2),
                       "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
             print(json.dumps(result, ensure_ascii=False))
             results.append({**result, "command": command})

@@ -17,7 +17,8 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.matrices import applicable, matrix_readings, not_applicable, row_name
-from ..analysis.word_links import METHODS, above, word_matrices
+from ..analysis.link_rules import METHODS, LinkRule
+from ..analysis.word_links import word_matrices
 from ..decoding.trace import Reading
 from ..storage.gold import GoldPair, format_links
 from ..storage.gold_sets import load_gold
@@ -25,7 +26,7 @@ from ..storage.hub import LoadedModel
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
-RULES = {**METHODS, **{f"threshold {t:g}": above(t) for t in SWEEP}}
+SWEPT = [*map(LinkRule, METHODS), *(LinkRule("threshold", t) for t in SWEEP)]
 
 
 def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[str, list[Reading | None]]:
@@ -39,19 +40,18 @@ def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[str, list[Reading 
 
 def matrices_of(loaded: LoadedModel, rows: dict[str, list[Reading | None]], pairs: list[GoldPair], written: bool,
                 desc: str) -> dict[str, list[np.ndarray]]:
-    """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``."""
+    """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``, each pair read from one pass."""
     found: dict[str, list[np.ndarray]] = {}
     for pair in tqdm(pairs, desc=desc, leave=False):
+        weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, rows, written=written)
         for matrix, chosen in rows.items():
-            weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix, chosen,
-                                    written=written)
-            for reading, w in zip(chosen, weights):
+            for reading, w in zip(chosen, weights[matrix]):
                 found.setdefault(row_name(matrix, reading), []).append(w)
     return found
 
 
-def _score(weights: list[np.ndarray], rule, pairs: list[GoldPair]):
-    predicted = [rule(w) for w in weights]
+def _score(weights: list[np.ndarray], rule: LinkRule, pairs: list[GoldPair]):
+    predicted = [rule.links(w) for w in weights]
     return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
 
 
@@ -73,12 +73,12 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
     for matrix, chosen in rows.items():
         for reading in chosen:
             name = row_name(matrix, reading)
-            tried = {rule: _score(on_trial[name], RULES[rule], trial)[0].aer for rule in RULES}
+            tried = {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT}
             rule = min(tried, key=tried.get)
-            score, predicted = _score(on_test[name], RULES[rule], test)
+            score, predicted = _score(on_test[name], rule, test)
             result = {"model": loaded.path.name, "split": "test", "pairs": len(test), "matrix": matrix,
                       **({"reading": reading.key} if reading else {}), "row": name, "french": args.french,
-                      "method": rule, "trial aer": round(tried[rule], 2), "aer": round(score.aer, 2),
+                      "method": str(rule), "trial aer": round(tried[rule], 2), "aer": round(score.aer, 2),
                       "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
             print(json.dumps(result, ensure_ascii=False), flush=True)
             results.append({**result, "command": command})

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from ..analysis.aer import alignment_score
-from ..analysis.word_links import grown_diagonally
+from ..analysis.link_rules import grown_diagonally
 from ..extras import MissingExtra, require
 from ..storage.data import Corpus, read_parallel
 from ..storage.gold import Link, record_alignment

@@ -1,11 +1,10 @@
 """Attention matrices as alignments: subword → word merging and hard links.
 
-A view is built from a trace's pieces and one ``[T, S]`` matrix: a reading of its cross-attention
-(:func:`attention_view`; one head, or a layer's mean) or an attribution (:mod:`.attribution`), never both in one
-field. Word-level attention sums a word's source pieces (how much of α_t fell on
-the word, so rows still sum to 1) and averages a word's target pieces (a
-word's typical step). Hard alignments link each target word to the source
-word it attends most, written in Pharaoh ``src-tgt`` format (0-based).
+A view is built from a trace's pieces and one ``[T, S]`` matrix (:mod:`.views` makes a page's: a reading of its
+cross-attention, what it adds, or an attribution). Word-level attention sums a word's source pieces (how much of
+α_t fell on the word, so rows still sum to 1) and averages a word's target pieces (a word's typical step). Hard
+alignments link each target word to the source word it attends most, written in Pharaoh ``src-tgt`` format
+(0-based).
 """
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.trace import Reading, Trace
+from ..decoding.trace import Trace
 from ..network.tokenization import WORD_MARK, is_marker, word_groups
 
 
@@ -48,11 +47,6 @@ def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = 
         weights=weights,
         energies=energies,
     )
-
-
-def attention_view(trace: Trace, reading: Reading) -> AttentionView:
-    """The piece view of one reading of the trace's cross-attention; ValueError without attention."""
-    return piece_view(trace, trace.read(reading), trace.read_energies(reading))
 
 
 def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:

@@ -20,7 +20,8 @@ over the source, the prefix's share beside it where the method sees one. The rol
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -70,18 +71,34 @@ def sentence_parts(model: Translator, trace: Trace, zeroed: Zeroed | None = None
     return model.attention_parts(src, src != model.specials.pad, tgt_in.expand(copies, -1), zeroed)
 
 
-def attention(model: Translator, trace: Trace) -> Layered:
+@dataclass(frozen=True, eq=False)
+class Sentence:
+    """One translation to read: the model, its trace, and the hooked pass over its own translation, recorded once
+    however many matrices read it (Which reading? reads every one); each matrix read of it is kept in ``found``
+    (:func:`.matrices.layered`), so a page that redraws it at another head computes nothing."""
+
+    model: Translator
+    trace: Trace
+    found: dict[str, Layered] = field(default_factory=dict, repr=False)  # by matrix name
+
+    @cached_property
+    def parts(self) -> AttentionParts:
+        """The sub-layers' parts of the one teacher-forced pass (:func:`sentence_parts`)."""
+        return sentence_parts(self.model, self.trace)
+
+
+def attention(sentence: Sentence) -> Layered:
     """The weights themselves: each head, and a layer's mean of its heads (:class:`~..decoding.trace.Reading`)."""
-    if trace.cross_attention is None:
+    if sentence.trace.cross_attention is None:
         raise ValueError("this model has no attention")
-    return Layered(trace.cross_attention.mean(1), trace.cross_attention)
+    return Layered(sentence.trace.cross_attention.mean(1), sentence.trace.cross_attention)
 
 
 @torch.inference_mode()
-def attention_norm(model: Translator, trace: Trace) -> Layered:
+def attention_norm(sentence: Sentence) -> Layered:
     """‖α^h_ts v^h_s W^O_h‖ per head [L, heads, T, S], and ‖Σ_h …‖ per layer."""
     heads, layers = [], []
-    for sub in sentence_parts(model, trace).cross:
+    for sub in sentence.parts.cross:
         moved = torch.einsum("hsk,hkd->hsd", sub.values[0], sub.out_weight).norm(dim=-1)  # [heads, S]
         heads.append(row_shares(sub.weights[0] * moved[:, None, :]))  # [heads, T, S]
         layers.append(row_shares(sub.terms()[0].norm(dim=-1)))  # [T, S]
@@ -119,20 +136,21 @@ def alti_terms(sub: Sublayer, self_attention: bool) -> Tensor:
 
 
 @torch.inference_mode()
-def alti(model: Translator, trace: Trace) -> Layered:
+def alti(sentence: Sentence) -> Layered:
     """Each cross-attention layer's ALTI contributions: the source's [L, T, S] and the target prefix's [L, T]."""
-    found = torch.stack([alti_terms(sub, False) for sub in sentence_parts(model, trace).cross])  # [L, T, S + 1]
+    found = torch.stack([alti_terms(sub, False) for sub in sentence.parts.cross])  # [L, T, S + 1]
     return Layered(row_shares(found[..., :-1]), prefix=found[..., -1].float().cpu().numpy())
 
 
 @torch.inference_mode()
-def value_zeroing(model: Translator, trace: Trace, progress: Callable[[float], None] | None = None) -> Layered:
+def value_zeroing(sentence: Sentence, progress: Callable[[float], None] | None = None) -> Layered:
     """For each cross-attention layer and source piece s: zero s's value vectors there, and take 1 − cos between
     the decoder layer's output with and without them at each step, [L, T, S]; rows of passes at most
     :data:`ZEROING_ROWS`; ``progress`` hears the share done."""
+    model, trace = sentence.model, sentence.trace
     if not model.sublayer_sites():
         raise ValueError("value zeroing compares a Transformer layer's output; this model has no such layers")
-    reference = sentence_parts(model, trace).decoder_layers  # L × [1, T, d]
+    reference = sentence.parts.decoder_layers  # L × [1, T, d]
     L, S = len(reference), len(trace.source.ids)
     jobs = torch.tensor([(n, s) for n in range(L) for s in range(S)], device=model.device)  # [L·S, 2]
     distance = torch.zeros(L, S, len(trace.target_ids), device=model.device)  # [L, S, T]

@@ -1,121 +1,225 @@
-"""Every matrix a step can be read as, and which of them a model has: the one list the app's "Show", ``models.align
---matrix`` and ``models.faithfulness`` offer.
+"""Every matrix a step can be read as, one record each (:class:`Matrix`) in one registry (:data:`MATRICES`): the
+app's "Show", its charts' titles, ``models.align --matrix``, ``models.faithfulness``, the Which reading? page and
+the bench all read it, so a matrix registered here is offered everywhere with no other edit.
 
 A matrix says, for each written piece, how much each source piece counted: the attention weights, what the
 attention adds (:mod:`.contributions`: its norm, ALTI, value zeroing), what every layer so far adds up to
-(:mod:`.rollout`), or how the output's log-probability depends on the source (:mod:`.attribution`). The first six
-are read layer by layer (:class:`~.contributions.Layered`; the attention and its norm head by head too); an
-attribution is one matrix. A layer's whole is named as a layer's mean is (``2.mean``): for the attention it is
-the mean of its heads, for the norm the norm of their sum, for the others the layer itself.
+(:mod:`.rollout`), or how the output's log-probability depends on the source (:mod:`.attribution`). Most are read
+layer by layer (:class:`~.contributions.Layered`; the attention and its norm head by head too); an attribution is
+one matrix. A layer's whole is named as a layer's mean is (``2.mean``): for the attention it is the mean of its
+heads, for the norm the norm of their sum, for the others the layer itself.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from ..decoding.trace import Reading, Trace, readings
 from ..network.translator import Translator
 from . import attribution
-from .attribution import ATTRIBUTIONS, attribution_matrix
-from .contributions import Layered, alti, attention, attention_norm, value_zeroing
+from .attribution import IG_STEPS, attribution_matrix
+from .contributions import Layered, Sentence, alti, attention, attention_norm, value_zeroing
+from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout
 
-#: The matrices read layer by layer, in the order they are offered.
-LAYERED: dict[str, Callable[[Translator, Trace], Layered]] = {
-    "attention": attention, "attention norm": attention_norm, "ALTI": alti, "ALTI+ rollout": alti_rollout,
-    "attention rollout": attention_rollout, "value zeroing": value_zeroing}
-#: Those with a matrix per head, not only per layer.
-HEADWISE = ("attention", "attention norm")
-#: Those that read a stack of layers with residual streams: none of them applies to the attentional RNN.
-STACKED = ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing")
-#: Every matrix, as ``--matrix`` and the app's "Show" name them.
-MATRICES = (*LAYERED, *ATTRIBUTIONS)
+Progress = Callable[[float], None] | None
+#: How a matrix is read: each head and each layer's whole; each layer; or one matrix for the sentence.
+Per = Literal["head", "layer", "sentence"]
 
 #: Value zeroing's work a second on one CPU thread, in cells (layers × source pieces zeroed, each a pass over source
-#: × target pieces): the bundled Transformer (d 256, 3 + 3 layers) did 107,000–139,000 (one thread, 15- and 25-piece
-#: sentences, other runs on the other core); an opus-mt model (d 512, 6 + 6 layers) does about 8× the work a cell, hence this.
+#: × target pieces): the bundled Transformer (d 256, 3 + 3 layers) did 107,000–139,000 (one thread, 15- and
+#: 25-piece sentences, other runs on the other core); an opus-mt model (d 512, 6 + 6 layers) does about 8× the work
+#: a cell, hence this.
 ZEROING_CELLS_PER_SECOND = 12_000
 
-NO_ATTENTION = ("this model has no attention: its decoder reads one fixed summary of the sentence, so there are no "
-                "weights, values or layers to read; an attribution asks the model itself")
-NO_STACK = ("the attentional RNN has one attention and no residual stream: nothing for ALTI to weigh a source "
-            "piece against, no stack of layers to roll out, and no layer output a zeroed value alone changes (its "
-            "context enters a recurrence that carries it into every later step)")
+
+@dataclass(frozen=True)
+class Need:
+    """What a model must have for a matrix to be read on it, and why one without it cannot be, in a sentence."""
+
+    has: Callable[[Translator], bool]
+    why_not: str
+
+
+WEIGHTS = Need(lambda model: model.has_attention, "this model has no attention: its decoder reads one fixed summary "
+               "of the sentence, so there are no weights, values or layers to read; an attribution asks the model "
+               "itself")
+STACK = Need(lambda model: bool(model.sublayer_sites()), "the attentional RNN has one attention and no residual "
+             "stream: nothing for ALTI to weigh a source piece against, no stack of layers to roll out, and no layer "
+             "output a zeroed value alone changes (its context enters a recurrence that carries it into every later "
+             "step)")
+
+
+def one_pass(model: Translator, trace: Trace) -> float:
+    """The cost of a matrix read from the hooked pass every page makes anyway: nothing to speak of."""
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """One way to read a step: its names, how it is computed, what it needs and costs, how its links are read."""
+
+    name: str  # as --matrix, the app's Show and every table name it
+    title: str  # a chart's title
+    unit: str  # its colour bar's name
+    about: str  # one sentence: what it is, after whom
+    per: Per
+    compute: Callable[[Sentence, Progress], Layered]  # every layer of one sentence (an attribution: one "layer")
+    needs: tuple[Need, ...] = ()
+    seconds: Callable[[Translator, Trace], float] = one_pass  # about how long on one CPU thread
+    cheaper: str = ""  # what to read instead where a server cannot afford it, in a sentence
+    rule: LinkRule = LinkRule("union")  # how its links are read by default: chosen on the gold's trial set
+    least_weight: float = 0.2  # the threshold its links are read at by default: chosen there too
+    whole: str = ""  # what a layer's whole is, where it is more than the layer itself ("all heads together")
+
+    @property
+    def slug(self) -> str:
+        """Its name in URLs and file names: ``integrated gradients`` → ``integrated-gradients``."""
+        return self.name.replace("×", "-x-").replace(" ", "-")
+
+    @property
+    def named(self) -> str:
+        """Its name to begin a sentence with (ALTI stays ALTI)."""
+        return self.name[:1].upper() + self.name[1:]
+
+    def label(self, reading: Reading) -> str:
+        """A reading's name under this matrix: a head, or a layer's whole as this matrix takes it."""
+        if reading.head is not None or reading.kind != "cross":
+            return reading.label
+        return (f"layer {reading.layer + 1}" + (f", {self.whole}" if self.whole else "")
+                + (", read one step later" if reading.shifted else ""))
+
+    def why_not(self, model: Translator) -> str | None:
+        """Why it cannot be read on ``model``, in a sentence; None when it can."""
+        return next((need.why_not for need in self.needs if not need.has(model)), None)
+
+
+def _attributed(method: str) -> Callable[[Sentence, Progress], Layered]:
+    return lambda sentence, progress: Layered(attribution_matrix(sentence.model, sentence.trace, method,
+                                                                 progress)[None])  # [1, T, S]
+
+
+def _zeroing_seconds(model: Translator, trace: Trace) -> float:
+    S, T = len(trace.source.ids), len(trace.target_ids)
+    return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
+
+
+#: The weights themselves: the one matrix every page can draw, and the one a server falls back to.
+ATTENTION = "attention"
+_SHARE = "each source token's share in each output token"
+
+#: Every matrix, in the order they are offered, by name (``register`` adds one).
+MATRICES: dict[str, Matrix] = {m.name: m for m in (
+    Matrix(ATTENTION, "Attention α", "α", "where the decoder read (the weights α)", "head",
+           lambda s, _: attention(s), (WEIGHTS,), whole="mean of its heads"),
+    Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "
+           "attention", "share", "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
+           "head", lambda s, _: attention_norm(s), (WEIGHTS,), whole="all heads together"),
+    Matrix("ALTI", "ALTI: each source token's contribution to the layer's output (the prefix's share set aside)",
+           "share", "each token's share of the layer's output, residual and layer norm included (Ferrando et al. "
+           "2022)", "layer", lambda s, _: alti(s), (WEIGHTS, STACK)),
+    Matrix("ALTI+ rollout", "ALTI+ rollout: what each output token is made of, through every layer up to this one",
+           "share", "ALTI multiplied through every layer: the source's and the prefix's share of each word", "layer",
+           lambda s, _: alti_rollout(s), (WEIGHTS, STACK)),
+    Matrix("attention rollout", "Attention rollout: ½ attention + ½ residual, multiplied through the layers",
+           "share", "the weights, half residual, multiplied through the layers (Abnar & Zuidema 2020)", "layer",
+           lambda s, _: attention_rollout(s), (WEIGHTS, STACK)),
+    Matrix("value zeroing", "Value zeroing: how far the layer's output moves without each source token's values",
+           "share", "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
+           "layer", value_zeroing, (WEIGHTS, STACK), _zeroing_seconds, "ALTI and the attention norm cost one pass"),
+    Matrix("gradient×input", f"Gradient×input attribution: {_SHARE}", "share", "how the written token's "
+           "log-probability depends on each source embedding (one pass back)", "sentence",
+           _attributed("gradient×input"), seconds=lambda _, trace: attribution.estimated_seconds(
+               trace, "gradient×input"), least_weight=0.15),
+    Matrix("integrated gradients", f"Integrated-gradients attribution: {_SHARE}", "share",
+           f"the same, averaged over {IG_STEPS} points from an all-padding sentence", "sentence",
+           _attributed("integrated gradients"), seconds=lambda _, trace: attribution.estimated_seconds(
+               trace, "integrated gradients"), cheaper="Gradient×input is far cheaper",
+           rule=LinkRule("intersection")),
+)}
+
+
+def register(matrix: Matrix) -> None:
+    """Offer ``matrix`` everywhere: the pages, the commands, the bench."""
+    MATRICES[matrix.name] = matrix
+
+
+def record(matrix: str) -> Matrix:
+    """The record of the matrix named ``matrix``; ValueError for an unknown name."""
+    try:
+        return MATRICES[matrix]
+    except KeyError:
+        raise ValueError(f"unknown matrix {matrix!r}; expected one of {tuple(MATRICES)}") from None
 
 
 def slug(matrix: str) -> str:
-    """A matrix's name in URLs and file names: ``integrated gradients`` → ``integrated-gradients``."""
-    return matrix.replace("×", "-x-").replace(" ", "-")
+    return record(matrix).slug
 
 
 def row_name(matrix: str, reading: Reading | None) -> str:
-    """One matrix at one reading, as a table row and a file stem name it: ``attention-norm.2.mean.shifted`` (an
-    attribution by its matrix alone)."""
+    """One matrix at one reading, as a table row and a file stem name it: ``attention-norm.2.mean.shifted`` (a
+    one-matrix reading by its matrix alone)."""
     return slug(matrix) + (f".{reading.key}" if reading else "")
 
 
 def not_applicable(model: Translator, matrix: str) -> str | None:
     """Why ``matrix`` cannot be read on ``model``, in a sentence; None when it can."""
-    if matrix not in MATRICES:
-        raise ValueError(f"unknown matrix {matrix!r}; expected one of {MATRICES}")
-    if matrix in ATTRIBUTIONS:
-        return None
-    if not model.has_attention:
-        return NO_ATTENTION
-    return NO_STACK if matrix in STACKED and not model.sublayer_sites() else None
+    return record(matrix).why_not(model)
 
 
 def applicable(model: Translator) -> tuple[str, ...]:
     """The matrices ``model`` has, in :data:`MATRICES` order."""
-    return tuple(m for m in MATRICES if not_applicable(model, m) is None)
+    return tuple(name for name, m in MATRICES.items() if m.why_not(model) is None)
 
 
 def estimated_seconds(model: Translator, trace: Trace, matrix: str) -> float:
-    """About how long ``matrix`` of ``trace`` takes on one CPU thread: an attribution's estimate, value zeroing's
-    (:data:`ZEROING_CELLS_PER_SECOND`), nothing for the rest (one pass with hooks)."""
-    if matrix in ATTRIBUTIONS:
-        return attribution.estimated_seconds(trace, matrix)
-    if matrix == "value zeroing":
-        S, T = len(trace.source.ids), len(trace.target_ids)
-        return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
-    return 0.0
+    """About how long ``matrix`` of ``trace`` takes on one CPU thread."""
+    return record(matrix).seconds(model, trace)
 
 
 def matrix_readings(model: Translator, matrix: str, shifted: bool = False) -> list[Reading | None]:
     """The readings a matrix of ``model`` has: its heads and layers (every layer only, where no head has its own),
-    with ``shifted`` each read one step later too; ``[None]`` for an attribution (one matrix)."""
-    if matrix in ATTRIBUTIONS:
+    with ``shifted`` each read one step later too; ``[None]`` for a one-matrix reading (an attribution)."""
+    per = record(matrix).per
+    if per == "sentence":
         return [None]
     layers, heads = model.attention_shape
-    if matrix in HEADWISE:
+    if per == "head":
         return readings((layers, heads), shifted)
     plain = [Reading(n, None) for n in range(layers)]
     return plain + [Reading(n, None, True) for n in range(layers)] if shifted else plain
 
 
 def layer_reading(model: Translator, matrix: str, reading: Reading) -> Reading | None:
-    """``reading`` as ``matrix`` has it: the same head of a head-wise matrix, else the layer's whole (None for an
-    attribution)."""
-    if matrix in ATTRIBUTIONS:
+    """``reading`` as ``matrix`` has it: the same head of a head-wise matrix, else the layer's whole (None for a
+    one-matrix reading)."""
+    per = record(matrix).per
+    if per == "sentence":
         return None
-    return reading if matrix in HEADWISE else Reading(reading.layer, None, reading.shifted)
+    return reading if per == "head" else Reading(reading.layer, None, reading.shifted)
 
 
-def read(model: Translator, trace: Trace, matrix: str, chosen: list[Reading | None],
-         progress: Callable[[float], None] | None = None) -> list[np.ndarray]:
-    """``matrix`` of ``trace`` at each of the ``chosen`` readings, [T, S] each ([T − 1, S] shifted; one matrix for
-    an attribution); ValueError when the model has no such matrix."""
-    reason = not_applicable(model, matrix)
-    if reason:
+def layered(sentence: Sentence, matrix: str, progress: Progress = None) -> Layered:
+    """``matrix`` of one sentence, every layer, computed once a sentence; ValueError when the model has no such
+    matrix. ``progress`` hears the share done of one that takes a while."""
+    found = record(matrix)
+    if reason := found.why_not(sentence.model):
         raise ValueError(f"{matrix}: {reason}")
-    if matrix in ATTRIBUTIONS:
-        return [attribution_matrix(model, trace, matrix, progress)]
-    found = layered(model, trace, matrix, progress)
-    return [found.read(layer_reading(model, matrix, r)) for r in chosen]
+    if matrix not in sentence.found:
+        sentence.found[matrix] = found.compute(sentence, progress)
+    return sentence.found[matrix]
 
 
-def layered(model: Translator, trace: Trace, matrix: str,
-            progress: Callable[[float], None] | None = None) -> Layered:
-    """``matrix`` of ``trace``, every layer (a matrix of :data:`LAYERED`); ``progress`` hears value zeroing's."""
-    return value_zeroing(model, trace, progress) if matrix == "value zeroing" else LAYERED[matrix](model, trace)
+def read_layered(found: Layered, reading: Reading | None) -> np.ndarray:
+    """One reading [T, S] ([T − 1, S] shifted) of a matrix's layers; None reads a one-matrix reading."""
+    return found.layers[0] if reading is None else found.read(reading)
+
+
+def read(sentence: Sentence, matrix: str, chosen: list[Reading | None], progress: Progress = None) -> list[np.ndarray]:
+    """``matrix`` of one sentence at each of the ``chosen`` readings (:func:`layer_reading` of each), [T, S] each
+    ([T − 1, S] shifted); ValueError when the model has no such matrix."""
+    found = layered(sentence, matrix, progress)
+    return [read_layered(found, r if r is None else layer_reading(sentence.model, matrix, r)) for r in chosen]

@@ -22,10 +22,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ..decoding.trace import Trace
 from ..network.parts import AttentionParts, Sublayer
-from ..network.translator import Translator
-from .contributions import Layered, alti_terms, row_shares, sentence_parts
+from .contributions import Layered, Sentence, alti_terms, row_shares
 
 
 def rolled(encoder: list[Tensor], decoder: list[Tensor], cross: list[Tensor]) -> Tensor:
@@ -64,12 +62,12 @@ def _rollout(parts: AttentionParts, mixing) -> Tensor:
 
 
 @torch.inference_mode()
-def attention_rollout(model: Translator, trace: Trace) -> Layered:
+def attention_rollout(sentence: Sentence) -> Layered:
     """Abnar & Zuidema's rollout of the raw weights, read at each decoder layer."""
-    return _layered(_rollout(sentence_parts(model, trace), _half), len(trace.source.ids))
+    return _layered(_rollout(sentence.parts, _half), len(sentence.trace.source.ids))
 
 
 @torch.inference_mode()
-def alti_rollout(model: Translator, trace: Trace) -> Layered:
+def alti_rollout(sentence: Sentence) -> Layered:
     """ALTI+: the rollout of every sub-layer's ALTI contributions, read at each decoder layer."""
-    return _layered(_rollout(sentence_parts(model, trace), alti_terms), len(trace.source.ids))
+    return _layered(_rollout(sentence.parts, alti_terms), len(sentence.trace.source.ids))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
+from .contributions import Sentence
 from .faithfulness import faithfulness, random_matrix
 from .matrices import read
 
@@ -31,8 +32,9 @@ def side_by_side(model: Translator, trace: Trace, chosen: Mapping[str, Reading |
                  scored: bool = True) -> list[Panel]:
     """Each matrix of ``chosen`` at its reading (read at the step that writes each piece, so deleting by row t
     scores step t), then the random floor, all scored on ``trace``'s own translation unless not ``scored`` (a
-    server that cannot afford the masked passes)."""
-    weights = {m: read(model, trace, m, [r])[0] for m, r in chosen.items()}
+    server that cannot afford the masked passes). The hooked pass is made once, whatever the matrices."""
+    sentence = Sentence(model, trace)
+    weights = {m: read(sentence, m, [r])[0] for m, r in chosen.items()}
     weights[RANDOM] = random_matrix(trace, seed=0)
     scores = faithfulness(model, trace, weights) if scored else {}
     panels = []

@@ -23,7 +23,9 @@ from sacrebleu.metrics import BLEU, CHRF
 from ..analysis.aer import alignment_score
 from ..analysis.alignment import word_view
 from ..analysis.sentence_stats import agreement, attention_stats
-from ..analysis.word_links import CHOSEN, rule_named, word_matrix
+from ..analysis.link_rules import LinkRule
+from ..analysis.matrices import ATTENTION, MATRICES
+from ..analysis.word_links import word_matrix
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
 from ..decoding.trace import Reading, Trace
@@ -46,10 +48,10 @@ class Side:
         return column(self.name, stat)
 
     @functools.cached_property  # read once, not for every sentence of a human-aligned set
-    def aer_rule(self) -> str:
+    def aer_rule(self) -> LinkRule:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None
-        return best["method"] if best else CHOSEN["attention"]
+        return LinkRule.parse(best["method"]) if best else MATRICES[ATTENTION].rule
 
 
 def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:
@@ -95,10 +97,10 @@ def _sentence_scores(translation: str, refs: tuple[str, ...] | None) -> tuple[fl
 
 def _aer(side: Side, pair: GoldPair) -> float:
     """One pair's AER (%) of ``side``'s attention under its rule; NaN where neither it nor people link anything."""
-    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target, "attention",
+    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target, ATTENTION,
                           side.reading)
     try:
-        return alignment_score([rule_named(side.aer_rule)(weights)], [pair.sure], [pair.possible]).aer
+        return alignment_score([side.aer_rule.links(weights)], [pair.sure], [pair.possible]).aer
     except ValueError:
         return np.nan
 

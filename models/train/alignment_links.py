@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from ..analysis.word_links import Links, grow_diag_final
+from ..analysis.link_rules import Links, grow_diag_final
 from ..extras import require
 from ..network.tokenization import SubwordTokenizer, TokenizerPair
 from ..storage.pieces import LINK_BASE, TokenizedPairs, cache_key

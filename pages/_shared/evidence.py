@@ -16,18 +16,19 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from models.analysis.attribution import ATTRIBUTIONS, IG_STEPS, attribution_matrix
-from models.analysis.contributions import Layered
+from models.analysis import views
+from models.analysis.attribution import IG_STEPS
+from models.analysis.contributions import Layered, Sentence
 from models.analysis.matrices import (
+    ATTENTION,
     MATRICES,
     applicable,
-    estimated_seconds,
     layer_reading,
-    layered,
     matrix_readings,
     not_applicable,
     slug,
 )
+from models.analysis.views import MatrixView, Unaffordable, too_costly
 from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
@@ -40,43 +41,10 @@ from . import cache, deploy, ui
 
 DEFAULT_GOLD = deploy.DEFAULT_DATA / "hansards-en-fr-align"
 
-#: How each matrix is named in titles and on the colour bar.
-TITLES = {
-    "attention": ("Attention α", "α"),
-    "gradient×input": ("Gradient×input attribution: each source token's share in each output token", "share"),
-    "integrated gradients": ("Integrated-gradients attribution: each source token's share in each output token",
-                             "share"),
-    "attention norm": ("Attention norm ‖α f(x)‖: the size of what each source token adds through the attention",
-                       "share"),
-    "ALTI": ("ALTI: each source token's contribution to the layer's output (the prefix's share set aside)", "share"),
-    "ALTI+ rollout": ("ALTI+ rollout: what each output token is made of, through every layer up to this one",
-                      "share"),
-    "attention rollout": ("Attention rollout: ½ attention + ½ residual, multiplied through the layers", "share"),
-    "value zeroing": ("Value zeroing: how far the layer's output moves without each source token's values", "share"),
-}
-
-#: One sentence on each matrix, for the picker's help and the "Which reading?" page.
-ABOUT = {
-    "attention": "where the decoder read (the weights α)",
-    "attention norm": "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
-    "ALTI": "each token's share of the layer's output, residual and layer norm included (Ferrando et al. 2022)",
-    "ALTI+ rollout": "ALTI multiplied through every layer: the source's and the prefix's share of each word",
-    "attention rollout": "the weights, half residual, multiplied through the layers (Abnar & Zuidema 2020)",
-    "value zeroing": "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
-    "gradient×input": "how the written token's log-probability depends on each source embedding (one pass back)",
-    "integrated gradients": f"the same, averaged over {IG_STEPS} points from an all-padding sentence",
-}
-
-
 #: Which step a reading of the attention uses, and why (shown wherever a shifted reading can be picked).
 STEP_NOTE = ("A row is the step that *writes* its word, from the words before it; read one step later (SHIFT-ATT, "
              "Chen et al. 2020), a word's row is the step where it is the decoder's *input*, the first step that has "
              "seen it — which of the two lines up with human links is measured per model on the Models page.")
-
-
-def named(matrix: str) -> str:
-    """A matrix's name to begin a sentence with (ALTI stays ALTI)."""
-    return matrix[:1].upper() + matrix[1:]
 
 
 def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
@@ -89,7 +57,7 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
             lacking.setdefault(reason, []).append(m)
     matrix = st.selectbox(
         "Show", choices, index=choices.index(wanted), key=key,
-        format_func=lambda m: f"{m} — {ABOUT[m]}",
+        format_func=lambda m: f"{m} — {MATRICES[m].about}",
         help="The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
         "attribution (Captum), which works on any model. Integrated gradients take "
         f"{IG_STEPS} passes along a path and value zeroing one pass per source token: seconds for a short sentence, "
@@ -100,31 +68,23 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
 
 
 def head_label(reading: Reading, default: Reading | None, supervised: Reading | None = None,
-               matrix: str = "attention") -> str:
+               matrix: str = ATTENTION) -> str:
     first = " — shown first" if reading == default else ""
     aligner = " — trained to align" if supervised is not None and reading == supervised else ""
-    return reading_label(reading, matrix).capitalize() + first + aligner
-
-
-def reading_label(reading: Reading, matrix: str) -> str:
-    """A reading's name under ``matrix``: a layer's whole is its heads' mean for the attention only."""
-    if matrix == "attention" or reading.head is not None:
-        return reading.label
-    return f"layer {reading.layer + 1}" + (", all heads together" * (matrix == "attention norm")) + (
-        ", read one step later" if reading.shifted else "")
+    return MATRICES[matrix].label(reading).capitalize() + first + aligner
 
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
-                matrix: str = "attention") -> Reading | None:
+                matrix: str = ATTENTION) -> Reading | None:
     """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`.url.UrlState`;
     the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
     ``shifted`` one step later too (for pages that read attention as word alignment); of another attention than
     the cross-attention when ``shape`` (its layers, heads) is given; of ``matrix``'s layers (and heads where it
     has its own). An RNN's only plain reading needs no widget; None without attention or for an attribution."""
-    if loaded.reading is None or matrix in ATTRIBUTIONS:
+    if loaded.reading is None or MATRICES[matrix].per == "sentence":
         return None
-    options = (readings(shape, shifted) if shape and matrix == "attention"
+    options = (readings(shape, shifted) if shape and matrix == ATTENTION
                else matrix_readings(loaded.model, matrix, shifted))
     default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
     default = default if default in options else options[-1]  # another kind may have fewer layers
@@ -165,71 +125,46 @@ def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = 
         return default
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_attribution(ref: str, revision: str | None, languages: Languages | None,
-                       text: str, target: tuple[int, ...], method: str) -> np.ndarray:
-    """``method``'s shares [T, S] for ``text`` written as ``target``, with a progress bar while it is computed (made
-    and removed in here, so a cached answer replays no bar)."""
-    loaded = cache.load(ref, revision, languages)
-    bar = st.progress(0.0, text=f"Computing {method}…")
-    weights = attribution_matrix(loaded.model, cache.cached_forced(ref, revision, languages, text, target), method,
-                                 lambda done: bar.progress(done, text=f"Computing {method}: {done:.0%} of the "
-                                                                      "written pieces"))
-    bar.empty()
-    return weights
+def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
+    """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
+    reason = too_costly(loaded.model, trace, matrix, deploy.attribution_limit_s())
+    if reason:
+        st.warning(reason)
+    return reason is None
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_layered(ref: str, revision: str | None, languages: Languages | None,
-                   text: str, target: tuple[int, ...], matrix: str) -> Layered:
-    """``matrix`` of ``text`` written as ``target``, every layer, with a progress bar while value zeroing runs."""
-    loaded = cache.load(ref, revision, languages)
-    bar = st.progress(0.0, text=f"Computing {matrix}…")
-    found = layered(loaded.model, cache.cached_forced(ref, revision, languages, text, target), matrix,
-                    lambda done: bar.progress(done, text=f"Computing {matrix}: {done:.0%}"))
-    bar.empty()
+def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str, reading: Reading | None) -> MatrixView:
+    """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.analysis.views.matrix_view`), each
+    matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
+    attention stands in for a matrix this server cannot afford, and the page's end where nothing can."""
+    loaded = cache.load(settings.model, settings.revision, settings.languages)
+    sentence = Sentence(loaded.model, trace, _found(settings.model, settings.revision, settings.languages, text,
+                                                    trace.target_ids))
+    bar = None
+
+    def progress(done: float) -> None:
+        nonlocal bar
+        bar = bar or st.progress(0.0)
+        bar.progress(done, text=f"Computing {matrix}: {done:.0%}")
+
+    try:
+        found = views.matrix_view(sentence, matrix, reading, settings.words, deploy.attribution_limit_s(), progress)
+    except Unaffordable as e:
+        st.warning(str(e))
+        st.stop()
+    if bar is not None:
+        bar.empty()
+    if found.instead:
+        st.warning(found.instead)
     return found
 
 
-def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
-    """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
-    limit = deploy.attribution_limit_s()
-    if limit is None or (needed := estimated_seconds(loaded.model, trace, matrix)) <= limit:
-        return True
-    cheaper = {"integrated gradients": " Gradient×input is far cheaper;",
-               "value zeroing": " ALTI and the attention norm cost one pass;"}.get(matrix, "")
-    st.warning(f"{named(matrix)} of this sentence would take about {needed:.0f} s on this shared server, "
-               f"which gives one request at most {limit:.0f} s.{cheaper} a shorter sentence is quicker. Run the app "
-               "on your own machine for any length (README).")
-    return False
-
-
-def shown(trace: Trace, settings: ui.Settings, text: str, matrix: str,
-          reading: Reading | None) -> tuple[str, np.ndarray, np.ndarray | None]:
-    """What a page draws for ``trace``: the matrix's name, the matrix [T, S] and the energies behind it (attention
-    heads only). A matrix this server cannot afford (:func:`affordable`) gives way to the attention, or, without
-    attention, ends the page."""
-    loaded = cache.load(settings.model, settings.revision, settings.languages)
-    if not affordable(loaded, trace, matrix):
-        if reading is None:
-            st.stop()
-        matrix = "attention"
-    if matrix == "attention":
-        return matrix, trace.read(reading), trace.read_energies(reading)
-    model = (settings.model, settings.revision, settings.languages)
-    if matrix in ATTRIBUTIONS:
-        return matrix, cached_attribution(*model, text, trace.target_ids, matrix), None
-    found = cached_layered(*model, text, trace.target_ids, matrix)
-    return matrix, found.read(layer_reading(loaded.model, matrix, reading)), None
-
-
-def prefix_share(trace: Trace, settings: ui.Settings, text: str, matrix: str, reading: Reading) -> np.ndarray | None:
-    """The target prefix's share [T] of each step at ``reading``'s layer, for a matrix that sees one (ALTI, the
-    rollouts); None for the others."""
-    if matrix in ATTRIBUTIONS or matrix == "attention":
-        return None
-    found = cached_layered(settings.model, settings.revision, settings.languages, text, trace.target_ids, matrix)
-    return None if found.prefix is None else found.prefix[reading.layer]
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _found(ref: str, revision: str | None, languages: Languages | None, text: str,
+           target: tuple[int, ...]) -> dict[str, Layered]:
+    """The matrices read so far of ``text`` written as ``target``, by name: one sentence's
+    :attr:`~models.analysis.contributions.Sentence.found`, kept across reruns and visitors (arrays, no model)."""
+    return {}
 
 
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:

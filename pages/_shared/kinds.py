@@ -10,7 +10,8 @@ import streamlit as st
 from models.analysis.alignment import AttentionView, piece_label
 from models.analysis.bertviz_export import bertviz_html
 from models.analysis.heads import changed_words, every_head, head_key, parse_head, without_heads
-from models.analysis.matrices import slug
+from models.analysis.matrices import ATTENTION
+from models.analysis.views import MatrixView
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
@@ -98,15 +99,15 @@ class Shown:
         return f"{WHAT[self.kind]} Shown piece by piece; the step explorer below follows the cross-attention."
 
 
-def shown(settings: ui.Settings, text: str, trace: Trace, view: AttentionView, matrix: str, kind: str,
+def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kind: str,
           reading: Reading | None) -> Shown:
-    """The main heatmap: ``view`` (the cross-attention or an attribution, step by step) or a self-attention of
-    ``kind``, with its name."""
-    several = reading is not None and (trace.attention_shape[1] > 1 or matrix != "attention")
-    head = f" ({evidence.reading_label(reading, matrix)})" if several else ""
-    stem = slug(matrix) + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
+    """The main heatmap: ``drawn`` (the cross-attention, what it adds or an attribution, step by step) or a
+    self-attention of ``kind``, with its name."""
+    several = reading is not None and (trace.attention_shape[1] > 1 or drawn.matrix.name != ATTENTION)
+    head = f" ({drawn.matrix.label(reading)})" if several else ""
+    stem = drawn.matrix.slug + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
     if kind == "cross":
-        return Shown(view, evidence.TITLES[matrix][0] + head, kind, None, stem)
+        return Shown(drawn.view, drawn.name, kind, None, stem)
     kinds = cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
     return Shown(kind_view(kinds, kind, reading), f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
 
