@@ -16,16 +16,16 @@ from pages._shared import deploy, ui  # noqa: E402
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
 page = st.navigation([
     st.Page("pages/translate.py", title="Translate & align", icon=":material/translate:", default=True),
-    st.Page("pages/compare_scoring.py", title="Compare scoring", icon=":material/compare_arrows:",
+    st.Page("pages/Compare_scoring.py", title="Compare scoring", icon=":material/compare_arrows:",
             url_path="Compare_scoring"),
-    st.Page("pages/corpus.py", title="A corpus at a time", icon=":material/table_view:", url_path="Corpus"),
-    st.Page("pages/context_vectors.py", title="Context vectors", icon=":material/scatter_plot:",
+    st.Page("pages/Corpus.py", title="A corpus at a time", icon=":material/table_view:", url_path="Corpus"),
+    st.Page("pages/Context_vectors.py", title="Context vectors", icon=":material/scatter_plot:",
             url_path="Context_vectors"),
-    st.Page("pages/score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),
-    st.Page("pages/learning.py", title="Alignment as it is learned", icon=":material/movie:", url_path="Learning"),
-    st.Page("pages/human_links.py", title="Against human links", icon=":material/fact_check:", url_path="Human_links"),
-    st.Page("pages/which_reading.py", title="Which reading?", icon=":material/rule:", url_path="Which_reading"),
-    st.Page("pages/models_and_results.py", title="Models & results", icon=":material/leaderboard:",
+    st.Page("pages/Score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),
+    st.Page("pages/Learning.py", title="Alignment as it is learned", icon=":material/movie:", url_path="Learning"),
+    st.Page("pages/Human_links.py", title="Against human links", icon=":material/fact_check:", url_path="Human_links"),
+    st.Page("pages/Which_reading.py", title="Which reading?", icon=":material/rule:", url_path="Which_reading"),
+    st.Page("pages/Models_and_results.py", title="Models & results", icon=":material/leaderboard:",
             url_path="Models_and_results"),
 ])
 ui.sidebar()

@@ -18,12 +18,12 @@ def main(argv=None) -> None:
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
                                     "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "dtype",
-                                    "readings"])
+                                    "readings", "which"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
-                   help="for translate, attribution, readings, completeness, sharpness, neighbours: bundled name, "
-                        "directory or Hub id")
+                   help="for translate, attribution, readings, which, completeness, sharpness, neighbours: bundled "
+                        "name, directory or Hub id")
     p.add_argument("--device", help="default: cuda if available, else cpu")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--data", nargs="+", default=["../shared/data/multi30k", "../shared/data/tatoeba-en-fr"],
@@ -123,6 +123,10 @@ def main(argv=None) -> None:
         kernels.bench_attribution(args.model, args.device, args.repeats)
     elif args.what == "completeness":
         convergence.bench_completeness(args.model, args.device)
+    elif args.what == "which":
+        from .readings import bench_which
+
+        bench_which(args.model, args.device, args.repeats)
     elif args.what == "readings":
         from .readings import bench_readings
 

@@ -55,9 +55,9 @@ def _rss_mib() -> float:
 def _in_process(data: str) -> None:
     from pathlib import Path
 
-    from models.tables.rows import sides, stream
+    from models.datasets.sentences import read_folder
     from models.storage.hub import load_model
-    from models.storage.sentences import read_folder
+    from models.tables.rows import sides, stream
 
     sentences = read_folder(Path(data) / "multi30k", "test_2016_flickr")
     loaded = [load_model("additive"), load_model("dot")]

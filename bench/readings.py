@@ -58,3 +58,40 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
             rows.append({"size": size, "plain": plain, "matrix": matrix, "own": own, "ratio": (plain + own) / plain})
             print(f"| {size} | {plain:.1f} | {matrix} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
     return rows
+
+
+def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
+    """One sentence read every way the model has, as the Which reading? page reads it
+    (:func:`models.analysis.side_by_side.side_by_side`, deletion scores left out): the median seconds and the
+    hooked passes over the whole sentence (value zeroing's zeroed passes apart), per sentence length. Runs against
+    any tree whose ``side_by_side`` takes (model, trace, chosen, scored), so a commit can be set beside another."""
+    import torch
+
+    from models.analysis.matrices import applicable, layer_reading
+    from models.analysis.side_by_side import side_by_side
+    from models.decoding.greedy import greedy
+    from models.storage.hub import load_model
+
+    loaded = load_model(model_ref, device=device)
+    own = loaded.reading.plain
+    chosen = {m: layer_reading(loaded.model, m, own) for m in applicable(loaded.model)}
+    passes, real = [], loaded.model.attention_parts
+
+    def counting(src, mask, tgt_in, zeroed=None):
+        passes.append(zeroed)
+        return real(src, mask, tgt_in, zeroed)
+
+    loaded.model.attention_parts = counting
+    print(f"{model_ref} on {loaded.device}, {torch.get_num_threads()} threads, {len(chosen)} matrices, median of "
+          f"{repeats} runs\n| source pieces × written | seconds | whole-sentence hooked passes |\n|---|---|---|")
+    rows = []
+    for text in ATTRIBUTION_SENTENCES:
+        trace = greedy(loaded.model, loaded.tokenizers, text)
+        passes.clear()
+        side_by_side(loaded.model, trace, chosen, scored=False)
+        whole = sum(zeroed is None for zeroed in passes)
+        seconds = _median_ms(lambda: side_by_side(loaded.model, trace, chosen, scored=False), repeats) / 1000
+        size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
+        rows.append({"size": size, "seconds": seconds, "passes": whole})
+        print(f"| {size} | {seconds:.3f} | {whole} |", flush=True)
+    return rows

@@ -20,16 +20,16 @@ import sys
 import numpy as np
 from tqdm import tqdm
 
-from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.contributions import Sentence
+from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import applicable, matrix_readings, read, row_name
+from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
 from .storage.card import write_card
 from .storage.hub import CheckpointError, LoadedModel, chosen_languages, language_options, load_model
 from .storage.languages import assumed
-from .storage.reading_scores import FAITHFULNESS_FILE
-from .storage.sentences import read_named
+from .storage.reading_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
 
 RANDOM = "random"
 
@@ -76,18 +76,15 @@ def main(argv=None) -> int:
             _, comp, suff = found.setdefault(name, (what, [], []))
             comp.append(f.comprehensiveness)
             suff.append(f.sufficiency)
-    rows = [{"row": name, "matrix": matrix, **({"reading": reading.key} if reading else {}),
-             "comprehensiveness": round(float(np.concatenate(comp).mean()), 3),
-             "sufficiency": round(float(np.concatenate(suff).mean()), 3), "steps": int(sum(map(len, comp)))}
-            for name, ((matrix, reading), comp, suff) in found.items()]
-    for row in rows:
+    command = "python -m models.faithfulness " + shlex.join(sys.argv[1:] if argv is None else argv)
+    record = Faithfulness(loaded.path.name, args.data, len(traces), DELETIONS, tuple(
+        FaithfulnessRow(name, matrix, round(float(np.concatenate(comp).mean()), 3),
+                        round(float(np.concatenate(suff).mean()), 3), int(sum(map(len, comp))), reading and reading.key)
+        for name, ((matrix, reading), comp, suff) in found.items()), command)
+    for row in record.to_json()["rows"]:
         print(json.dumps(row, ensure_ascii=False))
     if args.save:
-        command = "python -m models.faithfulness " + shlex.join(sys.argv[1:] if argv is None else argv)
-        record = {"model": loaded.path.name, "data": args.data, "sentences": len(traces), "deletions": DELETIONS,
-                  "rows": rows, "command": command}
-        (loaded.path / FAITHFULNESS_FILE).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
-                                                     encoding="utf-8")
+        write_faithfulness(loaded.path, record)
         if (loaded.path / "training.json").exists():
             write_card(loaded.path)
     return 0

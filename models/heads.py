@@ -19,12 +19,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .analysis.heads import every_head, importance, pruning
+from .analysis.head_removal import every_head, importance, pruning
+from .datasets.sentences import read_named
 from .storage.card import write_card
-from .storage.heads import HEADS_FILE
+from .storage.head_record import HEADS_FILE
 from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import Languages, assumed
-from .storage.sentences import read_named
 
 
 def validation_sentences(specs: list[str], languages: Languages, n: int) -> tuple[list[str], list[str]]:

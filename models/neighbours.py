@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from .analysis.neighbours import build_index, save_index
+from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
-from .storage.named_corpora import NamedCorpusError, resolve
 
 
 def sample_pairs(specs: list[str], per_corpus: int, seed: int) -> list[tuple[str, str]]:

@@ -9,8 +9,9 @@ APP = str(ROOT / "app.py")
 
 
 def page(name: str) -> str:
-    """A page file by its URL name, e.g. ``Compare_scoring`` → ``pages/compare_scoring.py``."""
-    path = f"pages/{name.lower()}.py"
+    """A page file by its URL name, e.g. ``Compare_scoring`` → ``pages/Compare_scoring.py`` (each file is named as
+    its page's URL: see ``ui.settings``)."""
+    path = f"pages/{name}.py"
     assert (ROOT / path).is_file(), path
     return path
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from models.analysis.attribution import attribution_matrix
-from models.analysis.heads import without_heads
+from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds

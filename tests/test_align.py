@@ -9,7 +9,8 @@ from models import align
 from models.align import every
 from models.analysis.matrices import MATRICES
 from models.storage.card import write_card
-from models.storage.gold import ALIGNMENT_FILE, read_alignment, read_gold
+from models.storage.alignment_record import ALIGNMENT_FILE, read_alignment
+from models.storage.gold import read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
 
 from .helpers import make_model, make_transformer, synthetic_pairs
@@ -111,8 +112,8 @@ def test_save_records_one_result_per_reading_beside_the_checkpoint(gold, tiny_to
     for method in ("argmax", "union", "argmax"):  # the second argmax replaces the first
         align.main(["--model", model, "--data", str(gold), "--method", method, "--save"])
     recorded = read_alignment(tmp_path / "additive" / ALIGNMENT_FILE)
-    assert [(r["matrix"], r["method"]) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
-    assert recorded[1]["command"].startswith("python -m models.align --model")
+    assert [(r.matrix, r.method) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
+    assert recorded[1].command.startswith("python -m models.align --model")
 
 
 def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
@@ -128,7 +129,7 @@ def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
 def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_default(tiny_tokenizers, tmp_path,
                                                                                       capsys):
     from models.decoding.trace import readings
-    from models.storage.gold import aer_by_head, default_reading
+    from models.storage.alignment_record import aer_by_head, default_reading
 
     from .helpers import make_transformer
 

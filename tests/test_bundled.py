@@ -121,8 +121,8 @@ def test_the_papers_figure_3_sentences_come_out_right(bundled, name):
 def test_the_most_important_head_changes_an_example_the_least_important_leaves_alone(bundled):
     """Read from the card's importance table (heads.json): switching off the head whose removal cost most
     changes the translation of a curated example that switching off the one that cost least leaves unchanged."""
-    from models.analysis.heads import parse_head, without_heads
-    from models.storage.heads import read_heads
+    from models.analysis.head_removal import parse_head, without_heads
+    from models.storage.head_record import read_heads
 
     loaded = bundled["transformer"]
     ranked = sorted(read_heads(loaded.path)["heads"], key=lambda r: r["drop"])

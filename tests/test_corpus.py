@@ -13,11 +13,11 @@ from models.analysis.alignment import word_view
 from models.analysis.compare import compare_views
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix
+from models.datasets.sentences import read_folder
 from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
 from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.sentences import read_folder
 
 from .helpers import make_model, synthetic_pairs
 

@@ -1,11 +1,11 @@
-"""pages/corpus.py through AppTest: the table of the app's examples, pasted pairs, two models or one, a public
+"""pages/Corpus.py through AppTest: the table of the app's examples, pasted pairs, two models or one, a public
 server's limits, and pasted text that cannot be read."""
 import pytest
 
+from models.datasets.test_sets import sets_for_pair
 from models.decoding.greedy import greedy
 from models.storage.examples import load_examples
 from models.storage.hub import load_model
-from models.storage.test_sets import sets_for_pair
 from pages._shared.labels import for_markdown
 
 from .helpers import synthetic_pairs

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from models import align
-from models.storage import gold_sets
-from models.storage.gold_sets import GoldSetError, find_gold, gold_for, load_gold
+from models.datasets import gold_sets
+from models.datasets.gold_sets import GoldSetError, find_gold, gold_for, load_gold
 
 from .pages_helpers import figures, page, run_page
 

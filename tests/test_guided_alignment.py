@@ -15,7 +15,6 @@ from models.network.tokenization import WORD_MARK
 from models.network.training import loss_function, train_step
 from models.storage.data import pad
 from models.storage.hub import load_model
-from models.storage.model_card import read_card
 from models.storage.pieces import tokenize_pairs
 from models.train.alignment_links import RECIPES, align_corpus, piece_links, sentences
 
@@ -49,7 +48,7 @@ def test_grow_diag_final_grows_where_either_word_is_unlinked_and_ends_with_the_u
 
 
 def test_word_links_become_links_between_every_piece_of_the_two_words(tiny_tokenizers):
-    (ns, source), (nt, target) = sentences(tiny_tokenizers.source, ["the bigdog runs."])[0], \
+    (ns, source), (_, target) = sentences(tiny_tokenizers.source, ["the bigdog runs."])[0], \
         sentences(tiny_tokenizers.target, ["le grandchien court."])[0]
     assert source.words == ("the", "bigdog", "runs", ".") and target.words == ("le", "grandchien", "court", ".")
     pieces = tiny_tokenizers.source.tokenizer.encode("the bigdog runs.").tokens

@@ -1,10 +1,10 @@
-"""models/analysis/heads.py: a head switched off is its output zeroed before W^O, on a copy; importance, confidence
+"""models/analysis/head_removal.py: a head switched off is its output zeroed before W^O, on a copy; importance, confidence
 and the pruning curve over a tiny Transformer."""
 import numpy as np
 import pytest
 import torch
 
-from models.analysis.heads import confidence, every_head, importance, pruning, without_heads
+from models.analysis.head_removal import confidence, every_head, importance, pruning, without_heads
 from models.network.multihead import MultiHeadAttention
 
 from .helpers import make_transformer, synthetic_pairs
@@ -57,7 +57,7 @@ def test_the_command_writes_its_record_and_the_card_shows_it(tiny_tokenizers, ti
 
     from models import heads as command
     from models.storage.card import write_card
-    from models.storage.heads import importance_grid, read_heads
+    from models.storage.head_record import importance_grid, read_heads
     from models.storage.hub import BUNDLED_DIR, save_checkpoint
 
     shutil.copy(BUNDLED_DIR / "en-fr-transformer" / "training.json", tmp_path / "training.json")
@@ -87,7 +87,7 @@ def test_the_command_refuses_an_rnn(tiny_tokenizers, tiny_corpus, tmp_path):
 
 
 def test_head_keys_round_trip_and_bad_ones_are_refused(tiny_tokenizers):
-    from models.analysis.heads import head_key, parse_head
+    from models.analysis.head_removal import head_key, parse_head
 
     model = make_transformer(tiny_tokenizers)
     for head in every_head(model):
@@ -101,7 +101,7 @@ def test_head_keys_round_trip_and_bad_ones_are_refused(tiny_tokenizers):
 
 
 def test_changed_words_mark_what_is_new_in_the_second_translation():
-    from models.analysis.heads import changed_words
+    from models.analysis.head_removal import changed_words
 
     assert changed_words("un chien noir court".split(), "un chien blanc court vite".split()) == [
         False, False, True, False, True]

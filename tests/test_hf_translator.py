@@ -102,7 +102,7 @@ def test_each_steps_cross_attention_is_the_teacher_forced_output_attentions(mari
 def test_a_switched_off_head_is_its_w_o_slice_zeroed(marian, head):
     """The project's definition: the head's output zeroed before the output projection — the same as zeroing the
     columns of W^O that read it, done here by hand on a copy of the library's model."""
-    from models.analysis.heads import without_heads
+    from models.analysis.head_removal import without_heads
 
     model, pair, library, tokenizer = marian
     kind, layer, h = head

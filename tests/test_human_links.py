@@ -1,11 +1,12 @@
-"""pages/human_links.py: a gold pair's human links over the model's attention or attribution.
+"""pages/Human_links.py: a gold pair's human links over the model's attention or attribution.
 
 Tiny gold data made here: the tests never read ../shared."""
 import pytest
 
 from models.analysis.aer import alignment_score
 from models.analysis.word_links import rows_argmax, word_matrix
-from models.storage.gold import parse_links, trial_best
+from models.storage.alignment_record import trial_best
+from models.storage.gold import parse_links
 from models.storage.hub import load_model
 
 from .pages_helpers import figures, heat_shape, page, records, run_page, title_of
@@ -81,5 +82,5 @@ def test_a_broken_gold_file_is_a_message(gold):
 def test_the_pair_table_scores_the_trial_chosen_rule(gold):
     at = run_page(page("Human_links"), pair="1")
     rules = list(at.dataframe[0].value["links read as"])
-    chosen = trial_best(load_model("additive").path, (1, 1))["method"]  # the bundled card's trial record
+    chosen = trial_best(load_model("additive").path, (1, 1)).method  # the bundled card's trial record
     assert rules[1] == f"{chosen} (chosen on the trial set)" and len(rules) == 3

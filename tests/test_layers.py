@@ -1,5 +1,5 @@
-"""Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → the
-user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
+"""Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → datasets
+→ the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
 below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
 from pathlib import Path
@@ -14,17 +14,20 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     "decoding": {"decoding", "network"},
     "analysis": {"analysis", "decoding", "network"},
     "storage": {"storage", "decoding", "network", ""},
-    "train": {"train", "storage", "analysis", "decoding", "network"},  # the training command, a package of its own
-    "align": {"align", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
+    "datasets": {"datasets", "storage"},  # data by name, read through storage
+    # the training command, a package of its own
+    "train": {"train", "datasets", "storage", "analysis", "decoding", "network"},
+    "align": {"align", "datasets", "storage", "analysis", "decoding", "network"},  # the alignment command, a package
     # a corpus's table (rows, column names, scores, files): the library beneath models.corpus, models.evaluate and
     # the Corpus page, so no command imports another for its metrics
-    "tables": {"tables", "storage", "analysis", "decoding", "network"},
-    "corpus": {"corpus", "tables", "storage", "analysis", "decoding", "network"},  # the corpus command
-    TOOLS: {"tables", "storage", "analysis", "decoding", "network", ""},
+    "tables": {"tables", "datasets", "storage", "analysis", "decoding", "network"},
+    "corpus": {"corpus", "tables", "datasets", "storage", "analysis", "decoding", "network"},  # the corpus command
+    TOOLS: {"tables", "datasets", "storage", "analysis", "decoding", "network", ""},
     "": set(),
 }
 LEAVES = {"extras"}  # modules at models/'s top that import nothing of it: every part may import them, as the root
-PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "tables", "train", "align", "corpus", TOOLS, ""}
+PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "train", "align", "corpus", TOOLS,
+                 ""}
 
 
 def part_of(path: Path) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from models import train
-from models.storage import named_corpora
-from models.storage.named_corpora import NamedCorpusError, resolve
+from models.datasets import named_corpora
+from models.datasets.named_corpora import NamedCorpusError, resolve
 
 from .helpers import synthetic_pairs
 from .test_train import SMALL

@@ -127,15 +127,15 @@ def test_models_page_says_whether_figure_2_holds_on_each_test_set():
 def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card); ``--matrix all`` rows have a table of their own."""
-    from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, read_alignment
+    from models.storage.alignment_record import BUNDLED_BASELINE, read_alignment, recorded as recorded_beside
     from models.storage.hub import BUNDLED_DIR
 
-    recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in read_alignment(d / ALIGNMENT_FILE)
-                if (not r.get("reading") or r["split"] == "test") and "trial aer" not in r]
+    recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
+                if (not r.reading or r.split == "test") and not r.chosen_on_trial]
     recorded += read_alignment(BUNDLED_BASELINE)
     at = run_page(page("Models_and_results"))
     table = next(d.value for d in at.dataframe if "AER %" in d.value.columns)
-    assert sorted(table["AER %"].dropna()) == sorted([r["aer"] for r in recorded] + [16.4, 8.0])  # + published
+    assert sorted(table["AER %"].dropna()) == sorted([r.aer for r in recorded] + [16.4, 8.0])  # + published
     assert any("eflomal" in name for name in table["links from"])
 
 
@@ -244,7 +244,7 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
 
 
 def test_models_page_draws_which_heads_matter(monkeypatch):
-    import models.storage.heads as heads
+    import models.storage.head_record as heads
 
     record = {"sentences": 6, "heads": [{"kind": k, "layer": n, "head": h, "drop": float(n + h), "confidence": 0.5}
                                         for k in ("cross", "encoder", "decoder") for n in (1, 2) for h in (1, 2)],

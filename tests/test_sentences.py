@@ -1,9 +1,9 @@
-"""models/storage/sentences.py: every way a pasted text or an upload is read, or refused with its reason."""
+"""models/datasets/sentences.py: every way a pasted text or an upload is read, or refused with its reason."""
 import codecs
 
 import pytest
 
-from models.storage.sentences import (
+from models.datasets.sentences import (
     MAX_BYTES,
     MAX_LINE_CHARS,
     SentencesError,

@@ -47,9 +47,11 @@ def test_an_unreachable_hub_default_does_not_stop_the_server(counted_loads, monk
     assert counted_loads == ["nobody/not-cached"]
 
 
-def test_a_deep_link_on_a_freshly_started_server_opens_its_page_without_a_dialog():
+@pytest.mark.parametrize("script", ["serve.py", "app.py"])
+def test_a_deep_link_on_a_freshly_started_server_opens_its_page_without_a_dialog(script):
     """The first visitor of a new server follows a shared link to a page other than the first (Streamlit's race
-    between the pages/ folder and st.navigation: its issues #9624, #9992)."""
+    between the pages/ folder and st.navigation: its issues #9624, #9992), under the deploy's entry and the local
+    one."""
     import os
 
     from bench.server import CHROMIUM, CHROMIUM_ARGS, Server
@@ -57,7 +59,7 @@ def test_a_deep_link_on_a_freshly_started_server_opens_its_page_without_a_dialog
         pytest.skip("Debian's chromium is not installed")
     from playwright.sync_api import sync_playwright
 
-    with Server(script="serve.py") as server, sync_playwright() as p:
+    with Server(script=script) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.set_default_timeout(120_000)

@@ -11,9 +11,9 @@ import pytest
 from sacrebleu.dataset import DATASETS
 
 from models import corpus, evaluate
-from models.storage import test_sets
-from models.storage.sentences import read_named
-from models.storage.test_sets import TestSetError, find, label, read_test_set, sets_for_pair
+from models.datasets import test_sets
+from models.datasets.sentences import read_named
+from models.datasets.test_sets import TestSetError, find, label, read_test_set, sets_for_pair
 
 
 def test_sets_are_named_for_people():

@@ -144,7 +144,7 @@ def test_an_rnn_has_no_kind_switch():
 
 
 def test_heads_switched_off_decode_again_beside_the_original(transformer):
-    from models.analysis.heads import without_heads
+    from models.analysis.head_removal import without_heads
 
     off = "cross.1.1,cross.1.2,cross.2.1,cross.2.2"
     at = run_page(APP, text=TEXT, model=transformer, off=off + ",cross.9.1")

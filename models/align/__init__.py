@@ -10,7 +10,7 @@
     python -m models.align.statistical --data ../shared/data/hansards-en-fr-align --corpus …   # eflomal baseline
 
 ``--data`` names a human-aligned set (``gold:en-fr``, the Hansards; ``gold:ro-en``, ``gold:ja-en``, ``gold:zh-en``;
-fetched once, read in the model's direction: :mod:`models.storage.gold_sets`) or gives a folder of the Hansards
+fetched once, read in the model's direction: :mod:`models.datasets.gold_sets`) or gives a folder of the Hansards
 gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens
 joined by spaces, so each of its words is one word of the app's word view: subwords joined by the ``▁`` rule).
 ``--matrix`` picks what is read (:mod:`models.analysis.matrices`): the attention α, what it adds (its norm, ALTI,
@@ -30,6 +30,7 @@ gold's own format (``i-j``, 1-based, English first).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import sys
@@ -41,10 +42,11 @@ from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, LinkRule
 from ..analysis.matrices import ATTENTION, MATRICES, layer_reading, matrix_readings, not_applicable, record
 from ..analysis.word_links import WRITTEN, word_matrices
+from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
+from ..storage.alignment_record import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
 from ..storage.card import write_card
-from ..storage.gold import ALIGNMENT_FILE, format_links, record_alignment, trial_best
-from ..storage.gold_sets import load_gold
+from ..storage.gold import format_links
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
 from .every import SWEPT, every_row
@@ -84,7 +86,7 @@ def default_rule(args: argparse.Namespace, loaded) -> str:
     on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
     best = trial_best(loaded.path, loaded.model.attention_shape)
     default = args.matrix == ATTENTION and args.reading in (None, loaded.reading and loaded.reading.key)
-    return best["method"] if best and default else "argmax"
+    return best.method if best and default else "argmax"
 
 
 def rules(args: argparse.Namespace) -> list[LinkRule]:
@@ -137,7 +139,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[dict]:
+def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[AlignmentRow]:
     """Score ``--matrix`` at the readings and rules asked for; print each result and return them."""
     chosen = chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:
@@ -150,13 +152,12 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
         for rule in rules(args):
             predicted = [rule.links(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
-            result = {"model": loaded.path.name, "split": args.split, "pairs": len(pairs), "matrix": args.matrix,
-                      **({"reading": reading.key} if reading else {}),
-                      **({"trained to align": True} if reading and reading == loaded.supervised else {}),
-                      "french": args.french, "method": str(rule), "aer": round(score.aer, 2),
-                      "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
-            print(json.dumps(result, ensure_ascii=False))
-            results.append({**result, "command": command})
+            result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, str(rule), round(score.aer, 2),
+                                  round(score.precision, 2), round(score.recall, 2), score.links,
+                                  reading=reading and reading.key, french=args.french,
+                                  trained_to_align=reading is not None and reading == loaded.supervised)
+            print(json.dumps(result.to_json(), ensure_ascii=False))
+            results.append(dataclasses.replace(result, command=command))
     if args.out:
         Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
     return results

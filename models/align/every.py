@@ -9,6 +9,7 @@ row can be rescored by any AER tool to the figure printed on it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,12 +17,13 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.matrices import applicable, matrix_readings, not_applicable, row_name
 from ..analysis.link_rules import METHODS, LinkRule
+from ..analysis.matrices import applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import word_matrices
+from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
+from ..storage.alignment_record import AlignmentRow
 from ..storage.gold import GoldPair, format_links
-from ..storage.gold_sets import load_gold
 from ..storage.hub import LoadedModel
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
@@ -55,7 +57,8 @@ def _score(weights: list[np.ndarray], rule: LinkRule, pairs: list[GoldPair]):
     return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
 
 
-def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str], command: str) -> list[dict]:
+def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str],
+              command: str) -> list[AlignmentRow]:
     """Score every row of ``matrices``; print each as a JSON line and return them; write links files under
     ``args.out``."""
     if args.split != "test":
@@ -76,12 +79,12 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
             tried = {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT}
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)
-            result = {"model": loaded.path.name, "split": "test", "pairs": len(test), "matrix": matrix,
-                      **({"reading": reading.key} if reading else {}), "row": name, "french": args.french,
-                      "method": str(rule), "trial aer": round(tried[rule], 2), "aer": round(score.aer, 2),
-                      "precision": round(score.precision, 2), "recall": round(score.recall, 2), "links": score.links}
-            print(json.dumps(result, ensure_ascii=False), flush=True)
-            results.append({**result, "command": command})
+            result = AlignmentRow(loaded.path.name, "test", len(test), matrix, str(rule), round(score.aer, 2),
+                                  round(score.precision, 2), round(score.recall, 2), score.links,
+                                  reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
+                                  french=args.french)
+            print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
+            results.append(dataclasses.replace(result, command=command))
             if out:
                 (out / f"{name}.txt").write_text("".join(format_links(p) + "\n" for p in predicted), encoding="utf-8")
     return results

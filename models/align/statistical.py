@@ -14,6 +14,7 @@ directions are).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import shlex
@@ -23,12 +24,13 @@ from pathlib import Path
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import grown_diagonally
+from ..datasets.gold_sets import load_gold
+from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
+from ..storage.alignment_record import AlignmentRow, record_alignment
 from ..storage.data import Corpus, read_parallel
-from ..storage.gold import Link, record_alignment
-from ..storage.gold_sets import load_gold
+from ..storage.gold import Link
 from ..storage.languages import EN_FR
-from ..storage.named_corpora import resolve
 
 _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
            "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
@@ -92,13 +94,13 @@ def main(argv=None) -> int:
                         ("intersection", [f & r for f, r in zip(forward, reverse)]),
                         ("grow-diag", [grown_diagonally(f, r) for f, r in zip(forward, reverse)])):
         score = alignment_score(links, sure, possible)
-        result = {"model": "eflomal", "split": args.split, "pairs": len(pairs), "matrix": "eflomal", "method": name,
-                  "training_pairs": len(english), "aer": round(score.aer, 2), "precision": round(score.precision, 2),
-                  "recall": round(score.recall, 2), "links": score.links}
-        print(json.dumps(result))
+        result = AlignmentRow("eflomal", args.split, len(pairs), "eflomal", name, round(score.aer, 2),
+                              round(score.precision, 2), round(score.recall, 2), score.links,
+                              training_pairs=len(english))
+        print(json.dumps(result.to_json()))
         if args.save:
             command = "python -m models.align.statistical " + shlex.join(sys.argv[1:] if argv is None else argv)
-            record_alignment(args.save, [{**result, "command": command}])
+            record_alignment(args.save, [dataclasses.replace(result, command=command)])
     return 0
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..datasets.sentences import read_named
 from ..decoding.trace import Reading
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import assumed
-from ..storage.sentences import read_named
 from ..tables.files import table_csv, table_json
 from ..tables.rows import corpus_rows, language_refusal, sides, summary
 

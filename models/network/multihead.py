@@ -36,7 +36,7 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"d_model {d_model} is not divisible into {heads} heads")
         self.heads, self.d_k = heads, d_model // heads
         #: Heads switched off (0-based): their output is zeroed before W^O, as Michel et al. (2019) remove a head.
-        #: Set only on a copy of a model (:func:`models.analysis.heads.without_heads`), never on a shared one.
+        #: Set only on a copy of a model (:func:`models.analysis.head_removal.without_heads`), never on a shared one.
         self.removed: frozenset[int] = frozenset()
         self.W_q = nn.Linear(d_model, d_model)
         self.W_k = nn.Linear(d_model, d_model)

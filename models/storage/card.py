@@ -14,7 +14,7 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..decoding.trace import Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
-from .heads import heads_table
+from .head_record import heads_table
 from .reading_scores import reading_table
 from .timeline import timeline_file
 from .training_record import best_validation, kept_weights, learning_rate, training_summary, validation_table

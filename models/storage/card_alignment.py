@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ..decoding.trace import Reading
-from .gold import ALIGNMENT_FILE, default_reading, read_alignment, trial_best
+from .alignment_record import AlignmentRow, default_reading, recorded, trial_best
 from .hub import check_config
 
 
@@ -18,13 +18,13 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
 
 def alignment_table(directory: str | Path) -> str:
     """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
-    results = [r for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if "trial aer" not in r]  # see below
+    results = [r for r in recorded(directory) if not r.chosen_on_trial]  # --matrix all rows: reading_scores
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
     rnn = _cross_shape(directory) == (1, 1)  # one head: its readings need no name
-    rows = [f"| {r['matrix']}{reading_name(r.get('reading'), rnn)} | {r['method']} | {r['split']} | "
-            f"{r['aer']:.1f} | {r['precision']:.1f} | {r['recall']:.1f} |" for r in results]
-    commands = "\n".join(dict.fromkeys("    " + r["command"] for r in results))
+    rows = [f"| {r.matrix}{reading_name(r.reading, rnn)} | {r.method} | {r.split} | "
+            f"{r.aer:.1f} | {r.precision:.1f} | {r.recall:.1f} |" for r in results]
+    commands = "\n".join(dict.fromkeys(f"    {r.command}" for r in results if r.command))
     return (_chosen_reading(directory, results)
             + "| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
             + "\n".join(rows) + f"\n\n{commands}")
@@ -39,7 +39,7 @@ def reading_name(key: str | None, rnn: bool) -> str:
     return " " + key
 
 
-def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
+def _chosen_reading(directory: str | Path, results: list[AlignmentRow]) -> str:
     """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
     shape = _cross_shape(directory)
     if shape == (0, 0):
@@ -49,5 +49,5 @@ def _chosen_reading(directory: str | Path, results: list[dict]) -> str:
         return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
                 if shape != (1, 1) else "")
     label = reading.label if shape != (1, 1) else "its attention" + (", read one step later" * reading.shifted)
-    return (f"Aligned with **{label}** (`{reading.key}`), links read by **{best['method']}**: the lowest "
-            f"AER on the trial set ({best['aer']:.1f}) of every reading and rule scored there.\n\n")
+    return (f"Aligned with **{label}** (`{reading.key}`), links read by **{best.method}**: the lowest "
+            f"AER on the trial set ({best.aer:.1f}) of every reading and rule scored there.\n\n")

@@ -31,7 +31,7 @@ from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_cl
 from ..network.device import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
-from .gold import default_reading
+from .alignment_record import default_reading
 from .hf_checkpoint import ManyToMany, is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download

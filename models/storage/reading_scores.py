@@ -1,7 +1,7 @@
 """Which matrix to believe, from what a checkpoint's folder records: each matrix scored against people
-(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set) and against the model
-itself (``faithfulness.json``, written by ``python -m models.faithfulness --save``) — one row per matrix, for the
-card and the app's Models page.
+(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment_record`)
+and against the model itself (``faithfulness.json``, written by ``python -m models.faithfulness --save`` and read
+here) — one :class:`ReadingScore` per matrix, for the card and the app's Models page.
 
 Against people, the row is the reading with the lowest AER on the *trial* set, its test AER shown: chosen without
 the test set. Against the model, the row is the layer (or head) with the highest comprehensiveness on the
@@ -9,51 +9,98 @@ sentences scored; there is no held-out set for it, so each matrix shows its best
 """
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from .gold import ALIGNMENT_FILE, read_alignment
+from .alignment_record import AlignmentRow, recorded
 
 FAITHFULNESS_FILE = "faithfulness.json"
 
 
-def read_faithfulness(directory: str | Path) -> dict | None:
-    """The faithfulness record beside a checkpoint (``rows``, ``data``, ``sentences``, ``command``), or None."""
+@dataclass(frozen=True)
+class FaithfulnessRow:
+    """One matrix at one reading, its deletion scores averaged over every step scored (nats)."""
+
+    row: str  # MATRIX.READING, as models.align names it
+    matrix: str  # a matrix of models.analysis.matrices, or "random"
+    comprehensiveness: float  # higher is better
+    sufficiency: float  # lower is better
+    steps: int
+    reading: str | None = None  # a Reading's key; None: an attribution or the random floor
+
+
+@dataclass(frozen=True)
+class Faithfulness:
+    """``faithfulness.json``: every row, on which sentences, and the command that scored them."""
+
+    model: str
+    data: str
+    sentences: int
+    deletions: int  # most words masked: k = 1 … deletions
+    rows: tuple[FaithfulnessRow, ...]
+    command: str
+
+    def to_json(self) -> dict:
+        return {**dataclasses.asdict(self), "rows": [{k: v for k, v in dataclasses.asdict(r).items() if v is not None}
+                                                     for r in self.rows]}
+
+
+def write_faithfulness(directory: str | Path, record: Faithfulness) -> None:
+    (Path(directory) / FAITHFULNESS_FILE).write_text(json.dumps(record.to_json(), indent=1, ensure_ascii=False) + "\n",
+                                                     encoding="utf-8")
+
+
+def read_faithfulness(directory: str | Path) -> Faithfulness | None:
+    """The faithfulness record beside a checkpoint, or None without one."""
     path = Path(directory) / FAITHFULNESS_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    if not path.exists():
+        return None
+    found = json.loads(path.read_text(encoding="utf-8"))
+    return Faithfulness(**{**found, "rows": tuple(FaithfulnessRow(**r) for r in found["rows"])})
 
 
-def _best(rows: Iterable[dict], score: str, sign: int) -> dict[str, dict]:
-    """Each matrix's row with the lowest ``sign · score`` (sign −1: the highest score), rows without it skipped;
-    the first of equals kept."""
-    best: dict[str, dict] = {}
-    for r in rows:
-        if score in r and (r["matrix"] not in best or sign * r[score] < sign * best[r["matrix"]][score]):
-            best[r["matrix"]] = r
+@dataclass(frozen=True)
+class ReadingScore:
+    """One matrix: its AER against people at the reading and rule chosen on the trial set, and its deletion scores
+    at its best reading; either None where not measured."""
+
+    matrix: str
+    aligned: AlignmentRow | None
+    explained: FaithfulnessRow | None
+
+    def table_row(self) -> dict:
+        """The row as the card and the Models page show it, by column title."""
+        a, f = self.aligned, self.explained
+        return {"matrix": self.matrix, "aligned at": f"{a.reading or '—'}, {a.method}" if a else "",
+                "AER %": a.aer if a else None, "trial AER %": a.trial_aer if a else None,
+                "explained at": (f.reading or "—") if f else "",
+                "comprehensiveness": f.comprehensiveness if f else None, "sufficiency": f.sufficiency if f else None}
+
+
+def aligned(directory: str | Path) -> dict[str, AlignmentRow]:
+    """Each matrix's ``--matrix all`` row with the lowest trial AER (the first of equals)."""
+    best: dict[str, AlignmentRow] = {}
+    for r in recorded(directory):
+        if r.chosen_on_trial and (r.matrix not in best or r.trial_aer < best[r.matrix].trial_aer):
+            best[r.matrix] = r
     return best
 
 
-def aligned(directory: str | Path) -> dict[str, dict]:
-    """Each matrix's ``--matrix all`` row with the lowest trial AER."""
-    return _best(read_alignment(Path(directory) / ALIGNMENT_FILE), "trial aer", 1)
+def explained(record: Faithfulness | None) -> dict[str, FaithfulnessRow]:
+    """Each matrix's row with the highest comprehensiveness (the first of equals)."""
+    best: dict[str, FaithfulnessRow] = {}
+    for r in record.rows if record else ():
+        if r.matrix not in best or r.comprehensiveness > best[r.matrix].comprehensiveness:
+            best[r.matrix] = r
+    return best
 
 
-def reading_scores(directory: str | Path) -> list[dict]:
-    """One row per matrix: its AER (reading and rule chosen on the trial set) and its deletion scores (best
-    reading), either missing where not measured; [] when neither was."""
-    record = read_faithfulness(directory)
-    best, explained = aligned(directory), _best(record["rows"] if record else (), "comprehensiveness", -1)
-    rows = []
-    for matrix in dict.fromkeys([*best, *explained]):
-        a, f = best.get(matrix), explained.get(matrix)
-        rows.append({"matrix": matrix,
-                     "aligned at": f"{a.get('reading', '—')}, {a['method']}" if a else "",
-                     "AER %": a["aer"] if a else None, "trial AER %": a["trial aer"] if a else None,
-                     "explained at": f.get("reading", "—") if f else "",
-                     "comprehensiveness": f["comprehensiveness"] if f else None,
-                     "sufficiency": f["sufficiency"] if f else None})
-    return rows
+def reading_scores(directory: str | Path) -> list[ReadingScore]:
+    """One score per matrix, aligned or explained or both; [] when neither was measured."""
+    people, model = aligned(directory), explained(read_faithfulness(directory))
+    return [ReadingScore(m, people.get(m), model.get(m)) for m in dict.fromkeys([*people, *model])]
 
 
 def _cell(value) -> str:
@@ -62,7 +109,7 @@ def _cell(value) -> str:
 
 def reading_table(directory: str | Path) -> str:
     """The card's table of :func:`reading_scores` with the commands that measured it."""
-    rows = reading_scores(directory)
+    rows = [s.table_row() for s in reading_scores(directory)]
     if not rows:
         return ("Not measured yet: run `python -m models.align --matrix all --save` and "
                 "`python -m models.faithfulness --save`.")
@@ -70,11 +117,11 @@ def reading_table(directory: str | Path) -> str:
     lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
     lines += ["| " + " | ".join(_cell(r[n]) for n in names) + " |" for r in rows]
     record = read_faithfulness(directory)
-    commands = [r["command"] for r in read_alignment(Path(directory) / ALIGNMENT_FILE) if "trial aer" in r][:1]
-    commands += [record["command"]] if record else []
-    said = (f" Deletion scores on the first {record['sentences']} sentences of {record['data']}, the model's own "
+    commands = [r.command for r in recorded(directory) if r.chosen_on_trial and r.command][:1]
+    commands += [record.command] if record else []
+    said = (f" Deletion scores on the first {record.sentences} sentences of {record.data}, the model's own "
             "greedy translations, in nats, each matrix at its best layer there (random has one)." if record else "")
     return ("\n".join(lines) + f"\n\nAER: lower is better. Comprehensiveness: how far log p of the written piece "
-            f"falls with the 1–{record['deletions'] if record else 5} source words a matrix ranks highest masked "
+            f"falls with the 1–{record.deletions if record else 5} source words a matrix ranks highest masked "
             f"(higher is better); sufficiency: with only them kept (lower is better).{said}\n\n"
             + "\n".join("    " + c for c in commands))

@@ -22,19 +22,21 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from ..analysis.aer import alignment_score
 from ..analysis.alignment import word_view
-from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.link_rules import LinkRule
 from ..analysis.matrices import ATTENTION, MATRICES
+from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
+from ..datasets.sentences import Sentences
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
 from ..decoding.trace import Reading, Trace
-from ..storage.gold import GoldPair, trial_best
+from ..storage.alignment_record import trial_best
+from ..storage.gold import GoldPair
 from ..storage.hub import LoadedModel
 from ..storage.languages import language_name, may_translate, pair_name
-from ..storage.sentences import Sentences
 from .columns import PAIR_STATS, STATS, column
 from .scores import by_length, scores
+
 
 @dataclass(frozen=True)
 class Side:
@@ -51,7 +53,7 @@ class Side:
     def aer_rule(self) -> LinkRule:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None
-        return LinkRule.parse(best["method"]) if best else MATRICES[ATTENTION].rule
+        return LinkRule.parse(best.method) if best else MATRICES[ATTENTION].rule
 
 
 def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:

@@ -8,13 +8,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..datasets.named_corpora import NamedCorpusError, resolve
+from ..datasets.sentences import read_named
+from ..datasets.test_sets import PREFIX as SACREBLEU_PREFIX
 from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 from ..network.training import Replicas, from_main
 from ..storage.data import Corpus, read_parallel, split_file
-from ..storage.named_corpora import NamedCorpusError, resolve
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
-from ..storage.sentences import read_named
-from ..storage.test_sets import PREFIX as SACREBLEU_PREFIX
 from .alignment_links import RECIPES, linked_parts
 
 MAX_TRAIN_PIECES = 64

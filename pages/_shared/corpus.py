@@ -17,7 +17,7 @@ from models.decoding.lines import BATCH
 from models.decoding.trace import Reading
 from models.storage.examples import load_examples
 from models.storage.languages import Languages, assumed, pair_name
-from models.storage.sentences import (
+from models.datasets.sentences import (
     MAX_BYTES,
     Sentences,
     SentencesError,
@@ -28,7 +28,7 @@ from models.storage.sentences import (
     read_named,
     with_links,
 )
-from models.storage.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
+from models.datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
 from models.tables.columns import PAIR_STATS, STATS, column, parse
 from models.tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
 
@@ -261,4 +261,4 @@ def open_row(row: pd.Series, models: tuple[Model, ...]) -> None:
         params = {"left": models[0].ref, "right": models[1].ref,
                   **{f"{side}_rev": m.revision for side, m in zip(("left", "right"), models) if m.revision},
                   **{f"{side}_head": m.reading for side, m in zip(("left", "right"), models) if m.reading}}
-        ui.open_sentence("pages/compare_scoring.py", row["source"], params)
+        ui.open_sentence("pages/Compare_scoring.py", row["source"], params)

@@ -6,7 +6,7 @@ attention "where did the decoder read", the others "how much did each source pie
 for the same step. A multi-head model's attention is
 read one way at a time (:class:`models.decoding.trace.Reading`), in the URL as ``head=LAYER.HEAD`` or
 ``head=LAYER.mean``. Human links come by name in the model's pair (``gold:en-fr``, ``gold:ro-en``, …, fetched
-once: :mod:`models.storage.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
+once: :mod:`models.datasets.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
 trial set (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside the project). None is bundled.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from models.analysis.views import MatrixView, Unaffordable, too_costly
 from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.gold import GoldPair
-from models.storage.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_cached, load_gold
+from models.datasets.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_cached, load_gold
 from models.storage.hub import LoadedModel
 from models.storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from models.storage.model_card import SUPERVISION
@@ -185,7 +185,7 @@ def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
 
 
 def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
-    """The pairs of ``split`` (:func:`models.storage.gold_sets.load_gold`), fetched under a status the first time."""
+    """The pairs of ``split`` (:func:`models.datasets.gold_sets.load_gold`), fetched under a status the first time."""
     gold_set = find_gold(spec) if spec.startswith(PREFIX) else None
     if gold_set is None or is_cached(gold_set):
         return _cached_gold(spec, languages, split)

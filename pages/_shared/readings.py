@@ -33,7 +33,7 @@ def panel_readings(loaded: LoadedModel, trace: Trace) -> dict[str, Reading | Non
     for matrix in applicable(loaded.model):
         if not affordable(loaded, trace, matrix):
             continue
-        key = best.get(matrix, {}).get("reading")
+        key = best[matrix].reading if matrix in best else None
         own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
         chosen[matrix] = None if own is None else layer_reading(loaded.model, matrix, own)
     return chosen

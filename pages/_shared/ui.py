@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
@@ -117,7 +118,17 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
 
 
 def settings() -> Settings:
-    """What the sidebar says in this run (drawn by ``app.py`` before the page)."""
+    """What the sidebar says in this run (drawn by ``app.py`` before the page).
+
+    A page run without ``app.py`` first hands the run to it. That happens once a process: Streamlit decides at its
+    first session whether an app is a ``pages/``-folder app, and says yes until a script run calls
+    ``st.navigation``, so a new server's first visitor who follows a shared link has that page's file run alone
+    (its issues #9624, #9992). Each page file is named as its page's URL, so Streamlit finds it rather than showing
+    "Page not found"; the page then reruns through ``app.py``, under the same URL.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False  # what app.py's st.navigation would say
+        st.rerun()
     return st.session_state[_SETTINGS]
 
 

@@ -14,8 +14,15 @@ from models.storage.card import (
     scored_sets,
     training_data,
 )
-from models.storage.gold import ALIGNMENT_FILE, BUNDLED_BASELINE, aer_by_head, alignment_rows, read_alignment
-from models.storage.heads import importance_grid, read_heads
+from models.storage.alignment_record import (
+    BUNDLED_BASELINE,
+    aer_by_head,
+    alignment_commands,
+    alignment_table,
+    read_alignment,
+    recorded,
+)
+from models.storage.head_record import importance_grid, read_heads
 from models.storage.hub import bundled_models, resolve
 from models.storage.languages import language_name
 from models.storage.model_card import SUPERVISION
@@ -42,7 +49,7 @@ if not facts.bundled:  # a Hub translator or a folder: what it is, from the mode
 
 rows, lengths, curves, alignment, heads, buckets, records = [], [], [], {}, {}, {}, []
 for name in bundled_models():
-    results = alignment[ui.model_name(name)] = read_alignment(resolve(name) / ALIGNMENT_FILE)
+    results = alignment[ui.model_name(name)] = recorded(resolve(name))
     for shifted in (False, True):  # each head read at the step writing each word, and one step later
         if (grid := aer_by_head(results, "test", shifted)) is not None:
             heads[name, shifted] = grid
@@ -97,13 +104,11 @@ if alignment or baseline:
     st.caption("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned "
                "by people, Och & Ney 2000; Mihalcea & Pedersen 2003), the French side forced; the statistical "
                "aligner eflomal on the same sentences, and published single-direction figures. AER: lower is better.")
-    table = alignment_rows(alignment, baseline)
-    st.dataframe(pd.DataFrame(table)[["links from", "method", "split", "aer", "precision", "recall"]]
-                 .rename(columns={"method": "read as", "aer": "AER %", "precision": "precision %",
-                                  "recall": "recall %"}).style.format(precision=1, na_rep=""),
+    st.dataframe(pd.DataFrame(alignment_table(alignment, baseline)).style.format(precision=1, na_rep=""),
                  hide_index=True, key="alignment")
-    st.code("\n".join(dict.fromkeys(r["command"] for r in table if "command" in r)), language="bash")
-believed = [{"model": ui.model_name(name), **row} for name in bundled_models() for row in reading_scores(resolve(name))]
+    st.code("\n".join(alignment_commands(alignment, baseline)), language="bash")
+believed = [{"model": ui.model_name(name), **score.table_row()} for name in bundled_models()
+            for score in reading_scores(resolve(name))]
 if believed:
     st.subheader("Which matrix to believe?")
     st.caption("Each matrix a step can be read as, scored two ways. Against people: AER on the Hansards gold test "
@@ -113,7 +118,7 @@ if believed:
                "lower is better), at its best layer (`python -m models.faithfulness`); random is the floor. The "
                "Which reading? page does both for one sentence.")
     st.dataframe(pd.DataFrame(believed).style.format(precision=2, na_rep="—"), hide_index=True, key="believed")
-    st.code("\n".join(dict.fromkeys(record["command"] for name in bundled_models()
+    st.code("\n".join(dict.fromkeys(record.command for name in bundled_models()
                                     if (record := read_faithfulness(resolve(name))))), language="bash")
 for (name, shifted), (layer_names, head_names, values) in heads.items():
     when = ", read one step later" if shifted else ""

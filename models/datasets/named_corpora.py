@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..storage.languages import Languages, language_key, pair_name
+from ..storage.pieces import default_cache_dir
 from .fetch import FetchError, fetch_pinned
-from .languages import Languages, language_key, pair_name
-from .pieces import default_cache_dir
 
 OPUS, MULTI30K = "opus:", "multi30k"
 OPUS_SETTING, MULTI30K_SETTING = "ATLAS_OPUS_URL", "ATLAS_MULTI30K_URL"

@@ -18,7 +18,7 @@ from pathlib import Path
 from sacrebleu.dataset import DATASETS
 from sacrebleu.utils import SACREBLEU_DIR
 
-from .languages import Languages, language_key, pair_name
+from ..storage.languages import Languages, language_key, pair_name
 
 PREFIX = "sacrebleu:"
 SIZE_TIMEOUT_S = 10.0  # asking a set's size never holds a request longer

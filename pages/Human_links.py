@@ -5,8 +5,8 @@ from models.analysis.alignment import AttentionView
 from models.analysis.link_rules import LinkRule
 from models.analysis.matrices import ATTENTION, MATRICES
 from models.analysis.word_links import pair_scores
-from models.storage.gold import trial_best
-from models.storage.gold_sets import GoldSetError
+from models.storage.alignment_record import trial_best
+from models.datasets.gold_sets import GoldSetError
 from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
@@ -58,7 +58,7 @@ with st.expander("How to read this"):
                 "here they are checked." + (f"\n\n{evidence.STEP_NOTE}" if reading is not None else ""))
 
 best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
-st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix, best and LinkRule.parse(best["method"])),
+st.dataframe(pair_scores(weights, pair.sure, pair.possible, matrix, best and LinkRule.parse(best.method)),
              hide_index=True,
              key="pair_scores")
 st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "

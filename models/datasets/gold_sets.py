@@ -19,10 +19,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..storage.gold import GoldPair, parse_links, read_gold
+from ..storage.languages import EN_FR, Languages, language_key, may_translate, pair_name
+from ..storage.pieces import default_cache_dir
 from .fetch import FetchError, fetch_pinned
-from .gold import GoldPair, parse_links, read_gold
-from .languages import EN_FR, Languages, language_key, may_translate, pair_name
-from .pieces import default_cache_dir
 
 PREFIX = "gold:"
 COMMIT = "5f150d45bbe51e167daf0a84abebaeb07c3323d1"  # neulab/awesome-align

@@ -54,8 +54,8 @@ if picked and panels[int(picked[0]["head"])].matrix != RANDOM:
                                                        **({"head": panel.reading.key} if panel.reading else {})})
 
 rows = [{"matrix": p.matrix, "reading": where(p),
-         "AER % (gold test set)": recorded.get(p.matrix, {}).get("aer"),
-         "aligned at": (f"{recorded[p.matrix].get('reading', '')} {recorded[p.matrix]['method']}".strip()
+         "AER % (gold test set)": recorded[p.matrix].aer if p.matrix in recorded else None,
+         "aligned at": (f"{recorded[p.matrix].reading or ''} {recorded[p.matrix].method}".strip()
                         if p.matrix in recorded else ""),
          "comprehensiveness": p.comprehensiveness, "sufficiency": p.sufficiency} for p in panels]
 st.dataframe(pd.DataFrame(rows).style.format(precision=2, na_rep="—"), hide_index=True, key="reading_scores")

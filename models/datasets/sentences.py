@@ -12,9 +12,9 @@ import codecs
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .data import read_references
-from .gold import GoldPair, parse_links, read_gold
-from .languages import EN_FR, Languages, may_translate, pair_name
+from ..storage.data import read_references
+from ..storage.gold import GoldPair, parse_links, read_gold
+from ..storage.languages import EN_FR, Languages, may_translate, pair_name
 from .gold_sets import PREFIX as GOLD_PREFIX
 from .gold_sets import load_gold
 from .test_sets import PREFIX as SACREBLEU_PREFIX

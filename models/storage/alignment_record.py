@@ -1,0 +1,158 @@
+"""``alignment.json`` beside a checkpoint, and ``assets/eflomal.json``: AER against people's links, one
+:class:`AlignmentRow` per reading and rule scored — read and written here only (``python -m models.align --save``
+and ``models.align.statistical --save`` write them; the card, the tables and the pages read them).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import ROOT
+from ..decoding.trace import RNN_READING, Reading, readings
+
+ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
+BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
+#: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
+PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
+#: Fields the file spells with a space, as the commands have always printed them.
+_SPELLED = {"trial_aer": "trial aer", "trained_to_align": "trained to align"}
+
+
+@dataclass(frozen=True)
+class AlignmentRow:
+    """One reading of one matrix (or a statistical aligner), its links read by one rule, scored on one split."""
+
+    model: str
+    split: str  # "test" or "trial"
+    pairs: int
+    matrix: str  # a matrix of models.analysis.matrices, or the statistical aligner's name ("eflomal")
+    method: str  # the link rule as LinkRule writes it; a statistical aligner's direction or symmetrisation
+    aer: float  # %
+    precision: float  # %
+    recall: float  # %
+    links: int
+    reading: str | None = None  # a Reading's key; None: an attribution, an aligner, or an RNN recorded before
+    row: str | None = None  # a --matrix all row's name: MATRIX.READING
+    trial_aer: float | None = None  # a --matrix all row: its rule was chosen on the trial set, at this AER there
+    french: str | None = None  # "written" or "tokens": how the gold's French was forced
+    trained_to_align: bool = False  # the model's card marks this reading's head as trained to align
+    training_pairs: int | None = None  # a statistical aligner's: the pairs it was trained on
+    command: str | None = None
+
+    @property
+    def chosen_on_trial(self) -> bool:
+        """A ``--matrix all`` row (its rule chosen on the trial set), kept apart from a rule asked for."""
+        return self.trial_aer is not None
+
+    @property
+    def attention_reading(self) -> Reading | None:
+        """The attention reading scored (an RNN's rows from before readings were recorded: its one head)."""
+        if self.matrix != "attention":
+            return None
+        return Reading.from_key(self.reading) if self.reading else RNN_READING
+
+    @classmethod
+    def from_json(cls, found: dict) -> AlignmentRow:
+        names = {_SPELLED.get(f.name, f.name): f.name for f in dataclasses.fields(cls)}
+        unknown = set(found) - set(names)
+        if unknown:
+            raise ValueError(f"an alignment result with unknown fields {sorted(unknown)}")
+        return cls(**{names[k]: v for k, v in found.items()})
+
+    def to_json(self) -> dict:
+        """As the file and the commands' printed lines have it: fields left at their defaults left out."""
+        return {_SPELLED.get(f.name, f.name): getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != f.default}
+
+    def _key(self) -> tuple:
+        return self.split, self.matrix, self.method, self.reading, self.chosen_on_trial
+
+
+def record_alignment(path: str | Path, results: list[AlignmentRow]) -> None:
+    """Add ``results`` to the file at ``path``, replacing earlier results that measured the same thing (split,
+    matrix, rule, reading, and whether the rule was chosen on the trial set)."""
+    path = Path(path)
+    new = {r._key() for r in results}
+    kept = [r for r in read_alignment(path) if r._key() not in new]
+    path.write_text(json.dumps([r.to_json() for r in [*kept, *results]], indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+
+
+def read_alignment(path: str | Path) -> list[AlignmentRow]:
+    """The results recorded at ``path`` (none when the file is missing)."""
+    path = Path(path)
+    return [AlignmentRow.from_json(r) for r in json.loads(path.read_text(encoding="utf-8"))] if path.exists() else []
+
+
+def recorded(directory: str | Path) -> list[AlignmentRow]:
+    """The results beside the checkpoint in ``directory``."""
+    return read_alignment(Path(directory) / ALIGNMENT_FILE)
+
+
+def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False
+                ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
+    """A multi-head model's attention AER on ``split`` as a grid: row labels (layers), column labels (its heads, then
+    the layer's mean) and AER per cell (None where not measured), from results that name a ``reading`` (read at
+    the writing step, or with ``shifted`` one step later); None without any. Where a reading was scored by several
+    rules, the lowest AER is kept."""
+    scored = {}
+    for r in results:
+        reading = r.attention_reading if r.reading else None
+        if r.split == split and reading and reading.shifted == shifted:
+            layer, head = reading.layer + 1, "mean" if reading.head is None else str(reading.head + 1)
+            best = scored.get((layer, head))
+            scored[layer, head] = r.aer if best is None else min(best, r.aer)
+    if not scored or not any(h == "mean" for _, h in scored):  # an RNN's one head is no grid
+        return None
+    layers = sorted({layer for layer, _ in scored})
+    heads = sorted({int(h) for _, h in scored if h != "mean"})
+    columns = [str(h) for h in heads] + ["mean"]
+    return ([f"layer {n}" for n in layers], [f"head {c}" if c != "mean" else "mean" for c in columns],
+            [[scored.get((n, c)) for c in columns] for n in layers])
+
+
+def trial_best(directory: str | Path, shape: tuple[int, int]) -> AlignmentRow | None:
+    """The attention result with the lowest AER on the gold's trial set recorded beside a model whose attention is
+    shaped ``(L, heads)``, over every reading (shifted ones too) and rule; None when none was scored. An RNN's
+    results from before readings were recorded read as its one plain head."""
+    options = {r.key for r in readings(shape, shifted=True)}
+    scored = [dataclasses.replace(r, reading=r.attention_reading.key) for r in recorded(directory)
+              if r.split == "trial" and r.attention_reading and r.attention_reading.key in options]
+    return min(scored, key=lambda r: r.aer) if scored else None
+
+
+def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None
+                    ) -> Reading | None:
+    """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with: the one with the lowest AER on
+    the gold's trial set recorded beside it (chosen on the trial set only, ``python -m models.align --split trial
+    --reading all --save``), else the head trained to align (``supervised``, from the model's card), else the
+    RNN's only head or a Transformer's last layer's mean. None without attention. The app's heatmap draws its
+    plain counterpart (:attr:`Reading.plain`), the step's own attention."""
+    if shape == (0, 0):
+        return None
+    best = trial_best(directory, shape)
+    if best:
+        return Reading.parse(best.reading, shape)
+    return supervised or (RNN_READING if shape == (1, 1) else Reading(shape[0] - 1, None))
+
+
+def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[AlignmentRow]) -> list[dict]:
+    """The table of AER against human links, by column title: each model's results (by its label; of a multi-head
+    model, the test set's), the statistical aligner's and the published figures, each row named by what its links
+    came from. The ``--matrix all`` rows have a table of their own (:mod:`.reading_scores`)."""
+    rows = [(f"{label}: {r.matrix}" + (f", reading {r.reading}" if r.reading else ""), r)
+            for label, found in results.items() for r in found
+            if (not r.reading or r.split == "test") and not r.chosen_on_trial]
+    rows += [(f"eflomal ({r.method} links)", r) for r in baseline]
+    table = [{"links from": name, "read as": r.method, "split": r.split, "AER %": r.aer,
+              "precision %": r.precision, "recall %": r.recall} for name, r in rows]
+    return table + [{"links from": name, "read as": None, "split": "test", "AER %": aer, "precision %": None,
+                     "recall %": None} for name, aer in PUBLISHED.items()]
+
+
+def alignment_commands(results: dict[str, list[AlignmentRow]], baseline: list[AlignmentRow]) -> list[str]:
+    """The commands that measured :func:`alignment_table`'s rows, each once."""
+    found = [r for rows in results.values() for r in rows if not r.chosen_on_trial] + baseline
+    return list(dict.fromkeys(r.command for r in found if r.command))
