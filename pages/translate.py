@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
 from models.analysis.matrices import ATTENTION, MATRICES
-from models.analysis.views import MatrixView
+from models.views.readings import MatrixView
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
@@ -140,9 +140,8 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                    "(contrastive attribution, Yin & Neubig 2022).")
         return
     st.query_params["foil"] = foil
-    method = readings.contrast_method(trace, matrix, step)
-    weights = readings.cached_contrast(settings.model, settings.revision, settings.languages, text, trace.target_ids,
-                                       method, step, options[foil])
+    method, weights = readings.cached_contrast(settings.model, settings.revision, settings.languages, text,
+                                               trace.target_ids, matrix, step, options[foil])
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=trace.source.surfaces,
                          unknown=trace.source.unknown, weights=weights[None], energies=None)
     title = f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"

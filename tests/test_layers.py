@@ -1,5 +1,5 @@
 """Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → datasets
-→ the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
+→ tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
 below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
 from pathlib import Path
@@ -22,12 +22,14 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     # the Corpus page, so no command imports another for its metrics
     "tables": {"tables", "datasets", "storage", "analysis", "decoding", "network"},
     "corpus": {"corpus", "tables", "datasets", "storage", "analysis", "decoding", "network"},  # the corpus command
+    # what the pages draw, whole (models/views): reads every layer below the commands
+    "views": {"views", "tables", "datasets", "storage", "analysis", "decoding", "network", ""},
     TOOLS: {"tables", "datasets", "storage", "analysis", "decoding", "network", ""},
     "": set(),
 }
 LEAVES = {"extras"}  # modules at models/'s top that import nothing of it: every part may import them, as the root
-PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "train", "align", "corpus", TOOLS,
-                 ""}
+PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "views", "train", "align", "corpus",
+                 TOOLS, ""}
 
 
 def part_of(path: Path) -> str:
@@ -151,3 +153,25 @@ def test_the_checker_sees_an_upward_import_and_a_circle(tmp_path):
 @pytest.mark.parametrize("leaf", sorted(LEAVES))
 def test_a_leaf_imports_nothing_of_the_project(leaf):
     assert not any(name[:1] == ("models",) for name in imported(MODELS / f"{leaf}.py"))
+
+
+def models_modules_of(paths: list[Path]) -> set[tuple[str, ...]]:
+    """The modules of models/ that ``paths`` import (``from models.views import readings`` is the module
+    ``models.views.readings``; a name from a module is that module)."""
+    found = set()
+    for path in paths:
+        for name in imported(path):
+            while name[:1] == ("models",) and not (ROOT.joinpath(*name).with_suffix(".py").is_file()
+                                                   or (ROOT.joinpath(*name) / "__init__.py").is_file()):
+                name = name[:-1]
+            if name[:1] == ("models",) and len(name) > 1:
+                found.add(name)
+    # "from models.views import readings" names the package too: it counts only where nothing in it is named
+    return {n for n in found if not (ROOT.joinpath(*n).is_dir() and any(m[: len(n)] == n != m for m in found))}
+
+
+def test_the_pages_reach_few_models_modules():
+    """Pages draw; what they show comes from a few models modules made for them (models/views) and the records and
+    types they pass around. Issue 64 asks for at most 20; this holds the ground won so far."""
+    reached = models_modules_of(UI)
+    assert len(reached) <= 33, sorted(".".join(n) for n in reached)

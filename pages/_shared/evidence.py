@@ -13,12 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
-from models.analysis import views
-from models.analysis.attribution import IG_STEPS
-from models.analysis.contributions import Layered, Sentence
 from models.analysis.matrices import (
     ATTENTION,
     MATRICES,
@@ -28,14 +24,11 @@ from models.analysis.matrices import (
     not_applicable,
     slug,
 )
-from models.analysis.views import MatrixView, Unaffordable, too_costly
-from models.analysis.word_links import word_matrix
 from models.decoding.trace import Reading, Trace, readings
-from models.storage.gold import GoldPair
-from models.datasets.gold_sets import GOLD_SETS, PREFIX, find_gold, gold_for, is_cached, load_gold
 from models.storage.hub import LoadedModel
-from models.storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
+from models.storage.languages import Languages
 from models.storage.model_card import SUPERVISION
+from models.views import readings as views
 
 from . import cache, deploy, ui
 
@@ -59,9 +52,9 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
         "Show", choices, index=choices.index(wanted), key=key,
         format_func=lambda m: f"{m} — {MATRICES[m].about}",
         help="The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
-        "attribution (Captum), which works on any model. Integrated gradients take "
-        f"{IG_STEPS} passes along a path and value zeroing one pass per source token: seconds for a short sentence, "
-        "longer for a long one. Which of them to believe: the Which reading? page."
+        "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
+        "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
+        "Which of them to believe: the Which reading? page."
         + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
     st.query_params["read"] = slug(matrix)
     return matrix
@@ -127,19 +120,19 @@ def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = 
 
 def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
     """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
-    reason = too_costly(loaded.model, trace, matrix, deploy.attribution_limit_s())
+    reason = views.too_costly(loaded.model, trace, matrix, deploy.attribution_limit_s())
     if reason:
         st.warning(reason)
     return reason is None
 
 
-def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str, reading: Reading | None) -> MatrixView:
-    """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.analysis.views.matrix_view`), each
+def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
+                reading: Reading | None) -> views.MatrixView:
+    """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.views.readings.matrix_view`), each
     matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
     attention stands in for a matrix this server cannot afford, and the page's end where nothing can."""
     loaded = cache.load(settings.model, settings.revision, settings.languages)
-    sentence = Sentence(loaded.model, trace, _found(settings.model, settings.revision, settings.languages, text,
-                                                    trace.target_ids))
+    found = _found(settings.model, settings.revision, settings.languages, text, trace.target_ids)
     bar = None
 
     def progress(done: float) -> None:
@@ -148,46 +141,41 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str, rea
         bar.progress(done, text=f"Computing {matrix}: {done:.0%}")
 
     try:
-        found = views.matrix_view(sentence, matrix, reading, settings.words, deploy.attribution_limit_s(), progress)
-    except Unaffordable as e:
+        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words, deploy.attribution_limit_s(),
+                                  progress, found)
+    except views.Unaffordable as e:
         st.warning(str(e))
         st.stop()
     if bar is not None:
         bar.empty()
-    if found.instead:
-        st.warning(found.instead)
-    return found
+    if drawn.instead:
+        st.warning(drawn.instead)
+    return drawn
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _found(ref: str, revision: str | None, languages: Languages | None, text: str,
-           target: tuple[int, ...]) -> dict[str, Layered]:
+           target: tuple[int, ...]) -> dict:
     """The matrices read so far of ``text`` written as ``target``, by name: one sentence's
     :attr:`~models.analysis.contributions.Sentence.found`, kept across reruns and visitors (arrays, no model)."""
     return {}
 
 
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
-    """Where this model's human links come from and their splits: for an English→French model the Hansards folder,
-    if there is one (``ATLAS_GOLD``, else the data folder's), else the set of its pair by name; None, said in a
-    sentence, when no set links its languages."""
-    folder = Path(deploy.setting("ATLAS_GOLD") or DEFAULT_GOLD)
-    splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
-    if splits and may_translate(loaded.languages, EN_FR):
-        return str(folder), splits
-    gold_set = gold_for(assumed(loaded.languages))
-    if gold_set:
-        return gold_set.name, ["test"] + ([] if gold_set.own_trial else ["trial"])
-    names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
-    st.info(f"People's links come by name for {names} (either way); this model translates "
-            f"{pair_name(loaded.languages)}, so there is nothing of its to lay over them.")
-    return None
+    """Where this model's human links come from and their splits (:func:`models.views.readings.gold_source`: the
+    Hansards folder, ``ATLAS_GOLD`` else the data folder's, for an English→French model; else its pair's set by
+    name); None, said in a sentence, when no set links its languages."""
+    found = views.gold_source(loaded.languages, Path(deploy.setting("ATLAS_GOLD") or DEFAULT_GOLD))
+    if isinstance(found, str):
+        st.info(found)
+        return None
+    return found
 
 
-def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
-    """The pairs of ``split`` (:func:`models.datasets.gold_sets.load_gold`), fetched under a status the first time."""
-    gold_set = find_gold(spec) if spec.startswith(PREFIX) else None
-    if gold_set is None or is_cached(gold_set):
+def gold_pairs(spec: str, languages: Languages, split: str) -> list:
+    """The pairs of ``split`` (:func:`models.views.readings.gold_pairs`), fetched under a status the first time."""
+    gold_set = views.to_fetch(spec)
+    if gold_set is None:
         return _cached_gold(spec, languages, split)
     with st.status(f"Fetching {spec} ({gold_set.who}) from awesome-align's examples…") as status:
         pairs = _cached_gold(spec, languages, split)
@@ -196,14 +184,12 @@ def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _cached_gold(spec: str, languages: Languages, split: str) -> list[GoldPair]:
-    return load_gold(spec, languages, split)[0]
+def _cached_gold(spec: str, languages: Languages, split: str) -> list:
+    return views.gold_pairs(spec, languages, split)
 
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…")
-def cached_word_matrix(ref: str, revision: str | None, languages: Languages | None,
-                       english: tuple[str, ...], french: tuple[str, ...],
-                       matrix: str, reading: Reading | None) -> np.ndarray:
-    """[F, E] between the gold's own words (see :func:`models.analysis.word_links.word_matrix`)."""
-    loaded = cache.load(ref, revision, languages)
-    return word_matrix(loaded.model, loaded.tokenizers, english, french, matrix, reading or loaded.reading)
+def cached_gold_view(ref: str, revision: str | None, languages: Languages | None, pair,
+                     matrix: str, reading: Reading | None) -> views.GoldView:
+    """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
+    return views.gold_view(cache.load(ref, revision, languages), pair, matrix, reading)

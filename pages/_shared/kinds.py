@@ -11,7 +11,7 @@ from models.analysis.alignment import AttentionView, piece_label
 from models.analysis.bertviz_export import bertviz_html
 from models.analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
 from models.analysis.matrices import ATTENTION
-from models.analysis.views import MatrixView
+from models.views.readings import MatrixView
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace

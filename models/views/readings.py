@@ -1,0 +1,222 @@
+"""What the pages draw of one sentence's readings, each whole from one call: a matrix at one reading, in words or
+pieces, labelled and titled, with the target prefix's share and what was drawn in its place and why (Translate);
+why the model wrote one piece and not another (the step's contrast); every matrix side by side with its scores
+(Which reading?); a human-aligned pair under one matrix, scored (Human links). :mod:`models.analysis.matrices`
+holds every matrix's record; the server's time limit is passed in, never read here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..analysis.alignment import AttentionView, piece_view, word_view
+from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
+from ..analysis.contributions import Layered, Sentence
+from ..analysis.faithfulness import DELETIONS
+from ..analysis.faithfulness import estimated_seconds as deletion_seconds
+from ..analysis.link_rules import LinkRule
+from ..analysis.matrices import (
+    ATTENTION,
+    MATRICES,
+    Matrix,
+    Progress,
+    applicable,
+    layer_reading,
+    layered,
+    read_layered,
+    record,
+)
+from ..analysis.side_by_side import RANDOM, Panel, side_by_side
+from ..analysis.word_links import pair_scores, word_matrix
+from ..datasets.gold_sets import GOLD_SETS, PREFIX, GoldSet, GoldSetError, find_gold, gold_for, is_cached, load_gold
+from ..decoding.trace import Reading, Trace
+from ..network.translator import Translator
+from ..storage.alignment_record import trial_best
+from ..storage.gold import GoldPair
+from ..storage.hub import LoadedModel
+from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
+from ..storage.reading_scores import aligned
+
+
+class Unaffordable(ValueError):
+    """A matrix this server cannot give the time it takes, on a model without attention to draw in its place."""
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixView:
+    """One matrix of one sentence at one reading, ready to draw."""
+
+    matrix: Matrix  # what is drawn: the one asked for, or the attention in its place (see ``instead``)
+    reading: Reading | None  # as the matrix has it (a layer's whole for a layer-wise one); None: one matrix
+    weights: np.ndarray  # [T, S] piece by piece ([T − 1, S] shifted): what a step's bars read
+    view: AttentionView  # the same in words or pieces, labelled
+    name: str  # the chart's title: "Attention α (layer 1, head 4)"
+    prefix: np.ndarray | None  # [T] the target prefix's share of each step at the reading's layer, where seen
+    instead: str | None  # why the matrix asked for is not the one drawn, in a sentence; None when it is
+
+
+def too_costly(model: Translator, trace: Trace, matrix: str, limit_s: float | None) -> str | None:
+    """Why a server that gives a request ``limit_s`` seconds cannot read ``matrix`` of ``trace``, in a sentence;
+    None when it can (or sets no limit)."""
+    found = record(matrix)
+    if limit_s is None or (needed := found.seconds(model, trace)) <= limit_s:
+        return None
+    cheaper = f" {found.cheaper};" if found.cheaper else ""
+    return (f"{found.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
+            f"request at most {limit_s:.0f} s.{cheaper} a shorter sentence is quicker. Run the app on your own "
+            "machine for any length (README).")
+
+
+def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading | None, words: bool,
+                limit_s: float | None = None, progress: Progress = None,
+                found: dict[str, Layered] | None = None) -> MatrixView:
+    """``matrix`` of ``trace`` at ``reading`` (the model's own reading; ignored by a one-matrix reading), between
+    words or pieces. One the server cannot afford (:func:`too_costly`) gives way to the attention at the same
+    reading; :class:`Unaffordable` where the model has none. ``progress`` hears a slow matrix's share done;
+    ``found`` keeps each matrix read of this sentence (:attr:`Sentence.found`) across calls."""
+    sentence = Sentence(model, trace, {} if found is None else found)
+    instead = too_costly(model, trace, matrix, limit_s)
+    if instead and (reading is None or not model.has_attention):
+        raise Unaffordable(instead)
+    found = record(ATTENTION if instead else matrix)
+    at = None if reading is None or found.per == "sentence" else layer_reading(model, found.name, reading)
+    layers = layered(sentence, found.name, progress)
+    weights = read_layered(layers, at)  # [T, S]
+    energies = trace.read_energies(at) if found.name == ATTENTION and not words else None
+    view = word_view(trace, weights) if words else piece_view(trace, weights, energies)
+    several = at is not None and (trace.attention_shape[1] > 1 or found.name != ATTENTION)
+    name = found.title + (f" ({found.label(at)})" if several else "")
+    prefix = None if at is None or layers.prefix is None else layers.prefix[at.layer]
+    return MatrixView(found, at, weights, view, name, prefix, instead)
+
+
+def contrast(model: Translator, trace: Trace, matrix: str, step: int, foil: int,
+             limit_s: float | None = None) -> tuple[str, np.ndarray]:
+    """Why step ``step`` wrote its piece and not ``foil`` (:func:`models.analysis.attribution.contrastive`): the
+    attribution used — the one shown, else gradient×input, also where a server giving a request ``limit_s`` seconds
+    cannot afford integrated gradients' — and its shares [S] of the source pieces."""
+    method = matrix if matrix in ATTRIBUTIONS else "gradient×input"
+    if limit_s is not None and contrast_seconds(trace, method, step) > limit_s:
+        method = "gradient×input"
+    return method, contrastive(model, trace, method, step, foil)
+
+
+def panel_readings(loaded: LoadedModel, trace: Trace, limit_s: float | None = None) -> dict[str, Reading | None]:
+    """Each matrix the model has and a server giving a request ``limit_s`` seconds affords on ``trace``, at the
+    reading it aligns best with (its ``--matrix all`` row chosen on the trial set, read at the writing step), else
+    at the model's own layer."""
+    best, chosen = aligned(loaded.path), {}
+    for matrix in applicable(loaded.model):
+        if too_costly(loaded.model, trace, matrix, limit_s):
+            continue
+        key = best[matrix].reading if matrix in best else None
+        own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
+        chosen[matrix] = None if own is None else layer_reading(loaded.model, matrix, own)
+    return chosen
+
+
+def deletions_refused(trace: Trace, matrices: int, limit_s: float | None) -> str | None:
+    """Why a server giving a request ``limit_s`` seconds leaves out the deletion scores of ``matrices`` matrices
+    of ``trace``, in a sentence; None when it affords them."""
+    if limit_s is None or (needed := deletion_seconds(trace, matrices)) <= limit_s:
+        return None
+    return (f"Masking this sentence's words for every reading would take about {needed:.0f} s on this shared server, "
+            f"which gives one request at most {limit_s:.0f} s: the readings are drawn without their deletion scores. "
+            "A shorter sentence, or the app on your own machine, has them.")
+
+
+@dataclass(frozen=True, eq=False)
+class EveryWay:
+    """One sentence read as every matrix chosen, side by side (Which reading?)."""
+
+    panels: tuple[Panel, ...]  # each matrix at its reading, then the random floor
+    titles: tuple[str, ...]  # a panel's: the matrix, its layer (and head), this sentence's comprehensiveness
+    table: tuple[dict, ...]  # a row a panel, by column title: its reading, recorded AER, deletion scores
+    links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (read=, head=); None: the floor
+    recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
+
+
+def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[str, Reading | None], scored: bool) -> EveryWay:
+    """``trace`` read at each of the ``chosen`` readings (:func:`models.analysis.side_by_side.side_by_side`: one
+    hooked pass), each beside the AER its best ``--matrix all`` row recorded; deletion scores when ``scored``."""
+    panels = side_by_side(loaded.model, trace, chosen, scored)
+    recorded = aligned(loaded.path)
+
+    def title(p: Panel) -> str:
+        at = "" if p.reading is None else f" {p.reading.key.removesuffix('.mean')}"
+        return f"{p.matrix}{at}" + ("" if p.comprehensiveness is None else f" · deletion {p.comprehensiveness:.2f}")
+
+    table = [{"matrix": p.matrix, "reading": "" if p.reading is None else MATRICES[p.matrix].label(p.reading),
+              "AER % (gold test set)": recorded[p.matrix].aer if p.matrix in recorded else None,
+              "aligned at": (f"{recorded[p.matrix].reading or ''} {recorded[p.matrix].method}".strip()
+                             if p.matrix in recorded else ""),
+              "comprehensiveness": p.comprehensiveness, "sufficiency": p.sufficiency} for p in panels]
+    links = [None if p.matrix == RANDOM else {"read": MATRICES[p.matrix].slug,
+                                               **({"head": p.reading.key} if p.reading else {})} for p in panels]
+    return EveryWay(tuple(panels), tuple(map(title, panels)), tuple(table), tuple(links), bool(recorded))
+
+
+#: What the Which reading? page sets side by side, and how each is scored.
+EVERY_WAY = ("The readings: its attention weights, what the attention adds (its norm, ALTI, value zeroing), what "
+             "every layer so far adds up to (rollouts) and gradient attributions. Is it an alignment? Its AER against "
+             "people's links on the gold test set, as recorded by `python -m models.align --matrix all`. Is it an "
+             f"explanation? Mask the source words it ranks highest (1 to {DELETIONS}) and see how far the written "
+             "word's log-probability falls (comprehensiveness: higher is better), or keep only them (sufficiency: "
+             "lower is better). A random ranking is the floor.")
+
+
+@dataclass(frozen=True, eq=False)
+class GoldView:
+    """One human-aligned pair under one matrix: the word matrix labelled with the gold's words, and its scores."""
+
+    view: AttentionView  # [F, E] between the gold's own words
+    scores: tuple[dict, ...]  # a row per rule, by column title: AER, precision, recall, links
+
+
+def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading | None) -> GoldView:
+    """``pair``'s target forced through the model, ``matrix`` at ``reading`` (the model's own when None) between
+    its words, scored against people's links under each rule people compare — the attention's chosen on the trial
+    set where the model records one."""
+    weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix,
+                          reading or loaded.reading)  # [F, E]
+    F, E = weights.shape
+    view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
+                         energies=None)
+    best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
+    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix,
+                                            LinkRule.parse(best.method) if best else None)))
+
+
+def gold_source(languages: Languages, folder: Path) -> tuple[str, list[str]] | str:
+    """Where human links for a model translating ``languages`` come from, and their splits: for English→French the
+    Hansards ``folder``, if it holds any split, else the set of the pair by name (:mod:`models.datasets.gold_sets`);
+    why there are none, in a sentence, when no set links those languages."""
+    splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
+    if splits and may_translate(languages, EN_FR):
+        return str(folder), splits
+    gold_set = gold_for(assumed(languages))
+    if gold_set:
+        return gold_set.name, ["test"] + ([] if gold_set.own_trial else ["trial"])
+    names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
+    return (f"People's links come by name for {names} (either way); this model translates {pair_name(languages)}, "
+            "so there is nothing of its to lay over them.")
+
+
+def to_fetch(spec: str) -> GoldSet | None:
+    """The gold set ``spec`` names if it must still be fetched (a first visit takes seconds); None otherwise."""
+    gold_set = find_gold(spec) if spec.startswith(PREFIX) else None
+    return None if gold_set is None or is_cached(gold_set) else gold_set
+
+
+def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
+    """The pairs of ``split`` of the gold ``spec`` names, read in ``languages``' direction; OSError or ValueError
+    where they cannot be read (:func:`unavailable` tells a set that cannot be had here from a broken one)."""
+    return load_gold(spec, languages, split)[0]
+
+
+def unavailable(error: Exception) -> bool:
+    """Whether a :func:`gold_pairs` error says a named set cannot be had here (offline, say): no fault of the
+    page's, unlike a folder that cannot be read."""
+    return isinstance(error, GoldSetError)

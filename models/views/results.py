@@ -1,0 +1,162 @@
+"""What the Models & results page shows of the bundled translators, read from the records beside each checkpoint
+(``training.json``, ``evaluation.json``, ``alignment.json``, ``heads.json``, ``faithfulness.json``): one
+:class:`ModelResults` per model, every table in rows by column title and every figure in words.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.faithfulness import DELETIONS
+from ..analysis.lengths import LengthEnds, ends, figure_2_finding
+from ..storage.alignment_record import (
+    BUNDLED_BASELINE,
+    AlignmentRow,
+    aer_by_head,
+    alignment_commands,
+    alignment_table,
+    read_alignment,
+    recorded,
+)
+from ..storage.card import (
+    bucket_label,
+    load_records,
+    model_description,
+    results_rows,
+    scored_set_name,
+    scored_sets,
+    training_data,
+)
+from ..storage.head_record import importance_grid, read_heads
+from ..storage.hub import LoadedModel, bundled_models, resolve
+from ..storage.languages import language_name
+from ..storage.model_card import SUPERVISION
+from ..storage.model_facts import model_facts
+from ..storage.reading_scores import ReadingScore, read_faithfulness, reading_scores
+from ..storage.training_record import best_validation, quality_per_minute, training_summary
+
+Grid = tuple[list[str], list[str], list[list[float | None]]]  # row labels, column labels, a value a cell
+
+
+@dataclass(frozen=True)
+class Training:
+    """How one model was made, in words, with the commands that made and measured it."""
+
+    parameters: int
+    description: str
+    data: str  # the corpora, credited
+    summary: str  # steps, minutes, machine
+    best: str  # its best validation BLEU and where
+    commands: tuple[str, ...]
+    evaluation: str | None  # the evaluation's command; None: not evaluated
+
+
+@dataclass(frozen=True)
+class HeadImportance:
+    """Each head's validation BLEU drop when it alone is switched off, and how many can go (``heads.json``)."""
+
+    grid: Grid
+    sentences: int
+    can_go: int
+    of: int
+    budget: float
+
+
+@dataclass(frozen=True)
+class ModelResults:
+    """Everything measured of one bundled model."""
+
+    name: str  # its bundled name
+    training: Training | None
+    problem: str | None  # why its training record cannot be read; None when it can
+    tests: tuple[dict, ...]  # test set, decoding, BLEU, BLEU (lowercased), chrF
+    lengths: tuple[dict, ...]  # test set, source words, first, BLEU, sentences: BLEU by sentence length
+    ends: dict[str, LengthEnds]  # by test set: the shortest and the longest sentences' BLEU
+    curve: tuple[dict, ...]  # minutes, step, validation set, BLEU
+    alignment: tuple[AlignmentRow, ...]
+    aer_grids: dict[bool, Grid]  # by "read one step later": each head's test AER
+    importance: HeadImportance | None
+    scores: tuple[ReadingScore, ...]  # which matrix to believe
+    faithfulness_command: str | None
+
+
+def _training(training: dict, evaluation: dict | None) -> Training:
+    return Training(training["parameters"], model_description(training), training_data(training),
+                    training_summary(training), best_validation(training), tuple(training["commands"]),
+                    evaluation["command"] if evaluation else None)
+
+
+def _importance(directory: Path) -> HeadImportance | None:
+    record = read_heads(directory)
+    if record is None:
+        return None
+    prune = record["pruning"]
+    return HeadImportance(importance_grid(record), record["sentences"], prune["can_go"], prune["of"], prune["budget"])
+
+
+def model_results(name: str) -> ModelResults:
+    """What is measured of the bundled model ``name``."""
+    directory = resolve(name)
+    try:
+        training, evaluation = load_records(directory)
+        problem = None
+    except (OSError, ValueError) as e:
+        training, evaluation, problem = None, None, f"no training record ({e})"
+    tests = scored_sets(evaluation) if evaluation else []
+    lengths = [{"test set": scored_set_name(t), "source words": bucket_label(b), "first": b["min_words"],
+                "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for t in tests for b in t["by_length"]]
+    alignment = recorded(directory)
+    grids = {shifted: grid for shifted in (False, True) if (grid := aer_by_head(alignment, "test", shifted))}
+    faithfulness = read_faithfulness(directory)
+    return ModelResults(
+        name, training and _training(training, evaluation), problem,
+        tuple(results_rows(evaluation)) if evaluation else (), tuple(lengths),
+        {scored_set_name(t): ends(t["by_length"], bucket_label) for t in tests},
+        tuple(quality_per_minute(training)) if training else (), tuple(alignment), grids,
+        _importance(directory), tuple(reading_scores(directory)), faithfulness and faithfulness.command)
+
+
+def bundled_results() -> list[ModelResults]:
+    """:func:`model_results` of every bundled model, in their order."""
+    return [model_results(name) for name in bundled_models()]
+
+
+def figure_2(results: list[ModelResults], test: str, label: Callable[[str], str]) -> str | None:
+    """Bahdanau et al.'s Figure 2 on ``test``, in a sentence: the no-attention model against the attention models
+    (each named by ``label``) from the shortest sentences to the longest; None without those models' figures."""
+    found = {r.name: r.ends[test] for r in results if test in r.ends}
+    attention = {label(m): found[m] for m in ("additive", "dot") if m in found}
+    return figure_2_finding(found["none"], attention) if "none" in found and attention else None
+
+
+def in_use(loaded: LoadedModel, ref: str) -> dict[str, str] | None:
+    """What the model in use is, by what is said of it, in words (raw text): where it came from, what it is, its
+    languages, size and licence, and the head trained to align; None for a bundled model (the page's tables say
+    it all)."""
+    facts = model_facts(loaded, ref)
+    if facts.bundled:
+        return None
+    (source, target), head = facts.languages, facts.supervised
+    return {"From": facts.origin, "What": facts.description,
+            "Languages": f"{language_name(source, 'not said')} → {language_name(target, 'not said')}",
+            "Parameters": f"{facts.parameters:,}", "Licence": facts.licence or "its card names none",
+            "Trained to align": f"{head.label.capitalize()}. {SUPERVISION}" if head else
+            "no head, as far as its card says"}
+
+
+def alignment(results: list[ModelResults], label: Callable[[str], str]) -> tuple[list[dict], list[str]]:
+    """The table of AER against people (each model named by ``label``, eflomal's links, the published figures) by
+    column title, and the commands that measured it."""
+    found = {label(r.name): list(r.alignment) for r in results if r.alignment}
+    baseline = read_alignment(BUNDLED_BASELINE)
+    return alignment_table(found, baseline), alignment_commands(found, baseline)
+
+
+#: What the "which matrix to believe" table scores, in words.
+BELIEVE = ("Each matrix a step can be read as, scored two ways. Against people: AER on the Hansards gold test set, its "
+           "reading and rule chosen on the trial set (`python -m models.align --matrix all`). Against the model: mask "
+           f"the 1–{DELETIONS} source words it ranks highest and see how far the written word's log-probability falls "
+           "(comprehensiveness, nats: higher is better), or keep only them (sufficiency: lower is better), at its "
+           "best layer (`python -m models.faithfulness`); random is the floor. The Which reading? page does both for "
+           "one sentence.")
