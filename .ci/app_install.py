@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.hf_helpers import tiny_many_to_many, tiny_marian  # noqa: E402  (stdlib at its top; builds with the app's packages)
 
-PAGES = ["translate", "compare_scoring", "context_vectors", "score_anatomy", "learning", "models_and_results",
-         "human_links", "corpus", "which_reading"]
+PAGES = ["translate", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
+         "Human_links", "Corpus", "Which_reading"]  # each file named as its page's URL (pages/_shared/ui.settings)
 TEXT = "a dog runs on the beach"
 LONG = " ".join([TEXT] * 20)  # over 64 pieces
 

@@ -6,6 +6,7 @@ import streamlit as st
 from models.analysis.alignment import source_word_weights
 from models.analysis.geometry import ContextGeometry, context_geometry, head_geometry
 from models.decoding.trace import RNN_READING, Trace
+from models.views import naming
 from pages._shared import charts, evidence, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown
@@ -43,8 +44,8 @@ def draw_path(trace: Trace, geo: ContextGeometry, weights: np.ndarray, name: str
 def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
     """An RNN's contexts among its annotations; returns its trace."""
     trace = ui.trace_or_stop(ui.model_or_fallback(settings.for_model(model), model)[0], text)
-    st.markdown(f"**{ui.model_name(model)}** — {for_markdown(trace.translation)}")
-    draw_path(trace, context_geometry(trace), trace.read(RNN_READING), ui.model_name(model), model,
+    st.markdown(f"**{naming.model_name(model)}** — {for_markdown(trace.translation)}")
+    draw_path(trace, context_geometry(trace), trace.read(RNN_READING), naming.model_name(model), model,
               ("annotations h_s", "contexts c_t"))
     return trace
 
@@ -58,7 +59,7 @@ def head_column(settings: ui.Settings, text: str) -> None:
         return
     trace = ui.trace_or_stop(settings, text)
     kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
-    name = f"{ui.model_name(settings.model)}, {reading.label}"
+    name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
     draw_path(trace, head_geometry(kinds, reading.layer, reading.head), trace.read(reading), name, "head",
               ("value vectors W_v h_s", "head outputs"))

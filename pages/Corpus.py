@@ -3,9 +3,7 @@ side by side, and where their attention disagrees."""
 import pandas as pd
 import streamlit as st
 
-from models.storage.card import bucket_label
-from models.tables.columns import column, order, parse
-from models.tables.files import table_csv, table_json
+from models.views import corpus, naming
 from pages._shared import charts, evidence, ui
 from pages._shared import corpus as corpus_ui
 from pages._shared.labels import for_markdown
@@ -29,7 +27,7 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.model, s.revision, s.languages, r and r.key, ui.model_name(s.model)
+models = tuple(corpus_ui.Model(s.model, s.revision, s.languages, r and r.key, naming.model_name(s.model)
                                + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
                for (s, m), r in zip(chosen, readings))
 models = corpus_ui.of_one_pair(models)
@@ -51,36 +49,31 @@ frame, names = pd.DataFrame(rows), [m.name for m in models]
 
 st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
 st.dataframe(corpus_ui.summary_frame(figures), hide_index=True, key="corpus_summary")
-st.markdown(corpus_ui.pair_line(figures))
+st.markdown(figures.pair_line())
 
 st.subheader("Sentence by sentence")
 shown = corpus_ui.sorted_and_filtered(frame, models)
 picked = st.dataframe(shown, hide_index=True, key="corpus_table", on_select="rerun", selection_mode="single-row",
                       column_config=corpus_ui.column_help(frame, models),
-                      column_order=order(list(frame.columns), names))
+                      column_order=corpus.column_order(list(frame.columns), names))
 st.caption("Click a column's header to sort by it too; tick a row to open its sentence.")
 if picked.selection.rows and picked.selection.rows[0] < len(shown):  # a filter may have shortened the table
     corpus_ui.open_row(shown.iloc[picked.selection.rows[0]], models)
 left, right = st.columns(2)
-left.download_button("Table (CSV)", table_csv(rows), "corpus.csv", "text/csv", key="corpus_csv")
-right.download_button("Table and figures (JSON)", table_json(rows, figures), "corpus.json", "application/json",
+left.download_button("Table (CSV)", figures.csv(), "corpus.csv", "text/csv", key="corpus_csv")
+right.download_button("Table and figures (JSON)", figures.json(), "corpus.json", "application/json",
                       key="corpus_json")
 
 st.subheader("Across the corpus")
 numeric = [c for c in frame.columns if c != "#" and pd.api.types.is_numeric_dtype(frame[c])]
-stats = list(dict.fromkeys(parse(c, names)[1] for c in numeric if c != "words"))  # each model's and the pair's
-stat = st.selectbox("Distribution of", stats, key="corpus_stat")
-columns = {stat: frame[stat]} if stat in frame else {m: frame[column(m, stat)] for m in names
-                                                     if column(m, stat) in frame}
+stat = st.selectbox("Distribution of", corpus.statistics(numeric, names), key="corpus_stat")
+columns = {name: frame[c] for name, c in corpus.statistic_columns(stat, list(frame.columns), names).items()}
 st.altair_chart(charts.distribution(columns, f"{stat} per sentence"), width="stretch", key="corpus_hist")
 x, y = st.columns(2)
 x_col = x.selectbox("Scatter: across", numeric, index=numeric.index("words"), key="corpus_x")
-y_first = next((c for c in ("JSD", column(names[0], "entropy")) if c in numeric), numeric[-1])
-y_col = y.selectbox("against", numeric, index=numeric.index(y_first), key="corpus_y")
+y_col = y.selectbox("against", numeric, index=numeric.index(corpus.first_y(numeric, names)), key="corpus_y")
 st.altair_chart(charts.scatter(frame, x_col, y_col), width="stretch", key="corpus_scatter")
-lengths = pd.DataFrame([{"model": name, "source words": bucket_label(b), "first": b["min_words"],
-                         "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
-                        for name, entry in figures["models"].items() for b in entry.get("by_length", [])])
+lengths = pd.DataFrame(figures.by_length())
 if len(lengths):
     st.altair_chart(charts.bleu_by_length(lengths, "BLEU by source length in this corpus (the paper's Figure 2)"),
                     width="stretch", key="corpus_lengths")

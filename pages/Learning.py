@@ -1,8 +1,6 @@
 """Alignment as it is learned: replay training, validation point by point, for the curated examples."""
 import streamlit as st
 
-from models.analysis.learning import alignment_at, learning_curve
-from models.storage.timeline import TimelineError
 from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
@@ -14,19 +12,19 @@ st.caption("Slide through training to watch the diagonal form and the adjectiveâ
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 try:
-    record = cache.timeline(settings.model, settings.revision)
-except TimelineError as e:
+    record = cache.replay(settings.model, settings.revision)
+except ValueError as e:  # a record that cannot be read
     st.warning(f"This model's training record cannot be shown: {for_markdown(str(e))}")
     st.stop()
-if record is None or not record["epochs"]:
+if record is None:
     st.info("This model has no record of its training: it was trained before the training command kept one, or "
             "elsewhere. Models trained with `python -m models.train` keep `alignment_timeline.safetensors` beside the "
             "checkpoint.")
     st.stop()
 
 reading = evidence.head_picker(loaded)
-curve = learning_curve(record, reading)
-texts = [e["text"] for e in record["examples"]]
+curve = record.curve(reading)
+texts = record.examples
 example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")
 points = range(len(curve.epochs))
 wanted = ui.read_url().point
@@ -41,7 +39,7 @@ else:  # a slider needs two stops
     point = st.session_state.point
 st.query_params["point"] = str(point + 1)
 
-learned = alignment_at(record, example, point, reading)
+learned = record.at(example, point, reading)
 left, right = st.columns([3, 2])
 with left:
     st.markdown(f"At **{learned.label}**: {for_markdown(learned.translation) or '(nothing)'}")

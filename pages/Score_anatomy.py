@@ -6,7 +6,7 @@ import streamlit as st
 
 from models.analysis.anatomy import score_anatomy
 from models.decoding.trace import RNN_READING
-from models.network.attention import SCORES
+from models.views import naming
 from pages._shared import cache, charts, ui
 from pages._shared.labels import plain
 
@@ -36,7 +36,7 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
     parts = score_anatomy(model, tr, t, s)
     order = parts.contributions.argsort()[::-1]
     with column:
-        st.markdown(f"**{SCORES[parts.score].label}**: e = **{parts.energy:.3f}**, "
+        st.markdown(f"**{naming.variant_label(parts.score)}**: e = **{parts.energy:.3f}**, "
                     f"α = **{tr.read(RNN_READING)[t, s]:.3f}** (the model's own energy: "
                     f"{tr.read_energies(RNN_READING)[t, s]:.3f})")
         st.altair_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,

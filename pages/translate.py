@@ -3,10 +3,11 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
 from models.analysis.matrices import ATTENTION, MATRICES
-from models.views.readings import MatrixView
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
+from models.views import naming
+from models.views.readings import MatrixView
 from pages._shared import cache, charts, evidence, exports, readings, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
@@ -196,7 +197,7 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
 
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-st.caption(f"{ui.direction(loaded)} translation by {ui.ABOUT.get(loaded.variant, ui.variant_label(loaded.variant))}"
+st.caption(f"{ui.direction(loaded)} translation by {naming.about(loaded.variant)}"
            " — and, at every word it writes, where its attention looks.")
 text = ui.sentence_input(loaded.languages[0])
 if text is None:

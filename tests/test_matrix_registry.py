@@ -33,7 +33,7 @@ HEADLESS = Need(lambda model: model.attention_shape[1] > 8, "the toy wants more 
 
 @pytest.fixture
 def registered():
-    """TOY registered for one test, the registry as it was afterwards."""
+    """TOY registered for one test, the registry as it was afterwards (whatever the test registers too)."""
     before = dict(matrices.MATRICES)
     matrices.register(TOY)
     yield TOY
@@ -49,8 +49,8 @@ def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title
     assert at.query_params["read"] == registered.slug
 
 
-def test_a_model_without_what_a_matrix_needs_is_told_why(registered, monkeypatch):
-    monkeypatch.setitem(matrices.MATRICES, TOY.name, Matrix(**{**TOY.__dict__, "needs": (WEIGHTS, HEADLESS)}))
+def test_a_model_without_what_a_matrix_needs_is_told_why(registered):
+    matrices.register(Matrix(**{**TOY.__dict__, "needs": (WEIGHTS, HEADLESS)}))  # the fixture puts it all back
     at = run_page(APP, model="transformer", text="A dog runs.")
     picker = at.selectbox(key="reading")
     assert not any(TOY.name in o for o in picker.options)

@@ -16,7 +16,8 @@ from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
 from models.storage.languages import Languages
-from models.storage.timeline import read_timeline, timeline_file
+from models.views.learning import Replay, record_stamp
+from models.views.learning import replay as replay_of
 
 from .deploy import hub_models_kept, load_policy, set_serving_threads
 
@@ -65,15 +66,16 @@ def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None
     return load_index(loaded.path, loaded.model)
 
 
-def timeline(ref: str, revision: str | None) -> dict | None:
-    """The model's training record (alignment timeline), None without one; raises ``TimelineError`` if unusable."""
-    file = timeline_file(load(ref, revision).path)
-    return _timeline(ref, revision, load_policy(), None if file is None else (file.name, file.stat().st_mtime_ns))
+def replay(ref: str, revision: str | None) -> Replay | None:
+    """The model's training record to replay (:func:`models.views.learning.replay`), None without one; a
+    ValueError if unusable. Cached by the file's modification time too, so a record rewritten while the app runs
+    is seen."""
+    return _replay(ref, revision, load_policy(), record_stamp(load(ref, revision).path))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _timeline(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple | None) -> dict | None:
-    return read_timeline(load(ref, revision).path)
+def _replay(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple | None) -> Replay | None:
+    return replay_of(load(ref, revision).path)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

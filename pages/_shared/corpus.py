@@ -13,29 +13,14 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.decoding.lines import BATCH
-from models.decoding.trace import Reading
-from models.storage.examples import load_examples
-from models.storage.languages import Languages, assumed, pair_name
-from models.datasets.sentences import (
-    MAX_BYTES,
-    Sentences,
-    SentencesError,
-    as_text,
-    found_test_sets,
-    parse_lines,
-    read_folder,
-    read_named,
-    with_links,
-)
-from models.datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
-from models.tables.columns import PAIR_STATS, STATS, column, parse
-from models.tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
+from models.storage.languages import Languages, pair_name
+from models.views import corpus
+from models.views.corpus import EXAMPLES, Sentences, TestSet
 
 from . import cache, deploy, ui
 from .labels import for_markdown
 
-EXAMPLES, PUBLIC, PASTE, UPLOAD = "the app's example sentences", "a public test set", "paste", "upload a file"
+PUBLIC, PASTE, UPLOAD = "a public test set", "paste", "upload a file"
 _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
 
 
@@ -53,20 +38,19 @@ class Model:
 
 @st.cache_data(max_entries=8, show_spinner="Reading the test set…")
 def _folder(folder: str, split: str) -> Sentences:
-    return read_folder(folder, split)
+    return corpus.from_folder(folder, split)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _named(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:
-    return read_named(test_set.spec, languages, "test", max_mb)
+    return corpus.from_public(test_set, languages, max_mb)
 
 
-def _public_set(sets: list[TestSet], languages: Languages) -> Sentences | None:
+def _public_set(found: corpus.Sources) -> Sentences | None:
     """A sacreBLEU set of the model's pair, picked by name (those already cached first): fetched into sacreBLEU's
     cache the first time, under a status; None until one is picked."""
-    cached = {t for t in sets if is_cached(t)}
-    ordered = sorted(sets, key=lambda t: t not in cached)  # stable: newest first within each
-    test_set = st.selectbox(f"{pair_name(languages)} test sets (sacreBLEU)", ordered, index=None,
+    cached = found.cached
+    test_set = st.selectbox(f"{pair_name(found.pair)} test sets (sacreBLEU)", found.public, index=None,
                             placeholder="Choose one: it is fetched once, then read from the cache",
                             format_func=lambda t: t.label + (" · cached" if t in cached else ""), key="corpus_set",
                             help="Fetched from their publishers by sacreBLEU's downloader and kept in its cache "
@@ -74,52 +58,48 @@ def _public_set(sets: list[TestSet], languages: Languages) -> Sentences | None:
     if test_set is None:
         return None
     if test_set in cached:
-        return _named(test_set, languages, deploy.test_set_mb())
+        return _named(test_set, found.pair, deploy.test_set_mb())
     with st.status(f"Fetching {test_set.label} ({test_set.name}) into sacreBLEU's cache…") as status:
         try:
-            found = _named(test_set, languages, deploy.test_set_mb())
+            sentences = _named(test_set, found.pair, deploy.test_set_mb())
         except (OSError, ValueError):
             status.update(label=f"{test_set.label}: not fetched", state="error", expanded=False)
             raise
-        status.update(label=f"{test_set.label}: {len(found):,} sentences, cached", state="complete", expanded=False)
-    return found
+        status.update(label=f"{test_set.label}: {len(sentences):,} sentences, cached", state="complete",
+                      expanded=False)
+    return sentences
 
 
 def pick_sentences(languages: Languages) -> Sentences | None:
     """The sentences chosen for a model of ``languages``: a test split of the data folder, a public test set of
     its pair, the app's examples, pasted or uploaded lines; None (with a prompt or the reason) when there are none."""
-    found = found_test_sets(deploy.data_folder())
-    pair = assumed(languages)
-    public = sets_for_pair(pair)
-    choice = st.radio("Sentences", [EXAMPLES, *found, *([PUBLIC] if public else []), PASTE, UPLOAD],
+    found = corpus.sources(deploy.data_folder(), languages)
+    choice = st.radio("Sentences", [EXAMPLES, *found.folders, *([PUBLIC] if found.public else []), PASTE, UPLOAD],
                       key="corpus_from",
                       help="Public test sets come by name through sacreBLEU, in the model's language pair; test sets "
                            "of the data folder beside the app (ATLAS_DATA) are listed too. None is bundled, as their "
                            "licences or their providers ask. Pasted and uploaded text: one source sentence a line, "
                            "or source TAB reference for BLEU and chrF.")
     try:
-        if choice in found:
-            folder, split = found[choice]
+        if choice in found.folders:
+            folder, split = found.folders[choice]
             return _folder(str(folder), split)
         if choice == PUBLIC:
-            return _public_set(public, pair) or _prompt("Choose a test set above.")
+            return _public_set(found) or _prompt("Choose a test set above.")
         if choice == EXAMPLES:
-            return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
+            return corpus.examples()
         if choice == PASTE:
             text = st.text_area("One sentence a line, or source TAB reference", height=200, key="corpus_text",
-                                max_chars=MAX_BYTES // 10)
-            return parse_lines(text, "pasted lines") if text.strip() else _prompt("Paste sentences above.")
+                                max_chars=corpus.MAX_PASTED)
+            return corpus.pasted(text) if text.strip() else _prompt("Paste sentences above.")
         upload = st.file_uploader("A UTF-8 text file: one sentence a line, or source TAB reference", key="corpus_file")
         links = st.file_uploader("Human links (optional): a line per pair, 1-based, source word first (1-1 2-3 3p2)",
                                  key="corpus_links")
         if upload is None:
             return _prompt("Upload a file above.")
-        found_lines = parse_lines(as_text(upload.getvalue(), upload.name), upload.name)
-        return with_links(found_lines, links.getvalue()) if links is not None else found_lines
-    except (SentencesError, TestSetError) as e:
-        st.error(for_markdown(str(e)))
-    except (OSError, ValueError) as e:  # a test set whose files disagree
-        st.error(f"These sentences cannot be read: {for_markdown(str(e))}")
+        return corpus.uploaded(upload.getvalue(), upload.name, links and links.getvalue())
+    except (OSError, ValueError) as e:
+        st.error(for_markdown(corpus.problem(e)))
     return None
 
 
@@ -139,18 +119,16 @@ def within_limit(sentences: Sentences) -> Sentences:
     return sentences
 
 
-def _sides(models: tuple[Model, ...]) -> list[Side]:
-    """The table's sides of ``models``, each loaded through the one cached loader."""
+def _table(models: tuple[Model, ...]) -> corpus.Table:
+    """The table of ``models``, each loaded through the one cached loader."""
     loaded = [cache.load(m.ref, m.revision, m.languages) for m in models]
-    readings = [m.reading and Reading.parse(m.reading, found.model.attention_shape) for m, found in
-                zip(models, loaded)]
-    return sides(loaded, [m.name for m in models], readings)
+    return corpus.Table.of(loaded, [m.name for m in models], [m.reading for m in models])
 
 
 def of_one_pair(models: tuple[Model, ...]) -> tuple[Model, ...]:
     """The models of one table: a second model of another language pair than the first's is set aside, said in a
     line."""
-    if reason := different_pairs(_sides(models)):
+    if reason := _table(models).other_pair():
         st.caption(f"{for_markdown(reason)} The table shows {for_markdown(models[0].name)} alone.")
         return models[:1]
     return models
@@ -158,12 +136,12 @@ def of_one_pair(models: tuple[Model, ...]) -> tuple[Model, ...]:
 
 def refusal(models: tuple[Model, ...], sentences: Sentences) -> str | None:
     """Why these models cannot make a table of these sentences (their languages), or None."""
-    return language_refusal(_sides(models), sentences)
+    return _table(models).refusal(sentences)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
-    return batch_rows(_sides(models), sentences, start, stop)
+    return _table(models).rows(sentences, start, stop)
 
 
 def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[dict]]:
@@ -180,8 +158,8 @@ def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[di
             bar = st.progress(len(rows) / n, text=f"Translating {n:,} sentences…")
             stopped = st.button("Stop", key="corpus_stop", icon=":material/stop:")
         started = time.perf_counter()
-        for start in range(len(rows), n if not stopped else len(rows), BATCH):
-            rows = rows + _batch(models, sentences, start, min(start + BATCH, n))
+        for start, stop in corpus.batches(len(rows), n if not stopped else len(rows)):
+            rows = rows + _batch(models, sentences, start, stop)
             st.session_state[_JOB] = (job, rows, False)
             bar.progress(len(rows) / n, text=f"{len(rows):,} of {n:,} sentences")
             if seconds is not None and time.perf_counter() - started >= seconds and len(rows) < n:
@@ -203,29 +181,16 @@ def _go_on() -> None:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences, _rows: list[dict]) -> dict:
-    """:func:`models.tables.rows.summary` of the first ``done`` rows of ``job`` (what :func:`table` names its
-    models and sentences by: the rest of the arguments are not hashed again)."""
-    return summary(_sides(_models), _sentences, _rows)
+def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences,
+            _rows: list[dict]) -> corpus.Figures:
+    """The rows and figures of the first ``done`` rows of ``job`` (what :func:`table` names its models and
+    sentences by: the rest of the arguments are not hashed again)."""
+    return _table(_models).figures(_sentences, _rows)
 
 
-def summary_frame(figures: dict) -> pd.DataFrame:
+def summary_frame(figures: corpus.Figures) -> pd.DataFrame:
     """A row a model: corpus BLEU and chrF (where there are references), and the mean of each statistic."""
-    rows = [{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
-             "corpus chrF": entry.get("scores", {}).get("chrf"),
-             **{f"mean {k}": v for k, v in entry["means"].items() if k not in ("BLEU", "chrF")}}
-            for name, entry in figures["models"].items()]
-    return pd.DataFrame(rows).dropna(axis=1, how="all").round(3)
-
-
-def pair_line(figures: dict) -> str:
-    """The two models' mean disagreement, in words ("" with one model)."""
-    pair = figures["pair"]
-    if pair.get("JSD") is None:
-        return ""
-    return (f"On the first model's translations forced through both, the two attentions diverge by **{pair['JSD']:.3f}"
-            f" bits** a word on average (Jensen–Shannon), and look hardest at the same source word for "
-            f"**{100 * pair['agreement']:.1f} %** of the words.")
+    return pd.DataFrame(figures.by_model()).dropna(axis=1, how="all").round(3)
 
 
 def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.DataFrame:
@@ -238,14 +203,14 @@ def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.Da
     descending = order.toggle("Highest first", value="JSD" in frame, key="corpus_desc")
     if wanted:
         names = [m.name for m in models]
-        texts = frame[[c for c in columns if parse(c, names)[1] in ("source", "reference", "translation")]]
+        texts = frame[corpus.text_columns(columns, names)]
         frame = frame[texts.apply(lambda c: c.str.lower().str.contains(wanted, regex=False)).any(axis=1)]
     return frame.sort_values(key, ascending=not descending, na_position="last", kind="stable")
 
 
 def column_help(frame: pd.DataFrame, models: tuple[Model, ...]) -> dict:
     """Each statistic's column with its meaning on hover and two decimals."""
-    meaning = {**{column(m.name, stat): text for m in models for stat, text in STATS.items()}, **PAIR_STATS}
+    meaning = corpus.meanings([m.name for m in models])
     return {c: st.column_config.NumberColumn(c, help=meaning[c], format="%.2f") for c in frame if c in meaning}
 
 

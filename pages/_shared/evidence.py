@@ -27,7 +27,7 @@ from models.analysis.matrices import (
 from models.decoding.trace import Reading, Trace, readings
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
-from models.storage.model_card import SUPERVISION
+from models.views import naming
 from models.views import readings as views
 
 from . import cache, deploy, ui
@@ -60,13 +60,6 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     return matrix
 
 
-def head_label(reading: Reading, default: Reading | None, supervised: Reading | None = None,
-               matrix: str = ATTENTION) -> str:
-    first = " — shown first" if reading == default else ""
-    aligner = " — trained to align" if supervised is not None and reading == supervised else ""
-    return MATRICES[matrix].label(reading).capitalize() + first + aligner
-
-
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
                 matrix: str = ATTENTION) -> Reading | None:
@@ -91,11 +84,10 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
     # a head trained one step later is named on its plain reading too, where a page offers only those
     supervised = next((r for r in (loaded.supervised, loaded.supervised and loaded.supervised.plain) if r in options),
                       None)
-    reading = st.selectbox(label, options, key=key, format_func=lambda r: head_label(r, default, supervised, matrix),
+    reading = st.selectbox(label, options, key=key,
+                           format_func=lambda r: naming.reading_name(r, matrix, default, supervised),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
-                           help="Each decoder layer has several heads, each with its own attention over the source; "
-                                "a layer's mean averages them. Read one step later, each word's row is the step "
-                                "where it is the decoder's input." + (f" {SUPERVISION}" if supervised else ""))
+                           help=naming.heads_help(supervised is not None))
     st.query_params[key] = reading.key
     return reading
 

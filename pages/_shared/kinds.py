@@ -7,22 +7,17 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, piece_label
-from models.analysis.bertviz_export import bertviz_html
-from models.analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
+from models.analysis.alignment import AttentionView
 from models.analysis.matrices import ATTENTION
-from models.views.readings import MatrixView
-from models.decoding.greedy import greedy
-from models.decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from models.decoding.trace import Reading, Trace
-from models.extras import EXTRAS, available
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
+from models.views import kinds as kinds_views
+from models.views.kinds import NAMES, AttentionKinds
+from models.views.readings import MatrixView
 
 from . import cache, charts, evidence, ui
 from .labels import for_markdown
-
-NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}
 
 #: What a view's rows and columns are, one sentence each.
 WHAT = {
@@ -35,11 +30,12 @@ WHAT = {
 
 def kind_picker(loaded: LoadedModel) -> str:
     """Which attention a Transformer's views draw (in the URL as ``attn``); ``cross`` for every other model."""
-    if len(loaded.model.attention_shapes) < 2:
+    choices = kinds_views.kinds_of(loaded.model)
+    if not choices:
         return "cross"
     wanted = ui.read_url().attn
     kind = st.segmented_control(  # one word a kind: the control fits beside the others above the chart
-        "Attention kind", KINDS, default=wanted, key="attn",
+        "Attention kind", choices, default=wanted, key="attn",
         help="A Transformer attends three ways: cross, the decoder over the source (cross-attention, what the RNNs "
              "have); encoder, the encoder over the source (self-attention); decoder, the decoder over what it has "
              "written (masked self-attention).") or wanted
@@ -53,15 +49,7 @@ def cached_kinds(ref: str, revision: str | None, languages: Languages | None,
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
     trace = cache.cached_forced(ref, revision, languages, text, target)
-    found = attention_kinds(cache.load(ref, revision, languages).model, trace)
-    return found.first(len(target))
-
-
-def kind_view(kinds: AttentionKinds, kind: str, reading: Reading) -> AttentionView:
-    """One reading of a self-attention, piece by piece, rows and columns labelled."""
-    rows, columns = kinds.labels(kind)
-    return AttentionView(rows=tuple(piece_label(r) for r in rows), columns=tuple(piece_label(c) for c in columns),
-                         unknown=(False,) * len(columns), weights=reading.of(kinds.of(kind)), energies=None)
+    return kinds_views.sentence_kinds(cache.load(ref, revision, languages).model, trace, len(target))
 
 
 def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading,
@@ -70,7 +58,7 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Rea
     self-attention piece by piece."""
     if kind == "cross":
         return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
-    return kind_view(kinds, kind, reading)
+    return kinds_views.kind_view(kinds, kind, reading)
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,7 +97,8 @@ def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kin
     if kind == "cross":
         return Shown(drawn.view, drawn.name, kind, None, stem)
     kinds = cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
-    return Shown(kind_view(kinds, kind, reading), f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
+    view = kinds_views.kind_view(kinds, kind, reading)
+    return Shown(view, f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
 
 
 def pick_panel(heads: int) -> None:
@@ -133,19 +122,11 @@ def model_view(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: R
                f"(bertviz's model view). {WHAT[kind]} Click a panel to open it above.")
 
 
-def head_name(key: str) -> str:
-    reading = Reading.from_key(key)
-    return f"{NAMES[reading.kind]}, layer {reading.layer + 1}, head {reading.head + 1}"
-
-
 def linked_heads(loaded: LoadedModel) -> list[str]:
     """The heads the link switches off (``off=``), those the model lacks dropped with a notice."""
-    keys = []
-    for key in filter(None, (ui.read_url().off or "").split(",")):
-        try:
-            keys.append(head_key(parse_head(key, loaded.model)))
-        except ValueError as e:
-            st.toast(f"Ignored off={key[:20]!r} from the link: {e}.", icon=":material/warning:")
+    keys, dropped = kinds_views.head_keys(ui.read_url().off or "", loaded.model)
+    for notice in dropped:
+        st.toast(notice, icon=":material/warning:")
     return keys
 
 
@@ -153,19 +134,17 @@ def linked_heads(loaded: LoadedModel) -> list[str]:
 def cached_heads_off(ref: str, revision: str | None, languages: Languages | None,
                      text: str, off: tuple[str, ...]) -> Trace:
     """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
-    loaded = cache.load(ref, revision, languages)
-    pruned = without_heads(loaded.model, [parse_head(k, loaded.model) for k in off])
-    return greedy(pruned, loaded.tokenizers, text)
+    return kinds_views.without(cache.load(ref, revision, languages), text, off)
 
 
 def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Reading, words: bool) -> None:
     """What if some heads were switched off: the translation decoded again, the changed words marked, and the
     cross-attention of both beside each other (in the URL as ``off``)."""
     st.subheader("Switch heads off")
-    keys = [head_key(h) for h in every_head(loaded.model)]
+    keys = kinds_views.heads(loaded.model)
     if "heads_off" not in st.session_state:
         st.session_state["heads_off"] = linked_heads(loaded)
-    off = st.multiselect("Heads to switch off", keys, key="heads_off", format_func=head_name,
+    off = st.multiselect("Heads to switch off", keys, key="heads_off", format_func=kinds_views.head_name,
                          help="A head switched off has its output zeroed before the layer's output projection "
                               "(Michel et al. 2019); the sentence is decoded again, greedily.")
     st.query_params["off"] = ",".join(off)
@@ -175,9 +154,8 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     model = (settings.model, settings.revision, settings.languages)
     trace = cache.cached_trace(*model, text, 1)  # greedy, as the heads-off decoding
     changed = cached_heads_off(*model, text, tuple(off))
-    before, after = trace.translation.split(), changed.translation.split()
     marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
-                      for w, new in zip(after, changed_words(before, after)))
+                      for w, new in kinds_views.changed(trace.translation, changed.translation))
     left, right = st.columns(2)
     left.markdown(f"**As decoded (greedy)**  \n{for_markdown(trace.translation)}")
     right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
@@ -193,14 +171,14 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
 def cached_bertviz(ref: str, revision: str | None, languages: Languages | None,
                    text: str, target: tuple[int, ...]) -> str:
     """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
-    return bertviz_html(cached_kinds(ref, revision, languages, text, target), "model")
+    return kinds_views.bertviz(cached_kinds(ref, revision, languages, text, target))
 
 
 def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
     """The sentence's three attentions as the page bertviz's model view writes, built only when it is asked for
     (bertviz is an optional extra)."""
-    if not available("bertviz"):
-        st.caption(f"bertviz's model view of this sentence: {EXTRAS['bertviz'].message}")
+    if missing := kinds_views.bertviz_missing():
+        st.caption(f"bertviz's model view of this sentence: {missing}")
         return
     st.download_button("bertviz model view (HTML)",
                        lambda: cached_bertviz(settings.model, settings.revision, settings.languages, text,

@@ -14,14 +14,10 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
-from models.network.attention import SCORES
-from models.network.hf_languages import unknown_code
 from models.network.tokenization import InputError
-from models.storage.card import variant
-from models.storage.examples import first_example, load_examples
-from models.storage.hub import (DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_cards, bundled_configs,
-                                 bundled_models)
-from models.storage.languages import Languages, language_key, language_name, pair_name
+from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
+from models.storage.languages import Languages, language_name, pair_name
+from models.views import naming
 
 from . import url
 from .cache import cached_trace, load
@@ -56,7 +52,7 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     bundled = bundled_models()
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
-    choice = st.selectbox(label, options, index=index, format_func=model_name, key=f"{key}_pick")
+    choice = st.selectbox(label, options, index=index, format_func=naming.model_name, key=f"{key}_pick")
     if choice == HUB_CHOICE:
         typed = st.text_input("Hub repo id", value="" if wanted in bundled else wanted, max_chars=url.MAX_REF_CHARS,
                               placeholder="owner/name", key=f"{key}_repo").strip()
@@ -108,10 +104,10 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
     for key, label, wanted, default in zip(("src_lang", "tgt_lang"), ("From", "Into"),
                                            (state.src_lang, state.tgt_lang), loaded.languages):
         if wanted is not None and wanted not in loaded.codes:
-            st.toast(unknown_code(wanted, loaded.codes, "This model"), icon=":material/warning:")
+            st.toast(naming.unknown_language(wanted, loaded.codes), icon=":material/warning:")
         code = wanted if wanted in loaded.codes else default
         chosen.append(st.selectbox(label, loaded.codes, index=loaded.codes.index(code), key=f"{key}_pick",
-                                   format_func=lambda c: f"{language_name(c, c)} · {c}",
+                                   format_func=naming.language_label,
                                    help="The model's languages (type to search); the URL keeps its own code."))
         st.query_params[key] = chosen[-1]
     return chosen[0], chosen[1]
@@ -137,40 +133,18 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
     try:
         loaded = load(settings.model, settings.revision, settings.languages)
     except CheckpointError as e:
-        st.error(f"{for_markdown(str(e))} Using the bundled {model_name(fallback)} model instead.")
+        st.error(f"{for_markdown(str(e))} Using the bundled {naming.model_name(fallback)} model instead.")
         settings = settings.for_model(fallback)
         loaded = load(fallback, None)
-    label, name = variant_label(loaded.variant), model_name(settings.model)
+    label, name = naming.variant_label(loaded.variant), naming.model_name(settings.model)
     where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
     st.sidebar.caption(f"{where}**{label}**, running on **{loaded.device}**")
     return settings, loaded
 
 
-#: What each variant of the project's models is, for a page's first line.
-ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),
-         "none": "the paper's RNN encoder–decoder without attention",
-         "transformer": "a small Transformer (Vaswani et al. 2017)"}
-
-
 def direction(loaded: LoadedModel) -> str:
     """``English→French``, or ``source→target`` where the model does not say."""
     return pair_name(loaded.languages)
-
-
-def variant_label(variant: str) -> str:
-    """How people know a model: its RNN score's label, the Transformer, or a Hugging Face model's type."""
-    if variant == "transformer":
-        return "Transformer (multi-head)"
-    return SCORES[variant].label if variant in SCORES else f"{variant.capitalize()} (Hugging Face)"
-
-
-def model_name(ref: str) -> str:
-    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
-    config = bundled_configs().get(ref)
-    if config is None:
-        return ref
-    label = variant_label(variant(config))  # a config names it as training.json does
-    return f"{label}, trained to align" if bundled_cards()[ref].guided else label
 
 
 def sentence_input(source: str | None = "en") -> str | None:
@@ -181,12 +155,11 @@ def sentence_input(source: str | None = "en") -> str | None:
     (each page's text box is a new widget).
     """
     language = language_name(source, "Source")
-    english = source is None or language_key(source) == "en"  # None: a model that does not say; they may suit it
-    examples = load_examples() if english else []
+    examples, first = naming.examples_in(source)
     labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in examples}
     if _SENTENCE not in st.session_state:
         linked = read_url().text
-        st.session_state[_SENTENCE] = (first_example(examples).text if examples else "") if linked is None else linked
+        st.session_state[_SENTENCE] = (first.text if first else "") if linked is None else linked
     box, side = st.columns([3, 1], vertical_alignment="bottom") if examples else (st.container(), None)
     if examples:  # beside the box, not above it: the picture below starts higher
         pick = side.selectbox("Examples", list(labels), index=None, placeholder="Pick an example…",

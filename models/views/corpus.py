@@ -1,0 +1,193 @@
+"""What the Corpus page draws: where a table's sentences come from (a data folder's test splits, the pair's public
+test sets by name, the app's examples, pasted or uploaded lines), the models as the table's sides, its rows a batch
+at a time, and its figures in rows and words — :mod:`models.tables` beneath it, sentences by name from
+:mod:`models.datasets`.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..datasets.sentences import (
+    MAX_BYTES,
+    Sentences,
+    SentencesError,
+    as_text,
+    found_test_sets,
+    parse_lines,
+    read_folder,
+    read_named,
+    with_links,
+)
+from ..datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
+from ..decoding.lines import BATCH
+from ..decoding.trace import Reading
+from ..storage.card import bucket_label
+from ..storage.examples import load_examples
+from ..storage.hub import LoadedModel
+from ..storage.languages import Languages, assumed
+from ..tables.columns import PAIR_STATS, STATS, column, order, parse
+from ..tables.files import table_csv, table_json
+from ..tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
+
+EXAMPLES = "the app's example sentences"
+#: The most characters a pasted text holds (a tenth of the largest file read).
+MAX_PASTED = MAX_BYTES // 10
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where a table's sentences may come from for a model of one pair."""
+
+    pair: Languages  # the model's pair, as it says or as assumed (English→French where it says nothing)
+    folders: dict[str, tuple[Path, str]]  # a data folder's test splits, by label: (folder, split)
+    public: tuple[TestSet, ...]  # sacreBLEU's sets of the pair, those already cached first
+    cached: frozenset[TestSet]
+
+
+def sources(data_folder: str | Path, languages: Languages) -> Sources:
+    """The sentence sets a model of ``languages`` can be given beside examples and the visitor's own lines."""
+    pair = assumed(languages)
+    public = sets_for_pair(pair)
+    cached = frozenset(t for t in public if is_cached(t))
+    return Sources(pair, found_test_sets(data_folder), tuple(sorted(public, key=lambda t: t not in cached)), cached)
+
+
+def examples() -> Sentences:
+    return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
+
+
+def from_folder(folder: str | Path, split: str) -> Sentences:
+    return read_folder(folder, split)
+
+
+def from_public(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:
+    """A public test set read in the direction of ``languages`` (:attr:`Sources.pair`), fetched once (at most
+    ``max_mb``)."""
+    return read_named(test_set.spec, languages, "test", max_mb)
+
+
+def pasted(text: str) -> Sentences:
+    return parse_lines(text, "pasted lines")
+
+
+def uploaded(data: bytes, name: str, links: bytes | None = None) -> Sentences:
+    """An uploaded file's lines, with an optional file of human links (a line per pair)."""
+    found = parse_lines(as_text(data, name), name)
+    return with_links(found, links) if links is not None else found
+
+
+def problem(error: Exception) -> str:
+    """What a visitor is told when sentences cannot be read (raw text: escape it for its renderer)."""
+    if isinstance(error, (SentencesError, TestSetError)):
+        return str(error)
+    return f"These sentences cannot be read: {error}"  # a test set whose files disagree
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """The models of one table, each a side with its column name and the reading of its attention."""
+
+    sides: tuple[Side, ...]
+
+    @classmethod
+    def of(cls, loaded: Sequence[LoadedModel], names: Sequence[str], readings: Sequence[str | None]) -> Table:
+        """``loaded`` models under ``names``, each read at the reading key given (None: its own)."""
+        parsed = [key and Reading.parse(key, m.model.attention_shape) for m, key in zip(loaded, readings)]
+        return cls(tuple(sides(loaded, names, parsed)))
+
+    def other_pair(self) -> str | None:
+        """Why the second model cannot share the first one's table (another language pair), or None."""
+        return different_pairs(self.sides)
+
+    def refusal(self, sentences: Sentences) -> str | None:
+        """Why these models cannot make a table of these sentences (their languages), or None."""
+        return language_refusal(self.sides, sentences)
+
+    def rows(self, sentences: Sentences, start: int, stop: int) -> list[dict]:
+        """Rows ``start`` to ``stop`` of the table, by column name."""
+        return batch_rows(self.sides, sentences, start, stop)
+
+    def figures(self, sentences: Sentences, rows: list[dict]) -> Figures:
+        """The corpus-level figures of ``rows``, the rows done so far."""
+        return Figures(summary(self.sides, sentences, rows), rows)
+
+
+def batches(done: int, n: int) -> Iterator[tuple[int, int]]:
+    """The (start, stop) of each batch still to compute of ``n`` rows, ``done`` done: as ``models.evaluate`` batches."""
+    return ((start, min(start + BATCH, n)) for start in range(done, n, BATCH))
+
+
+@dataclass(frozen=True, eq=False)
+class Figures:
+    """The table's rows and its corpus-level figures (:func:`models.tables.rows.summary`), in rows and words."""
+
+    summary: dict
+    rows: list[dict]
+
+    def by_model(self) -> list[dict]:
+        """A row a model: corpus BLEU and chrF (where there are references) and the mean of each statistic."""
+        return [{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
+                 "corpus chrF": entry.get("scores", {}).get("chrf"),
+                 **{f"mean {k}": v for k, v in entry["means"].items() if k not in ("BLEU", "chrF")}}
+                for name, entry in self.summary["models"].items()]
+
+    def pair_line(self) -> str:
+        """The two models' mean disagreement, in Markdown ("" with one model)."""
+        pair = self.summary["pair"]
+        if pair.get("JSD") is None:
+            return ""
+        return (f"On the first model's translations forced through both, the two attentions diverge by "
+                f"**{pair['JSD']:.3f} bits** a word on average (Jensen–Shannon), and look hardest at the same source "
+                f"word for **{100 * pair['agreement']:.1f} %** of the words.")
+
+    def by_length(self) -> list[dict]:
+        """Each model's BLEU by source length (the paper's Figure 2), where there are references."""
+        return [{"model": name, "source words": bucket_label(b), "first": b["min_words"], "BLEU": b["greedy_bleu"],
+                 "sentences": b["sentences"]}
+                for name, entry in self.summary["models"].items() for b in entry.get("by_length", [])]
+
+    def csv(self) -> str:
+        """The rows, a line each."""
+        return table_csv(self.rows)
+
+    def json(self) -> str:
+        """The rows and these figures, as ``models.corpus --out`` writes them."""
+        return table_json(self.rows, self.summary)
+
+
+#: What a column of texts holds, of a model or of the sentence (the rest are numbers).
+TEXTS = ("source", "reference", "translation")
+
+
+def column_order(columns: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`)."""
+    return order(columns, names)
+
+
+def text_columns(columns: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The columns a filter searches: the source, the references and each model's translation."""
+    return [c for c in columns if parse(c, names)[1] in TEXTS]
+
+
+def meanings(names: Sequence[str]) -> dict[str, str]:
+    """What each statistic's column means, for every model named and for the pair."""
+    return {**{column(name, stat): text for name in names for stat, text in STATS.items()}, **PAIR_STATS}
+
+
+def statistics(columns: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The statistics among numeric ``columns``, each once though several models have it."""
+    return list(dict.fromkeys(parse(c, names)[1] for c in columns if c != "words"))
+
+
+def statistic_columns(stat: str, columns: Sequence[str], names: Sequence[str]) -> dict[str, str]:
+    """The columns holding ``stat``: the pair's own, else each model's, by model name."""
+    if stat in columns:
+        return {stat: stat}
+    return {name: column(name, stat) for name in names if column(name, stat) in columns}
+
+
+def first_y(columns: Sequence[str], names: Sequence[str]) -> str:
+    """The statistic a scatter shows first: the two models' divergence, else the first model's entropy."""
+    return next((c for c in ("JSD", column(names[0], "entropy")) if c in columns), columns[-1])

@@ -1,0 +1,80 @@
+"""What the Translate page draws of a Transformer's three attentions and of its heads: a self-attention's reading
+labelled piece by piece, the sentence's three attentions for bertviz's model view, and a translation decoded again
+with some heads switched off, its changed words marked."""
+from __future__ import annotations
+
+from ..analysis.alignment import AttentionView, piece_label
+from ..analysis.bertviz_export import bertviz_html
+from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
+from ..decoding.greedy import greedy
+from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
+from ..decoding.trace import Reading, Trace
+from ..extras import EXTRAS, available
+from ..network.translator import Translator
+from ..storage.hub import LoadedModel
+
+#: What each attention is called in a sentence.
+NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}
+
+
+def kinds_of(model: Translator) -> tuple[str, ...]:
+    """The attentions ``model`` has to switch between, in :data:`KINDS` order: none to switch for one."""
+    found = tuple(k for k in KINDS if k in model.attention_shapes)
+    return found if len(found) > 1 else ()
+
+
+def sentence_kinds(model: Translator, trace: Trace, written: int) -> AttentionKinds:
+    """Every attention of ``trace``'s sentence, its first ``written`` pieces (forcing adds an end of sentence to a
+    translation cut at its length limit; its row is not shown)."""
+    return attention_kinds(model, trace).first(written)
+
+
+def kind_view(kinds: AttentionKinds, kind: str, reading: Reading) -> AttentionView:
+    """One reading of a self-attention, piece by piece, rows and columns labelled."""
+    rows, columns = kinds.labels(kind)
+    return AttentionView(rows=tuple(piece_label(r) for r in rows), columns=tuple(piece_label(c) for c in columns),
+                         unknown=(False,) * len(columns), weights=reading.of(kinds.of(kind)), energies=None)
+
+
+def heads(model: Translator) -> list[str]:
+    """Every head the model can switch off, by key (``cross.1.2``)."""
+    return [head_key(h) for h in every_head(model)]
+
+
+def head_keys(keys: str, model: Translator) -> tuple[list[str], list[str]]:
+    """The heads a link's comma-separated ``keys`` name, as keys, and why each one the model lacks is dropped."""
+    found, dropped = [], []
+    for key in filter(None, keys.split(",")):
+        try:
+            found.append(head_key(parse_head(key, model)))
+        except ValueError as e:
+            dropped.append(f"Ignored off={key[:20]!r} from the link: {e}.")
+    return found, dropped
+
+
+def head_name(key: str) -> str:
+    """A head's key in words: "cross-attention, layer 1, head 2"."""
+    reading = Reading.from_key(key)
+    return f"{NAMES[reading.kind]}, layer {reading.layer + 1}, head {reading.head + 1}"
+
+
+def without(loaded: LoadedModel, text: str, off: tuple[str, ...]) -> Trace:
+    """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
+    pruned = without_heads(loaded.model, [parse_head(k, loaded.model) for k in off])
+    return greedy(pruned, loaded.tokenizers, text)
+
+
+def changed(before: str, after: str) -> list[tuple[str, bool]]:
+    """Each word of the translation ``after``, and whether it is not in ``before`` (inserted or replaced)."""
+    words = after.split()
+    return list(zip(words, changed_words(before.split(), words)))
+
+
+def bertviz(kinds: AttentionKinds) -> str:
+    """bertviz's model view of a sentence's three attentions, as a page."""
+    return bertviz_html(kinds, "model")
+
+
+def bertviz_missing() -> str | None:
+    """Why bertviz's model view cannot be written here (an optional extra not installed), or None."""
+    return None if available("bertviz") else EXTRAS["bertviz"].message

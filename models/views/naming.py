@@ -1,0 +1,73 @@
+"""How the app names what it shows: a model by its variant or its reference, what each of the project's variants
+is, a language by name beside its code, a code a model does not know; and the example sentences a visitor is
+offered, in a model's source language."""
+from __future__ import annotations
+
+from ..analysis.matrices import MATRICES
+from ..decoding.trace import Reading
+from ..network.attention import SCORES
+from ..network.hf_languages import unknown_code
+from ..storage.card import variant
+from ..storage.examples import Example, first_example, load_examples
+from ..storage.hub import bundled_cards, bundled_configs
+from ..storage.languages import language_key, language_name
+from ..storage.model_card import SUPERVISION
+
+#: What each variant of the project's models is, for a page's first line.
+ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),
+         "none": "the paper's RNN encoder–decoder without attention",
+         "transformer": "a small Transformer (Vaswani et al. 2017)"}
+
+
+def variant_label(variant: str) -> str:
+    """How people know a model: its RNN score's label, the Transformer, or a Hugging Face model's type."""
+    if variant == "transformer":
+        return "Transformer (multi-head)"
+    return SCORES[variant].label if variant in SCORES else f"{variant.capitalize()} (Hugging Face)"
+
+
+def about(variant: str) -> str:
+    """What a model of ``variant`` is, in a few words: the project's own described, another by its label."""
+    return ABOUT.get(variant, variant_label(variant))
+
+
+def model_name(ref: str) -> str:
+    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
+    config = bundled_configs().get(ref)
+    if config is None:
+        return ref
+    label = variant_label(variant(config))  # a config names it as training.json does
+    return f"{label}, trained to align" if bundled_cards()[ref].guided else label
+
+
+def language_label(code: str) -> str:
+    """A language code with its name first: "French · fra_Latn"."""
+    return f"{language_name(code, code)} · {code}"
+
+
+def unknown_language(code: str, codes) -> str:
+    """Why ``code`` is not one of a model's ``codes``, with the close matches."""
+    return unknown_code(code, codes, "This model")
+
+
+def examples_in(source: str | None) -> tuple[list[Example], Example | None]:
+    """The curated examples a visitor may pick for a model reading ``source`` (they are English: a model of
+    another language gets none; None, a model that does not say, may suit them), and the one shown first."""
+    english = source is None or language_key(source) == "en"
+    found = load_examples() if english else []
+    return found, first_example(found) if found else None
+
+
+def reading_name(reading: Reading, matrix: str, default: Reading | None, supervised: Reading | None = None) -> str:
+    """A reading as a head picker lists it: its name under ``matrix``, and whether it is the one shown first and
+    the head trained to align."""
+    first = " — shown first" if reading == default else ""
+    aligner = " — trained to align" if supervised is not None and reading == supervised else ""
+    return MATRICES[matrix].label(reading).capitalize() + first + aligner
+
+
+def heads_help(supervised: bool) -> str:
+    """What a head picker offers, and, where the model's card says so, what its head trained to align is."""
+    return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
+            "averages them. Read one step later, each word's row is the step where it is the decoder's input."
+            + (f" {SUPERVISION}" if supervised else ""))
