@@ -77,9 +77,9 @@ for r in results:
                    "the rules scored. The reading a model aligns with was chosen on the trial set only.")
 for r in results:
     if (heads := r.importance) is not None:
-        st.altair_chart(charts.aer_grid(*heads.grid, f"{naming.model_name(r.name)}: which heads matter? Validation BLEU "
-                                        "lost when a head alone is switched off", "BLEU drop",
-                                        lower_is_better=False), width="stretch", key=f"head_importance_{r.name}")
+        title = f"{naming.model_name(r.name)}: which heads matter? Validation BLEU lost when a head alone is switched off"
+        st.altair_chart(charts.aer_grid(*heads.grid, title, "BLEU drop", lower_is_better=False), width="stretch",
+                        key=f"head_importance_{r.name}")
         st.caption(f"Each cell: greedy BLEU on {heads.sentences} validation sentences with the whole model minus "
                    f"with that head's output zeroed (Michel et al. 2019). {heads.can_go} of {heads.of} heads can "
                    f"go, most unimportant first, before BLEU falls by {heads.budget:g}. Beside the AER grid above: "

@@ -1,6 +1,6 @@
 """Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → datasets
-→ tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported by nothing in it; nothing
-below the UI imports Streamlit; no module imports itself round a circle."""
+→ tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported
+by nothing in it; nothing below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
 from pathlib import Path
 
@@ -28,8 +28,8 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     "": set(),
 }
 LEAVES = {"extras"}  # modules at models/'s top that import nothing of it: every part may import them, as the root
-PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "views", "train", "align", "corpus",
-                 TOOLS, ""}
+PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "views", "train", "align",
+                 "corpus", TOOLS, ""}
 
 
 def part_of(path: Path) -> str:

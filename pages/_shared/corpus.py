@@ -145,8 +145,8 @@ def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: in
 
 
 def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[dict]]:
-    """The job's name and every row, computed a batch at a time under a progress bar with a Stop button; on a public server, no more
-    than its seconds of work per request (the rows so far are kept, and Continue goes on)."""
+    """The job's name and every row, computed a batch at a time under a progress bar with a Stop button; on a
+    public server, no more than its seconds of work per request (the rows so far are kept, and Continue goes on)."""
     job = hashlib.sha256(repr((models, sentences)).encode()).hexdigest()
     found, rows, stopped = st.session_state.get(_JOB, (None, [], False))
     if found != job:
