@@ -3,9 +3,10 @@ is, a language by name beside its code, a code a model does not know; and the ex
 offered, in a model's source language."""
 from __future__ import annotations
 
-from ..analysis.matrices import MATRICES
+from ..analysis.matrices import MATRICES, not_applicable
 from ..decoding.trace import Reading
 from ..network.attention import SCORES
+from ..network.translator import Translator
 from ..network.hf_languages import unknown_code
 from ..storage.card import variant
 from ..storage.examples import Example, first_example, load_examples
@@ -71,3 +72,21 @@ def heads_help(supervised: bool) -> str:
     return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
             "averages them. Read one step later, each word's row is the step where it is the decoder's input."
             + (f" {SUPERVISION}" if supervised else ""))
+
+
+def matrix_name(matrix: str) -> str:
+    """A matrix as the Show picker lists it: its name and one sentence."""
+    return f"{matrix} — {MATRICES[matrix].about}"
+
+
+def show_help(model: Translator) -> str:
+    """What the Show picker offers, and each matrix ``model`` lacks with the reason, grouped by reason."""
+    lacking: dict[str, list[str]] = {}
+    for m in MATRICES:
+        if (reason := not_applicable(model, m)) is not None:
+            lacking.setdefault(reason, []).append(m)
+    return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
+            "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
+            "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
+            "Which of them to believe: the Which reading? page."
+            + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))

@@ -21,7 +21,6 @@ from models.analysis.matrices import (
     applicable,
     layer_reading,
     matrix_readings,
-    not_applicable,
     slug,
 )
 from models.decoding.trace import Reading, Trace, readings
@@ -44,18 +43,8 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`)."""
     choices = list(applicable(loaded.model))
     wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", choices[0])
-    lacking: dict[str, list[str]] = {}
-    for m in MATRICES:
-        if (reason := not_applicable(loaded.model, m)) is not None:
-            lacking.setdefault(reason, []).append(m)
-    matrix = st.selectbox(
-        "Show", choices, index=choices.index(wanted), key=key,
-        format_func=lambda m: f"{m} — {MATRICES[m].about}",
-        help="The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
-        "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
-        "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
-        "Which of them to believe: the Which reading? page."
-        + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
+    matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
+                          help=naming.show_help(loaded.model))
     st.query_params["read"] = slug(matrix)
     return matrix
 
