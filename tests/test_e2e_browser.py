@@ -100,6 +100,35 @@ def test_the_first_heatmap_lies_in_a_laptops_first_screen_and_a_phones(server, m
         browser.close()
 
 
+FIRST_VIEW = """() => {
+  const first = [...document.querySelectorAll('.vega-embed svg, [data-testid=stDataFrame]')]
+    .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).sort((a, b) => a.top - b.top)[0];
+  return {top: first ? first.top : null, wide: document.documentElement.scrollWidth,
+          shown: document.documentElement.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("path", ["Compare_scoring", "Corpus", "Context_vectors", "Score_anatomy", "Learning",
+                                  "Human_links", "Which_reading", "Models_and_results"])
+def test_every_pages_first_chart_or_table_begins_in_a_laptops_first_screen(server, path):
+    """The picture first (issue 64): at 1366×768 each page's first chart or table starts in the first screen, and on
+    a phone nothing scrolls sideways (the server's gold is the fixture's tiny set)."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for width, height in ((1366, 768), (390, 844)):
+            screen = browser.new_page(viewport={"width": width, "height": height})
+            screen.set_default_timeout(90_000)
+            screen.goto(f"{server}/{path}?model=additive")
+            screen.wait_for_selector(f"{CHART}, [data-testid=stDataFrame]")
+            wait_idle(screen)
+            box = screen.evaluate(FIRST_VIEW)
+            if width > 390:
+                assert box["top"] is not None and 0 < box["top"] < height, (path, box)
+            assert box["wide"] <= box["shown"], (path, width, box)  # no sideways scroll
+            screen.close()
+        browser.close()
+
+
 def test_translate_step_and_compare(server, page, tmp_path):
     page.goto(server)
     page.wait_for_selector(CHART)
