@@ -264,3 +264,17 @@ def test_one_sentence_is_recorded_once_however_many_matrices_read_it(transformer
     assert all(zeroed is not None for zeroed in passes[1:])  # value zeroing's own passes zero something
     again = len(passes)
     assert all(matrices.layered(sentence, m) is first[m] for m in LAYERED) and len(passes) == again  # kept
+
+
+def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transformer, monkeypatch):
+    """Issue 64: the Which reading? page's call (side_by_side) records the sentence once for every matrix it sets
+    side by side; value zeroing's own passes zero something."""
+    from models.analysis.side_by_side import side_by_side
+    from models.decoding.trace import Reading
+
+    model, trace = transformer
+    passes = counted_passes(model, monkeypatch)
+    chosen = {m: matrices.layer_reading(model, m, Reading(1, None)) for m in matrices.applicable(model)}
+    panels = side_by_side(model, trace, chosen, scored=False)
+    assert len(panels) == len(chosen) + 1 and "value zeroing" in chosen  # every matrix, then the random floor
+    assert sum(zeroed is None for zeroed in passes) == 1
