@@ -45,6 +45,25 @@ def piece_cache(tmp_path_factory, monkeypatch):
     return folder
 
 
+@pytest.fixture(autouse=True, scope="session")
+def pages_from_navigation():
+    """Every AppTest run goes through app.py, as a served app's runs do. A server asks once a process whether the
+    app is a pages/-folder one, and after its first run st.navigation has said no; AppTest asks afresh at every run,
+    so a rerun of a page (whose file is named as its URL) would run that file alone, without app.py's sidebar and
+    log. The first visit's question is a browser's: tests/test_serve.py opens a deep link first on a fresh server."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import app_test
+
+    class Answered(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    app_test.PagesManager = Answered
+    yield
+    app_test.PagesManager = PagesManager
+
+
 @pytest.fixture(scope="session")
 def tiny_tokenizers() -> TokenizerPair:
     pairs = synthetic_pairs(500)

@@ -120,13 +120,11 @@ def settings() -> Settings:
     first session whether an app is a ``pages/``-folder app, and says yes until a script run calls
     ``st.navigation``, so a new server's first visitor who follows a shared link has that page's file run alone
     (its issues #9624, #9992). Each page file is named as its page's URL, so Streamlit finds it rather than showing
-    "Page not found"; the page then reruns through ``app.py``, under the same URL. (Streamlit's AppTest asks the
-    question again at every run: a later run of a session that has its settings goes on, so a click is not lost.)
+    "Page not found"; the page then reruns through ``app.py``, under the same URL.
     """
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False  # what app.py's st.navigation would say
-        if _SETTINGS not in st.session_state:
-            st.rerun()
+        st.rerun()
     return st.session_state[_SETTINGS]
 
 
