@@ -101,3 +101,16 @@ def populate_hf_cache(cache, repo_id, files_dir, revision="main"):
     (repo / "refs").mkdir()
     (repo / "refs" / revision).write_text(commit)
     return commit
+
+
+def write_gold(folder, splits=("test",)):
+    """Three pairs of the synthetic corpus (French = the English reversed, word for word) with their true links,
+    as each of ``splits``: the folder."""
+    pairs = synthetic_pairs(3, seed=7)
+    folder.mkdir(parents=True, exist_ok=True)
+    for ext, lines in (("en", [e for e, _ in pairs]), ("fr", [f for _, f in pairs]),
+                       ("gold", [" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split())))
+                                 for e, _ in pairs])):
+        for split in splits:
+            (folder / f"{split}.{ext}").write_text("\n".join(lines) + "\n")
+    return folder

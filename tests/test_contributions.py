@@ -235,8 +235,11 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert matrices.applicable(loaded.model) == tuple(matrices.MATRICES)
-    for matrix in LAYERED:
+    assert matrices.applicable(loaded.model) == tuple(m for m in matrices.MATRICES if m != matrices.FULL_CONTEXT)
+    assert "future mask" in matrices.not_applicable(loaded.model, matrices.FULL_CONTEXT)  # its decoder is the library's
+    for matrix in matrices.applicable(loaded.model):
+        if matrices.MATRICES[matrix].per == "sentence":
+            continue
         found = matrices.layered(Sentence(loaded.model, trace), matrix)
         assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)), matrix
         np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-4)

@@ -6,19 +6,21 @@ import numpy as np
 import pytest
 import torch
 
-from models import train
+from models import align, train
 from models.analysis.aer import alignment_score
 from models.analysis.link_rules import grow_diag_final, grown_diagonally
+from models.analysis.matrices import FULL_CONTEXT
 from models.decoding.trace import Reading
 from models.network.guided import GuidedAlignment, link_targets
 from models.network.tokenization import WORD_MARK
 from models.network.training import loss_function, train_step
 from models.storage.data import pad
 from models.storage.hub import load_model
+from models.storage.model_card import Guided
 from models.storage.pieces import tokenize_pairs
 from models.train.alignment_links import RECIPES, align_corpus, piece_links, sentences
 
-from .helpers import make_transformer, synthetic_pairs
+from .helpers import make_transformer, synthetic_pairs, write_gold
 
 
 def test_the_loss_is_zero_where_the_head_attends_as_the_links_say_and_positive_otherwise():
@@ -104,7 +106,7 @@ def head_aer(model, batch, links, guide: GuidedAlignment) -> float:
     """AER of the guided head's argmax links (each target piece to one source piece) against the true links."""
     src, mask, tgt_in, tgt_out = batch
     with torch.no_grad():
-        _, attention = model(src, mask, tgt_in, watch=guide.layer)
+        _, attention = model(src, mask, tgt_in, watch=guide.layer, full_context=guide.full_context)
     predicted, gold = [], []
     for b, pair in enumerate(links):
         rows = sorted({int(t) for t in pair[:, 1]})
@@ -113,12 +115,14 @@ def head_aer(model, batch, links, guide: GuidedAlignment) -> float:
     return alignment_score(predicted, gold, gold).aer
 
 
-def test_a_few_guided_steps_lower_the_heads_aer_against_the_toy_links(tiny_tokenizers):
+@pytest.mark.parametrize("full_context", [False, True], ids=["causal", "full context"])
+def test_a_few_guided_steps_lower_the_heads_aer_against_the_toy_links(tiny_tokenizers, full_context):
     pairs, links = reversed_links(48, tiny_tokenizers)
     ids = tokenize_pairs(tiny_tokenizers, [s for s, _ in pairs], [t for _, t in pairs], 64)
     batch = pad([ids[i] for i in range(len(ids))])
     p = link_targets(links, batch[3].shape[1], batch[0].shape[1])
-    model, guide = make_transformer(tiny_tokenizers, seed=1).train(), GuidedAlignment(layer=1, head=0, weight=1.0)
+    model = make_transformer(tiny_tokenizers, seed=1).train()
+    guide = GuidedAlignment(layer=1, head=0, weight=1.0, full_context=full_context)
     before = head_aer(model, batch, links, guide)
     optimizer, loss_fn = torch.optim.Adam(model.parameters(), lr=3e-3), loss_function()
     for _ in range(40):
@@ -143,6 +147,28 @@ def test_the_training_command_guides_a_head_and_its_card_marks_it(tiny_corpus, t
     train.main(["--data", str(tiny_corpus), "--out", str(default), *SMALL_TRANSFORMER, "--steps", "1",
                 "--guided-alignment", "eflomal"])
     assert load_model(str(default)).supervised == Reading(1, 0)
+
+
+def test_a_head_trained_with_full_context_is_marked_so_and_aligned_under_its_own_matrix(tiny_corpus, tmp_path,
+                                                                                        capsys):
+    out = tmp_path / "guided"
+    train.main(["--data", str(tiny_corpus), "--out", str(out), *SMALL_TRANSFORMER, "--steps", "3",
+                "--guided-alignment", "eflomal", "--guided-reading", "1.2.shifted", "--full-context"])
+    assert json.loads((out / "training.json").read_text())["guided_alignment"]["full_context"] is True
+    assert ("Trained to align: cross-attention layer 1, head 2, read one step later, with the whole translation in "
+            "view") in (out / "README.md").read_text()
+    loaded = load_model(str(out))
+    assert loaded.card.guided == Guided(0, 1, shifted=True, full_context=True)
+    gold = write_gold(tmp_path / "gold", ("trial", "test"))
+    align.main(["--model", str(out), "--data", str(gold), "--split", "trial", "--matrix", FULL_CONTEXT, "--reading",
+                "1.2.shifted", "--method", "intersection", "--save"])
+    capsys.readouterr()
+    align.main(["--model", str(out), "--data", str(gold)])  # the card's head, under its matrix, by the trial's rule
+    row = json.loads(capsys.readouterr().out)
+    assert (row["matrix"], row["reading"], row["method"], row["trained to align"]) == (
+        FULL_CONTEXT, "1.2.shifted", "intersection", True)
+    align.main(["--model", str(out), "--data", str(gold), "--matrix", "attention", "--reading", "1.2.shifted"])
+    assert "trained to align" not in json.loads(capsys.readouterr().out)  # the causal pass's head was not trained
 
 
 def test_guided_alignment_is_refused_where_there_is_no_such_head(tiny_corpus, tmp_path):

@@ -13,9 +13,8 @@ from models.analysis.contributions import Layered
 from models.analysis.matrices import WEIGHTS, Matrix, Need
 from models.storage.hub import save_checkpoint
 
-from .helpers import make_transformer
+from .helpers import make_transformer, write_gold
 from .pages_helpers import APP, figures, page, run_page, title_of
-from .test_align import write_gold
 
 
 def first_piece(sentence, progress) -> Layered:

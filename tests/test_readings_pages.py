@@ -44,7 +44,7 @@ def test_a_foil_that_is_no_candidate_is_dropped():
     assert "foil" not in at.query_params
 
 
-@pytest.mark.parametrize(("model", "panels"), [("transformer", 9), ("additive", 5), ("none", 3)])
+@pytest.mark.parametrize(("model", "panels"), [("transformer", 10), ("additive", 5), ("none", 3)])
 def test_which_reading_sets_every_matrix_beside_the_random_floor(model, panels):
     at = run_page(page("Which_reading"), model=model, text=TEXT)
     assert not at.exception and not at.error
@@ -78,8 +78,9 @@ def test_the_matrices_an_rnn_lacks_are_named_with_the_reason():
     at = run_page(APP, model="additive", text=TEXT)
     assert not at.exception
     said = [p for p in at.selectbox(key="reading").help.split("\n\n") if p.startswith("Not for this model")]
-    assert len(said) == 1 and "ALTI, ALTI+ rollout, attention rollout, value zeroing" in said[0]
-    assert "no residual stream" in said[0]
+    whole, stack = said  # one note for each reason, each naming the matrices it keeps out
+    assert "ALTI, ALTI+ rollout, attention rollout, value zeroing" in stack and "no residual stream" in stack
+    assert "full-context attention" in whole and "future mask" in whole
     assert not [c for c in at.caption if "Not for this model" in c.value]  # in the picker's help, not above the chart
 
 

@@ -195,3 +195,26 @@ def test_recording_the_weights_changes_no_output(tiny_tokenizers):
     recorded = []
     torch.testing.assert_close(model.encoder[0](x, mask, recorded), model.encoder[0](x, mask), atol=1e-5, rtol=1e-4)
     assert len(recorded) == 1
+
+
+@torch.no_grad()
+def test_the_full_context_pass_lifts_the_future_mask_and_nothing_else(tiny_tokenizers):
+    """Garg et al.'s full context: every row of the full-context attention reads the whole translation, so changing
+    a later piece moves an earlier row, which the causal pass's never does; the first layer's last row reads the
+    same inputs either way, so there the two agree; and training's watched head is the same weights."""
+    model = make_transformer(tiny_tokenizers)
+    src, mask = padded_batch(tiny_tokenizers)
+    tgt_in = torch.tensor([[BOS_ID, 5, 9, 7], [BOS_ID, 8, 8, 5]])
+    full, causal = model.full_context_attention(src, mask, tgt_in), model.attention_kinds(src, mask, tgt_in).cross
+    assert full.shape == causal.shape == (2, 2, 2, 4, src.shape[1])  # [B, L, heads, T, S]
+    torch.testing.assert_close(full.sum(-1), torch.ones(full.shape[:-1]))
+    torch.testing.assert_close(full[:, 0, :, -1], causal[:, 0, :, -1], atol=1e-5, rtol=1e-4)
+    assert (full[..., 0, :] - causal[..., 0, :]).abs().max() > 1e-4
+    later = tgt_in.clone()
+    later[:, 3] = 11  # the last piece changed: rows 0–2 of the causal pass cannot see it, the full context's do
+    torch.testing.assert_close(model.attention_kinds(src, mask, later).cross[..., :3, :], causal[..., :3, :])
+    assert (model.full_context_attention(src, mask, later)[..., :3, :] - full[..., :3, :]).abs().max() > 1e-4
+    for layer in range(2):
+        logits, watched = model(src, mask, tgt_in, watch=layer, full_context=True)
+        torch.testing.assert_close(watched, full[:, layer], atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(logits, model(src, mask, tgt_in))  # the translation's pass stays causal

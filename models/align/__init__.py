@@ -40,7 +40,8 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, LinkRule
-from ..analysis.matrices import ATTENTION, MATRICES, layer_reading, matrix_readings, not_applicable, record
+from ..analysis.matrices import (ATTENTION, MATRICES, aligning_matrix, layer_reading, matrix_readings, not_applicable,
+                                 record)
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
@@ -58,9 +59,10 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="gold:SRC-TGT (en-fr, ro-en, ja-en, zh-en, either direction), or "
                    "a folder of {split}.en, {split}.fr and {split}.gold")
     p.add_argument("--split", default="test", help="test, or trial (the set to tune any choice on)")
-    p.add_argument("--matrix", nargs="+", choices=[*MATRICES, "all"], default=["attention"], help="what the links "
-                   "are read from; all (every matrix the model has) or several: each reading and rule chosen on the "
-                   "trial set")
+    p.add_argument("--matrix", nargs="+", choices=[*MATRICES, "all"], help="what the links are read from (default: "
+                   "the attention, or the full-context attention where the model's card says its head was trained "
+                   "to align with the whole translation in view); all (every matrix the model has) or several: each "
+                   "reading and rule chosen on the trial set")
     p.add_argument("--french", choices=["written", "tokens"], default="written" if WRITTEN else "tokens",
                    help="force the French as written ('au', \"l'ordre\") and give each word's links to the gold tokens "
                    "it stands for, or force the gold's own tokens ('à le', 'le ordre')")
@@ -81,11 +83,24 @@ def arguments() -> argparse.ArgumentParser:
     return p
 
 
+def own_matrix(loaded) -> str:
+    """The matrix a model's links are read from by default: the one its head trained to align is read under."""
+    return aligning_matrix(bool(loaded.card.guided and loaded.card.guided.full_context))
+
+
+def own_reading(args: argparse.Namespace, loaded) -> Reading | None:
+    """The reading of ``--reading`` left out: the head trained with full context under its own matrix, else the
+    model's default reading."""
+    own = args.matrix == own_matrix(loaded) != ATTENTION and loaded.supervised
+    return own or loaded.reading
+
+
 def default_rule(args: argparse.Namespace, loaded) -> str:
-    """The rule of ``--method`` left out: for the attention at the model's default reading, the one chosen with it
-    on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
-    best = trial_best(loaded.path, loaded.model.attention_shape)
-    default = args.matrix == ATTENTION and args.reading in (None, loaded.reading and loaded.reading.key)
+    """The rule of ``--method`` left out: for the model's own matrix at its own reading, the one chosen with it on
+    the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
+    best = trial_best(loaded.path, loaded.model.attention_shape, args.matrix)
+    reading = own_reading(args, loaded)
+    default = args.matrix == own_matrix(loaded) and args.reading in (None, reading and reading.key)
     return best.method if best and default else "argmax"
 
 
@@ -108,7 +123,8 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     if args.reading == "all":
         return matrix_readings(loaded.model, args.matrix, shifted=True)
     try:
-        reading = Reading.parse(args.reading, loaded.model.attention_shape) if args.reading else loaded.reading
+        reading = (Reading.parse(args.reading, loaded.model.attention_shape) if args.reading
+                   else own_reading(args, loaded))
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
     return [layer_reading(loaded.model, args.matrix, reading)]
@@ -116,13 +132,14 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
 
 def main(argv=None) -> int:
     args = arguments().parse_args(argv)
-    several = args.matrix == ["all"] or len(args.matrix) > 1  # every row of each, its rule chosen on trial
-    matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
     except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e
+    args.matrix = args.matrix or [own_matrix(loaded)]
+    several = args.matrix == ["all"] or len(args.matrix) > 1  # every row of each, its rule chosen on trial
+    matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     if args.french == "written" and language_key(languages[1]) != "fr":
         raise SystemExit("error: --french written rewrites French contractions; this set's targets are not French")
     if args.sweep and (args.out or args.save or args.matrix == "all"):
@@ -155,7 +172,8 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
             result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, str(rule), round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, french=args.french,
-                                  trained_to_align=reading is not None and reading == loaded.supervised)
+                                  trained_to_align=reading is not None and reading == loaded.supervised
+                                  and args.matrix == own_matrix(loaded))
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))
     if args.out:

@@ -95,6 +95,18 @@ def attention(sentence: Sentence) -> Layered:
 
 
 @torch.inference_mode()
+def full_context_attention(sentence: Sentence) -> Layered:
+    """The weights of one teacher-forced pass over the finished translation with the decoder's future mask lifted
+    (Garg et al. 2019's full context): each head, and a layer's mean of its heads."""
+    model, trace = sentence.model, sentence.trace
+    model.eval()
+    src = torch.tensor([trace.source.ids], device=model.device)  # [1, S]
+    tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
+    cross = model.full_context_attention(src, src != model.specials.pad, tgt_in)[0].float().cpu().numpy()
+    return Layered(cross.mean(1), cross)  # [L, T, S], [L, heads, T, S]
+
+
+@torch.inference_mode()
 def attention_norm(sentence: Sentence) -> Layered:
     """‖α^h_ts v^h_s W^O_h‖ per head [L, heads, T, S], and ‖Σ_h …‖ per layer."""
     heads, layers = [], []

@@ -21,7 +21,7 @@ from ..decoding.trace import Reading, Trace, readings
 from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
-from .contributions import Layered, Sentence, alti, attention, attention_norm, value_zeroing
+from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
 from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout
 
@@ -52,9 +52,13 @@ STACK = Need(lambda model: bool(model.sublayer_sites()), "the attentional RNN ha
              "output a zeroed value alone changes (its context enters a recurrence that carries it into every later "
              "step)")
 
+WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
+                         "to each step here; only our Transformer's runs with the future mask lifted")
+
 
 def one_pass(model: Translator, trace: Trace) -> float:
-    """The cost of a matrix read from the hooked pass every page makes anyway: nothing to speak of."""
+    """The cost of a matrix read from one teacher-forced pass (the hooked one every page makes anyway, or one of
+    its own): nothing to speak of."""
     return 0.0
 
 
@@ -109,12 +113,18 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
 
 #: The weights themselves: the one matrix every page can draw, and the one a server falls back to.
 ATTENTION = "attention"
+#: The weights of a pass that sees the whole translation: where a head trained with full context aligns.
+FULL_CONTEXT = "full-context attention"
 _SHARE = "each source token's share in each output token"
 
 #: Every matrix, in the order they are offered, by name (``register`` adds one).
 MATRICES: dict[str, Matrix] = {m.name: m for m in (
     Matrix(ATTENTION, "Attention α", "α", "where the decoder read (the weights α)", "head",
            lambda s, _: attention(s), (WEIGHTS,), whole="mean of its heads"),
+    Matrix(FULL_CONTEXT, "Attention α with the whole translation in view (the future mask lifted)",
+           "α", "the weights of one pass over the finished translation in which every position sees all of it "
+           "(Garg et al. 2019's full context: where a head trained to align with it is read)", "head",
+           lambda s, _: full_context_attention(s), (WEIGHTS, WHOLE_TRANSLATION), whole="mean of its heads"),
     Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "
            "attention", "share", "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
            "head", lambda s, _: attention_norm(s), (WEIGHTS,), whole="all heads together"),
@@ -140,6 +150,12 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
                trace, "integrated gradients"), cheaper="Gradient×input is far cheaper",
            rule=LinkRule("intersection")),
 )}
+
+
+def aligning_matrix(full_context: bool) -> str:
+    """The matrix a head trained to align is read under: the full-context pass's where it was trained with the
+    whole translation in view, else the steps' own weights."""
+    return FULL_CONTEXT if full_context else ATTENTION
 
 
 def register(matrix: Matrix) -> None:

@@ -27,12 +27,15 @@ DEFAULT_WEIGHT = 0.05
 class GuidedAlignment:
     """Which cross-attention head is guided (0-based), where, and the weight λ of its loss. ``shifted``: piece t's
     links are given to the step that reads it as its input, one step later (SHIFT-ATT's reading, Chen et al. 2020),
-    instead of the step that writes it."""
+    instead of the step that writes it. ``full_context``: the head is read in a pass with the decoder's future mask
+    lifted, every position seeing the whole translation (Garg et al.'s "full context"), the translation loss's pass
+    unchanged."""
 
     layer: int
     head: int
     weight: float = DEFAULT_WEIGHT
     shifted: bool = False
+    full_context: bool = False
 
     def loss(self, attention: Tensor, links: Tensor) -> Tensor:
         """``L_align`` of the guided layer's ``attention`` [B, heads, T, S] against ``links`` [B, T, S] (each

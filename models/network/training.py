@@ -68,7 +68,7 @@ def train_step(
         if guide is None:
             logits = (forward or model)(src, mask, tgt_in, keep)  # [N, V]
         else:
-            logits, attention = model(src, mask, tgt_in, keep, watch=guide.layer)  # …, [B, heads, T, S]
+            logits, attention = model(src, mask, tgt_in, keep, watch=guide.layer, full_context=guide.full_context)
     loss = loss_fn(logits.float(), tgt_out[keep])  # over the N real pieces
     if guide is not None:
         loss = loss + guide.weight * guide.loss(attention, links)

@@ -133,12 +133,12 @@ class DecoderLayer(nn.Module):
         self.drop = nn.Dropout(c.dropout)
 
     def forward(self, y: Tensor, keys: Tensor, values: Tensor, mask: Tensor,
-                record: tuple[list[Tensor], list[Tensor]] | None = None) -> Tensor:
-        """Teacher forcing: all T positions at once, each reading only those before it; [B, T, d]. With
-        ``record`` (two lists), the self-attention's weights [B, heads, T, T] and the cross-attention's
-        [B, heads, T, S] are appended to them."""
+                record: tuple[list[Tensor], list[Tensor]] | None = None, causal: bool = True) -> Tensor:
+        """Teacher forcing: all T positions at once, each reading only those before it (every one, with
+        ``causal`` False); [B, T, d]. With ``record`` (two lists), the self-attention's weights [B, heads, T, T]
+        and the cross-attention's [B, heads, T, S] are appended to them."""
         h = self.norm_self(y)
-        y = y + self.drop(attend(self.self_attn, h, h, None, True, record and record[0]))
+        y = y + self.drop(attend(self.self_attn, h, h, None, causal, record and record[0]))
         y = y + self.drop(attend(self.cross_attn, self.norm_cross(y), (keys, values), mask, False,
                                  record and record[1]))
         return y + self.drop(self.ffn(self.norm_ffn(y)))  # [B, T, d]
@@ -218,23 +218,38 @@ class TransformerTranslator(Translator):
         return step, TransformerCache(tuple(keys), tuple(values))  # attention [B, L, heads, S]
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None,
-                watch: int | None = None) -> Tensor | tuple[Tensor, Tensor]:
+                watch: int | None = None, full_context: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions.
 
         With ``watch``, a decoder layer (0-based), also that layer's cross-attention weights [B, heads, T, S],
         written out with their gradient (guided alignment trains a head on them); the other layers keep the fused
-        kernel. A keyword of ``forward`` rather than a method of its own, so DistributedDataParallel sees the call.
+        kernel. With ``full_context`` too, those weights come from a second pass up to that layer with the future
+        mask lifted (Garg et al. 2019: the aligning head sees the whole translation; the logits never do). A
+        keyword of ``forward`` rather than a method of its own, so DistributedDataParallel sees the call.
         """
         memory = self.encode(src, src_mask)
         y, watched = self._embed(self.tgt_embed, tgt_in), []
+        causal_watch = None if full_context else watch
         for n, (layer, keys, values) in enumerate(zip(self.decoder, memory.keys, memory.values)):
-            y = layer(y, keys, values, memory.mask, (None, watched) if n == watch else None)
+            y = layer(y, keys, values, memory.mask, (None, watched) if n == causal_watch else None)
         y = self.dec_norm(y)  # [B, T, d]
         logits = F.linear(y if keep is None else y[keep], self.tgt_embed.weight)  # [B, T, V] or [N, V]
+        if watch is not None and full_context:
+            y = self._embed(self.tgt_embed, tgt_in)
+            for n in range(watch + 1):
+                layer = self.decoder[n]
+                y = layer(y, memory.keys[n], memory.values[n], memory.mask, (None, watched) if n == watch else None,
+                          causal=False)
         return logits if watch is None else (logits, watched[0])
 
-    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
-        """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out."""
+    reads_full_context = True
+
+    def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor:
+        return self.attention_kinds(src, mask, tgt_in, causal=False).cross  # [B, L, heads, T, S]
+
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor, causal: bool = True) -> Attentions:
+        """Every attention of one teacher-forced pass over ``tgt_in`` [B, T], weights written out; with ``causal``
+        False, the decoder's future mask lifted."""
         x, encoder = self._embed(self.src_embed, src), []
         for layer in self.encoder:
             x = layer(x, mask, encoder)
@@ -242,7 +257,7 @@ class TransformerTranslator(Translator):
         y, decoder, cross, values = self._embed(self.tgt_embed, tgt_in), [], [], []
         for layer in self.decoder:
             k, v = layer.cross_attn.project_kv(x)  # [B, heads, S, d_k] each
-            y = layer(y, k, v, mask, (decoder, cross))
+            y = layer(y, k, v, mask, (decoder, cross), causal)
             values.append(v)
         return Attentions(*(torch.stack(found, 1) for found in (encoder, decoder, cross, values)))
 

@@ -10,6 +10,7 @@ An architecture (the attentional RNN of :mod:`.seq2seq`, the Transformer of :mod
     logits        = model(src, mask, tgt_in, keep)        teacher forcing: training and validation
     log_probs     = model.own_step_log_probs(…)           one step of each row's own target: attribution
     found         = model.attention_kinds(src, mask, tgt_in)   every attention of one pass (None: cross only)
+    cross         = model.full_context_attention(src, mask, tgt_in)   the same, the decoder's future mask lifted
     parts         = model.attention_parts(src, mask, tgt_in)   what each attention sub-layer adds (:mod:`.parts`)
     model.switch_off(heads)                                heads zeroed before their output projection
 
@@ -177,6 +178,15 @@ class Translator(nn.Module, ABC):
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions | None:
         """Every attention of one teacher-forced pass over ``tgt_in`` [B, T]; None for an architecture whose
         only attention is the cross-attention its steps report (the RNN)."""
+        return None
+
+    #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
+    reads_full_context: bool = False
+
+    def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor | None:
+        """The cross-attention [B, L, heads, T, S] of one teacher-forced pass over ``tgt_in`` [B, T] with the
+        decoder's future mask lifted, so every position reads the whole translation: where Garg et al. (2019) read
+        and train their aligning head ("full context"). None where the decoder cannot run so."""
         return None
 
     def sublayer_sites(self) -> dict[str, list[Site]]:

@@ -113,13 +113,16 @@ def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False
             [[scored.get((n, c)) for c in columns] for n in layers])
 
 
-def trial_best(directory: str | Path, shape: tuple[int, int]) -> AlignmentRow | None:
-    """The attention result with the lowest AER on the gold's trial set recorded beside a model whose attention is
-    shaped ``(L, heads)``, over every reading (shifted ones too) and rule; None when none was scored. An RNN's
-    results from before readings were recorded read as its one plain head."""
+def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = "attention") -> AlignmentRow | None:
+    """The result with the lowest AER on the gold's trial set recorded beside a model whose attention is shaped
+    ``(L, heads)``, over every reading (shifted ones too) and rule of ``matrix`` (one read head by head: the
+    attention, or the full-context attention); None when none was scored. An RNN's attention results from before
+    readings were recorded read as its one plain head."""
     options = {r.key for r in readings(shape, shifted=True)}
-    scored = [dataclasses.replace(r, reading=r.attention_reading.key) for r in recorded(directory)
-              if r.split == "trial" and r.attention_reading and r.attention_reading.key in options]
+    read = {r: r.attention_reading if matrix == "attention" else r.reading and Reading.from_key(r.reading)
+            for r in recorded(directory) if r.split == "trial" and r.matrix == matrix}
+    scored = [dataclasses.replace(r, reading=reading.key) for r, reading in read.items()
+              if reading and reading.key in options]
     return min(scored, key=lambda r: r.aer) if scored else None
 
 

@@ -153,8 +153,10 @@ def _guided(training: dict) -> str:
         return ""
     reading = Reading.from_key(g["reading"])
     step = "that reads each piece as its input" if reading.shifted else "that writes each piece"
-    return (f"\n- Trained to align: cross-attention {reading.label} (guided alignment, Garg et al. 2019: its "
-            f"attention at the step {step} pulled toward word links, loss weight {g['weight']:g}; links from "
+    whole = ", with the whole translation in view" if g.get("full_context") else ""
+    where = " in a pass with the decoder's future mask lifted" if whole else ""
+    return (f"\n- Trained to align: cross-attention {reading.label}{whole} (guided alignment, Garg et al. 2019: its "
+            f"attention at the step {step}{where} pulled toward word links, loss weight {g['weight']:g}; links from "
             f"{g['links']}, made in {g['links_seconds'] / 60:.0f} min)")
 
 

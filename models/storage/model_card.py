@@ -24,9 +24,8 @@ MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read
 
 _GUIDED = re.compile(r"^\W*model:\s*transformer-align\b", re.IGNORECASE | re.MULTILINE)
 #: This project's cards name the head they trained: "Trained to align: cross-attention layer 3, head 1 …".
-_OURS = re.compile(r"^\W*trained to align:\W*cross-attention layer (\d+), head (\d+)(, read one step later)?",
-                   re.IGNORECASE | re.MULTILINE)
-MARIAN_HEAD = (-1, 0, False)  # Marian's guided head: the first of the last decoder layer, at the writing step
+_OURS = re.compile(r"^\W*trained to align:\W*cross-attention layer (\d+), head (\d+)(, read one step later)?"
+                   r"(, with the whole translation in view)?", re.IGNORECASE | re.MULTILINE)
 
 #: What the supervised head is, in one sentence for the pages.
 SUPERVISION = ("Its card says one head was trained to align (guided alignment, Garg et al. 2019; OPUS-MT's "
@@ -35,28 +34,40 @@ SUPERVISION = ("Its card says one head was trained to align (guided alignment, G
 
 
 @dataclass(frozen=True)
+class Guided:
+    """The cross-attention head guided alignment trained (0-based; layer −1: the last), and where it was trained."""
+
+    layer: int
+    head: int
+    shifted: bool = False  # at the step that reads each piece as its input, one step later
+    full_context: bool = False  # in a pass with the decoder's future mask lifted (Garg et al. 2019's full context)
+
+
+MARIAN_HEAD = Guided(-1, 0)  # Marian's guided head: the first of the last decoder layer, at the writing step
+
+
+@dataclass(frozen=True)
 class CardFacts:
     """What the card of one model says (each None where it says nothing)."""
 
     licence: str | None
-    #: The cross-attention (layer, head, read one step later) trained to align, 0-based; layer −1: the last.
-    guided: tuple[int, int, bool] | None
+    guided: Guided | None  # the head trained to align
 
     def supervised_head(self, shape: tuple[int, int]) -> Reading | None:
         """The cross-attention head guided alignment trained, read where it was trained, in a model shaped
         ``(L, heads)``; None if none was (or the card names one the model does not have)."""
         if self.guided is None:
             return None
-        layer, head, shifted = self.guided
-        fits = -shape[0] <= layer < shape[0] and 0 <= head < shape[1]
-        return Reading(layer % shape[0], head, shifted) if fits else None
+        g = self.guided
+        fits = -shape[0] <= g.layer < shape[0] and 0 <= g.head < shape[1]
+        return Reading(g.layer % shape[0], g.head, g.shifted) if fits else None
 
 
-def guided_head(text: str) -> tuple[int, int] | None:
+def guided_head(text: str) -> Guided | None:
     """The head a card's text says was trained to align: this project's line, or OPUS-MT's ``transformer-align``."""
     ours = _OURS.search(text)
     if ours:
-        return int(ours[1]) - 1, int(ours[2]) - 1, bool(ours[3])
+        return Guided(int(ours[1]) - 1, int(ours[2]) - 1, bool(ours[3]), bool(ours[4]))
     return MARIAN_HEAD if _GUIDED.search(text) else None
 
 

@@ -107,6 +107,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "step later) rather than the step that writes it (default: the last layer's first head, "
                         "Marian's)")
     g.add_argument("--guided-weight", type=float, default=DEFAULT_WEIGHT, help="the alignment loss's weight λ")
+    g.add_argument("--full-context", action="store_true",
+                   help="read the guided head in a second pass with the decoder's future mask lifted, every position "
+                        "seeing the whole translation (Garg et al.'s full context; the app reads it as the matrix "
+                        "'full-context attention')")
     p.add_argument("--keep", choices=["best", "last"], default="best",
                    help="the checkpoint: the validation point of best mean BLEU, or the last (the budget's end, the "
                         "learning rate annealed: for an aim BLEU does not see, such as guided alignment's head)")
@@ -173,7 +177,7 @@ def guided(args, model) -> GuidedAlignment | None:
         raise SystemExit(f"error: --guided-reading: {e}") from e
     if reading.head is None:
         raise SystemExit("error: --guided-reading names one head (LAYER.HEAD), not a layer's mean")
-    return GuidedAlignment(reading.layer, reading.head, args.guided_weight, reading.shifted)
+    return GuidedAlignment(reading.layer, reading.head, args.guided_weight, reading.shifted, args.full_context)
 
 
 def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, parts, state: dict) -> Run:
@@ -258,6 +262,7 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "history": state["history"],
         **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key,
                                  "weight": run.guide.weight, "links": RECIPES[args.guided_alignment].words,
+                                 "full_context": run.guide.full_context,
                                  "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
     }
     (out / "training.json").write_text(json.dumps(record, indent=1))
