@@ -2,7 +2,7 @@
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
-from models.analysis.matrices import ATTENTION, MATRICES
+from models.analysis.matrices import ATTENTION, FULL_CONTEXT, MATRICES
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.tokenization import is_language_tag, word_index
@@ -11,6 +11,11 @@ from models.views.readings import MatrixView
 from pages._shared import cache, charts, evidence, exports, readings, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
+
+
+#: The matrices whose rows are read one step later beside the plain ones: the weights, of the steps or of the
+#: full-context pass (where a piece is the decoder's input: SHIFT-ATT's reading, and where heads align).
+SHIFTABLE = (ATTENTION, FULL_CONTEXT)
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
@@ -41,13 +46,14 @@ def shifted_toggle(chosen: bool) -> bool:
     return on
 
 
-def shifted_heatmap(place, trace: Trace, reading: Reading, words: bool, title: str, measure: str) -> None:
-    """The same reading with each word's row taken from the step where it is the decoder's input."""
+def shifted_heatmap(place, settings: ui.Settings, text: str, trace: Trace, matrix: str, reading: Reading,
+                    title: str, measure: str) -> None:
+    """The same reading of ``matrix`` with each word's row taken from the step where it is the decoder's input."""
     later = Reading(reading.layer, reading.head, shifted=True)
     if len(trace.target_pieces) < 2:
         place.info("One written piece: there is no later step to read it at.")
         return
-    view = ui.view_of(trace, trace.read(later), trace.read_energies(later), words)
+    view = evidence.matrix_view(settings, text, trace, matrix, later).view
     place.altair_chart(charts.heatmap(view, f"{title}, one step later — the row of the step each word is read in",
                                       measure=measure), width="stretch", key="heatmap_shifted")
     place.caption(evidence.STEP_NOTE)
@@ -229,12 +235,12 @@ matrix, measure = drawn.matrix.name, drawn.matrix.unit  # the attention, where i
 main = kinds_ui.shown(settings, text, trace, drawn, kind, reading)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
 with later_at:
-    later = shifted_toggle(loaded.reading.shifted) if matrix == ATTENTION and main.stepwise else False
+    later = shifted_toggle(loaded.reading.shifted) if matrix in SHIFTABLE and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))
 if later:
-    shifted_heatmap(later_place, trace, reading, settings.words, main.name, measure)
+    shifted_heatmap(later_place, settings, text, trace, matrix, reading, main.name, measure)
 st.caption(main.caption)
 if main.stepwise:
     follow_click(clicked, trace, settings.words)

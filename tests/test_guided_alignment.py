@@ -175,6 +175,9 @@ def test_guided_alignment_is_refused_where_there_is_no_such_head(tiny_corpus, tm
     with pytest.raises(SystemExit, match="one head of a Transformer"):
         train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "rnn"), "--steps", "1", "--vocab-size", "100",
                     "--guided-alignment", "eflomal"])
+    with pytest.raises(SystemExit, match="give --guided-alignment too"):
+        train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "t"), *SMALL_TRANSFORMER, "--steps", "1",
+                    "--full-context"])
     for wrong, reason in (("1.3", "names no layer or head"), ("2.mean", "names one head")):
         with pytest.raises(SystemExit, match=reason):
             train.main(["--data", str(tiny_corpus), "--out", str(tmp_path / "t"), *SMALL_TRANSFORMER, "--steps", "1",

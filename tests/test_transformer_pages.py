@@ -200,3 +200,26 @@ def test_the_model_trained_to_align_opens_on_its_guided_head_named_so():
     assert "Layer 1, head 4 — shown first — trained to align" in at.selectbox(key="head").options
     assert at.toggle(key="shifted").value and any("one step later" in title_of(f) for f in figures(at))
     assert "Transformer (multi-head), trained to align" in at.selectbox(key="model_pick").options
+
+
+def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context_attention(tiny_corpus, tmp_path):
+    """Its card marks layer 1 head 2, trained one step later with the whole translation in view: the page opens on
+    the full-context attention at that head, named "trained to align", with its one-step-later rows beside it —
+    the same matrix's, not the steps' attention."""
+    from models import train
+
+    out = tmp_path / "full-context"
+    train.main(["--data", str(tiny_corpus), "--out", str(out), "--arch", "transformer", "--d-model", "32", "--heads",
+                "2", "--enc-layers", "1", "--dec-layers", "2", "--ffn-dim", "64", "--vocab-size", "100", "--threads",
+                "1", "--steps", "2", "--guided-alignment", "eflomal", "--guided-reading", "1.2.shifted",
+                "--full-context"])
+    at = run_page(APP, text="a dog runs", model=str(out))
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="reading").value == "full-context attention"
+    assert at.selectbox(key="head").value == Reading(0, 1)
+    assert "Layer 1, head 2 — shown first — trained to align" in at.selectbox(key="head").options
+    plain, later = (title_of(f) for f in figures(at)[:2])
+    assert plain.startswith("Attention α with the whole translation in view")
+    assert later.startswith("Attention α with the whole translation in view") and "one step later" in later
+    steps = run_page(APP, text="a dog runs", model=str(out), read="attention")
+    assert not any("trained to align" in o for o in steps.selectbox(key="head").options)  # the steps' head was not

@@ -40,8 +40,7 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, LinkRule
-from ..analysis.matrices import (ATTENTION, MATRICES, aligning_matrix, layer_reading, matrix_readings, not_applicable,
-                                 record)
+from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
@@ -83,24 +82,12 @@ def arguments() -> argparse.ArgumentParser:
     return p
 
 
-def own_matrix(loaded) -> str:
-    """The matrix a model's links are read from by default: the one its head trained to align is read under."""
-    return aligning_matrix(bool(loaded.card.guided and loaded.card.guided.full_context))
-
-
-def own_reading(args: argparse.Namespace, loaded) -> Reading | None:
-    """The reading of ``--reading`` left out: the head trained with full context under its own matrix, else the
-    model's default reading."""
-    own = args.matrix == own_matrix(loaded) != ATTENTION and loaded.supervised
-    return own or loaded.reading
-
-
 def default_rule(args: argparse.Namespace, loaded) -> str:
-    """The rule of ``--method`` left out: for the model's own matrix at its own reading, the one chosen with it on
-    the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
+    """The rule of ``--method`` left out: for the model's own matrix (its card's) at its default reading, the one
+    chosen with it on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
     best = trial_best(loaded.path, loaded.model.attention_shape, args.matrix)
-    reading = own_reading(args, loaded)
-    default = args.matrix == own_matrix(loaded) and args.reading in (None, reading and reading.key)
+    own = loaded.reading and loaded.reading.key
+    default = args.matrix == loaded.card.aligning_matrix and args.reading in (None, own)
     return best.method if best and default else "argmax"
 
 
@@ -123,8 +110,7 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     if args.reading == "all":
         return matrix_readings(loaded.model, args.matrix, shifted=True)
     try:
-        reading = (Reading.parse(args.reading, loaded.model.attention_shape) if args.reading
-                   else own_reading(args, loaded))
+        reading = Reading.parse(args.reading, loaded.model.attention_shape) if args.reading else loaded.reading
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
     return [layer_reading(loaded.model, args.matrix, reading)]
@@ -137,7 +123,7 @@ def main(argv=None) -> int:
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
     except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e
-    args.matrix = args.matrix or [own_matrix(loaded)]
+    args.matrix = args.matrix or [loaded.card.aligning_matrix]
     several = args.matrix == ["all"] or len(args.matrix) > 1  # every row of each, its rule chosen on trial
     matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     if args.french == "written" and language_key(languages[1]) != "fr":
@@ -173,7 +159,7 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, french=args.french,
                                   trained_to_align=reading is not None and reading == loaded.supervised
-                                  and args.matrix == own_matrix(loaded))
+                                  and args.matrix == loaded.card.aligning_matrix)
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))
     if args.out:

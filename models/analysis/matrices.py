@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..decoding.trace import Reading, Trace, readings
+from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
 from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
@@ -111,10 +111,8 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
     return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
 
 
-#: The weights themselves: the one matrix every page can draw, and the one a server falls back to.
-ATTENTION = "attention"
-#: The weights of a pass that sees the whole translation: where a head trained with full context aligns.
-FULL_CONTEXT = "full-context attention"
+#: ATTENTION, the weights themselves, is the one matrix every page can draw, and the one a server falls back to;
+#: FULL_CONTEXT is where a head trained to align with the whole translation in view aligns.
 _SHARE = "each source token's share in each output token"
 
 #: Every matrix, in the order they are offered, by name (``register`` adds one).
@@ -150,12 +148,6 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
                trace, "integrated gradients"), cheaper="Gradient×input is far cheaper",
            rule=LinkRule("intersection")),
 )}
-
-
-def aligning_matrix(full_context: bool) -> str:
-    """The matrix a head trained to align is read under: the full-context pass's where it was trained with the
-    whole translation in view, else the steps' own weights."""
-    return FULL_CONTEXT if full_context else ATTENTION
 
 
 def register(matrix: Matrix) -> None:

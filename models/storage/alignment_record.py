@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
-from ..decoding.trace import RNN_READING, Reading, readings
+from ..decoding.trace import ATTENTION, RNN_READING, Reading, readings
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
@@ -49,7 +49,7 @@ class AlignmentRow:
     @property
     def attention_reading(self) -> Reading | None:
         """The attention reading scored (an RNN's rows from before readings were recorded: its one head)."""
-        if self.matrix != "attention":
+        if self.matrix != ATTENTION:
             return None
         return Reading.from_key(self.reading) if self.reading else RNN_READING
 
@@ -113,29 +113,30 @@ def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False
             [[scored.get((n, c)) for c in columns] for n in layers])
 
 
-def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = "attention") -> AlignmentRow | None:
+def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTENTION) -> AlignmentRow | None:
     """The result with the lowest AER on the gold's trial set recorded beside a model whose attention is shaped
     ``(L, heads)``, over every reading (shifted ones too) and rule of ``matrix`` (one read head by head: the
     attention, or the full-context attention); None when none was scored. An RNN's attention results from before
     readings were recorded read as its one plain head."""
     options = {r.key for r in readings(shape, shifted=True)}
-    read = {r: r.attention_reading if matrix == "attention" else r.reading and Reading.from_key(r.reading)
+    read = {r: r.attention_reading if matrix == ATTENTION else r.reading and Reading.from_key(r.reading)
             for r in recorded(directory) if r.split == "trial" and r.matrix == matrix}
     scored = [dataclasses.replace(r, reading=reading.key) for r, reading in read.items()
               if reading and reading.key in options]
     return min(scored, key=lambda r: r.aer) if scored else None
 
 
-def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None
-                    ) -> Reading | None:
-    """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with: the one with the lowest AER on
-    the gold's trial set recorded beside it (chosen on the trial set only, ``python -m models.align --split trial
-    --reading all --save``), else the head trained to align (``supervised``, from the model's card), else the
-    RNN's only head or a Transformer's last layer's mean. None without attention. The app's heatmap draws its
-    plain counterpart (:attr:`Reading.plain`), the step's own attention."""
+def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None,
+                    matrix: str = ATTENTION) -> Reading | None:
+    """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with, under ``matrix`` (the model's
+    own: :attr:`~.model_card.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
+    recorded beside it (chosen on the trial set only, ``python -m models.align --split trial --reading all
+    --save``), else the head trained to align (``supervised``, from the model's card), else the RNN's only head or
+    a Transformer's last layer's mean. None without attention. The app's heatmap draws its plain counterpart
+    (:attr:`Reading.plain`), the step's own attention."""
     if shape == (0, 0):
         return None
-    best = trial_best(directory, shape)
+    best = trial_best(directory, shape, matrix)
     if best:
         return Reading.parse(best.reading, shape)
     return supervised or (RNN_READING if shape == (1, 1) else Reading(shape[0] - 1, None))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ..decoding.trace import Reading
+from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
 from .head_record import heads_table
@@ -146,6 +146,12 @@ def _sizes(directory: str | Path) -> str:
             f"{attention}, dropout {c['dropout']}")
 
 
+def aligning_matrix(training: dict) -> str:
+    """The matrix the model aligns with by default, from its training record: as its card will say
+    (:attr:`.model_card.CardFacts.aligning_matrix`)."""
+    return FULL_CONTEXT if training.get("guided_alignment", {}).get("full_context") else ATTENTION
+
+
 def _guided(training: dict) -> str:
     """The line that marks the head guided alignment trained (read back by :mod:`.model_card`), if one was."""
     g = training.get("guided_alignment")
@@ -197,7 +203,7 @@ compute bought); the checkpoint is the point with the {"last" if training.get("k
 Word links read from this model with the French side forced, scored on the English–French Hansards gold set
 (Och & Ney 2000; Mihalcea & Pedersen 2003) by alignment error rate (lower is better):
 
-{alignment_table(directory)}
+{alignment_table(directory, aligning_matrix(training))}
 
 ## Which matrix to believe
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..decoding.trace import Reading
-from .alignment_record import AlignmentRow, default_reading, recorded, trial_best
+from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from .alignment_record import default_reading, recorded, trial_best
 from .hub import check_config
 
 
@@ -16,8 +16,9 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
     return config.attention_shapes.get("cross", (0, 0))
 
 
-def alignment_table(directory: str | Path) -> str:
-    """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``)."""
+def alignment_table(directory: str | Path, matrix: str = ATTENTION) -> str:
+    """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``),
+    after the reading of ``matrix`` (the model's own) it aligns with."""
     results = [r for r in recorded(directory) if not r.chosen_on_trial]  # --matrix all rows: reading_scores
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
@@ -25,7 +26,7 @@ def alignment_table(directory: str | Path) -> str:
     rows = [f"| {r.matrix}{reading_name(r.reading, rnn)} | {r.method} | {r.split} | "
             f"{r.aer:.1f} | {r.precision:.1f} | {r.recall:.1f} |" for r in results]
     commands = "\n".join(dict.fromkeys(f"    {r.command}" for r in results if r.command))
-    return (_chosen_reading(directory, results)
+    return (_chosen_reading(directory, matrix)
             + "| links from | read as | split | AER % | precision % | recall % |\n|---|---|---|---|---|---|\n"
             + "\n".join(rows) + f"\n\n{commands}")
 
@@ -39,15 +40,17 @@ def reading_name(key: str | None, rnn: bool) -> str:
     return " " + key
 
 
-def _chosen_reading(directory: str | Path, results: list[AlignmentRow]) -> str:
-    """The reading and rule the model aligns with, and why (readings are ``LAYER.HEAD``, 1-based)."""
+def _chosen_reading(directory: str | Path, matrix: str) -> str:
+    """The reading and rule the model aligns with under ``matrix``, and why (readings are ``LAYER.HEAD``,
+    1-based)."""
     shape = _cross_shape(directory)
     if shape == (0, 0):
         return ""
-    reading, best = default_reading(directory, shape), trial_best(directory, shape)
+    reading, best = default_reading(directory, shape, matrix=matrix), trial_best(directory, shape, matrix)
     if best is None:
         return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
                 if shape != (1, 1) else "")
     label = reading.label if shape != (1, 1) else "its attention" + (", read one step later" * reading.shifted)
+    label += " in the full-context attention" * (matrix == FULL_CONTEXT)
     return (f"Aligned with **{label}** (`{reading.key}`), links read by **{best.method}**: the lowest "
             f"AER on the trial set ({best.aer:.1f}) of every reading and rule scored there.\n\n")

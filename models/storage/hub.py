@@ -278,7 +278,8 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         (model, tokenizers), found = _load_own(path, _read_config(path, raw)), own_languages(path)
     target, card = pick_device(device), read_card(path)
     loaded = LoadedModel(model.to(target).eval(), tokenizers, path, target,
-                         default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape)),
+                         default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
+                                         card.aligning_matrix),
                          found, card, many)
     try:
         return loaded if languages is None else loaded.speaking(*languages)

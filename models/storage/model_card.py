@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from huggingface_hub import ModelCard
 
-from ..decoding.trace import Reading
+from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 
 CARD_FILE = "README.md"
 MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read
@@ -52,6 +52,12 @@ class CardFacts:
 
     licence: str | None
     guided: Guided | None  # the head trained to align
+
+    @property
+    def aligning_matrix(self) -> str:
+        """The matrix the model aligns with by default: the full-context attention where its head trained to align
+        was trained with the whole translation in view, else the attention."""
+        return FULL_CONTEXT if self.guided and self.guided.full_context else ATTENTION
 
     def supervised_head(self, shape: tuple[int, int]) -> Reading | None:
         """The cross-attention head guided alignment trained, read where it was trained, in a model shaped

@@ -166,6 +166,9 @@ def model_config(args, tokenizers: TokenizerPair):
 def guided(args, model) -> GuidedAlignment | None:
     """The head ``--guided-alignment`` trains, checked against the model; None without it."""
     if not args.guided_alignment:
+        if args.full_context:
+            raise SystemExit("error: --full-context says where the head --guided-alignment trains is read; give "
+                             "--guided-alignment too")
         return None
     if model.config.architecture != "transformer":
         raise SystemExit("error: --guided-alignment trains one head of a Transformer's cross-attention; the RNN's "

@@ -40,9 +40,11 @@ STEP_NOTE = ("A row is the step that *writes* its word, from the words before it
 
 
 def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
-    """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`)."""
+    """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`), opening on
+    its own (the one its head trained to align is read under)."""
     choices = list(applicable(loaded.model))
-    wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", choices[0])
+    own = loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0]
+    wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", own)
     matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
                           help=naming.show_help(loaded.model))
     st.query_params["read"] = slug(matrix)
@@ -72,7 +74,7 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
     st.session_state[key] = st.session_state[chosen]
     # a head trained one step later is named on its plain reading too, where a page offers only those
     supervised = next((r for r in (loaded.supervised, loaded.supervised and loaded.supervised.plain) if r in options),
-                      None)
+                      None) if matrix == loaded.card.aligning_matrix else None
     reading = st.selectbox(label, options, key=key,
                            format_func=lambda r: naming.reading_name(r, matrix, default, supervised),
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
