@@ -24,19 +24,24 @@ from .storage.hub import DEFAULT_MODEL, CheckpointError, chosen_languages, langu
 
 
 def trace_json(trace: Trace) -> dict:
-    """A trace as plain JSON types (lists of floats)."""
+    """A trace as plain JSON types (lists of floats). The source's columns are the sentence's pieces; a task prefix
+    the model was given (T5's "translate English to French: ") is set apart, its pieces and the share of each row's
+    attention that went to them, so each row's sentence columns and prefix share add up to 1."""
     def arr(a):
         return None if a is None else a.round(6).tolist()
 
+    n, attention = trace.source.prefix, trace.cross_attention
     return {
-        "source_pieces": trace.source.pieces,
-        "source_unknown": trace.source.unknown,
+        "prefix_pieces": trace.source.pieces[:n],
+        "source_pieces": trace.source.pieces[n:],
+        "source_unknown": trace.source.unknown[n:],
         "truncated": trace.source.truncated,
         "target_pieces": trace.target_pieces,
         "translation": trace.translation,
         "logprob": trace.logprob,
-        "cross_attention": arr(trace.cross_attention),  # [L, heads, T, S]
-        "energies": arr(trace.energies),  # [L, heads, T, S]
+        "cross_attention": None if attention is None else arr(attention[..., n:]),  # [L, heads, T, S]
+        "prefix_share": None if attention is None else arr(attention[..., :n].sum(-1)),  # [L, heads, T]
+        "energies": None if trace.energies is None else arr(trace.energies[..., n:]),  # [L, heads, T, S]
         "top_k": trace.top_k,
     }
 

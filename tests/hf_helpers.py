@@ -166,12 +166,60 @@ def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, 
     return folder
 
 
-def assert_same_beams(ours, out, pad: int) -> None:
+def assert_same_beams(ours, out, pad: int, eos: int | None = None) -> None:
     """That a beam search's hypotheses (``ours``, a BeamResult) are ``generate``'s (``out``, with
-    ``return_dict_in_generate``): the same pieces in the same order, the same scores (log-probability per piece)."""
+    ``return_dict_in_generate``): the same pieces in the same order, the same scores (log-probability per piece).
+    ``eos``: where generate pads a finished row with EOS (T5's), each row is read to its first, and a <pad> the
+    model wrote (T5 may: its <pad> only starts the decoder) is kept."""
     import numpy as np
 
-    theirs = [[i for i in row[1:] if i != pad] for row in out.sequences.tolist()]
+    rows = [row[1:] for row in out.sequences.tolist()]
+    if eos is None:
+        theirs = [[i for i in row if i != pad] for row in rows]
+    else:
+        theirs = [row[: row.index(eos) + 1] if eos in row else row for row in rows]
     assert [list(h.target_ids) for h in ours.hypotheses] == theirs
     per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
     np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
+
+
+#: t5-small's own task prefix for English→French (its config's task_specific_params).
+T5_PREFIX = "translate English to French: "
+
+
+def tiny_t5(folder: Path, seed: int = 0, steps: int = 0, layers: int = 2, heads: int = 2,
+            tasks: dict | None = None) -> Path:
+    """Save a tiny T5 model and its tokenizer under ``folder``, laid out as t5-small (a SentencePiece unigram
+    vocabulary with <pad> 0, </s> 1, <unk> 2; relative position buckets; the decoder started from <pad>; its
+    translation tasks and their prefixes in ``task_specific_params``, by default English→French), trained ``steps``
+    Adam steps on prefix + English → French; returns the folder."""
+    import sentencepiece as spm
+    import torch
+    from transformers import GenerationConfig, T5Config, T5ForConditionalGeneration, T5Tokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tasks = {"translation_en_to_fr": {"prefix": T5_PREFIX}} if tasks is None else tasks
+    spm.SentencePieceTrainer.train(sentence_iterator=iter((ENGLISH + FRENCH + [T5_PREFIX]) * 10),
+                                   model_prefix=str(folder / "spiece"), vocab_size=80, model_type="unigram",
+                                   character_coverage=1.0, bos_id=-1, pad_id=0, eos_id=1, unk_id=2, minloglevel=2)
+    pieces = spm.SentencePieceProcessor(model_file=str(folder / "spiece.model"))
+    tokenizer = T5Tokenizer(vocab=[(pieces.id_to_piece(i), pieces.get_score(i)) for i in range(len(pieces))],
+                            extra_ids=0)
+    config = T5Config(vocab_size=len(tokenizer), d_model=16, d_kv=8, d_ff=32, num_layers=layers,
+                      num_decoder_layers=layers, num_heads=heads, relative_attention_num_buckets=8,
+                      relative_attention_max_distance=16, dropout_rate=0.0, pad_token_id=0, eos_token_id=1,
+                      decoder_start_token_id=0, task_specific_params=tasks)
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration(config)
+    batch = tokenizer([T5_PREFIX + e for e in ENGLISH], text_target=FRENCH, padding=True, return_tensors="pt")
+    batch["labels"][batch["labels"] == 0] = -100  # padding is not learned
+    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(steps):
+        model(**batch).loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    model.eval()
+    model.generation_config = GenerationConfig(decoder_start_token_id=0, eos_token_id=1, pad_token_id=0)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

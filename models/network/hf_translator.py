@@ -1,6 +1,7 @@
 """Hugging Face encoder–decoder translators behind the one translator interface — Marian (every
-Helsinki-NLP/opus-mt-* model) and the many-to-many M2M100, NLLB-200 and mBART-50 — so every decoder, analysis and
-page works on them as on this project's own models.
+Helsinki-NLP/opus-mt-* model), the many-to-many M2M100, NLLB-200 and mBART-50, and T5 (t5-small, Flan-T5), each
+family's module names in :mod:`.hf_layouts` — so every decoder, analysis and page works on them as on this
+project's own models.
 
 The wrapped ``transformers`` model runs with eager attention, the only implementation that returns its weights
 (under SDPA transformers 5 returns none). Decoding goes one step at a time through the model's own decoder and
@@ -26,16 +27,13 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from .hf_layouts import LAYOUTS
 from .parts import Site
 from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
 from .translator import Attentions, Focus, Specials, Step, Translator
 
-#: ``model_type`` values of the encoder–decoder translators this wrapper reads: Marian (opus-mt-*), M2M100 (and
-#: NLLB-200, built on it) and mBART; their layers are named alike (BART's).
-MODEL_TYPES = ("marian", "m2m_100", "mbart")
-#: The families whose layer norm comes after each residual sum (Marian, as the original Transformer); M2M100, NLLB
-#: and mBART normalise each sub-layer's input instead (pre-norm).
-POST_NORM = ("marian",)
+#: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.hf_layouts`).
+MODEL_TYPES = tuple(LAYOUTS)
 
 
 @dataclass(frozen=True)
@@ -66,20 +64,19 @@ class HFConfig:
     d_model: int
     specials: Specials
     banned: tuple[int, ...]  # the pieces generate never writes (its generation config's one-piece bad_words_ids)
-    positions: int  # the positions its embeddings have: the longest source, and target, it can read
+    positions: int | None  # the positions its embeddings have: the longest source, and target, it can read (None: any)
 
 
 def hf_config(config, generation, unk_id: int) -> HFConfig:
     """The facts of a ``transformers`` encoder–decoder config and its generation config; ``unk_id``: the
     tokenizer's (the config does not name it)."""
-    shapes = {"cross": (config.decoder_layers, config.decoder_attention_heads),
-              "encoder": (config.encoder_layers, config.encoder_attention_heads),
-              "decoder": (config.decoder_layers, config.decoder_attention_heads)}
+    layout = LAYOUTS[config.model_type]
     start = config.decoder_start_token_id
     specials = Specials(pad=config.pad_token_id, eos=config.eos_token_id,
                         start=config.pad_token_id if start is None else start, unk=unk_id)
     banned = tuple(words[0] for words in generation.bad_words_ids or () if len(words) == 1)
-    return HFConfig(config.model_type, shapes, config.d_model, specials, banned, config.max_position_embeddings)
+    return HFConfig(config.model_type, layout.shapes(config), config.d_model, specials, banned,
+                    layout.positions(config))
 
 
 def _zero_removed_heads(projection: nn.Linear, args: tuple):
@@ -96,8 +93,8 @@ def _zero_removed_heads(projection: nn.Linear, args: tuple):
 
 class HFTranslator(Translator):
     """A ``transformers`` encoder–decoder translator (``MarianMTModel``, ``M2M100ForConditionalGeneration``,
-    ``MBartForConditionalGeneration``) as a :class:`~.translator.Translator`; a many-to-many one writes in the
-    language :meth:`writing` sets."""
+    ``MBartForConditionalGeneration``, ``T5ForConditionalGeneration``) as a :class:`~.translator.Translator`; a
+    many-to-many one writes in the language :meth:`writing` sets."""
 
     architecture = "hf"
     attention_can_be_forced = False  # transformers offers no place to set a layer's weights
@@ -108,12 +105,17 @@ class HFTranslator(Translator):
         if model.config.model_type not in MODEL_TYPES:
             raise ValueError(f"{model.config.model_type!r} models are not read here; expected one of {MODEL_TYPES}")
         model.set_attn_implementation("eager")  # the only implementation that returns attention weights
-        self.hf = model.eval()
+        self.hf, self.layout = model.eval(), LAYOUTS[model.config.model_type]
         self.config = hf_config(model.config, model.generation_config, unk_id)
         for layers in self.attention_modules().values():
             for attn in layers:
-                attn.out_proj.removed_heads, attn.out_proj.head_dim = frozenset(), attn.head_dim
-                attn.out_proj.register_forward_pre_hook(_zero_removed_heads)
+                out = self._out(attn)
+                out.removed_heads, out.head_dim = frozenset(), getattr(attn, self.layout.projections.head_dim)
+                out.register_forward_pre_hook(_zero_removed_heads)
+
+    def _out(self, attn: nn.Module) -> nn.Linear:
+        """An attention module's output projection W^O."""
+        return getattr(attn, self.layout.projections.out)
 
     def writing(self, tag: int | None) -> HFTranslator:
         """This model with ``tag`` (a target language's tag id) forced as every sentence's first piece, as
@@ -141,32 +143,17 @@ class HFTranslator(Translator):
 
     def attention_modules(self) -> dict[str, list[nn.Module]]:
         """Each attention kind's modules, layer by layer (as the Transformer's own method of that name)."""
-        return {"cross": [layer.encoder_attn for layer in self.hf.model.decoder.layers],
-                "encoder": [layer.self_attn for layer in self.hf.model.encoder.layers],
-                "decoder": [layer.self_attn for layer in self.hf.model.decoder.layers]}
+        return self.layout.attentions(self.hf)
 
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:
         return self.attention_shapes
 
     def sublayer_sites(self) -> dict[str, list[Site]]:
-        """Post-norm (Marian): the residual is the query projection's input, the norm's output the next module's
-        input. Pre-norm: the residual is the sub-layer's norm's input, the sum the next norm's input."""
-        post = self.config.model_type in POST_NORM
-
-        def site(attn, norm, after: nn.Module, layer: nn.Module) -> Site:
-            return Site(attn.v_proj, attn.out_proj, attn.q_proj if post else norm, after, layer, norm if post else None)
-
-        encoder, decoder = self.hf.model.encoder.layers, self.hf.model.decoder.layers
-        return {"encoder": [site(n.self_attn, n.self_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
-                            for n in encoder],
-                "decoder": [site(n.self_attn, n.self_attn_layer_norm,
-                                 n.encoder_attn.q_proj if post else n.encoder_attn_layer_norm, n) for n in decoder],
-                "cross": [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
-                          for n in decoder]}
+        return self.layout.sites(self.hf)
 
     def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
-        self.attention_modules()[kind][layer].out_proj.removed_heads = heads
+        self._out(self.attention_modules()[kind][layer]).removed_heads = heads
 
     def encode(self, src: Tensor, mask: Tensor) -> HFMemory:
         hidden = self.hf.get_encoder()(input_ids=src, attention_mask=mask.long()).last_hidden_state
@@ -189,7 +176,7 @@ class HFTranslator(Translator):
         if focus is not None:
             raise ValueError("this model's attention cannot be forced: transformers offers no place to set it")
         library = self._library_cache(cache)
-        out = self.hf.model.decoder(input_ids=prev[:, None], encoder_hidden_states=memory.hidden,
+        out = self.layout.decoder(self.hf)(input_ids=prev[:, None], encoder_hidden_states=memory.hidden,
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
@@ -207,9 +194,7 @@ class HFTranslator(Translator):
         """The next piece's log-probabilities [B, V] from the decoder's output ``state`` [B, d], after generate's
         rules, applied after the softmax as there: the banned pieces at −∞; at the ``first`` step of a model
         writing in a set language, its tag alone, at log-probability 0 (``ForcedBOSTokenLogitsProcessor``)."""
-        logits = self.hf.lm_head(state)
-        bias = getattr(self.hf, "final_logits_bias", None)  # Marian and mBART have one; M2M100 has none
-        log_probs = (logits if bias is None else logits + bias[0]).float().log_softmax(-1)
+        log_probs = self.layout.logits(self.hf, state).float().log_softmax(-1)
         log_probs[:, list(self.config.banned)] = float("-inf")
         if first and self.target_tag is not None:
             log_probs = torch.full_like(log_probs, float("-inf"))
@@ -229,8 +214,9 @@ class HFTranslator(Translator):
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in, output_attentions=True)
         hidden = out.encoder_last_hidden_state  # [B, S, d]
-        values = [attn.v_proj(hidden).view(*hidden.shape[:2], -1, attn.head_dim).transpose(1, 2)
-                  for attn in self.attention_modules()["cross"]]  # L × [B, heads, S, d_k]
+        names = self.layout.projections
+        values = [getattr(attn, names.value)(hidden).view(*hidden.shape[:2], -1, getattr(attn, names.head_dim))
+                  .transpose(1, 2) for attn in self.attention_modules()["cross"]]  # L × [B, heads, S, d_k]
         return Attentions(*(torch.stack(found, 1) for found in (out.encoder_attentions, out.decoder_attentions,
                                                                  out.cross_attentions, values)))
 
@@ -243,11 +229,15 @@ class HFTokenizer:
     """One side (source or target) of a ``transformers`` translator's tokenizer as a
     :class:`.tokenization.PieceTokenizer`: pieces with SentencePiece's ``▁`` word marker, so words join as ours do,
     and the sentence laid out as the model reads it: a many-to-many model's ``language`` tag first (``tags``: its
-    tag ids and codes), EOS last. The tokenizer is only asked to cut pieces, never switched, so one serves every
-    pair at once. A piece's surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
+    tag ids and codes), or a T5 model's task ``prefix`` ("translate English to French: ") on the source side, EOS
+    last. A prefix's pieces are drawn as markers, as a tag is (``⟨translate⟩``), so no word, link or statistic counts
+    them. The tokenizer is only asked to cut pieces, never switched, so one serves every pair at once. A piece's
+    surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
 
-    def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None, language: int | None = None):
+    def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None, language: int | None = None,
+                 prefix: str = ""):
         self.tokenizer, self.side, self.tags, self.language = tokenizer, side, tags or {}, language
+        self.prefix = prefix if side == "source" else ""
 
     @property
     def vocab_size(self) -> int:
@@ -258,21 +248,32 @@ class HFTokenizer:
         """The ids of ``text`` as the model reads or writes them: [language tag] + pieces + [EOS]."""
         if self.side == "target" and self.language is None:  # Marian's target side has a SentencePiece of its own
             pieces = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
-        else:
-            pieces = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        else:  # a prefix is cut with the text, as generate's callers do ("…French: " + text), so the ids are theirs
+            pieces = self.tokenizer(self.prefix + text, add_special_tokens=False)["input_ids"]
         return [*([] if self.language is None else [self.language]), *pieces, self.tokenizer.eos_token_id]
 
+    def _prefix_pieces(self, text: str) -> int:
+        """How many of ``text``'s first pieces are the prefix's: those starting inside it (a fast tokenizer's
+        offsets; the prefix's closing space may join the sentence's first piece)."""
+        if not self.prefix:
+            return 0
+        spans = self.tokenizer(self.prefix + text, add_special_tokens=False, return_offsets_mapping=True)
+        return sum(start < len(self.prefix.rstrip()) for start, _ in spans["offset_mapping"])
+
     def encode(self, text: str, max_tokens: int) -> Encoded:
-        """Pieces of ``text`` (after a language tag) plus EOS, at most ``max_tokens`` in all."""
+        """Pieces of ``text`` (after a language tag or a task prefix) plus EOS, at most ``max_tokens`` in all."""
         if not text.strip():
             raise InputError("Type a sentence to translate.")
         found = self._encode(text)[:-1]
         ids = found[: max_tokens - 1]
-        pieces = self.pieces(ids)
+        n = self._prefix_pieces(text)
+        pieces = [*(language_tag(p.replace(WORD_MARK, "") or WORD_MARK) for p in self.pieces(ids[:n])),
+                  *self.pieces(ids[n:])]
         unk = self.tokenizer.unk_token_id
         return Encoded(ids=(*ids, self.tokenizer.eos_token_id), pieces=(*pieces, EOS),
                        surfaces=(*(p.replace(WORD_MARK, "") or p for p in pieces), EOS),
-                       unknown=(*(i == unk for i in ids), False), truncated=len(found) > len(ids))
+                       unknown=(*(i == unk for i in ids), False), truncated=len(found) > len(ids),
+                       prefix=min(n, len(ids)))
 
     def ids(self, text: str) -> list[int]:
         """The ids a decoder writes for ``text`` before EOS (a many-to-many target's language tag first)."""

@@ -38,6 +38,8 @@ class Encoded:
     surfaces: tuple[str, ...]  # the original text each piece covers
     unknown: tuple[bool, ...]  # True where the piece is <unk>
     truncated: bool  # True when the text was cut to the length cap
+    prefix: int = 0  # the leading pieces that are a task prefix the model is given ("translate English to French: "),
+    # not the sentence: drawn as markers, and set apart from the sentence's columns where a trace is written out
 
 
 def train_tokenizer(lines: Iterable[str], vocab_size: int) -> Tokenizer:

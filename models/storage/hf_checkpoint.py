@@ -3,7 +3,8 @@ and the model and tokenizers behind the project's interface.
 
 A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. Only encoder–decoder
 translators this project can read (:data:`~models.network.hf_translator.MODEL_TYPES`: Marian, so every opus-mt-*
-model; M2M100 and NLLB-200; mBART-50) are loaded, each with the tokenizer its family is read with
+model; M2M100 and NLLB-200; mBART-50; T5, told its task by its config's prefix) are loaded, each with the tokenizer
+its family is read with
 (:data:`TOKENIZERS`); every other kind of model is refused with what it is and why. A many-to-many model is loaded
 once and set to a language pair by :class:`ManyToMany` (a copy that shares its weights). Weights are read from
 ``model.safetensors`` only — a repo with only a pickle (``pytorch_model.bin``) is refused with how to convert it —
@@ -13,6 +14,7 @@ never on the way to this project's own models.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +29,12 @@ from .load_limits import too_many_parameters
 #: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
 #: tag comes after its EOS), so they are refused rather than misread.
 TOKENIZERS = {"marian": ("MarianTokenizer",), "m2m_100": ("M2M100Tokenizer", "NllbTokenizer"),
-              "mbart": ("MBart50Tokenizer",)}
+              "mbart": ("MBart50Tokenizer",), "t5": ("T5Tokenizer",)}
 #: The files without which a family's tokenizer cannot be built.
 TOKENIZER_FILES = {"marian": ("source.spm", "target.spm", "vocab.json"), "m2m_100": ("tokenizer_config.json",),
-                   "mbart": ("tokenizer_config.json",)}
+                   "mbart": ("tokenizer_config.json",), "t5": ("spiece.model",)}
+#: A T5 model's translation tasks in its config: ``task_specific_params["translation_en_to_fr"]["prefix"]``.
+T5_TASK = re.compile(r"translation_([a-z]{2,3})_to_([a-z]{2,3})")
 PICKLES = ("pytorch_model.bin",)
 CONVERT = ("convert it once where you trust it: AutoModelForSeq2SeqLM.from_pretrained(folder).save_pretrained("
            "folder, safe_serialization=True), or with the Hub's safetensors conversion")
@@ -53,7 +57,7 @@ def refusal(config: dict, path: Path) -> str | None:
         what = KNOWN.get(kind) or ("an encoder–decoder this app does not read yet" if config.get("is_encoder_decoder")
                                    else "not an encoder–decoder translator")
         return (f"{path.name} is a {kind!r} model — {what}. This app shows translators whose decoder attends over "
-                f"the source: Marian models such as Helsinki-NLP/opus-mt-en-fr, M2M100, NLLB-200 and mBART-50.")
+                f"the source: Marian models such as Helsinki-NLP/opus-mt-en-fr, M2M100, NLLB-200, mBART-50 and T5.")
     if not (path / "model.safetensors").is_file():
         pickled = [name for name in PICKLES if (path / name).is_file()]
         return (f"{path.name} has its weights only as a pickle ({pickled[0]}), which this app never loads (unpickling "
@@ -115,6 +119,10 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
     translator = HFTranslator(model, tokenizer.unk_token_id)
+    if config["model_type"] == "t5":
+        languages, prefix = t5_task(config, path.name)
+        return (translator, TokenizerPair(HFTokenizer(tokenizer, "source", prefix=prefix),
+                                          HFTokenizer(tokenizer, "target")), languages, None)
     tags = language_tags(tokenizer)
     if not tags:
         return (translator, TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
@@ -122,6 +130,19 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     check_layout(tokenizer, tags, path.name)
     many = ManyToMany(tokenizer, tags, path.name)
     return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
+
+
+def t5_task(config: dict, name: str) -> tuple[Languages, str]:
+    """A T5 model's languages and the task prefix that asks it for them ("translate English to French: "), from its
+    config's translation tasks: English→French where it has that task, else its first; ValueError (for users) where
+    it names none (a T5 model does what its prefix says, and nothing says what to write here)."""
+    tasks = {(found[1], found[2]): params.get("prefix", "")
+             for key, params in (config.get("task_specific_params") or {}).items() if (found := T5_TASK.fullmatch(key))}
+    if not tasks:
+        raise ValueError(f"{name} names no translation task in its config (task_specific_params such as "
+                         "translation_en_to_fr with its prefix): a T5 model translates only when its prefix asks.")
+    languages = EN_FR if EN_FR in tasks else next(iter(tasks))
+    return languages, tasks[languages]
 
 
 @dataclass(frozen=True, eq=False)
