@@ -70,7 +70,7 @@ def write_config(folder, **config):
 @pytest.mark.parametrize("config, message", [
     ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "decoder-only language model"),
     ({"model_type": "bert", "architectures": ["BertModel"]}, "encoder without a decoder"),
-    ({"model_type": "t5", "is_encoder_decoder": True}, "an encoder–decoder this app does not read yet"),
+    ({"model_type": "pegasus", "is_encoder_decoder": True}, "an encoder–decoder this app does not read yet"),
     ({"model_type": "llama"}, "not an encoder–decoder translator"),
 ])
 def test_a_model_that_is_no_translator_is_refused_with_what_it_is(tmp_path, config, message):
