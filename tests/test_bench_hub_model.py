@@ -30,3 +30,17 @@ def test_an_nllb_shaped_folder_loads_set_to_a_pair_and_is_measured_in_bfloat16(t
     found = measure(folder, PAIR, "bfloat16")
     assert 20 < found["source_pieces"] < 40  # 20 words, its language tag and EOS: pieces as NLLB cuts them
     assert found["rss_with_default_mib"] > found["rss_after_load_mib"]
+
+
+def test_a_t5_shaped_folder_loads_with_its_padded_vocabulary_and_its_prefix_and_is_measured(tmp_path):
+    from transformers import AutoTokenizer, T5ForConditionalGeneration
+
+    from bench.t5_model import T5_SMALL, build
+
+    small = {"d_model": 16, "d_kv": 8, "d_ff": 32, "num_layers": 1, "num_decoder_layers": 1, "num_heads": 2}
+    folder = build(tmp_path / "t", small)
+    assert len(AutoTokenizer.from_pretrained(folder)) == T5_SMALL["vocab_size"]  # padded to t5-small's
+    found = measure(folder)
+    assert found["parameters"] == sum(p.numel() for p in T5ForConditionalGeneration.from_pretrained(folder).parameters())
+    assert found["source_pieces"] > 20 + 5  # 20 words and the task prefix before them
+    assert found["rss_with_default_mib"] > found["rss_after_load_mib"]
