@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from models import translate
+from models.analysis.attribution import attribution_matrix
 from models.analysis.contributions import sentence_parts
 from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
@@ -17,7 +18,7 @@ from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.hf_translator import HFTranslator
 from models.network.tokenization import is_marker, word_groups
-from models.storage.hub import CheckpointError, load_model
+from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, T5_PREFIX, assert_same_beams, tiny_t5
 from .pages_helpers import APP, figures, page, run_page
@@ -149,6 +150,17 @@ def test_the_translate_command_writes_what_generate_writes_with_the_prefix_set_a
     assert attention.shape == (2, 2, len(found["target_pieces"]), len(found["source_pieces"]))
     np.testing.assert_allclose(attention.sum(-1) + share, 1, atol=1e-4)
     assert share.max() > 0  # the prefix is read, and set apart
+
+
+def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(t5):
+    loaded, *_, folder = t5
+    half = load_model(str(folder), policy=LoadPolicy(dtype="bfloat16"))
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
+    again = forced(half.model, half.tokenizers, "a dog runs on the beach", trace.target_ids)
+    assert again.cross_attention.dtype == np.float32
+    np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
+    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
 
 
 def test_a_t5_model_without_a_translation_task_is_refused_with_why(tmp_path):
