@@ -28,18 +28,41 @@ from .test_hf_pages import PAGES
 TEXTS = [*ENGLISH[:4], "two girls", "a dog", "the cat", "a woman reads on the beach"]
 
 
-@pytest.fixture(scope="module")
-def t5(tmp_path_factory):
+#: MADLAD-400's layout: no task in its config, a tag of the target language in front of the source.
+MADLAD = {"tasks": {}, "prefix": "<2fr> ", "tags": ("<2en>", "<2fr>", "<2de>")}
+
+
+def built(tmp_path_factory, layout: str):
     from transformers import AutoTokenizer, T5ForConditionalGeneration
 
-    folder = tiny_t5(tmp_path_factory.mktemp("t5"), steps=150)
+    folder = tiny_t5(tmp_path_factory.mktemp(layout), steps=150, **(MADLAD if layout == "madlad" else {}))
     library = T5ForConditionalGeneration.from_pretrained(folder, attn_implementation="eager").eval()
     return load_model(str(folder)), library, AutoTokenizer.from_pretrained(folder), folder
 
 
-def prompted(tokenizer, text: str):
-    """The input ``generate``'s callers give T5: the task prefix and the sentence, cut together."""
-    return tokenizer([T5_PREFIX + text], return_tensors="pt")
+@pytest.fixture(scope="module")
+def t5(tmp_path_factory):
+    return built(tmp_path_factory, "t5")
+
+
+@pytest.fixture(scope="module")
+def madlad(tmp_path_factory):
+    return built(tmp_path_factory, "madlad")
+
+
+@pytest.fixture(params=["t5", "madlad"])
+def layout(request):
+    """Each layout: t5-small's task prefix, MADLAD-400's target tag."""
+    return request.getfixturevalue(request.param)
+
+
+def prompted(tokenizer, text: str, prefix: str = T5_PREFIX):
+    """The input ``generate``'s callers give T5: the task prefix (or MADLAD's tag) and the sentence, cut together."""
+    return tokenizer([prefix + text], return_tensors="pt")
+
+
+def prefix_of(loaded) -> str:
+    return loaded.tokenizers.source.prefix
 
 
 def test_the_task_prefix_is_read_as_the_model_reads_it_and_drawn_as_markers(t5):
@@ -54,13 +77,13 @@ def test_the_task_prefix_is_read_as_the_model_reads_it_and_drawn_as_markers(t5):
     assert ["".join(encoded.pieces[i] for i in g).lstrip("▁") for g in words] == ["a", "dog", "runs"]
 
 
-def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(t5):
-    loaded, library, tokenizer, _ = t5
+def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(layout):
+    loaded, library, tokenizer, _ = layout
     ended = capped = 0
     for text in TEXTS:
         trace = greedy(loaded.model, loaded.tokenizers, text)
         cap = max_target_len(loaded.model, loaded.tokenizers.source.encode(text, 80))
-        expected = library.generate(**prompted(tokenizer, text), do_sample=False, num_beams=1,
+        expected = library.generate(**prompted(tokenizer, text, prefix_of(loaded)), do_sample=False, num_beams=1,
                                     max_new_tokens=cap)[0].tolist()[1:]  # no start
         ours = list(trace.target_ids)
         if ours[-1] == loaded.model.specials.eos:
@@ -73,16 +96,16 @@ def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(t5):
     assert ended
 
 
-def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(t5):
-    loaded, library, tokenizer, _ = t5
+def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(layout):
+    loaded, library, tokenizer, _ = layout
     compared = 0
     for text in TEXTS:
         cap = max_target_len(loaded.model, loaded.tokenizers.source.encode(text, 80))
         ours = beam_search(loaded.model, loaded.tokenizers, text, 4)
         if any(len(h.target_ids) == cap for h in ours.hypotheses):
             continue
-        out = library.generate(**prompted(tokenizer, text), num_beams=4, num_return_sequences=4, max_new_tokens=cap,
-                               do_sample=False, output_scores=True, return_dict_in_generate=True)
+        out = library.generate(**prompted(tokenizer, text, prefix_of(loaded)), num_beams=4, num_return_sequences=4,
+                               max_new_tokens=cap, do_sample=False, output_scores=True, return_dict_in_generate=True)
         assert_same_beams(ours, out, loaded.model.specials.pad, loaded.model.specials.eos)
         compared += 1
     assert compared >= 4
@@ -150,6 +173,25 @@ def test_the_translate_command_writes_what_generate_writes_with_the_prefix_set_a
     assert attention.shape == (2, 2, len(found["target_pieces"]), len(found["source_pieces"]))
     np.testing.assert_allclose(attention.sum(-1) + share, 1, atol=1e-4)
     assert share.max() > 0  # the prefix is read, and set apart
+
+
+def test_madlads_target_tag_is_read_before_the_source_and_set_by_the_target_picked(madlad):
+    loaded, _, tokenizer, _ = madlad
+    assert loaded.languages == ("en", "fr") and set(loaded.codes) == {"en", "fr", "de"}
+    german = loaded.speaking("en", "de")
+    encoded = german.tokenizers.source.encode("a dog runs", 80)
+    assert list(encoded.ids) == prompted(tokenizer, "a dog runs", "<2de> ").input_ids[0].tolist()
+    assert "⟨<2de>⟩" in encoded.pieces[:encoded.prefix] and german.model is loaded.model  # the weights shared
+    with pytest.raises(ValueError, match="xx"):
+        loaded.speaking("en", "xx")
+
+
+@pytest.mark.parametrize("name", ["", "Human_links"])
+def test_pages_pick_madlads_target_language(madlad, name):
+    *_, folder = madlad
+    at = run_page(page(name) if name else APP, model=str(folder), text="a dog runs", tgt_lang="de")
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
 
 
 def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(t5):

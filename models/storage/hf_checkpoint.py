@@ -3,8 +3,8 @@ and the model and tokenizers behind the project's interface.
 
 A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. Only encoder–decoder
 translators this project can read (:data:`~models.network.hf_translator.MODEL_TYPES`: Marian, so every opus-mt-*
-model; M2M100 and NLLB-200; mBART-50; T5, told its task by its config's prefix) are loaded, each with the tokenizer
-its family is read with
+model; M2M100 and NLLB-200; mBART-50; T5, told its task by its config's prefix, or MADLAD-400, by a tag of the
+target language in front of the source) are loaded, each with the tokenizer its family is read with
 (:data:`TOKENIZERS`); every other kind of model is refused with what it is and why. A many-to-many model is loaded
 once and set to a language pair by :class:`ManyToMany` (a copy that shares its weights). Weights are read from
 ``model.safetensors`` only — a repo with only a pickle (``pytorch_model.bin``) is refused with how to convert it —
@@ -35,6 +35,8 @@ TOKENIZER_FILES = {"marian": ("source.spm", "target.spm", "vocab.json"), "m2m_10
                    "mbart": ("tokenizer_config.json",), "t5": ("spiece.model",)}
 #: A T5 model's translation tasks in its config: ``task_specific_params["translation_en_to_fr"]["prefix"]``.
 T5_TASK = re.compile(r"translation_([a-z]{2,3})_to_([a-z]{2,3})")
+#: MADLAD-400's way instead: the target language's tag, ``<2fr>``, written in front of the source sentence.
+MADLAD_TAG = re.compile(r"<2([A-Za-z_-]+)>")
 PICKLES = ("pytorch_model.bin",)
 CONVERT = ("convert it once where you trust it: AutoModelForSeq2SeqLM.from_pretrained(folder).save_pretrained("
            "folder, safe_serialization=True), or with the Hub's safetensors conversion")
@@ -119,10 +121,13 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
     translator = HFTranslator(model, tokenizer.unk_token_id)
-    if config["model_type"] == "t5":
+    if config["model_type"] == "t5" and not (tags := target_tags(tokenizer)):
         languages, prefix = t5_task(config, path.name)
         return (translator, TokenizerPair(HFTokenizer(tokenizer, "source", prefix=prefix),
                                           HFTokenizer(tokenizer, "target")), languages, None)
+    if config["model_type"] == "t5":  # MADLAD-400: the target language's tag in front of the source
+        many = ManyToMany(tokenizer, tags, path.name, tag_in_source=True)
+        return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
     tags = language_tags(tokenizer)
     if not tags:
         return (translator, TokenizerPair(HFTokenizer(tokenizer, "source"), HFTokenizer(tokenizer, "target")),
@@ -130,6 +135,11 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     check_layout(tokenizer, tags, path.name)
     many = ManyToMany(tokenizer, tags, path.name)
     return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
+
+
+def target_tags(tokenizer) -> dict[str, int]:
+    """A MADLAD-400 tokenizer's target-language tags, ``{code: id}`` (``<2fr>`` → ``fr``); {} for any other T5's."""
+    return {found[1]: i for piece, i in tokenizer.get_vocab().items() if (found := MADLAD_TAG.fullmatch(piece))}
 
 
 def t5_task(config: dict, name: str) -> tuple[Languages, str]:
@@ -148,20 +158,26 @@ def t5_task(config: dict, name: str) -> tuple[Languages, str]:
 @dataclass(frozen=True, eq=False)
 class ManyToMany:
     """What a many-to-many model keeps to be set to any pair of its languages: its tokenizer (shared by every pair,
-    never switched) and its languages' tags by its own codes."""
+    never switched) and its languages' tags by its own codes. M2M100, NLLB and mBART force the target's tag as the
+    first written piece; MADLAD-400 (``tag_in_source``) reads it in front of the source sentence, which may be in
+    any language."""
 
     tokenizer: object
     tags: dict[str, int]  # {code: tag id}, the model's own codes (fr, fra_Latn, fr_XX)
     name: str  # the model's, for messages
+    tag_in_source: bool = False
 
     @property
     def codes(self) -> tuple[str, ...]:
         return tuple(self.tags)
 
     def default_pair(self) -> tuple[str, str]:
-        """The tokenizer's own source language (English in all three families) into this project's target language,
-        French (else the first other language it knows)."""
-        source = self.tokenizer.src_lang
+        """The tokenizer's own source language (English in all four families) into this project's target
+        language, French (else the first other language it knows)."""
+        if self.tag_in_source:  # the source may be any language: English, as this project's
+            source = next((c for c in self.tags if language_key(c) == EN_FR[0]), next(iter(self.tags)))
+        else:
+            source = self.tokenizer.src_lang
         target = next((c for c in self.tags if language_key(c) == EN_FR[1]),
                       next(c for c in self.tags if c != source))
         return source, target
@@ -172,6 +188,9 @@ class ManyToMany:
         for code in (source, target):
             if code not in self.tags:
                 raise ValueError(unknown_code(code, self.tags, self.name))
+        if self.tag_in_source:
+            return model, TokenizerPair(HFTokenizer(self.tokenizer, "source", prefix=f"<2{target}> "),
+                                        HFTokenizer(self.tokenizer, "target"))
         by_id = {i: code for code, i in self.tags.items()}
         return model.writing(self.tags[target]), TokenizerPair(
             HFTokenizer(self.tokenizer, "source", by_id, self.tags[source]),
