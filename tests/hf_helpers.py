@@ -34,6 +34,18 @@ def _train_spm(lines: list[str], prefix: Path, vocab_size: int = 40) -> Path:
     return prefix.with_suffix(".model").rename(prefix.with_suffix(".spm"))
 
 
+def fitted(model, steps: int, **batch):
+    """``model`` after ``steps`` Adam steps on one ``batch`` (its labels -100 where there is padding), in eval mode."""
+    import torch
+
+    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(steps):
+        model(**batch).loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    return model.eval()
+
+
 def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, steps: int = 0,
                 source_text: list[str] = ENGLISH, source_vocab: int = 40, languages: tuple[str, str] = ("en", "fr"),
                 card: str | None = None, positions: int = 512) -> Path:
@@ -66,12 +78,7 @@ def tiny_marian(folder: Path, seed: int = 0, layers: int = 2, heads: int = 2, st
     model = MarianMTModel(config)
     batch = tokenizer(ENGLISH, text_target=FRENCH, padding=True, return_tensors="pt")
     batch["labels"][batch["labels"] == pad] = -100  # padding is not learned
-    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(steps):
-        model(**batch).loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-    model.eval()
+    model = fitted(model, steps, **batch)
     model.generation_config = GenerationConfig(bad_words_ids=[[pad]], decoder_start_token_id=pad, eos_token_id=0,
                                                forced_eos_token_id=0, pad_token_id=pad, max_length=512,
                                                num_beams=4)  # opus-mt's generation_config.json, in miniature
@@ -152,12 +159,7 @@ def tiny_many_to_many(folder: Path, family: str, seed: int = 0, steps: int = 0, 
     width = max(map(len, inputs + labels))
     src = torch.tensor([r + [1] * (width - len(r)) for r in inputs])
     tgt = torch.tensor([r + [-100] * (width - len(r)) for r in labels])  # padding is not learned
-    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(steps):
-        model(input_ids=src, attention_mask=src != 1, labels=tgt).loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-    model.eval()
+    model = fitted(model, steps, input_ids=src, attention_mask=src != 1, labels=tgt)
     model.generation_config = GenerationConfig(bos_token_id=0, decoder_start_token_id=2, eos_token_id=2,
                                                pad_token_id=1, max_length=200)  # NLLB's, in miniature
     tokenizer.src_lang, tokenizer.tgt_lang = en, fr
@@ -215,12 +217,7 @@ def tiny_t5(folder: Path, seed: int = 0, steps: int = 0, layers: int = 2, heads:
     model = T5ForConditionalGeneration(config)
     batch = tokenizer([prefix + e for e in ENGLISH], text_target=FRENCH, padding=True, return_tensors="pt")
     batch["labels"][batch["labels"] == 0] = -100  # padding is not learned
-    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(steps):
-        model(**batch).loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-    model.eval()
+    model = fitted(model, steps, **batch)
     model.generation_config = GenerationConfig(decoder_start_token_id=0, eos_token_id=1, pad_token_id=0)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
