@@ -15,7 +15,7 @@ from pathlib import Path
 
 from models import ROOT
 
-from .hub_model import measure, report
+from .hub_model import SENTENCE, measure, report
 
 FOLDER = ROOT / ".bench" / "t5-small-sized"
 T5_SMALL = dict(vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=6, num_heads=8,
@@ -33,9 +33,11 @@ def build(folder: Path = FOLDER, sizes: dict | None = None) -> Path:
     import torch
     from transformers import GenerationConfig, T5Config, T5ForConditionalGeneration, T5Tokenizer
 
+    from models.storage.examples import load_examples
     from tests.hf_helpers import tiny_t5
 
-    tiny_t5(folder)  # its SentencePiece model; the tokenizer and the model are replaced
+    english = [e.text for e in load_examples()] + [SENTENCE] * 20  # more pieces than t5-small cuts, as for opus-mt
+    tiny_t5(folder, text=english, vocab_size=400)  # its SentencePiece model; the tokenizer and the model are replaced
     config = T5Config(**{**T5_SMALL, **(sizes or {})})
     pieces = spm.SentencePieceProcessor(model_file=str(folder / "spiece.model"))
     vocab = [(pieces.id_to_piece(i), pieces.get_score(i)) for i in range(len(pieces))]

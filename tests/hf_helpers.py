@@ -190,20 +190,21 @@ T5_PREFIX = "translate English to French: "
 
 
 def tiny_t5(folder: Path, seed: int = 0, steps: int = 0, layers: int = 2, heads: int = 2,
-            tasks: dict | None = None, prefix: str = T5_PREFIX, tags: tuple[str, ...] = ()) -> Path:
+            tasks: dict | None = None, prefix: str = T5_PREFIX, tags: tuple[str, ...] = (),
+            text: list[str] = ENGLISH + FRENCH, vocab_size: int = 80) -> Path:
     """Save a tiny T5 model and its tokenizer under ``folder``, laid out as t5-small (a SentencePiece unigram
     vocabulary with <pad> 0, </s> 1, <unk> 2; relative position buckets; the decoder started from <pad>; its
     translation tasks and their prefixes in ``task_specific_params``, by default English→French), trained ``steps``
     Adam steps on ``prefix`` + English → French; returns the folder. MADLAD-400's layout: ``tags`` (``<2fr>`` …) as
-    pieces of their own, no task, and ``prefix`` a tag."""
+    pieces of their own, no task, and ``prefix`` a tag. Its SentencePiece model is trained on ``text``."""
     import sentencepiece as spm
     import torch
     from transformers import GenerationConfig, T5Config, T5ForConditionalGeneration, T5Tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
     tasks = {"translation_en_to_fr": {"prefix": T5_PREFIX}} if tasks is None else tasks
-    spm.SentencePieceTrainer.train(sentence_iterator=iter((ENGLISH + FRENCH + [prefix]) * 10),
-                                   model_prefix=str(folder / "spiece"), vocab_size=80, model_type="unigram",
+    spm.SentencePieceTrainer.train(sentence_iterator=iter((text + [prefix]) * 10),
+                                   model_prefix=str(folder / "spiece"), vocab_size=vocab_size, model_type="unigram",
                                    character_coverage=1.0, bos_id=-1, pad_id=0, eos_id=1, unk_id=2, minloglevel=2,
                                    user_defined_symbols=list(tags), hard_vocab_limit=False)
     pieces = spm.SentencePieceProcessor(model_file=str(folder / "spiece.model"))
