@@ -41,6 +41,7 @@ def test_a_t5_shaped_folder_loads_with_its_padded_vocabulary_and_its_prefix_and_
     folder = build(tmp_path / "t", small)
     assert len(AutoTokenizer.from_pretrained(folder)) == T5_SMALL["vocab_size"]  # padded to t5-small's
     found = measure(folder)
-    assert found["parameters"] == sum(p.numel() for p in T5ForConditionalGeneration.from_pretrained(folder).parameters())
+    library = T5ForConditionalGeneration.from_pretrained(folder)
+    assert found["parameters"] == sum(p.numel() for p in library.parameters())
     assert found["source_pieces"] > 20 + 5  # 20 words and the task prefix before them
     assert found["rss_with_default_mib"] > found["rss_after_load_mib"]
