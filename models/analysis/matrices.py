@@ -111,8 +111,9 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
     return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
 
 
-#: ATTENTION, the weights themselves, is the one matrix every page can draw, and the one a server falls back to;
-#: FULL_CONTEXT is where a head trained to align with the whole translation in view aligns.
+# ATTENTION (decoding/trace.py), the weights themselves, is the one matrix every page can draw, and the one a server
+# falls back to; FULL_CONTEXT is where a head trained to align with the whole translation in view aligns.
+
 _SHARE = "each source token's share in each output token"
 
 #: Every matrix, in the order they are offered, by name (``register`` adds one).
