@@ -20,28 +20,34 @@ from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
 from .extras import MissingExtra
+from .network.tokenization import PROMPT
 from .storage.hub import DEFAULT_MODEL, CheckpointError, chosen_languages, language_options, load_model
 
 
 def trace_json(trace: Trace) -> dict:
-    """A trace as plain JSON types (lists of floats). The source's columns are the sentence's pieces; a task prefix
-    the model was given (T5's "translate English to French: ") is set apart, its pieces and the share of each row's
-    attention that went to them, so each row's sentence columns and prefix share add up to 1."""
+    """A trace as plain JSON types (lists of floats). The source's columns are the sentence's pieces; the rest of
+    what the model read (T5's task prefix, a chat prompt: its ``prompt``) is set apart as the share of each row's
+    attention that went to it, and a decoder-only model's share on what it had written so far as
+    ``written_share`` (an encoder–decoder's cross-attention reads only the source: 0), so each row's source columns
+    and shares add up to 1."""
     def arr(a):
         return None if a is None else a.round(6).tolist()
 
-    n, attention = trace.source.prefix, trace.cross_attention
+    source, attention = trace.source, trace.cross_attention
+    sentence = [i for i, piece in enumerate(source.pieces) if piece != PROMPT]
+    rest = [i for i, piece in enumerate(source.pieces) if piece == PROMPT]
     return {
-        "prefix_pieces": trace.source.pieces[:n],
-        "source_pieces": trace.source.pieces[n:],
-        "source_unknown": trace.source.unknown[n:],
-        "truncated": trace.source.truncated,
+        "prompt": source.prompt or None,
+        "source_pieces": [source.pieces[i] for i in sentence],
+        "source_unknown": [source.unknown[i] for i in sentence],
+        "truncated": source.truncated,
         "target_pieces": trace.target_pieces,
         "translation": trace.translation,
         "logprob": trace.logprob,
-        "cross_attention": None if attention is None else arr(attention[..., n:]),  # [L, heads, T, S]
-        "prefix_share": None if attention is None else arr(attention[..., :n].sum(-1)),  # [L, heads, T]
-        "energies": None if trace.energies is None else arr(trace.energies[..., n:]),  # [L, heads, T, S]
+        "cross_attention": None if attention is None else arr(attention[..., sentence]),  # [L, heads, T, S]
+        "prompt_share": None if attention is None else arr(attention[..., rest].sum(-1)),  # [L, heads, T]
+        "written_share": None if attention is None else arr(1 - attention.sum(-1)),  # 0 but in a decoder-only model
+        "energies": None if trace.energies is None else arr(trace.energies[..., sentence]),  # [L, heads, T, S]
         "top_k": trace.top_k,
     }
 

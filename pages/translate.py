@@ -1,7 +1,7 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, piece_label, source_word_weights, step_of_row
+from models.analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights, step_of_row
 from models.analysis.matrices import ATTENTION, FULL_CONTEXT, MATRICES
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
@@ -107,7 +107,8 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if settings.words:
         source, row_weights = charts.marked(view.columns, view.unknown), by_word[step]
     else:
-        source, row_weights = charts.source_text(trace), weights[step]
+        columns, unknown, row_weights = piece_columns(trace, weights[step])
+        source = charts.marked(columns, unknown)
     left, right = st.columns(2)
     over = f"{matrix.named} over the source"
     left.altair_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
@@ -149,8 +150,9 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
     st.query_params["foil"] = foil
     method, weights = readings.cached_contrast(settings.model, settings.revision, settings.languages, text,
                                                trace.target_ids, matrix, step, options[foil])
-    view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=trace.source.surfaces,
-                         unknown=trace.source.unknown, weights=weights[None], energies=None)
+    columns, unknown, weights = piece_columns(trace, weights[None])
+    view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
+                         weights=weights, energies=None)
     title = f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "

@@ -17,7 +17,7 @@ from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.hf_translator import HFTranslator
-from models.network.tokenization import is_marker, word_groups
+from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, T5_PREFIX, assert_same_beams, tiny_t5
@@ -65,15 +65,18 @@ def prefix_of(loaded) -> str:
     return loaded.tokenizers.source.prefix
 
 
-def test_the_task_prefix_is_read_as_the_model_reads_it_and_drawn_as_markers(t5):
+def test_the_task_prefix_is_read_as_the_model_reads_it_and_drawn_as_the_rest_of_the_prompt(t5):
     loaded, _, tokenizer, _ = t5
     assert loaded.languages == ("en", "fr") and loaded.model.variant == "t5" and loaded.model.max_positions is None
     assert loaded.model.attention_shapes == {"cross": (2, 2), "encoder": (2, 2), "decoder": (2, 2)}
     encoded = loaded.tokenizers.source.encode("a dog runs", 80)
     assert list(encoded.ids) == prompted(tokenizer, "a dog runs").input_ids[0].tolist()
-    n = encoded.prefix
-    assert n > 3 and all(is_marker(p) for p in encoded.pieces[:n]) and not any(map(is_marker, encoded.pieces[n:-1]))
-    words = [g for g in word_groups(encoded.pieces) if not is_marker(encoded.pieces[g[0]])]
+    n = encoded.pieces.count(PROMPT)
+    assert n > 3 and set(encoded.pieces[:n]) == {PROMPT} and not any(map(is_marker, encoded.pieces[n:-1]))
+    assert encoded.prompt == T5_PREFIX + "a dog runs"
+    groups = word_groups(encoded.pieces)
+    assert groups[0] == list(range(n)) and len(piece_groups(encoded.pieces)) == len(encoded.pieces) - n + 1
+    words = [g for g in groups if not is_marker(encoded.pieces[g[0]])]
     assert ["".join(encoded.pieces[i] for i in g).lstrip("▁") for g in words] == ["a", "dog", "runs"]
 
 
@@ -167,11 +170,12 @@ def test_the_translate_command_writes_what_generate_writes_with_the_prefix_set_a
     translate.main(["--model", str(folder), "--json"])
     found = json.loads(capsys.readouterr().out)
     encoded = loaded.tokenizers.source.encode(text, 80)
-    assert found["prefix_pieces"] == list(encoded.pieces[:encoded.prefix])
-    assert found["source_pieces"] == list(encoded.pieces[encoded.prefix:])
-    attention, share = np.array(found["cross_attention"]), np.array(found["prefix_share"])  # [L, heads, T, S], …
+    assert found["prompt"] == T5_PREFIX + text
+    assert found["source_pieces"] == [p for p in encoded.pieces if p != PROMPT]
+    attention, share = np.array(found["cross_attention"]), np.array(found["prompt_share"])  # [L, heads, T, S], …
     assert attention.shape == (2, 2, len(found["target_pieces"]), len(found["source_pieces"]))
     np.testing.assert_allclose(attention.sum(-1) + share, 1, atol=1e-4)
+    np.testing.assert_allclose(found["written_share"], 0, atol=1e-4)  # cross-attention reads only the source
     assert share.max() > 0  # the prefix is read, and set apart
 
 
@@ -181,7 +185,8 @@ def test_madlads_target_tag_is_read_before_the_source_and_set_by_the_target_pick
     german = loaded.speaking("en", "de")
     encoded = german.tokenizers.source.encode("a dog runs", 80)
     assert list(encoded.ids) == prompted(tokenizer, "a dog runs", "<2de> ").input_ids[0].tolist()
-    assert "⟨<2de>⟩" in encoded.pieces[:encoded.prefix] and german.model is loaded.model  # the weights shared
+    assert encoded.pieces[0] == PROMPT and encoded.prompt.startswith("<2de> ")
+    assert german.model is loaded.model  # the weights shared
     with pytest.raises(ValueError, match="xx"):
         loaded.speaking("en", "xx")
 

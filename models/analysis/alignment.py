@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decoding.trace import Trace
-from ..network.tokenization import WORD_MARK, is_marker, word_groups
+from ..network.tokenization import WORD_MARK, is_marker, piece_groups, word_groups
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,15 +37,27 @@ def _word(pieces, group: list[int]) -> str:
     return "".join(pieces[i].replace(WORD_MARK, "") for i in group) or WORD_MARK
 
 
+def piece_columns(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, ...], tuple[bool, ...], np.ndarray]:
+    """The source's piece columns — each piece, except the prompt around the sentence, one column
+    (:func:`~models.network.tokenization.piece_groups`) — their unknown flags, and ``weights`` [..., S] summed into
+    them, [..., S']."""
+    groups, source = piece_groups(trace.source.pieces), trace.source
+    if len(groups) == len(source.pieces):
+        return source.surfaces, source.unknown, weights
+    return (tuple(source.surfaces[g[0]] for g in groups), tuple(source.unknown[g[0]] for g in groups),
+            np.stack([weights[..., g].sum(-1) for g in groups], -1))
+
+
 def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = None) -> AttentionView:
-    """``weights`` [T, S] (and the ``energies`` behind them, if any) labelled with the trace's pieces (a shifted
-    reading's [T − 1, S] with all but the last)."""
+    """``weights`` [T, S] (and the ``energies`` behind them, if any; none where a prompt's pieces are one column)
+    labelled with the trace's pieces (a shifted reading's [T − 1, S] with all but the last)."""
+    columns, unknown, folded = piece_columns(trace, weights)
     return AttentionView(
         rows=tuple(piece_label(p) for p in trace.target_pieces[: len(weights)]),
-        columns=trace.source.surfaces,
-        unknown=trace.source.unknown,
-        weights=weights,
-        energies=energies,
+        columns=columns,
+        unknown=unknown,
+        weights=folded,
+        energies=energies if folded is weights else None,
     )
 
 

@@ -29,7 +29,7 @@ from torch import Tensor, nn
 
 from .hf_layouts import LAYOUTS
 from .parts import Site
-from .tokenization import EOS, WORD_MARK, Encoded, InputError, language_tag
+from .tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError, language_tag
 from .translator import Attentions, Focus, Specials, Step, Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.hf_layouts`).
@@ -230,8 +230,8 @@ class HFTokenizer:
     :class:`.tokenization.PieceTokenizer`: pieces with SentencePiece's ``▁`` word marker, so words join as ours do,
     and the sentence laid out as the model reads it: a many-to-many model's ``language`` tag first (``tags``: its
     tag ids and codes), or a T5 model's task ``prefix`` ("translate English to French: ") on the source side, EOS
-    last. A prefix's pieces are drawn as markers, as a tag is (``⟨translate⟩``), so no word, link or statistic counts
-    them. The tokenizer is only asked to cut pieces, never switched, so one serves every pair at once. A piece's
+    last. A prefix's pieces are the rest of the prompt (:data:`.tokenization.PROMPT`), one column, so no word,
+    link or statistic counts them. The tokenizer is only asked to cut pieces, never switched, so one serves every pair at once. A piece's
     surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
 
     def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None, language: int | None = None,
@@ -266,14 +266,13 @@ class HFTokenizer:
             raise InputError("Type a sentence to translate.")
         found = self._encode(text)[:-1]
         ids = found[: max_tokens - 1]
-        n = self._prefix_pieces(text)
-        pieces = [*(language_tag(p.replace(WORD_MARK, "") or WORD_MARK) for p in self.pieces(ids[:n])),
-                  *self.pieces(ids[n:])]
+        n = min(self._prefix_pieces(text), len(ids))
+        pieces = [*(PROMPT,) * n, *self.pieces(ids[n:])]
         unk = self.tokenizer.unk_token_id
         return Encoded(ids=(*ids, self.tokenizer.eos_token_id), pieces=(*pieces, EOS),
                        surfaces=(*(p.replace(WORD_MARK, "") or p for p in pieces), EOS),
                        unknown=(*(i == unk for i in ids), False), truncated=len(found) > len(ids),
-                       prefix=min(n, len(ids)))
+                       prompt=self.prefix + text if self.prefix else "")
 
     def ids(self, text: str) -> list[int]:
         """The ids a decoder writes for ``text`` before EOS (a many-to-many target's language tag first)."""

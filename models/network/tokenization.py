@@ -22,6 +22,9 @@ WORD_MARK = "▁"
 #: How a many-to-many model's language tag (``__fr__``, ``fra_Latn``, ``fr_XX``) is shown: its code in these
 #: brackets, never a word — neither a source word a heatmap column stands for nor a target word the model chose.
 TAG_OPEN, TAG_CLOSE = "⟨", "⟩"
+#: The piece that stands for each piece of a prompt around the sentence (T5's "translate English to French: ", a
+#: chat template and its instruction): every such piece is one column, "the rest of the prompt", never a word.
+PROMPT = f"{TAG_OPEN}rest of the prompt{TAG_CLOSE}"
 SOURCE_FILE, TARGET_FILE = "source_tokenizer.json", "target_tokenizer.json"
 
 
@@ -38,8 +41,8 @@ class Encoded:
     surfaces: tuple[str, ...]  # the original text each piece covers
     unknown: tuple[bool, ...]  # True where the piece is <unk>
     truncated: bool  # True when the text was cut to the length cap
-    prefix: int = 0  # the leading pieces that are a task prefix the model is given ("translate English to French: "),
-    # not the sentence: drawn as markers, and set apart from the sentence's columns where a trace is written out
+    prompt: str = ""  # the whole text the model reads, where it is more than the sentence (a T5 task prefix, a chat
+    # prompt); its pieces that are not the sentence are PROMPT, so no word, link or statistic counts them
 
 
 def train_tokenizer(lines: Iterable[str], vocab_size: int) -> Tokenizer:
@@ -168,15 +171,33 @@ def is_marker(piece: str) -> bool:
 
 
 def word_groups(pieces: Iterable[str]) -> list[list[int]]:
-    """Indices of pieces grouped into words: ``▁`` starts a word, markers (:func:`is_marker`) stand alone."""
+    """Indices of pieces grouped into words: ``▁`` starts a word, markers (:func:`is_marker`) stand alone, and every
+    :data:`PROMPT` piece, before the sentence or after it, is one group, where the first is."""
     groups: list[list[int]] = []
-    previous = EOS
+    previous, prompt = EOS, None
     for i, piece in enumerate(pieces):
-        if piece.startswith(WORD_MARK) or is_marker(piece) or is_marker(previous):
+        if piece == PROMPT and prompt is not None:
+            prompt.append(i)
+        elif piece.startswith(WORD_MARK) or is_marker(piece) or is_marker(previous):
             groups.append([i])
+            prompt = groups[-1] if piece == PROMPT else prompt
         else:
             groups[-1].append(i)
         previous = piece
+    return groups
+
+
+def piece_groups(pieces: Iterable[str]) -> list[list[int]]:
+    """Indices of pieces one by one, except every :data:`PROMPT` piece, which is one group where the first is (a
+    heatmap's piece columns)."""
+    groups: list[list[int]] = []
+    prompt = None
+    for i, piece in enumerate(pieces):
+        if piece == PROMPT and prompt is not None:
+            prompt.append(i)
+        else:
+            groups.append([i])
+            prompt = groups[-1] if piece == PROMPT else prompt
     return groups
 
 
