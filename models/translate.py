@@ -72,6 +72,9 @@ def main(argv=None) -> int:
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
     p.add_argument("--revision", help="Hub revision (branch, tag or commit)")
     language_options(p)
+    p.add_argument("--instruction", help="what a chat model (Llama, Qwen2, Gemma2) is asked, with {sentence} where the "
+                   "sentence goes and {source}, {target} for the languages' names, \\n a new line; default: its card's, else "
+                   "'Translate the following {source} text into {target}.\\n\\n{sentence}'")
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--device")
     p.add_argument("--json", action="store_true", help="one JSON trace per line")
@@ -81,7 +84,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, args.revision, args.device, languages=chosen_languages(args))
-    except CheckpointError as e:
+        loaded = loaded.asking(args.instruction and args.instruction.replace("\\n", "\n"))
+    except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     lines = sys.stdin.read().splitlines()

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import torch
 
+from ..network.hf_decoder_only import DECODER_ONLY_TYPES
 from ..network.hf_languages import check_layout, language_tags, unknown_code
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key
 from .load_limits import too_many_parameters
+from .prompted import Prompted, load_decoder_only
 
 #: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
 #: tag comes after its EOS), so they are refused rather than misread.
@@ -32,7 +34,8 @@ TOKENIZERS = {"marian": ("MarianTokenizer",), "m2m_100": ("M2M100Tokenizer", "Nl
               "mbart": ("MBart50Tokenizer",), "t5": ("T5Tokenizer",)}
 #: The files without which a family's tokenizer cannot be built.
 TOKENIZER_FILES = {"marian": ("source.spm", "target.spm", "vocab.json"), "m2m_100": ("tokenizer_config.json",),
-                   "mbart": ("tokenizer_config.json",), "t5": ("spiece.model",)}
+                   "mbart": ("tokenizer_config.json",), "t5": ("spiece.model",),
+                   **{kind: ("tokenizer.json",) for kind in DECODER_ONLY_TYPES}}
 #: A T5 model's translation tasks in its config: ``task_specific_params["translation_en_to_fr"]["prefix"]``.
 T5_TASK = re.compile(r"translation_([a-z]{2,3})_to_([a-z]{2,3})")
 #: MADLAD-400's way instead: the target language's tag, ``<2fr>``, written in front of the source sentence.
@@ -42,7 +45,7 @@ CONVERT = ("convert it once where you trust it: AutoModelForSeq2SeqLM.from_pretr
            "folder, safe_serialization=True), or with the Hub's safetensors conversion")
 
 #: What a refused model is, by ``model_type``, for the message.
-KNOWN = {"gpt2": "a decoder-only language model: it continues a prompt and has no source sentence to attend over",
+KNOWN = {"gpt2": "a language model without a chat template: nothing says how to ask it to translate",
          "bert": "an encoder without a decoder: it writes no translation",
          "roberta": "an encoder without a decoder: it writes no translation"}
 
@@ -55,7 +58,7 @@ def is_hf_config(config: dict) -> bool:
 def refusal(config: dict, path: Path) -> str | None:
     """Why the folder at ``path`` with this ``config.json`` cannot be loaded, or None."""
     kind = str(config.get("model_type"))
-    if kind not in MODEL_TYPES:
+    if kind not in MODEL_TYPES + DECODER_ONLY_TYPES:
         what = KNOWN.get(kind) or ("an encoder–decoder this app does not read yet" if config.get("is_encoder_decoder")
                                    else "not an encoder–decoder translator")
         return (f"{path.name} is a {kind!r} model — {what}. This app shows translators whose decoder attends over "
@@ -82,11 +85,12 @@ def listing_refusal(repo_id: str, files: set[str]) -> str | None:
 
 def parameters(path: Path) -> int:
     """The number of parameters the folder's config describes, counted on the meta device (nothing allocated)."""
-    from transformers import AutoConfig, AutoModelForSeq2SeqLM
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
     config = AutoConfig.from_pretrained(path, trust_remote_code=False)
+    kind = AutoModelForCausalLM if config.model_type in DECODER_ONLY_TYPES else AutoModelForSeq2SeqLM
     with torch.device("meta"):
-        model = AutoModelForSeq2SeqLM.from_config(config, trust_remote_code=False)
+        model = kind.from_config(config, trust_remote_code=False)
     return sum(p.numel() for p in model.parameters())
 
 
@@ -102,7 +106,7 @@ def _tokenizer(path: Path, model_type: str):
 
 
 def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: torch.dtype = torch.float32
-            ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | None]:
+            ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | Prompted | None]:
     """The model, tokenizers and languages of the folder (``name``: the reference it was asked for, a Hub id names
     its languages), and for a many-to-many model what sets it to other languages (set to
     :meth:`ManyToMany.default_pair`); ValueError (its message for users) when they cannot be loaded or have over
@@ -112,6 +116,8 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
         raise ValueError(reason)
     if (count := parameters(path)) > max_parameters:
         raise ValueError(too_many_parameters(path.name, count, max_parameters))
+    if config["model_type"] in DECODER_ONLY_TYPES:
+        return load_decoder_only(path, name, dtype)
     from transformers import AutoModelForSeq2SeqLM
 
     try:

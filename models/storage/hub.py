@@ -33,6 +33,7 @@ from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .alignment_record import default_reading
 from .hf_checkpoint import ManyToMany, is_hf_config, load_hf
+from .prompted import Prompted
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, may_translate, own_languages, pair_name
@@ -57,7 +58,8 @@ class LoadedModel:
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
-    many_to_many: ManyToMany | None = None  # what sets a many-to-many model to another pair; None: one pair
+    many_to_many: ManyToMany | Prompted | None = None  # what sets a many-to-many or decoder-only model to another
+    # pair; None: a model of one pair
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -76,6 +78,17 @@ class LoadedModel:
                              "for a many-to-many model (M2M100, NLLB-200, mBART-50).")
         model, tokenizers = self.many_to_many.pair(self.model, source, target)
         return replace(self, model=model, tokenizers=tokenizers, languages=(source, target))
+
+    def asking(self, instruction: str | None) -> LoadedModel:
+        """This decoder-only model asked with ``instruction`` (with ``{sentence}``, and ``{source}``, ``{target}``
+        for the languages' names) for its pair; itself for None; ValueError (for users) for any other model."""
+        if instruction is None:
+            return self
+        if not isinstance(self.many_to_many, Prompted):
+            raise ValueError(f"{self.path.name} is not asked with an instruction: only a chat model (Llama, Qwen2, "
+                             "Gemma2) reads one.")
+        prompted = self.many_to_many.asking(instruction)
+        return replace(self, many_to_many=prompted, tokenizers=prompted.pair(self.model, *self.languages)[1])
 
     @property
     def variant(self) -> str:

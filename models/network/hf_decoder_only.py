@@ -1,0 +1,205 @@
+"""Hugging Face decoder-only translators (Llama: EuroLLM, SalamandraTA; Qwen2: Qwen2.5-Instruct; Gemma2: Tower+)
+behind the one translator interface, the source being the prompt (:mod:`.hf_prompt`).
+
+There is no cross-attention: each written token attends over the whole prompt and what has been written. The
+three kinds are mapped onto the one stack, each layer's heads read at different rows and columns of one pass::
+
+    cross     [B, L, heads, T, S]   each written token's row over the prompt (the sentence and the rest of it)
+    encoder   [B, L, heads, S, S]   the prompt over itself, causal
+    decoder   [B, L, heads, T, T]   the written tokens over each other (the start token, the prompt's last, first)
+
+so a cross-attention row sums to less than 1: the rest went to what the model had written. Nothing is renormalised.
+
+Decoding goes one step at a time through the model's own layers and cache: :meth:`encode` runs the prompt once
+and keeps its keys and values, each step adds one token's. Prompts of a batch are padded on the right, so each
+row's written tokens take positions from its own prompt's length, and the pads between are masked: a row reads
+what ``generate`` gives it alone. Grouped-query attention (fewer key–value heads than query heads) is the library's;
+every query head is reported and switched off on its own, before ``o_proj``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from .hf_translator import _zero_removed_heads
+from .translator import Attentions, Focus, Specials, Step, Translator
+
+#: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
+#: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
+DECODER_ONLY_TYPES = ("llama", "qwen2", "gemma2")
+
+
+@dataclass(frozen=True)
+class PromptConfig:
+    """What the interface asks of a decoder-only model's configuration."""
+
+    model_type: str
+    attention_shapes: dict  # {kind: (L, heads)}: one stack read three ways
+    d_model: int
+    specials: Specials  # start: the prompt's last token; eos: its chat template's end of turn
+    positions: int  # max_position_embeddings: the prompt's and the translation's together
+
+
+@dataclass(frozen=True)
+class PromptMemory:
+    """The prompt, run once."""
+
+    lengths: Tensor  # [B] each row's prompt tokens
+    mask: Tensor  # [B, S] True on the prompt's tokens
+    keys: tuple[Tensor, ...]  # L × [B, kv_heads, S, d_k]
+    values: tuple[Tensor, ...]
+
+
+@dataclass(frozen=True)
+class PromptCache:
+    """Every layer's keys and values so far: the prompt's, then each written token's."""
+
+    keys: tuple[Tensor, ...]  # L × [B, kv_heads, S + t, d_k]
+    values: tuple[Tensor, ...]
+    mask: Tensor  # [B, S + t] True where a row has a token
+
+
+class PromptEmbedding(nn.Module):
+    """The model's token embedding as used for the prompt alone, so that attribution (which hooks this module)
+    explains a step by the prompt's tokens, not by what the model wrote. The weights are the model's."""
+
+    def __init__(self, embedding: nn.Module):
+        super().__init__()
+        self.embedding = embedding
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return self.embedding(ids)
+
+
+class DecoderOnlyTranslator(Translator):
+    """A ``transformers`` causal LM (``LlamaForCausalLM``, ``Qwen2ForCausalLM``, ``Gemma2ForCausalLM``) as a
+    :class:`~.translator.Translator` over its prompt; ``start``: the prompt's last token, ``eos``: the end of turn."""
+
+    architecture = "hf"
+    attention_can_be_forced = False  # transformers offers no place to set a layer's weights
+
+    def __init__(self, model: nn.Module, start: int, eos: int, unk_id: int | None):
+        super().__init__()
+        config = model.config
+        if config.model_type not in DECODER_ONLY_TYPES:
+            raise ValueError(f"{config.model_type!r} models are not read here; expected one of {DECODER_ONLY_TYPES}")
+        model.set_attn_implementation("eager")  # the only implementation that returns attention weights
+        self.hf = model.eval()
+        self.prompt_embedding = PromptEmbedding(model.get_input_embeddings())
+        shape = (config.num_hidden_layers, config.num_attention_heads)
+        pad = config.pad_token_id if config.pad_token_id is not None else eos
+        self.config = PromptConfig(config.model_type, {"cross": shape, "encoder": shape, "decoder": shape},
+                                   config.hidden_size, Specials(pad=pad, eos=eos, start=start,
+                                                                unk=-1 if unk_id is None else unk_id),
+                                   config.max_position_embeddings)
+        for attn in self._attentions():
+            attn.o_proj.removed_heads, attn.o_proj.head_dim = frozenset(), attn.head_dim
+            attn.o_proj.register_forward_pre_hook(_zero_removed_heads)
+
+    def _attentions(self) -> list[nn.Module]:
+        return [layer.self_attn for layer in self.hf.model.layers]
+
+    @property
+    def variant(self) -> str:
+        return self.config.model_type
+
+    @property
+    def specials(self) -> Specials:
+        return self.config.specials
+
+    @property
+    def max_positions(self) -> int:
+        """Half the positions: the prompt and the translation share them."""
+        return self.config.positions // 2
+
+    @property
+    def source_embedding(self) -> nn.Module:
+        return self.prompt_embedding
+
+    @property
+    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+        """A head is switched off wherever it reads, so under one kind: the cross-attention's."""
+        return {"cross": self.attention_shapes["cross"]}
+
+    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+        self._attentions()[layer].o_proj.removed_heads = heads
+
+    def _library_cache(self, keys=(), values=()):
+        """The library's cache of these keys and values, every layer whole: a sliding-window layer (Gemma2's) is
+        masked to its window, not cut to it, so each step's attention has a column for every prompt token."""
+        from transformers import DynamicCache
+
+        return DynamicCache(list(zip(keys, values))) if keys else DynamicCache()
+
+    def encode(self, src: Tensor, mask: Tensor) -> PromptMemory:
+        out = self._pass(src, mask, src[:, :0], cache=self._library_cache(), use_cache=True)
+        cache = out.cache
+        return PromptMemory(mask.sum(1), mask, tuple(layer.keys for layer in cache.layers),
+                            tuple(layer.values for layer in cache.layers))
+
+    def start(self, memory: PromptMemory) -> PromptCache:
+        return PromptCache(memory.keys, memory.values, memory.mask)
+
+    def decode_step(self, prev: Tensor, cache: PromptCache, memory: PromptMemory,
+                    focus: Focus | None = None) -> tuple[Step, PromptCache]:
+        if focus is not None:
+            raise ValueError("this model's attention cannot be forced: transformers offers no place to set it")
+        S, t = memory.mask.shape[1], cache.mask.shape[1] - memory.mask.shape[1]
+        mask = torch.cat([cache.mask, torch.ones_like(cache.mask[:, :1])], 1)  # [B, S + t + 1]
+        out = self.hf.model(input_ids=prev[:, None], attention_mask=mask.long(), position_ids=(memory.lengths + t)[:, None],
+                            cache=self._library_cache(cache.keys, cache.values), use_cache=True,
+                            output_attentions=True)
+        state = out.last_hidden_state[:, 0]  # [B, d]
+        attention = torch.stack([a[:, :, 0, :S] for a in out.attentions], 1)  # [B, L, heads, S]
+        layers = out.cache.layers
+        return (Step(self._logits(state).float().log_softmax(-1), attention, None, state),
+                PromptCache(tuple(n.keys for n in layers), tuple(n.values for n in layers), mask))
+
+    def _logits(self, state: Tensor) -> Tensor:
+        """[..., V] from the last layer's output [..., d], as the library's forward computes them (Gemma2's
+        final soft cap included)."""
+        logits, cap = self.hf.lm_head(state), getattr(self.hf.config, "final_logit_softcapping", None)
+        return logits if cap is None else torch.tanh(logits / cap) * cap
+
+    def _pass(self, src: Tensor, mask: Tensor, tgt_in: Tensor, **options):
+        """The stack over each row's prompt ``src`` [B, S] (``mask``: its tokens) and then ``tgt_in`` [B, T], the
+        written tokens placed after the row's own prompt (its pads masked between)."""
+        S, T = src.shape[1], tgt_in.shape[1]
+        positions = torch.cat([torch.arange(S, device=src.device).expand(len(src), -1),
+                               mask.sum(1, keepdim=True) + torch.arange(T, device=src.device)], 1)  # [B, S + T]
+        embeds = torch.cat([self.prompt_embedding(src), self.hf.get_input_embeddings()(tgt_in)], 1)
+        full = torch.cat([mask, torch.ones_like(tgt_in, dtype=torch.bool)], 1)
+        return self.hf.model(inputs_embeds=embeds, attention_mask=full.long(), position_ids=positions, **options)
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
+        logits = self._logits(self._pass(src, src_mask, tgt_in).last_hidden_state[:, src.shape[1]:])  # [B, T, V]
+        return logits if keep is None else logits[keep]
+
+    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+                           steps: Tensor) -> Tensor:
+        logits = self(src, mask, tgt_in[:, : int(steps.max()) + 1])  # [B, T', V]
+        rows = torch.arange(len(steps), device=steps.device)
+        return logits[rows, steps].float().log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
+
+    def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
+        S, found = src.shape[1], []
+
+        def keep(module, args, out):  # v_proj's output: every position's value vectors, [B, S + T, kv · d_k]
+            found.append(out[:, :S])
+
+        hooks = [attn.v_proj.register_forward_hook(keep) for attn in self._attentions()]
+        try:
+            out = self._pass(src, mask, tgt_in, output_attentions=True)
+        finally:
+            for hook in hooks:
+                hook.remove()
+        values = [v.view(*v.shape[:2], -1, attn.head_dim).transpose(1, 2).repeat_interleave(
+            attn.num_key_value_groups, 1) for v, attn in zip(found, self._attentions())]  # L × [B, heads, S, d_k]
+        every = torch.stack(out.attentions, 1)  # [B, L, heads, S + T, S + T]
+        return Attentions(every[..., :S, :S], every[..., S:, S:], every[..., S:, :S], torch.stack(values, 1))
+
+    @property
+    def state_size(self) -> int:
+        return self.config.d_model

@@ -1,0 +1,92 @@
+"""Reading a decoder-only translator's folder (Llama, Qwen2, Gemma2 with a chat template): its model, the prompt it
+is asked with, and what sets it to any pair of languages (:class:`Prompted`, as :class:`.hf_checkpoint.ManyToMany`
+sets a many-to-many model). Its tokenizer must be a fast one (``tokenizer.json``: the offsets that find the
+sentence in the prompt) with a chat template; a model without one is refused, since nothing says how to ask it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+
+from ..network.hf_decoder_only import DecoderOnlyTranslator
+from ..network.hf_languages import unknown_code
+from ..network.hf_prompt import CARD_INSTRUCTIONS, INSTRUCTION, LANGUAGES, Prompt, PromptTokenizer, ReplyTokenizer
+from ..network.tokenization import TokenizerPair
+from .languages import EN_FR, language_name
+
+
+def instruction_for(name: str) -> str:
+    """The instruction a model is asked with: its card's own (EuroLLM's, Tower's), else :data:`INSTRUCTION`."""
+    lowered = name.lower()
+    return next((found for family, found in CARD_INSTRUCTIONS.items() if family in lowered), INSTRUCTION)
+
+
+@dataclass(frozen=True, eq=False)
+class Prompted:
+    """What a decoder-only model keeps to be asked for any pair: its tokenizer, instruction, the start token (the
+    prompt's last) and end of turn, and the prompt tokens its positions allow."""
+
+    tokenizer: object
+    instruction: str  # with {source}, {target} and {sentence}
+    name: str  # the model's, for messages
+    start: int
+    eos: int
+    room: int
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return LANGUAGES
+
+    def default_pair(self) -> tuple[str, str]:
+        return EN_FR
+
+    def asking(self, instruction: str) -> Prompted:
+        """The same model asked with ``instruction``; ValueError (for users) where it lacks a field."""
+        if "{sentence}" not in instruction:
+            raise ValueError("An instruction must say where the sentence goes: {sentence} (and may name {source} "
+                             "and {target}, the languages).")
+        return replace(self, instruction=instruction)
+
+    def pair(self, model: DecoderOnlyTranslator, source: str, target: str
+             ) -> tuple[DecoderOnlyTranslator, TokenizerPair]:
+        """The model and tokenizers asking for ``source`` → ``target``; ValueError for a language not offered."""
+        for code in (source, target):
+            if code not in LANGUAGES:
+                raise ValueError(unknown_code(code, LANGUAGES, self.name))
+        prompt = Prompt(self.instruction, language_name(source, source), language_name(target, target))
+        return model, TokenizerPair(PromptTokenizer(self.tokenizer, prompt, self.start, self.room),
+                                    ReplyTokenizer(self.tokenizer, self.eos))
+
+
+def _ends(tokenizer, generation, name: str) -> tuple[int, int]:
+    """The start token (the generation prompt's last) and the end of turn: of the generation config's stop tokens,
+    the one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>)."""
+    text, _ = Prompt(INSTRUCTION, "English", "French").render(tokenizer, "x")
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    stops = generation.eos_token_id if isinstance(generation.eos_token_id, list) else [generation.eos_token_id]
+    stops = [i for i in stops if i is not None] or [tokenizer.eos_token_id]
+    return ids[-1], next((i for i in stops if i in ids), stops[0])
+
+
+def load_decoder_only(path: Path, name: str, dtype: torch.dtype
+                      ) -> tuple[DecoderOnlyTranslator, TokenizerPair, tuple[str, str], Prompted]:
+    """The model, its tokenizers set to English→French, that pair, and what sets it to others; ValueError (for
+    users) where its tokenizer cannot find a sentence in its prompt."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+        if not getattr(tokenizer, "is_fast", False):
+            raise ValueError("its tokenizer gives no offsets (a fast tokenizer, tokenizer.json, is needed to find "
+                             "the sentence in the prompt)")
+        if not tokenizer.chat_template:
+            raise ValueError("its tokenizer has no chat template, so nothing says how to ask it to translate")
+        model = AutoModelForCausalLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
+                                                     trust_remote_code=False, dtype=dtype)
+        start, eos = _ends(tokenizer, model.generation_config, path.name)
+    except (OSError, ValueError, RuntimeError, KeyError) as e:
+        raise ValueError(f"{path.name} cannot be read ({e}).") from e
+    translator = DecoderOnlyTranslator(model, start, eos, tokenizer.unk_token_id)
+    prompted = Prompted(tokenizer, instruction_for(name), path.name, start, eos, translator.max_positions)
+    return (*prompted.pair(translator, *EN_FR), EN_FR, prompted)
