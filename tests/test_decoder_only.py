@@ -1,0 +1,202 @@
+"""Decoder-only translators behind the one interface (models/network/hf_decoder_only.py, hf_prompt.py): tiny Llama,
+Qwen2 and Gemma2 chat models built offline (tests/llm_helpers.py) against the library's own ``generate`` and
+outputs — the prompt their chat template renders, the sentence's columns found by offsets, greedy and beam search,
+every attention of one pass, the rest of the prompt set apart, heads switched off under grouped-query attention,
+the command's JSON, and the pages."""
+import copy
+import io
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from models import translate
+from models.analysis.attribution import attribution_matrix
+from models.analysis.head_removal import without_heads
+from models.decoding.beam import beam_search
+from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
+from models.decoding.kinds import attention_kinds
+from models.network.hf_decoder_only import DecoderOnlyTranslator
+from models.network.tokenization import PROMPT, word_groups
+from models.storage.hub import CheckpointError, load_model
+
+from .hf_helpers import ENGLISH, FRENCH
+from .llm_helpers import ENGLISH_FRENCH, tiny_llm
+
+TEXTS = [*ENGLISH, "the man runs in the park", "a black dog"]
+FAMILIES = ("qwen2", "llama", "gemma2")
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def family(request, tmp_path_factory):
+    """Each family's tiny model: the project's view of it, the library's model and tokenizer, and its folder."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = tiny_llm(tmp_path_factory.mktemp(request.param), request.param)
+    return (load_model(str(folder), device="cpu"), AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval(),
+            AutoTokenizer.from_pretrained(folder), folder)
+
+
+@pytest.fixture(scope="module")
+def qwen(tmp_path_factory):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = tiny_llm(tmp_path_factory.mktemp("qwen2"), "qwen2")
+    return (load_model(str(folder), device="cpu"), AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval(),
+            AutoTokenizer.from_pretrained(folder), folder)
+
+
+def prompted(tokenizer, text: str):
+    """The input ``generate`` is given: the rendered prompt, cut as a whole."""
+    return tokenizer([ENGLISH_FRENCH.render(tokenizer, text)[0]], add_special_tokens=False, return_tensors="pt")
+
+
+def test_the_sentences_tokens_are_found_in_the_prompt_by_offsets_and_the_rest_is_one_column(family):
+    loaded, _, tokenizer, _ = family
+    encoded = loaded.tokenizers.source.encode("a dog runs on the beach", 80)
+    whole = prompted(tokenizer, "a dog runs on the beach").input_ids[0].tolist()
+    assert list(encoded.ids) == whole[:-1] and loaded.model.specials.start == whole[-1]  # the start held back
+    assert encoded.prompt == ENGLISH_FRENCH.render(tokenizer, "a dog runs on the beach")[0]
+    sentence = [i for i, p in enumerate(encoded.pieces) if p != PROMPT]
+    assert sentence == list(range(sentence[0], sentence[-1] + 1)) and encoded.pieces[0] == PROMPT
+    assert tokenizer.decode([encoded.ids[i] for i in sentence]).strip() == "a dog runs on the beach"
+    words = word_groups(encoded.pieces)
+    assert words[0] == [i for i, p in enumerate(encoded.pieces) if p == PROMPT]  # one column, before and after
+    assert ["".join(encoded.surfaces[i] for i in g) for g in words[1:]] == "a dog runs on the beach".split()
+    assert loaded.languages == ("en", "fr") and loaded.model.variant == loaded.model.config.model_type
+
+
+def test_greedy_is_generates_greedy_token_for_token(family):
+    loaded, library, tokenizer, _ = family
+    for text in TEXTS:
+        trace = greedy(loaded.model, loaded.tokenizers, text)
+        cap = max_target_len(loaded.model, loaded.tokenizers.source.encode(text, 80))
+        inputs = prompted(tokenizer, text)
+        out = library.generate(**inputs, do_sample=False, num_beams=1, max_new_tokens=cap)
+        assert list(trace.target_ids) == out[0, inputs.input_ids.shape[1]:].tolist()
+    assert greedy(loaded.model, loaded.tokenizers, ENGLISH[0]).translation == FRENCH[0]  # it learned to answer
+
+
+def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(family):
+    from .hf_helpers import assert_same_beams
+
+    loaded, library, tokenizer, _ = family
+    for text in TEXTS[:4]:
+        inputs = prompted(tokenizer, text)
+        cap = max_target_len(loaded.model, loaded.tokenizers.source.encode(text, 80))
+        out = library.generate(**inputs, num_beams=4, num_return_sequences=4, max_new_tokens=cap, do_sample=False,
+                               output_scores=True, return_dict_in_generate=True)
+        start = inputs.input_ids.shape[1] - 1  # from the start token on, which the helper skips
+        assert_same_beams(beam_search(loaded.model, loaded.tokenizers, text, 4),
+                          SimpleNamespace(sequences=out.sequences[:, start:], sequences_scores=out.sequences_scores),
+                          tokenizer.pad_token_id, loaded.model.specials.eos)  # generate pads ended rows with it
+
+
+def test_every_attention_is_the_librarys_one_pass_and_each_row_adds_up_to_one(family):
+    loaded, library, tokenizer, _ = family
+    trace = greedy(loaded.model, loaded.tokenizers, TEXTS[1])
+    ids = torch.tensor([[*trace.source.ids, loaded.model.specials.start, *trace.target_ids[:-1]]])
+    with torch.no_grad():
+        out = library(input_ids=ids, output_attentions=True)
+    every = torch.stack(out.attentions, 1)[0].numpy()  # [L, heads, S + T, S + T]
+    S = len(trace.source.ids)
+    np.testing.assert_allclose(trace.cross_attention, every[:, :, S:, :S], atol=1e-5)  # each step's own row
+    kinds = attention_kinds(loaded.model, trace)
+    np.testing.assert_allclose(kinds.encoder, every[:, :, :S, :S], atol=1e-5)
+    np.testing.assert_allclose(kinds.decoder, every[:, :, S:, S:], atol=1e-5)
+    np.testing.assert_allclose(kinds.cross.sum(-1) + kinds.decoder.sum(-1), 1, atol=1e-5)  # nothing renormalised
+    assert kinds.decoder.sum(-1).min() > 0  # the translation so far is read too
+    assert np.allclose(np.triu(kinds.encoder[0, 0], 1), 0)  # the prompt reads itself causally
+
+
+def test_a_batch_padded_between_prompt_and_translation_decodes_each_row_as_alone(qwen):
+    loaded, *_ = qwen
+    batch = greedy_batch(loaded.model, loaded.tokenizers, TEXTS)
+    for text, trace in zip(TEXTS, batch):
+        alone = greedy(loaded.model, loaded.tokenizers, text)
+        assert trace.target_ids == alone.target_ids
+        np.testing.assert_allclose(trace.token_logprobs, alone.token_logprobs, atol=1e-4)
+
+
+@pytest.mark.parametrize("head", [("cross", 0, 1), ("cross", 1, 3)])
+def test_a_switched_off_query_head_is_its_o_proj_slice_zeroed(qwen, head):
+    loaded, library, tokenizer, _ = qwen
+    _, layer, h = head
+    reference = copy.deepcopy(library)
+    attention = reference.model.layers[layer].self_attn
+    d = attention.head_dim
+    with torch.no_grad():
+        attention.o_proj.weight[:, h * d : (h + 1) * d] = 0
+    specials = loaded.model.specials
+    text, target = TEXTS[0], FRENCH[0]
+    got = forced(without_heads(loaded.model, [head]), loaded.tokenizers, text, target)
+    want = forced(DecoderOnlyTranslator(reference, specials.start, specials.eos, None), loaded.tokenizers, text,
+                  target)
+    np.testing.assert_allclose(got.token_logprobs, want.token_logprobs, atol=1e-5)
+    whole = forced(loaded.model, loaded.tokenizers, text, target)
+    assert np.abs(whole.token_logprobs - got.token_logprobs).max() > 1e-4  # the head mattered: the test can fail
+
+
+def test_attribution_explains_a_step_by_the_prompts_tokens_alone(qwen):
+    loaded, *_ = qwen
+    trace = greedy(loaded.model, loaded.tokenizers, TEXTS[0])
+    shares = attribution_matrix(loaded.model, trace, "gradient×input")
+    assert shares.shape == (len(trace.target_ids), len(trace.source.ids)) and np.isfinite(shares).all()
+
+
+def test_the_command_writes_what_generate_writes_and_its_json_sets_the_prompt_apart(qwen, capsys, monkeypatch):
+    loaded, library, tokenizer, folder = qwen
+    text = "two girls play in the park"
+    monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
+    assert translate.main(["--model", str(folder), "--src-lang", "en", "--tgt-lang", "fr"]) == 0
+    inputs = prompted(tokenizer, text)
+    out = library.generate(**inputs, do_sample=False, max_new_tokens=60)
+    assert capsys.readouterr().out.strip() == tokenizer.decode(out[0, inputs.input_ids.shape[1]:],
+                                                               skip_special_tokens=True)
+    monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
+    assert translate.main(["--model", str(folder), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["prompt"] == ENGLISH_FRENCH.render(tokenizer, text)[0]
+    attention = np.array(found["cross_attention"])  # [L, heads, T, S] over the sentence's pieces
+    assert attention.shape == (2, 4, len(found["target_pieces"]), len(found["source_pieces"]))
+    assert "".join(found["source_pieces"]).replace("▁", " ").strip() == text
+    prompt, written = np.array(found["prompt_share"]), np.array(found["written_share"])
+    np.testing.assert_allclose(attention.sum(-1) + prompt + written, 1, atol=1e-4)
+    assert prompt.min() > 0 and written.min() > 0
+
+
+def test_an_instruction_of_ones_own_asks_the_model_and_one_without_the_sentence_is_refused(qwen, capsys,
+                                                                                          monkeypatch):
+    *_, folder = qwen
+    monkeypatch.setattr("sys.stdin", io.StringIO("a dog\n"))
+    assert translate.main(["--model", str(folder), "--json", "--tgt-lang", "de",
+                           "--instruction", "Into {target}, please:\\n{sentence}"]) == 0
+    assert "Into German, please:\na dog<|im_end|>" in json.loads(capsys.readouterr().out)["prompt"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("a dog\n"))
+    assert translate.main(["--model", str(folder), "--instruction", "Translate."]) == 2
+    assert "{sentence}" in capsys.readouterr().err
+    with pytest.raises(CheckpointError, match="no language 'xx'"):
+        load_model(str(folder), languages=("en", "xx"))
+
+
+def test_a_sentence_longer_than_the_positions_leave_is_cut_and_said(tmp_path):
+    folder = tiny_llm(tmp_path / "short", "llama", steps=0, positions=64)
+    loaded = load_model(str(folder), device="cpu")
+    long = " ".join(ENGLISH * 4)
+    encoded = loaded.tokenizers.source.encode(long, 80)
+    assert encoded.truncated and len(encoded.ids) + 1 <= loaded.model.max_positions
+    trace = greedy(loaded.model, loaded.tokenizers, long)
+    assert len(trace.source.ids) + len(trace.target_ids) <= 64  # prompt, start and translation fit the positions
+    forced(loaded.model, loaded.tokenizers, long, long)  # a forced translation too: cut, not a crash
+
+
+def test_a_chat_model_without_a_chat_template_is_refused_with_why(tmp_path):
+    folder = tiny_llm(tmp_path / "plain", "qwen2", steps=0)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config.pop("chat_template", None)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    (folder / "chat_template.jinja").unlink(missing_ok=True)
+    with pytest.raises(CheckpointError, match="no chat template"):
+        load_model(str(folder))
