@@ -14,6 +14,7 @@ import torch
 
 from models import translate
 from models.analysis.attribution import attribution_matrix
+from models.analysis.matrices import ATTENTION, applicable, not_applicable
 from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
@@ -24,6 +25,8 @@ from models.storage.hub import CheckpointError, load_model
 
 from .hf_helpers import ENGLISH, FRENCH
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
+from .pages_helpers import APP, figures, page, run_page
+from .test_hf_pages import PAGES
 
 TEXTS = [*ENGLISH, "the man runs in the park", "a black dog"]
 FAMILIES = ("qwen2", "llama", "gemma2")
@@ -200,3 +203,22 @@ def test_a_chat_model_without_a_chat_template_is_refused_with_why(tmp_path):
     (folder / "chat_template.jinja").unlink(missing_ok=True)
     with pytest.raises(CheckpointError, match="no chat template"):
         load_model(str(folder))
+
+
+@pytest.mark.parametrize("name", ["", *PAGES])
+def test_every_page_draws_a_chat_model_or_says_why_not(qwen, name):
+    *_, folder = qwen
+    at = run_page(page(name) if name else APP, text="a dog runs on the beach", model=str(folder), left=str(folder))
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    if not name:
+        assert at.text[0].value == FRENCH[0]
+        drawn = json.dumps(figures(at)[0], ensure_ascii=False)
+        assert PROMPT in drawn and PROMPT * 2 not in drawn  # the rest of the prompt: one column beside the sentence
+
+
+def test_the_readings_that_weigh_what_attention_adds_say_why_not(qwen):
+    model = qwen[0].model
+    assert applicable(model) == (ATTENTION, "gradient×input", "integrated gradients")
+    for matrix in ("attention norm", "ALTI", "attention rollout", "value zeroing"):
+        assert "decoder-only model's one stack" in not_applicable(model, matrix)

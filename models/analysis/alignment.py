@@ -109,7 +109,8 @@ def source_word_weights(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, .
     columns, pieces = trace.source.surfaces, trace.source.pieces
     groups = word_groups(pieces)
     # A bare "▁" piece (a space before punctuation) shows as "▁" alone, never inside a word.
-    words = tuple("".join(columns[i] for i in g if pieces[i] != WORD_MARK) or columns[g[0]] for g in groups)
+    words = tuple(columns[g[0]] if is_marker(pieces[g[0]]) else
+                  "".join(columns[i] for i in g if pieces[i] != WORD_MARK) or columns[g[0]] for g in groups)
     return words, np.stack([weights[:, g].sum(axis=1) for g in groups], axis=1)
 
 

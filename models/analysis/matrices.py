@@ -51,6 +51,9 @@ STACK = Need(lambda model: bool(model.sublayer_sites()), "the attentional RNN ha
              "stream: nothing for ALTI to weigh a source piece against, no stack of layers to roll out, and no layer "
              "output a zeroed value alone changes (its context enters a recurrence that carries it into every later "
              "step)")
+ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
+                 "translation in every layer, and what its attention adds is not split into the two here, so no "
+                 "source token's part can be weighed against what came from the translation so far")
 
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")
@@ -126,19 +129,19 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            lambda s, _: full_context_attention(s), (WEIGHTS, WHOLE_TRANSLATION), whole="mean of its heads"),
     Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "
            "attention", "share", "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
-           "head", lambda s, _: attention_norm(s), (WEIGHTS,), whole="all heads together"),
+           "head", lambda s, _: attention_norm(s), (WEIGHTS, ONE_STACK), whole="all heads together"),
     Matrix("ALTI", "ALTI: each source token's contribution to the layer's output (the prefix's share set aside)",
            "share", "each token's share of the layer's output, residual and layer norm included (Ferrando et al. "
-           "2022)", "layer", lambda s, _: alti(s), (WEIGHTS, STACK)),
+           "2022)", "layer", lambda s, _: alti(s), (WEIGHTS, ONE_STACK, STACK)),
     Matrix("ALTI+ rollout", "ALTI+ rollout: what each output token is made of, through every layer up to this one",
            "share", "ALTI multiplied through every layer: the source's and the prefix's share of each word", "layer",
-           lambda s, _: alti_rollout(s), (WEIGHTS, STACK)),
+           lambda s, _: alti_rollout(s), (WEIGHTS, ONE_STACK, STACK)),
     Matrix("attention rollout", "Attention rollout: ½ attention + ½ residual, multiplied through the layers",
            "share", "the weights, half residual, multiplied through the layers (Abnar & Zuidema 2020)", "layer",
-           lambda s, _: attention_rollout(s), (WEIGHTS, STACK)),
+           lambda s, _: attention_rollout(s), (WEIGHTS, ONE_STACK, STACK)),
     Matrix("value zeroing", "Value zeroing: how far the layer's output moves without each source token's values",
            "share", "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
-           "layer", value_zeroing, (WEIGHTS, STACK), _zeroing_seconds, "ALTI and the attention norm cost one pass"),
+           "layer", value_zeroing, (WEIGHTS, ONE_STACK, STACK), _zeroing_seconds, "ALTI and the attention norm cost one pass"),
     Matrix("gradient×input", f"Gradient×input attribution: {_SHARE}", "share", "how the written token's "
            "log-probability depends on each source embedding (one pass back)", "sentence",
            _attributed("gradient×input"), seconds=lambda _, trace: attribution.estimated_seconds(

@@ -79,6 +79,7 @@ class DecoderOnlyTranslator(Translator):
 
     architecture = "hf"
     attention_can_be_forced = False  # transformers offers no place to set a layer's weights
+    continues_prompt = True
 
     def __init__(self, model: nn.Module, start: int, eos: int, unk_id: int | None):
         super().__init__()

@@ -180,6 +180,10 @@ class Translator(nn.Module, ABC):
         only attention is the cross-attention its steps report (the RNN)."""
         return None
 
+    #: Whether the source is a prompt the model continues (a decoder-only model): its cross-attention is the rows of
+    #: its one stack's written tokens over the prompt, so a row sums to less than 1.
+    continues_prompt: bool = False
+
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
 
