@@ -47,9 +47,11 @@ def main(argv=None) -> None:
     p.add_argument("--children", type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")
     p.add_argument("--report", action="store_true", help="for mutants: print the last run's table, running nothing")
     p.add_argument("--train-steps", type=int, default=3000, help="for dtype: the stand-in's training batches, once")
-    p.add_argument("--size", choices=["opus-mt", "tc-big", "nllb-600m", "t5-small"], default="opus-mt",
-                   help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), opus-mt-tc-big's (235 M), "
-                        "nllb-200-distilled-600M's (615 M, in float32 and in bfloat16) or t5-small's (60.5 M)")
+    p.add_argument("--size", choices=["opus-mt", "tc-big", "nllb-600m", "t5-small", "qwen2.5-0.5b", "eurollm-1.7b"],
+                   default="opus-mt", help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), "
+                   "opus-mt-tc-big's (235 M), nllb-200-distilled-600M's (615 M, in float32 and in bfloat16), "
+                   "t5-small's (60.5 M), Qwen2.5-0.5B-Instruct's (494 M) or EuroLLM-1.7B-Instruct's (1.66 B), "
+                   "the last two in bfloat16")
     args = p.parse_args(argv)
     if args.modules and args.what != "mutants":
         p.error(f"{args.what} takes no modules")
@@ -65,11 +67,14 @@ def main(argv=None) -> None:
         return
     if args.what in ("hub-model", "hub-lru"):
         from .hub_model import bench_hub_lru, bench_hub_model
+        from .llm_model import SHAPES, bench_llm_model
         from .nllb_model import bench_nllb_model
         from .t5_model import bench_t5_model
 
         if args.what == "hub-lru":
             bench_hub_lru()
+        elif args.size in SHAPES:
+            bench_llm_model(args.size)
         elif args.size in ("nllb-600m", "t5-small"):
             bench_nllb_model() if args.size == "nllb-600m" else bench_t5_model()
         else:

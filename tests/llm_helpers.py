@@ -27,11 +27,13 @@ FAMILIES = {
 ENGLISH_FRENCH = Prompt(INSTRUCTION, "English", "French")
 
 
-def _tokenizer(family: str, lines: list[str]):
+def chat_tokenizer(family: str, lines: list[str], template: str | None = None):
+    """A tokenizer of ``family``'s kind trained on ``lines``, with its chat template (or ``template``)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    template, specials, byte_level = FAMILIES[family]
+    default, specials, byte_level = FAMILIES[family]
+    template = template or default
     if byte_level:
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -72,9 +74,9 @@ def tiny_llm(folder: Path, family: str, steps: int = 300, seed: int = 0, positio
 
     folder.mkdir(parents=True, exist_ok=True)
     template, specials, _ = FAMILIES[family]
-    plain = _tokenizer(family, ENGLISH + FRENCH)  # a first cut, to render the prompts the final one learns from
+    plain = chat_tokenizer(family, ENGLISH + FRENCH)  # a first cut, to render the prompts the final one learns from
     prompts = [ENGLISH_FRENCH.render(plain, e)[0] for e in ENGLISH]
-    tokenizer = _tokenizer(family, ENGLISH + FRENCH + prompts)
+    tokenizer = chat_tokenizer(family, ENGLISH + FRENCH + prompts)
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(_config(family, tokenizer, positions))
     rows = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from models import translate
+from models import align, translate
 from models.analysis.attribution import attribution_matrix
 from models.analysis.matrices import ATTENTION, applicable, not_applicable
 from models.analysis.head_removal import without_heads
@@ -26,6 +26,7 @@ from models.storage.hub import CheckpointError, load_model
 from .hf_helpers import ENGLISH, FRENCH
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
 from .pages_helpers import APP, figures, page, run_page
+from .test_gold_sets import mirror  # noqa: F401  (a fixture: human links by name from a loopback server)
 from .test_hf_pages import PAGES
 
 TEXTS = [*ENGLISH, "the man runs in the park", "a black dog"]
@@ -222,3 +223,12 @@ def test_the_readings_that_weigh_what_attention_adds_say_why_not(qwen):
     assert applicable(model) == (ATTENTION, "gradient×input", "integrated gradients")
     for matrix in ("attention norm", "ALTI", "attention rollout", "value zeroing"):
         assert "decoder-only model's one stack" in not_applicable(model, matrix)
+
+
+def test_align_reads_every_head_of_a_chat_model_against_human_links_by_name(qwen, mirror, capsys):
+    *_, folder = qwen
+    assert align.main(["--model", str(folder), "--data", "gold:en-fr", "--reading", "all"]) in (0, None)
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["reading"] for r in rows} == {f"{layer}.{h}{shift}" for layer in (1, 2) for h in (1, 2, 3, 4, "mean")
+                                            for shift in ("", ".shifted")}
+    assert all(r["pairs"] == 3 and 0 <= r["aer"] <= 100 for r in rows)  # its AER means something with real weights

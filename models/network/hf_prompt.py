@@ -171,13 +171,16 @@ class ReplyTokenizer:
 
 def pieces(tokenizer, ids: Iterable[int], eos: int | None) -> list[str]:
     """Each id as a piece with SentencePiece's word marker, whatever the tokenizer's own marks: a SentencePiece
-    piece as it is; another (byte-level BPE's ``Ġcat``) as its text, a leading space made ``▁``; ``eos`` as EOS."""
+    piece as it is; another (byte-level BPE's ``Ġcat``) as its text, a leading space made ``▁``; ``eos`` as EOS; an
+    id the tokenizer has no token for as ``<id>``."""
     ids = list(ids)
     found = []
     for i, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
         text = tokenizer.decode([i])
         if i == eos:
             found.append(EOS)
+        elif token is None:  # an id the model's embeddings have and its tokenizer names not (padding rows)
+            found.append(f"<{i}>")
         elif token.startswith(WORD_MARK):
             found.append(token)
         else:
