@@ -68,10 +68,11 @@ def write_config(folder, **config):
 
 
 @pytest.mark.parametrize("config, message", [
-    ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "decoder-only language model"),
+    ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "a language model without a chat template"),
     ({"model_type": "bert", "architectures": ["BertModel"]}, "encoder without a decoder"),
     ({"model_type": "pegasus", "is_encoder_decoder": True}, "an encoder–decoder this app does not read yet"),
-    ({"model_type": "llama"}, "not an encoder–decoder translator"),
+    ({"model_type": "phi3", "architectures": ["Phi3ForCausalLM"]}, "a language model of a family this app does not"),
+    ({"model_type": "vit"}, "not an encoder–decoder translator"),
 ])
 def test_a_model_that_is_no_translator_is_refused_with_what_it_is(tmp_path, config, message):
     with pytest.raises(CheckpointError, match=message):

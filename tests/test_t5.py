@@ -224,3 +224,18 @@ def test_every_page_draws_a_t5_model(t5, name):
     assert not at.error, [e.value for e in at.error]
     if not name:
         assert figures(at)
+
+
+def test_t5s_other_tasks_are_offered_by_the_pickers_each_asked_by_its_own_prefix(tmp_path):
+    tasks = {"translation_en_to_fr": {"prefix": T5_PREFIX},
+             "translation_en_to_de": {"prefix": "translate English to German: "}}
+    loaded = load_model(str(tiny_t5(tmp_path / "tasks", tasks=tasks)), device="cpu")
+    assert loaded.languages == ("en", "fr") and set(loaded.codes) == {"en", "fr", "de"}
+    german = loaded.speaking("en", "de")
+    assert german.tokenizers.source.encode("a dog", 80).prompt == "translate English to German: a dog"
+    assert german.model is loaded.model  # the weights shared
+    with pytest.raises(ValueError, match="translates English→(French|German), English→(German|French) only"):
+        loaded.speaking("fr", "de")
+    at = run_page(APP, model=str(tmp_path / "tasks"), text="a dog runs", tgt_lang="de")
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="tgt_lang_pick").value == "de"

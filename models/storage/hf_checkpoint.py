@@ -1,11 +1,12 @@
 """Reading a Hugging Face translator's folder (a Hub snapshot or a local one): what it is, whether it may be loaded,
 and the model and tokenizers behind the project's interface.
 
-A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. Only encoder–decoder
+A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. The encoder–decoder
 translators this project can read (:data:`~models.network.hf_translator.MODEL_TYPES`: Marian, so every opus-mt-*
 model; M2M100 and NLLB-200; mBART-50; T5, told its task by its config's prefix, or MADLAD-400, by a tag of the
 target language in front of the source) are loaded, each with the tokenizer its family is read with
-(:data:`TOKENIZERS`); every other kind of model is refused with what it is and why. A many-to-many model is loaded
+(:data:`TOKENIZERS`), and so are chat models that translate (Llama, Qwen2, Gemma2: :mod:`.prompted`); every other
+kind of model is refused with what it is and why. A many-to-many model is loaded
 once and set to a language pair by :class:`ManyToMany` (a copy that shares its weights). Weights are read from
 ``model.safetensors`` only — a repo with only a pickle (``pytorch_model.bin``) is refused with how to convert it —
 and code in a repo is never run (``trust_remote_code`` stays off). The parameters are counted from the config on
@@ -24,7 +25,7 @@ from ..network.hf_decoder_only import DECODER_ONLY_TYPES
 from ..network.hf_languages import check_layout, language_tags, unknown_code
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
-from .languages import EN_FR, Languages, hub_languages, language_key
+from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
 from .load_limits import too_many_parameters
 from .prompted import Prompted, load_decoder_only
 
@@ -59,10 +60,13 @@ def refusal(config: dict, path: Path) -> str | None:
     """Why the folder at ``path`` with this ``config.json`` cannot be loaded, or None."""
     kind = str(config.get("model_type"))
     if kind not in MODEL_TYPES + DECODER_ONLY_TYPES:
+        causal = any(str(a).endswith("ForCausalLM") for a in config.get("architectures") or ())
         what = KNOWN.get(kind) or ("an encoder–decoder this app does not read yet" if config.get("is_encoder_decoder")
+                                   else "a language model of a family this app does not read yet" if causal
                                    else "not an encoder–decoder translator")
-        return (f"{path.name} is a {kind!r} model — {what}. This app shows translators whose decoder attends over "
-                f"the source: Marian models such as Helsinki-NLP/opus-mt-en-fr, M2M100, NLLB-200, mBART-50 and T5.")
+        return (f"{path.name} is a {kind!r} model — {what}. This app shows Marian models such as "
+                f"Helsinki-NLP/opus-mt-en-fr, M2M100, NLLB-200, mBART-50 and T5, and chat models that translate: "
+                f"Llama, Qwen2 and Gemma2 (EuroLLM, Qwen2.5-Instruct, Tower+).")
     if not (path / "model.safetensors").is_file():
         pickled = [name for name in PICKLES if (path / name).is_file()]
         return (f"{path.name} has its weights only as a pickle ({pickled[0]}), which this app never loads (unpickling "
@@ -106,7 +110,7 @@ def _tokenizer(path: Path, model_type: str):
 
 
 def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: torch.dtype = torch.float32
-            ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | Prompted | None]:
+            ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | T5Tasks | Prompted | None]:
     """The model, tokenizers and languages of the folder (``name``: the reference it was asked for, a Hub id names
     its languages), and for a many-to-many model what sets it to other languages (set to
     :meth:`ManyToMany.default_pair`); ValueError (its message for users) when they cannot be loaded or have over
@@ -128,9 +132,9 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
     translator = HFTranslator(model, tokenizer.unk_token_id)
     if config["model_type"] == "t5" and not (tags := target_tags(tokenizer)):
-        languages, prefix = t5_task(config, path.name)
-        return (translator, TokenizerPair(HFTokenizer(tokenizer, "source", prefix=prefix),
-                                          HFTokenizer(tokenizer, "target")), languages, None)
+        tasks = T5Tasks(tokenizer, t5_tasks(config, path.name), path.name)
+        return (*tasks.pair(translator, *tasks.default_pair()), tasks.default_pair(),
+                tasks if len(tasks.tasks) > 1 else None)
     if config["model_type"] == "t5":  # MADLAD-400: the target language's tag in front of the source
         many = ManyToMany(tokenizer, tags, path.name, tag_in_source=True)
         return (*many.pair(translator, *many.default_pair()), many.default_pair(), many)
@@ -148,17 +152,42 @@ def target_tags(tokenizer) -> dict[str, int]:
     return {found[1]: i for piece, i in tokenizer.get_vocab().items() if (found := MADLAD_TAG.fullmatch(piece))}
 
 
-def t5_task(config: dict, name: str) -> tuple[Languages, str]:
-    """A T5 model's languages and the task prefix that asks it for them ("translate English to French: "), from its
-    config's translation tasks: English→French where it has that task, else its first; ValueError (for users) where
-    it names none (a T5 model does what its prefix says, and nothing says what to write here)."""
+def t5_tasks(config: dict, name: str) -> dict[tuple[str, str], str]:
+    """A T5 model's translation tasks, ``{(source, target): prefix}`` ("translate English to French: "), from its
+    config; ValueError (for users) where it names none (a T5 model does what its prefix says, and nothing says what
+    to write here)."""
     tasks = {(found[1], found[2]): params.get("prefix", "")
              for key, params in (config.get("task_specific_params") or {}).items() if (found := T5_TASK.fullmatch(key))}
     if not tasks:
         raise ValueError(f"{name} names no translation task in its config (task_specific_params such as "
                          "translation_en_to_fr with its prefix): a T5 model translates only when its prefix asks.")
-    languages = EN_FR if EN_FR in tasks else next(iter(tasks))
-    return languages, tasks[languages]
+    return tasks
+
+
+@dataclass(frozen=True, eq=False)
+class T5Tasks:
+    """What sets a T5 model of several translation tasks (t5-small: English into French, German, Romanian) to one:
+    the prefix that asks for it, in front of the source."""
+
+    tokenizer: object
+    tasks: dict[tuple[str, str], str]  # {(source, target): prefix}
+    name: str  # the model's, for messages
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(code for pair in self.tasks for code in pair))
+
+    def default_pair(self) -> tuple[str, str]:
+        """English→French where it has that task, else its first."""
+        return EN_FR if EN_FR in self.tasks else next(iter(self.tasks))
+
+    def pair(self, model: HFTranslator, source: str, target: str) -> tuple[HFTranslator, TokenizerPair]:
+        """The model and tokenizers asking for ``source`` → ``target``; ValueError for a pair it has no task for."""
+        if (source, target) not in self.tasks:
+            raise ValueError(f"{self.name} translates {', '.join(map(pair_name, self.tasks))} only: its prefixes ask "
+                             "for nothing else.")
+        return model, TokenizerPair(HFTokenizer(self.tokenizer, "source", prefix=self.tasks[source, target]),
+                                    HFTokenizer(self.tokenizer, "target"))
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,7 +32,7 @@ from ..network.device import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .alignment_record import default_reading
-from .hf_checkpoint import ManyToMany, is_hf_config, load_hf
+from .hf_checkpoint import ManyToMany, T5Tasks, is_hf_config, load_hf
 from .prompted import Prompted
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
@@ -58,7 +58,7 @@ class LoadedModel:
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
-    many_to_many: ManyToMany | Prompted | None = None  # what sets a many-to-many or decoder-only model to another
+    many_to_many: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
     # pair; None: a model of one pair
 
     @property
