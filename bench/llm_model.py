@@ -8,10 +8,10 @@ Builds once, under ``.bench/<name>-sized/``, a randomly initialised model in bfl
 (Qwen2.5-0.5B-Instruct's config.json: 24 layers of width 896, 14 query heads over 2 key–value heads, feed-forward
 4,864, 151,936 tokens, tied embeddings, 494 M parameters; EuroLLM-1.7B's card: 24 layers of width 2,048, 16 query
 heads over 8, feed-forward 5,632, 128,000 tokens, untied, 1.66 B parameters), with a byte-level tokenizer trained
-on the bench's sentences and their prompts under each one's chat template (Qwen2.5's default system turn; EuroLLM's empty one). Then,
-as ``bench hub-model`` does for opus-mt (:mod:`.hub_model`'s probe, a fresh process each, ``ATLAS_DTYPE=bfloat16``):
-the load, the first heatmap (the whole prompt among the columns, 25 pieces forced), greedy and beam 5, and the
-memory with the bundled default beside it.
+on the bench's sentences and their prompts under each one's chat template (Qwen2.5's default system turn; EuroLLM's
+empty one). Then, as ``bench hub-model`` does for opus-mt (:mod:`.hub_model`'s probe, a fresh process each,
+``ATLAS_DTYPE=bfloat16``): the load, the first heatmap (the whole prompt among the columns, 25 pieces forced),
+greedy and beam 5, and the memory with the bundled default beside it.
 """
 from __future__ import annotations
 

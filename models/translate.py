@@ -73,7 +73,8 @@ def main(argv=None) -> int:
     p.add_argument("--revision", help="Hub revision (branch, tag or commit)")
     language_options(p)
     p.add_argument("--instruction", help="what a chat model (Llama, Qwen2, Gemma2) is asked, with {sentence} where the "
-                   "sentence goes and {source}, {target} for the languages' names, \\n a new line; default: its card's, else "
+                   "sentence goes and {source}, {target} for the languages' names, \\n a new line; default: its "
+                   "card's, else "
                    "'Translate the following {source} text into {target}.\\n\\n{sentence}'")
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--device")

@@ -14,8 +14,8 @@ import torch
 
 from models import align, translate
 from models.analysis.attribution import attribution_matrix
-from models.analysis.matrices import ATTENTION, applicable, not_applicable
 from models.analysis.head_removal import without_heads
+from models.analysis.matrices import ATTENTION, applicable, not_applicable
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
 from models.decoding.kinds import attention_kinds
@@ -39,8 +39,8 @@ def family(request, tmp_path_factory):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = tiny_llm(tmp_path_factory.mktemp(request.param), request.param)
-    return (load_model(str(folder), device="cpu"), AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval(),
-            AutoTokenizer.from_pretrained(folder), folder)
+    library = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    return load_model(str(folder), device="cpu"), library, AutoTokenizer.from_pretrained(folder), folder
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,8 @@ def qwen(tmp_path_factory):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = tiny_llm(tmp_path_factory.mktemp("qwen2"), "qwen2")
-    return (load_model(str(folder), device="cpu"), AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval(),
-            AutoTokenizer.from_pretrained(folder), folder)
+    library = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    return load_model(str(folder), device="cpu"), library, AutoTokenizer.from_pretrained(folder), folder
 
 
 def prompted(tokenizer, text: str):

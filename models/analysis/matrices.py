@@ -141,7 +141,8 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            lambda s, _: attention_rollout(s), (WEIGHTS, ONE_STACK, STACK)),
     Matrix("value zeroing", "Value zeroing: how far the layer's output moves without each source token's values",
            "share", "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
-           "layer", value_zeroing, (WEIGHTS, ONE_STACK, STACK), _zeroing_seconds, "ALTI and the attention norm cost one pass"),
+           "layer", value_zeroing, (WEIGHTS, ONE_STACK, STACK), _zeroing_seconds,
+           "ALTI and the attention norm cost one pass"),
     Matrix("gradient×input", f"Gradient×input attribution: {_SHARE}", "share", "how the written token's "
            "log-probability depends on each source embedding (one pass back)", "sentence",
            _attributed("gradient×input"), seconds=lambda _, trace: attribution.estimated_seconds(

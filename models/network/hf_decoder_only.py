@@ -149,9 +149,10 @@ class DecoderOnlyTranslator(Translator):
             raise ValueError("this model's attention cannot be forced: transformers offers no place to set it")
         S, t = memory.mask.shape[1], cache.mask.shape[1] - memory.mask.shape[1]
         mask = torch.cat([cache.mask, torch.ones_like(cache.mask[:, :1])], 1)  # [B, S + t + 1]
-        out = self.hf.model(input_ids=prev[:, None], attention_mask=mask.long(), position_ids=(memory.lengths + t)[:, None],
-                            cache=self._library_cache(cache.keys, cache.values), use_cache=True,
-                            output_attentions=True)
+        library = self._library_cache(cache.keys, cache.values)
+        positions = (memory.lengths + t)[:, None]  # [B, 1]: after each row's own prompt
+        out = self.hf.model(input_ids=prev[:, None], attention_mask=mask.long(), position_ids=positions, cache=library,
+                            use_cache=True, output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
         attention = torch.stack([a[:, :, 0, :S] for a in out.attentions], 1)  # [B, L, heads, S]
         layers = out.cache.layers

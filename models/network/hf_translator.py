@@ -231,8 +231,8 @@ class HFTokenizer:
     and the sentence laid out as the model reads it: a many-to-many model's ``language`` tag first (``tags``: its
     tag ids and codes), or a T5 model's task ``prefix`` ("translate English to French: ") on the source side, EOS
     last. A prefix's pieces are the rest of the prompt (:data:`.tokenization.PROMPT`), one column, so no word,
-    link or statistic counts them. The tokenizer is only asked to cut pieces, never switched, so one serves every pair at once. A piece's
-    surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
+    link or statistic counts them. The tokenizer is only asked to cut pieces, never switched, so one serves every
+    pair at once. A piece's surface is its own text (the library's SentencePiece tokenizers give no offsets)."""
 
     def __init__(self, tokenizer, side: str, tags: dict[int, str] | None = None, language: int | None = None,
                  prefix: str = ""):

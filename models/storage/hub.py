@@ -33,12 +33,12 @@ from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .alignment_record import default_reading
 from .hf_checkpoint import ManyToMany, T5Tasks, is_hf_config, load_hf
-from .prompted import Prompted
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, may_translate, own_languages, pair_name
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .model_card import CardFacts, read_card
+from .prompted import Prompted
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
