@@ -114,6 +114,10 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     left.altair_chart(charts.bars(source, row_weights, int(row_weights.argmax()), over), width="stretch",
                       key="step_bars")
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
+    read = float(weights[step].sum())
+    if matrix.name == ATTENTION and read < 0.999:  # a chat model's row: the rest went to what it had written
+        st.caption(f"Of this step's attention, {read:.0%} went to the prompt (the sentence and the rest of it) and "
+                   f"{1 - read:.0%} to the translation so far: a chat model reads both. The bars are not rescaled.")
     share = shown.prefix
     if share is not None:
         st.caption(f"Of what this step's layer {reading.layer + 1} holds, {1 - share[step]:.0%} comes from the source "

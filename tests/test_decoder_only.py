@@ -21,7 +21,7 @@ from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.hf_decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, word_groups
-from models.storage.hub import CheckpointError, load_model
+from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, FRENCH
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
@@ -196,6 +196,11 @@ def test_a_sentence_longer_than_the_positions_leave_is_cut_and_said(tmp_path):
     forced(loaded.model, loaded.tokenizers, long, long)  # a forced translation too: cut, not a crash
 
 
+def test_a_chat_model_over_the_parameter_cap_is_refused_with_the_setting_that_admits_it(qwen):
+    with pytest.raises(CheckpointError, match="ATLAS_MAX_PARAMETERS"):
+        load_model(str(qwen[3]), policy=LoadPolicy(max_parameters=1000))
+
+
 def test_a_chat_model_without_a_chat_template_is_refused_with_why(tmp_path):
     folder = tiny_llm(tmp_path / "plain", "qwen2", steps=0)
     config = json.loads((folder / "tokenizer_config.json").read_text())
@@ -216,6 +221,7 @@ def test_every_page_draws_a_chat_model_or_says_why_not(qwen, name):
         assert at.text[0].value == FRENCH[0]
         drawn = json.dumps(figures(at)[0], ensure_ascii=False)
         assert PROMPT in drawn and PROMPT * 2 not in drawn  # the rest of the prompt: one column beside the sentence
+        assert any("to the translation so far: a chat model reads both" in c.value for c in at.caption)
 
 
 def test_the_readings_that_weigh_what_attention_adds_say_why_not(qwen):
