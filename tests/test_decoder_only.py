@@ -238,3 +238,14 @@ def test_align_reads_every_head_of_a_chat_model_against_human_links_by_name(qwen
     assert {r["reading"] for r in rows} == {f"{layer}.{h}{shift}" for layer in (1, 2) for h in (1, 2, 3, 4, "mean")
                                             for shift in ("", ".shifted")}
     assert all(r["pairs"] == 3 and 0 <= r["aer"] <= 100 for r in rows)  # its AER means something with real weights
+
+
+def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwen):
+    loaded, *_, folder = qwen
+    half = load_model(str(folder), device="cpu", policy=LoadPolicy(dtype="bfloat16"))
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    trace = greedy(loaded.model, loaded.tokenizers, TEXTS[0])
+    again = forced(half.model, half.tokenizers, TEXTS[0], trace.target_ids)
+    assert again.cross_attention.dtype == np.float32
+    np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
+    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()

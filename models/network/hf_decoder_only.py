@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .hf_translator import _zero_removed_heads
+from .hf_translator import zero_removed_heads
 from .translator import Attentions, Focus, Specials, Step, Translator
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
@@ -97,7 +97,7 @@ class DecoderOnlyTranslator(Translator):
                                    config.max_position_embeddings)
         for attn in self._attentions():
             attn.o_proj.removed_heads, attn.o_proj.head_dim = frozenset(), attn.head_dim
-            attn.o_proj.register_forward_pre_hook(_zero_removed_heads)
+            attn.o_proj.register_forward_pre_hook(zero_removed_heads)
 
     def _attentions(self) -> list[nn.Module]:
         return [layer.self_attn for layer in self.hf.model.layers]

@@ -132,7 +132,7 @@ class PromptTokenizer:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
-        return pieces(self.tokenizer, ids, None)
+        return word_marked(self.tokenizer, ids, None)
 
     def decode(self, ids) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=True)
@@ -163,13 +163,13 @@ class ReplyTokenizer:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def pieces(self, ids: Iterable[int]) -> list[str]:
-        return pieces(self.tokenizer, ids, self.eos)
+        return word_marked(self.tokenizer, ids, self.eos)
 
     def decode(self, ids) -> str:
         return self.tokenizer.decode([i for i in ids if i != self.eos], skip_special_tokens=True)
 
 
-def pieces(tokenizer, ids: Iterable[int], eos: int | None) -> list[str]:
+def word_marked(tokenizer, ids: Iterable[int], eos: int | None) -> list[str]:
     """Each id as a piece with SentencePiece's word marker, whatever the tokenizer's own marks: a SentencePiece
     piece as it is; another (byte-level BPE's ``Ġcat``) as its text, a leading space made ``▁``; ``eos`` as EOS; an
     id the tokenizer has no token for as ``<id>``."""

@@ -79,7 +79,7 @@ def hf_config(config, generation, unk_id: int) -> HFConfig:
                     layout.positions(config))
 
 
-def _zero_removed_heads(projection: nn.Linear, args: tuple):
+def zero_removed_heads(projection: nn.Linear, args: tuple):
     """A forward pre-hook of an attention's output projection W^O: its input is the heads' outputs side by side,
     [B, T, heads · d_k]; the slices of the heads switched off (``projection.removed_heads``) become zero. The state
     lives on the projection, so a deep copy of the model switches heads off on its own."""
@@ -111,7 +111,7 @@ class HFTranslator(Translator):
             for attn in layers:
                 out = self._out(attn)
                 out.removed_heads, out.head_dim = frozenset(), getattr(attn, self.layout.projections.head_dim)
-                out.register_forward_pre_hook(_zero_removed_heads)
+                out.register_forward_pre_hook(zero_removed_heads)
 
     def _out(self, attn: nn.Module) -> nn.Linear:
         """An attention module's output projection W^O."""
