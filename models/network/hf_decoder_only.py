@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .hf_translator import zero_removed_heads
-from .translator import Attentions, Focus, Specials, Step, Translator
+from .hf_translator import LibraryTranslator, zero_removed_heads
+from .translator import Attentions, Focus, Specials, Step
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
@@ -73,12 +73,10 @@ class PromptEmbedding(nn.Module):
         return self.embedding(ids)
 
 
-class DecoderOnlyTranslator(Translator):
+class DecoderOnlyTranslator(LibraryTranslator):
     """A ``transformers`` causal LM (``LlamaForCausalLM``, ``Qwen2ForCausalLM``, ``Gemma2ForCausalLM``) as a
     :class:`~.translator.Translator` over its prompt; ``start``: the prompt's last token, ``eos``: the end of turn."""
 
-    architecture = "hf"
-    attention_can_be_forced = False  # transformers offers no place to set a layer's weights
     continues_prompt = True
 
     def __init__(self, model: nn.Module, start: int, eos: int, unk_id: int | None):
@@ -101,14 +99,6 @@ class DecoderOnlyTranslator(Translator):
 
     def _attentions(self) -> list[nn.Module]:
         return [layer.self_attn for layer in self.hf.model.layers]
-
-    @property
-    def variant(self) -> str:
-        return self.config.model_type
-
-    @property
-    def specials(self) -> Specials:
-        return self.config.specials
 
     @property
     def max_positions(self) -> int:
@@ -179,12 +169,6 @@ class DecoderOnlyTranslator(Translator):
         logits = self._logits(self._pass(src, src_mask, tgt_in).last_hidden_state[:, src.shape[1]:])  # [B, T, V]
         return logits if keep is None else logits[keep]
 
-    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
-                           steps: Tensor) -> Tensor:
-        logits = self(src, mask, tgt_in[:, : int(steps.max()) + 1])  # [B, T', V]
-        rows = torch.arange(len(steps), device=steps.device)
-        return logits[rows, steps].float().log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
-
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         S, found = src.shape[1], []
 
@@ -201,7 +185,3 @@ class DecoderOnlyTranslator(Translator):
             attn.num_key_value_groups, 1) for v, attn in zip(found, self._attentions())]  # L × [B, heads, S, d_k]
         every = torch.stack(out.attentions, 1)  # [B, L, heads, S + T, S + T]
         return Attentions(every[..., :S, :S], every[..., S:, S:], every[..., S:, :S], torch.stack(values, 1))
-
-    @property
-    def state_size(self) -> int:
-        return self.config.d_model

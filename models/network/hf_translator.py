@@ -91,13 +91,38 @@ def zero_removed_heads(projection: nn.Linear, args: tuple):
     return (x, *args[1:])
 
 
-class HFTranslator(Translator):
+class LibraryTranslator(Translator):
+    """What every wrapped ``transformers`` model shares, encoder–decoder (:class:`HFTranslator`) or decoder-only
+    (:class:`.hf_decoder_only.DecoderOnlyTranslator`): its config's facts, no place to force its attention, and the
+    log-probability of a step's own piece from one teacher-forced pass."""
+
+    architecture = "hf"
+    attention_can_be_forced = False  # transformers offers no place to set a layer's weights
+
+    @property
+    def variant(self) -> str:
+        return self.config.model_type
+
+    @property
+    def specials(self) -> Specials:
+        return self.config.specials
+
+    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+                           steps: Tensor) -> Tensor:
+        logits = self(src, mask, tgt_in[:, : int(steps.max()) + 1])  # [B, T', V]
+        rows = torch.arange(len(steps), device=steps.device)
+        return logits[rows, steps].float().log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
+
+    @property
+    def state_size(self) -> int:
+        return self.config.d_model
+
+
+class HFTranslator(LibraryTranslator):
     """A ``transformers`` encoder–decoder translator (``MarianMTModel``, ``M2M100ForConditionalGeneration``,
     ``MBartForConditionalGeneration``, ``T5ForConditionalGeneration``) as a :class:`~.translator.Translator`; a
     many-to-many one writes in the language :meth:`writing` sets."""
 
-    architecture = "hf"
-    attention_can_be_forced = False  # transformers offers no place to set a layer's weights
     target_tag: int | None = None  # the tag id forced as the first piece (a many-to-many model's target language)
 
     def __init__(self, model: nn.Module, unk_id: int):
@@ -124,14 +149,6 @@ class HFTranslator(Translator):
         found = copy.copy(self)
         found.target_tag = tag
         return found
-
-    @property
-    def variant(self) -> str:
-        return self.config.model_type
-
-    @property
-    def specials(self) -> Specials:
-        return self.config.specials
 
     @property
     def max_positions(self) -> int:
@@ -205,12 +222,6 @@ class HFTranslator(Translator):
         logits = self.hf(input_ids=src, attention_mask=src_mask.long(), decoder_input_ids=tgt_in).logits
         return logits if keep is None else logits[keep]  # [B, T, V] or [N, V]
 
-    def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
-                           steps: Tensor) -> Tensor:
-        logits = self(src, mask, tgt_in[:, : int(steps.max()) + 1])  # [B, T', V]
-        rows = torch.arange(len(steps), device=steps.device)
-        return logits[rows, steps].float().log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
-
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in, output_attentions=True)
         hidden = out.encoder_last_hidden_state  # [B, S, d]
@@ -220,9 +231,6 @@ class HFTranslator(Translator):
         return Attentions(*(torch.stack(found, 1) for found in (out.encoder_attentions, out.decoder_attentions,
                                                                  out.cross_attentions, values)))
 
-    @property
-    def state_size(self) -> int:
-        return self.config.d_model
 
 
 class HFTokenizer:
