@@ -1,7 +1,7 @@
 """The app's own install is enough (issue 57): run in a venv made from requirements-app.txt alone, it builds a tiny
-Marian translator and a tiny NLLB-200 offline, translates with each through the command line (NLLB into German, by
-``--src-lang`` / ``--tgt-lang``), and opens every page on each under Streamlit's AppTest, each without an exception
-— also on a Marian with 64 positions, given a sentence longer than that (issue 65). The test suite runs in the
+Marian translator, a tiny NLLB-200 and a tiny Qwen2 chat model offline, translates with each through the command line
+(NLLB into German, by ``--src-lang`` / ``--tgt-lang``), and opens every page on each under Streamlit's AppTest, each
+without an exception — also on a Marian with 64 positions, given a sentence longer than that (issue 65). The test suite runs in the
 development install, which has more; this proves a user's install. Exits non-zero, saying what broke, otherwise."""
 import os
 import subprocess
@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.hf_helpers import tiny_many_to_many, tiny_marian  # noqa: E402  (stdlib at its top; builds with the app's packages)
+from tests.llm_helpers import tiny_llm  # noqa: E402
 
 PAGES = ["translate", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
          "Human_links", "Corpus", "Which_reading"]  # each file named as its page's URL (pages/_shared/ui.settings)
@@ -49,7 +50,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         models = [(str(tiny_marian(Path(tmp) / "marian", steps=60)), None, TEXT),
                   (str(tiny_many_to_many(Path(tmp) / "nllb", "nllb", steps=300)), ("eng_Latn", "deu_Latn"), TEXT),
-                  (str(tiny_marian(Path(tmp) / "short", steps=60, positions=64)), None, LONG)]
+                  (str(tiny_marian(Path(tmp) / "short", steps=60, positions=64)), None, LONG),
+                  (str(tiny_llm(Path(tmp) / "qwen2", "qwen2")), ("en", "fr"), TEXT)]
         for folder, languages, text in models:
             if broken := check(folder, languages, text):
                 print(broken, file=sys.stderr)

@@ -150,8 +150,8 @@ def test_attribution_explains_a_step_by_the_prompts_tokens_alone(qwen):
     assert shares.shape == (len(trace.target_ids), len(trace.source.ids)) and np.isfinite(shares).all()
 
 
-def test_the_command_writes_what_generate_writes_and_its_json_sets_the_prompt_apart(qwen, capsys, monkeypatch):
-    loaded, library, tokenizer, folder = qwen
+def test_the_command_writes_what_generate_writes_and_its_json_sets_the_prompt_apart(family, capsys, monkeypatch):
+    loaded, library, tokenizer, folder = family
     text = "two girls play in the park"
     monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
     assert translate.main(["--model", str(folder), "--src-lang", "en", "--tgt-lang", "fr"]) == 0
@@ -211,17 +211,22 @@ def test_a_chat_model_without_a_chat_template_is_refused_with_why(tmp_path):
         load_model(str(folder))
 
 
-@pytest.mark.parametrize("name", ["", *PAGES])
-def test_every_page_draws_a_chat_model_or_says_why_not(qwen, name):
+def test_the_translate_page_draws_each_family_with_the_rest_of_the_prompt_as_one_column(family):
+    *_, folder = family
+    at = run_page(APP, text="a dog runs on the beach", model=str(folder))
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.text[0].value == FRENCH[0]
+    drawn = json.dumps(figures(at)[0], ensure_ascii=False)
+    assert PROMPT in drawn and PROMPT * 2 not in drawn  # the rest of the prompt: one column beside the sentence
+    assert any("to the translation so far: a chat model reads both" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
     *_, folder = qwen
-    at = run_page(page(name) if name else APP, text="a dog runs on the beach", model=str(folder), left=str(folder))
+    at = run_page(page(name), text="a dog runs on the beach", model=str(folder), left=str(folder))
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    if not name:
-        assert at.text[0].value == FRENCH[0]
-        drawn = json.dumps(figures(at)[0], ensure_ascii=False)
-        assert PROMPT in drawn and PROMPT * 2 not in drawn  # the rest of the prompt: one column beside the sentence
-        assert any("to the translation so far: a chat model reads both" in c.value for c in at.caption)
 
 
 def test_the_readings_that_weigh_what_attention_adds_say_why_not(qwen):
