@@ -15,7 +15,8 @@ import torch
 from models import align, translate
 from models.analysis.attribution import attribution_matrix
 from models.analysis.head_removal import without_heads
-from models.analysis.matrices import ATTENTION, applicable, not_applicable
+from models.analysis.contributions import Sentence, sentence_parts
+from models.analysis.matrices import ATTENTION, applicable, layered, not_applicable
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
 from models.decoding.kinds import attention_kinds
@@ -26,6 +27,7 @@ from models.storage.hub import CheckpointError, LoadPolicy, load_model
 from .hf_helpers import ENGLISH, FRENCH
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
 from .pages_helpers import APP, figures, page, run_page
+from .test_contributions import assert_adds_up
 from .test_gold_sets import mirror  # noqa: F401  (a fixture: human links by name from a loopback server)
 from .test_hf_pages import PAGES
 
@@ -229,11 +231,38 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
     assert not at.error, [e.value for e in at.error]
 
 
-def test_the_readings_that_weigh_what_attention_adds_say_why_not(qwen):
+def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
-    assert applicable(model) == (ATTENTION, "gradient×input", "integrated gradients")
-    for matrix in ("attention norm", "ALTI", "attention rollout", "value zeroing"):
+    assert applicable(model) == (ATTENTION, "attention norm", "ALTI", "gradient×input", "integrated gradients")
+    for matrix in ("ALTI+ rollout", "attention rollout", "value zeroing"):
         assert "decoder-only model's one stack" in not_applicable(model, matrix)
+    if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
+        assert "Gemma2's post-attention norm" in not_applicable(family[0].model, "ALTI")
+
+
+def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
+    loaded, library, *_ = qwen
+    model = loaded.model
+    trace = greedy(model, loaded.tokenizers, TEXTS[0])
+    parts = sentence_parts(model, trace)
+    with torch.inference_mode():
+        assert_adds_up(parts)  # residual + Σ_m α v W_O = the stream the post-attention norm reads
+    S, T = len(trace.source.ids), len(trace.target_ids)
+    assert parts.cross[0].weights.shape[-2:] == (T, S + T)  # the written tokens are read too
+    norm = layered(Sentence(model, trace, {}), "attention norm").heads  # [L, heads, T, S]
+    kinds = attention_kinds(model, trace)
+    attention = library.model.layers[1].self_attn
+    d, h = attention.head_dim, 3  # query head 3 reads key–value head 1 (two query heads a key–value head)
+    w_o = attention.o_proj.weight[:, h * d : (h + 1) * d].detach().numpy()  # [d_model, d_k]
+    values = parts.cross[1].values[0, h].numpy()  # [S + T, d_k]
+    sizes = np.linalg.norm(values @ w_o.T, axis=-1)  # [S + T]
+    np.testing.assert_allclose(values[:S], kinds.values[1, h], atol=1e-5)
+    every = parts.cross[1].weights[0, h].numpy() * sizes  # [T, S + T]
+    np.testing.assert_allclose(norm[1, h], (every / every.sum(-1, keepdims=True))[:, :S], atol=1e-4)
+    assert norm.sum(-1).max() < 1  # the rest went to the translation so far, as the weights' does
+    alti = layered(Sentence(model, trace, {}), "ALTI")
+    np.testing.assert_allclose(alti.layers.sum(-1), 1, atol=1e-4)  # the prompt's part, the prefix's set aside
+    assert ((alti.prefix > 0) & (alti.prefix < 1)).all()
 
 
 def test_align_reads_every_head_of_a_chat_model_against_human_links_by_name(qwen, mirror, capsys):

@@ -39,7 +39,8 @@ ZEROING_ROWS = 64
 class Layered:
     """One matrix of one sentence, layer by layer: what each source piece gives each step."""
 
-    layers: np.ndarray  # [L, T, S]  each layer as a whole; rows sum to 1 over the source
+    layers: np.ndarray  # [L, T, S]  each layer as a whole; rows sum to 1 over the source (less where a chat model
+    # read its translation so far)
     heads: np.ndarray | None = None  # [L, heads, T, S]  head by head; None where only a layer is defined
     prefix: np.ndarray | None = None  # [L, T]  the target prefix's share of the whole (source + prefix = 1)
 
@@ -108,12 +109,13 @@ def full_context_attention(sentence: Sentence) -> Layered:
 
 @torch.inference_mode()
 def attention_norm(sentence: Sentence) -> Layered:
-    """‖α^h_ts v^h_s W^O_h‖ per head [L, heads, T, S], and ‖Σ_h …‖ per layer."""
-    heads, layers = [], []
+    """‖α^h_ts v^h_s W^O_h‖ per head [L, heads, T, S], and ‖Σ_h …‖ per layer: shares of all a row reads, a chat
+    model's written tokens too (M = S + T), kept at the source's S columns."""
+    heads, layers, S = [], [], len(sentence.trace.source.ids)
     for sub in sentence.parts.cross:
-        moved = torch.einsum("hsk,hkd->hsd", sub.values[0], sub.out_weight).norm(dim=-1)  # [heads, S]
-        heads.append(row_shares(sub.weights[0] * moved[:, None, :]))  # [heads, T, S]
-        layers.append(row_shares(sub.terms()[0].norm(dim=-1)))  # [T, S]
+        moved = torch.einsum("hsk,hkd->hsd", sub.values[0], sub.out_weight).norm(dim=-1)  # [heads, M]
+        heads.append(row_shares(sub.weights[0] * moved[:, None, :])[..., :S])  # [heads, T, S]
+        layers.append(row_shares(sub.terms()[0].norm(dim=-1))[..., :S])  # [T, S]
     return Layered(np.stack(layers), np.stack(heads))
 
 
@@ -149,9 +151,11 @@ def alti_terms(sub: Sublayer, self_attention: bool) -> Tensor:
 
 @torch.inference_mode()
 def alti(sentence: Sentence) -> Layered:
-    """Each cross-attention layer's ALTI contributions: the source's [L, T, S] and the target prefix's [L, T]."""
-    found = torch.stack([alti_terms(sub, False) for sub in sentence.parts.cross])  # [L, T, S + 1]
-    return Layered(row_shares(found[..., :-1]), prefix=found[..., -1].float().cpu().numpy())
+    """Each cross-attention layer's ALTI contributions: the source's [L, T, S] and the target prefix's [L, T] — the
+    residual's, and a chat model's written tokens' (its columns after the prompt's S)."""
+    S = len(sentence.trace.source.ids)
+    found = torch.stack([alti_terms(sub, False) for sub in sentence.parts.cross])  # [L, T, M + 1], the residual last
+    return Layered(row_shares(found[..., :S]), prefix=found[..., S:].sum(-1).float().cpu().numpy())
 
 
 @torch.inference_mode()

@@ -47,13 +47,15 @@ class Need:
 WEIGHTS = Need(lambda model: model.has_attention, "this model has no attention: its decoder reads one fixed summary "
                "of the sentence, so there are no weights, values or layers to read; an attribution asks the model "
                "itself")
-STACK = Need(lambda model: bool(model.sublayer_sites()), "the attentional RNN has one attention and no residual "
-             "stream: nothing for ALTI to weigh a source piece against, no stack of layers to roll out, and no layer "
-             "output a zeroed value alone changes (its context enters a recurrence that carries it into every later "
-             "step)")
+STACK = Need(lambda model: bool(model.sublayer_sites()) or model.continues_prompt, "the attentional RNN has one "
+             "attention and no residual stream: nothing for ALTI to weigh a source piece against, no stack of layers to "
+             "roll out, and no layer output a zeroed value alone changes (its context enters a recurrence that carries "
+             "it into every later step)")
 ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
-                 "translation in every layer, and what its attention adds is not split into the two here, so no "
-                 "source token's part can be weighed against what came from the translation so far")
+                 "translation in every layer, and rolling out through it, or zeroing a prompt token's values in it, is "
+                 "not read here")
+PARTS = Need(lambda model: model.parts_readable, "this model normalises what its attention adds before adding it "
+             "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")
@@ -129,10 +131,10 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            lambda s, _: full_context_attention(s), (WEIGHTS, WHOLE_TRANSLATION), whole="mean of its heads"),
     Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "
            "attention", "share", "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
-           "head", lambda s, _: attention_norm(s), (WEIGHTS, ONE_STACK), whole="all heads together"),
+           "head", lambda s, _: attention_norm(s), (WEIGHTS, PARTS), whole="all heads together"),
     Matrix("ALTI", "ALTI: each source token's contribution to the layer's output (the prefix's share set aside)",
            "share", "each token's share of the layer's output, residual and layer norm included (Ferrando et al. "
-           "2022)", "layer", lambda s, _: alti(s), (WEIGHTS, ONE_STACK, STACK)),
+           "2022)", "layer", lambda s, _: alti(s), (WEIGHTS, STACK, PARTS)),
     Matrix("ALTI+ rollout", "ALTI+ rollout: what each output token is made of, through every layer up to this one",
            "share", "ALTI multiplied through every layer: the source's and the prefix's share of each word", "layer",
            lambda s, _: alti_rollout(s), (WEIGHTS, ONE_STACK, STACK)),

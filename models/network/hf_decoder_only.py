@@ -24,11 +24,15 @@ import torch
 from torch import Tensor, nn
 
 from .hf_translator import LibraryTranslator, zero_removed_heads
+from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
 from .translator import Attentions, Focus, Specials, Step
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
 DECODER_ONLY_TYPES = ("llama", "qwen2", "gemma2")
+#: Those whose attention adds to the residual stream as it is (``y = r + o_proj(…)``, the sum the post-attention norm
+#: reads), so what it adds is taken apart term by term; Gemma2 normalises the attention's output before the sum.
+PLAIN_RESIDUAL = ("llama", "qwen2")
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,40 @@ class DecoderOnlyTranslator(LibraryTranslator):
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         logits = self._logits(self._pass(src, src_mask, tgt_in).last_hidden_state[:, src.shape[1]:])  # [B, T, V]
         return logits if keep is None else logits[keep]
+
+    @property
+    def parts_readable(self) -> bool:
+        return self.config.model_type in PLAIN_RESIDUAL
+
+    def attention_parts(self, src: Tensor, mask: Tensor, tgt_in: Tensor,
+                        zeroed: Zeroed | None = None) -> AttentionParts | None:
+        """The cross-attention's parts, layer by layer: each written token's row over every position it reads, the
+        prompt's S first and then the T written ones (M = S + T), each query head's values (its key–value head's),
+        its rows of ``o_proj``, and the stream before and after the attention at the written positions (the input
+        of ``input_layernorm`` and of ``post_attention_layernorm``: pre-norm, so the parts sum to the second). None
+        where the model normalises its attention's output first (Gemma2). The readings cut them to the prompt's
+        columns, so a row's shares, as its weights, leave the rest to the translation so far."""
+        if zeroed is not None:
+            raise ValueError("value zeroing is not read over a decoder-only model's one stack here")
+        if not self.parts_readable:
+            return None
+        layers = self.hf.model.layers
+        sites = [Site(n.self_attn.v_proj, n.self_attn.o_proj, n.input_layernorm, n.post_attention_layernorm, n)
+                 for n in layers]
+        with recording({"cross": sites}) as found:
+            out = self._pass(src, mask, tgt_in, output_attentions=True)
+        S, heads = src.shape[1], self.attention_shapes["cross"][1]
+
+        def sublayer(n: int, attn: nn.Module) -> Sublayer:
+            v = found["cross", n, "values"]  # [B, S + T, kv · d_k]
+            v = v.view(*v.shape[:2], -1, attn.head_dim).transpose(1, 2).repeat_interleave(
+                attn.num_key_value_groups, 1)  # [B, heads, S + T, d_k]
+            out_weight = attn.o_proj.weight.T.reshape(heads, attn.head_dim, -1)  # [heads, d_k, d]
+            bias = attn.o_proj.bias if attn.o_proj.bias is not None else out_weight.new_zeros(out_weight.shape[-1])
+            return Sublayer(out.attentions[n][:, :, S:], v, out_weight, bias, found["cross", n, "residual"][:, S:],
+                            found["cross", n, "output"][:, S:])
+
+        return AttentionParts((), (), tuple(sublayer(n, layer.self_attn) for n, layer in enumerate(layers)))
 
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
         S, found = src.shape[1], []

@@ -184,6 +184,10 @@ class Translator(nn.Module, ABC):
     #: its one stack's written tokens over the prompt, so a row sums to less than 1.
     continues_prompt: bool = False
 
+    #: Whether :meth:`attention_parts` takes apart what the attention adds (not where a model normalises its
+    #: attention's output before the residual sum: Gemma2).
+    parts_readable: bool = True
+
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
 
