@@ -48,9 +48,9 @@ WEIGHTS = Need(lambda model: model.has_attention, "this model has no attention: 
                "of the sentence, so there are no weights, values or layers to read; an attribution asks the model "
                "itself")
 STACK = Need(lambda model: bool(model.sublayer_sites()) or model.continues_prompt, "the attentional RNN has one "
-             "attention and no residual stream: nothing for ALTI to weigh a source piece against, no stack of layers to "
-             "roll out, and no layer output a zeroed value alone changes (its context enters a recurrence that carries "
-             "it into every later step)")
+             "attention and no residual stream: nothing for ALTI to weigh a source piece against, no stack of layers "
+             "to roll out, and no layer output a zeroed value alone changes (its context enters a recurrence that "
+             "carries it into every later step)")
 ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
                  "translation in every layer, and rolling out through it, or zeroing a prompt token's values in it, is "
                  "not read here")
