@@ -14,14 +14,14 @@ import torch
 
 from models import align, translate
 from models.analysis.attribution import attribution_matrix
-from models.analysis.head_removal import without_heads
 from models.analysis.contributions import Sentence, sentence_parts
+from models.analysis.head_removal import without_heads
 from models.analysis.matrices import ATTENTION, applicable, layered, not_applicable
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.hf_decoder_only import DecoderOnlyTranslator
-from models.network.tokenization import PROMPT, word_groups
+from models.network.tokenization import PROMPT, InputError, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, FRENCH
@@ -138,8 +138,8 @@ def test_a_switched_off_query_head_is_its_o_proj_slice_zeroed(qwen, head):
     specials = loaded.model.specials
     text, target = TEXTS[0], FRENCH[0]
     got = forced(without_heads(loaded.model, [head]), loaded.tokenizers, text, target)
-    want = forced(DecoderOnlyTranslator(reference, specials.start, specials.eos, None), loaded.tokenizers, text,
-                  target)
+    want = forced(DecoderOnlyTranslator(reference, specials.start, specials.eos, specials.pad, None),
+                  loaded.tokenizers, text, target)
     np.testing.assert_allclose(got.token_logprobs, want.token_logprobs, atol=1e-5)
     whole = forced(loaded.model, loaded.tokenizers, text, target)
     assert np.abs(whole.token_logprobs - got.token_logprobs).max() > 1e-4  # the head mattered: the test can fail
@@ -283,3 +283,27 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwe
     assert again.cross_attention.dtype == np.float32
     np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
+
+
+def test_a_sentence_holding_a_control_token_is_refused_and_padding_is_no_prompt_token(family):
+    loaded, _, tokenizer, _ = family
+    with pytest.raises(InputError, match="control tokens"):
+        loaded.tokenizers.source.encode(f"a dog{tokenizer.eos_token} runs", 80)
+    assert loaded.tokenizers.source.encode("a <td> dog", 80).prompt  # markup that is no control token is text
+    encoded = loaded.tokenizers.source.encode("a dog runs on the beach", 80)
+    assert loaded.model.specials.pad not in encoded.ids and loaded.model.specials.pad != loaded.model.specials.eos
+
+
+def test_a_model_whose_pad_is_its_end_of_turn_pads_with_a_token_its_prompts_never_hold(tmp_path):
+    folder = tiny_llm(tmp_path / "eot", "llama", steps=0)
+    config = json.loads((folder / "config.json").read_text())
+    config["pad_token_id"] = config["eos_token_id"]  # as a Llama 3 whose pad is unset and read as its <|eot_id|>
+    (folder / "config.json").write_text(json.dumps(config))
+    tokenizer_config = json.loads((folder / "tokenizer_config.json").read_text())
+    tokenizer_config["pad_token"] = "<|eot_id|>"
+    (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config))
+    loaded = load_model(str(folder), device="cpu")
+    encoded = loaded.tokenizers.source.encode("a dog runs", 80)
+    assert loaded.model.specials.pad not in encoded.ids
+    trace = greedy_batch(loaded.model, loaded.tokenizers, ["a dog runs", "the black cat sleeps on the mat"])[0]
+    assert trace.target_ids == greedy(loaded.model, loaded.tokenizers, "a dog runs").target_ids

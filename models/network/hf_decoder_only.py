@@ -79,11 +79,12 @@ class PromptEmbedding(nn.Module):
 
 class DecoderOnlyTranslator(LibraryTranslator):
     """A ``transformers`` causal LM (``LlamaForCausalLM``, ``Qwen2ForCausalLM``, ``Gemma2ForCausalLM``) as a
-    :class:`~.translator.Translator` over its prompt; ``start``: the prompt's last token, ``eos``: the end of turn."""
+    :class:`~.translator.Translator` over its prompt; ``start``: the prompt's last token, ``eos``: the end of turn,
+    ``pad``: an id no prompt holds (decoding masks by it)."""
 
     continues_prompt = True
 
-    def __init__(self, model: nn.Module, start: int, eos: int, unk_id: int | None):
+    def __init__(self, model: nn.Module, start: int, eos: int, pad: int, unk_id: int | None):
         super().__init__()
         config = model.config
         if config.model_type not in DECODER_ONLY_TYPES:
@@ -92,7 +93,6 @@ class DecoderOnlyTranslator(LibraryTranslator):
         self.hf = model.eval()
         self.prompt_embedding = PromptEmbedding(model.get_input_embeddings())
         shape = (config.num_hidden_layers, config.num_attention_heads)
-        pad = config.pad_token_id if config.pad_token_id is not None else eos
         self.config = PromptConfig(config.model_type, {"cross": shape, "encoder": shape, "decoder": shape},
                                    config.hidden_size, Specials(pad=pad, eos=eos, start=start,
                                                                 unk=-1 if unk_id is None else unk_id),

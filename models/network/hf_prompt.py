@@ -107,6 +107,9 @@ class PromptTokenizer:
         sentence = text.strip()
         if not sentence:
             raise InputError("Type a sentence to translate.")
+        control = next((t for t in controls(self.tokenizer).values() if t in sentence), None)
+        if control is not None:  # it would be read as the template's own, and could end the turn early
+            raise InputError(f"The sentence holds {control}, one of this model's control tokens: take it out.")
         truncated = False
         while True:
             rendered, ids, offsets, first, stop, at = self._cut(sentence)
@@ -167,6 +170,12 @@ class ReplyTokenizer:
 
     def decode(self, ids) -> str:
         return self.tokenizer.decode([i for i in ids if i != self.eos], skip_special_tokens=True)
+
+
+def controls(tokenizer) -> dict[int, str]:
+    """The tokenizer's special tokens, ``{id: text}``: the template's and the model's own (``<|im_end|>``), never a
+    piece of a sentence (not its added plain tokens, Gemma's runs of spaces and HTML tags)."""
+    return {i: token.content for i, token in tokenizer.added_tokens_decoder.items() if token.special and token.content}
 
 
 def word_marked(tokenizer, ids: Iterable[int], eos: int | None) -> list[str]:

@@ -11,7 +11,15 @@ import torch
 
 from ..network.hf_decoder_only import DecoderOnlyTranslator
 from ..network.hf_languages import unknown_code
-from ..network.hf_prompt import CARD_INSTRUCTIONS, INSTRUCTION, LANGUAGES, Prompt, PromptTokenizer, ReplyTokenizer
+from ..network.hf_prompt import (
+    CARD_INSTRUCTIONS,
+    INSTRUCTION,
+    LANGUAGES,
+    Prompt,
+    PromptTokenizer,
+    ReplyTokenizer,
+    controls,
+)
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, language_name
 
@@ -59,14 +67,24 @@ class Prompted:
                                     ReplyTokenizer(self.tokenizer, self.eos))
 
 
-def _ends(tokenizer, generation, name: str) -> tuple[int, int]:
-    """The start token (the generation prompt's last) and the end of turn: of the generation config's stop tokens,
-    the one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>)."""
+def _specials(tokenizer, model) -> tuple[int, int, int]:
+    """The start token (the generation prompt's last), the end of turn — of the generation config's stop tokens, the
+    one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>) — and
+    an id to pad with that no prompt holds: the tokenizer's or the config's pad, else another of its control tokens
+    (a sentence may hold none: :class:`~models.network.hf_prompt.PromptTokenizer`), where the template never writes
+    it; else an embedding row the tokenizer names no token for."""
     text, _ = Prompt(INSTRUCTION, "English", "French").render(tokenizer, "x")
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    stops = generation.eos_token_id if isinstance(generation.eos_token_id, list) else [generation.eos_token_id]
-    stops = [i for i in stops if i is not None] or [tokenizer.eos_token_id]
-    return ids[-1], next((i for i in stops if i in ids), stops[0])
+    stop = model.generation_config.eos_token_id
+    stops = [i for i in (stop if isinstance(stop, list) else [stop]) if i is not None] or [tokenizer.eos_token_id]
+    eos = next((i for i in stops if i in ids), stops[0])
+    candidates = [tokenizer.pad_token_id, model.config.pad_token_id, *sorted(controls(tokenizer))]
+    pad = next((i for i in candidates if i is not None and i not in ids and i != eos), None)
+    if pad is None and model.config.vocab_size > len(tokenizer):
+        pad = model.config.vocab_size - 1
+    if pad is None:
+        raise ValueError("it has no token to pad with that its prompts never hold")
+    return ids[-1], eos, pad
 
 
 def load_decoder_only(path: Path, name: str, dtype: torch.dtype
@@ -84,9 +102,9 @@ def load_decoder_only(path: Path, name: str, dtype: torch.dtype
             raise ValueError("its tokenizer has no chat template, so nothing says how to ask it to translate")
         model = AutoModelForCausalLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
                                                      trust_remote_code=False, dtype=dtype)
-        start, eos = _ends(tokenizer, model.generation_config, path.name)
+        start, eos, pad = _specials(tokenizer, model)
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
-    translator = DecoderOnlyTranslator(model, start, eos, tokenizer.unk_token_id)
+    translator = DecoderOnlyTranslator(model, start, eos, pad, tokenizer.unk_token_id)
     prompted = Prompted(tokenizer, instruction_for(name), path.name, start, eos, translator.max_positions)
     return (*prompted.pair(translator, *EN_FR), EN_FR, prompted)
