@@ -6,7 +6,7 @@ import pytest
 
 from bench.server import HEATMAP
 
-from .test_e2e_browser import assert_no_exception, page, server, wait_idle  # noqa: F401  (fixtures shared)
+from .test_e2e_browser import FIRST_HEATMAP, assert_no_exception, page, server, wait_idle  # noqa: F401  (fixtures shared)
 from .test_e2e_many_to_many import _picked
 
 TEXT = "a dog runs on the beach"
@@ -33,3 +33,19 @@ def test_a_chat_model_writes_and_draws_where_it_looks_over_its_prompt(server, pa
     assert "Qwen2 (Hugging Face)" in page.inner_text("[data-testid=stSidebar]")
     assert (_picked(page, "From"), _picked(page, "Into")) == ("English · en", "French · fr")
     assert_no_exception(page)
+
+
+def test_a_chat_models_heatmap_begins_in_a_laptops_first_screen_and_no_phone_scrolls_sideways(server, page,
+                                                                                              qwen_folder):
+    """The picture first (issue 64), with the rest of the prompt's long column label among the sentence's."""
+    query = urllib.parse.urlencode({"model": str(qwen_folder), "text": TEXT})
+    for width, height in ((1366, 768), (390, 844)):
+        screen = page.context.browser.new_page(viewport={"width": width, "height": height})
+        screen.set_default_timeout(90_000)
+        screen.goto(f"{server}/?{query}")
+        screen.wait_for_selector(HEATMAP)
+        wait_idle(screen)
+        box = screen.evaluate(FIRST_HEATMAP)
+        assert 0 < box["top"] < height, (width, height, box)
+        assert box["wide"] <= box["shown"], (width, box)  # no sideways scroll
+        screen.close()
