@@ -116,7 +116,7 @@ def test_both_sides_are_laid_out_as_the_tokenizers_own_src_lang_and_tgt_lang_lay
         assert encoded.pieces[0] == language_tag(source) and is_marker(encoded.pieces[0])
         assert [*loaded.tokenizers.target.ids(text), own.eos_token_id] == own(text_target=text)["input_ids"]
     assert tokenizer.src_lang == CODES[name][0]  # the shared tokenizer was never switched
-    assert max(loaded.many_to_many.tags.values()) < loaded.tokenizers.target.vocab_size <= library_vocab(folder)
+    assert max(loaded.pairs.tags.values()) < loaded.tokenizers.target.vocab_size <= library_vocab(folder)
 
 
 def test_tags_are_no_words_of_a_heatmap_or_of_its_links(family):
@@ -137,14 +137,14 @@ def test_one_shared_model_serves_every_pair_at_once(family):
     base = _loaded(family, 1)
     german = base.speaking(CODES[name][2], CODES[name][0])
     assert german.model.hf is base.model.hf and german.languages == (CODES[name][2], CODES[name][0])
-    assert base.many_to_many.tokenizer.src_lang == CODES[name][0]
+    assert base.pairs.tokenizer.src_lang == CODES[name][0]
 
     def first(loaded):
         return [loaded.tokenizers.source.encode(t, 80).ids[0] for t in TEXTS * 20]
 
     with ThreadPoolExecutor(4) as pool:
         a, b = pool.map(first, [base, german])
-    assert set(a) == {base.many_to_many.tags[CODES[name][0]]} and set(b) == {base.many_to_many.tags[CODES[name][2]]}
+    assert set(a) == {base.pairs.tags[CODES[name][0]]} and set(b) == {base.pairs.tags[CODES[name][2]]}
 
 
 def test_heads_switched_off_and_attribution_work_on_it(family):

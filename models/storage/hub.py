@@ -58,25 +58,27 @@ class LoadedModel:
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
-    many_to_many: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
+    pairs: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
     # pair; None: a model of one pair
 
     @property
     def codes(self) -> tuple[str, ...]:
-        """The languages a many-to-many model can be set to, by its own codes; () for a model of one pair."""
-        return self.many_to_many.codes if self.many_to_many else ()
+        """The languages a model of several pairs (many-to-many, T5 of several tasks, chat) can be set to, by its own
+        codes; () for a model of one pair."""
+        return self.pairs.codes if self.pairs else ()
 
     def speaking(self, source: str | None, target: str | None) -> LoadedModel:
         """This model translating ``source`` → ``target`` (its own codes; None: the side as it is): a many-to-many
         model set to that pair (sharing its weights), a model of one pair itself when the pair is its own;
         ValueError (for users) otherwise."""
         source, target = source or self.languages[0], target or self.languages[1]
-        if self.many_to_many is None:
+        if self.pairs is None:
             if may_translate(self.languages, (source, target)):
                 return self
             raise ValueError(f"{self.path.name} translates {pair_name(self.languages)} only; languages are picked "
-                             "for a many-to-many model (M2M100, NLLB-200, mBART-50).")
-        model, tokenizers = self.many_to_many.pair(self.model, source, target)
+                             "for a many-to-many model (M2M100, NLLB-200, mBART-50), a T5 of several tasks or a chat "
+                             "model.")
+        model, tokenizers = self.pairs.pair(self.model, source, target)
         return replace(self, model=model, tokenizers=tokenizers, languages=(source, target))
 
     def asking(self, instruction: str | None) -> LoadedModel:
@@ -84,11 +86,11 @@ class LoadedModel:
         for the languages' names) for its pair; itself for None; ValueError (for users) for any other model."""
         if instruction is None:
             return self
-        if not isinstance(self.many_to_many, Prompted):
+        if not isinstance(self.pairs, Prompted):
             raise ValueError(f"{self.path.name} is not asked with an instruction: only a chat model (Llama, Qwen2, "
                              "Gemma2) reads one.")
-        prompted = self.many_to_many.asking(instruction)
-        return replace(self, many_to_many=prompted, tokenizers=prompted.pair(self.model, *self.languages)[1])
+        prompted = self.pairs.asking(instruction)
+        return replace(self, pairs=prompted, tokenizers=prompted.pair(self.model, *self.languages)[1])
 
     @property
     def variant(self) -> str:
