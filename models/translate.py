@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         loaded = load_model(args.model, args.revision, args.device, languages=chosen_languages(args))
-        loaded = loaded.asking(args.instruction and args.instruction.replace("\\n", "\n"))
+        loaded = loaded.instructed(args.instruction and args.instruction.replace("\\n", "\n"))
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -64,7 +64,7 @@ else:
 if not target.strip():
     st.info(f"Type the {target_language} sentence both models should be forced to produce.")
     st.stop()
-forced = [cache.cached_forced(s.model, s.revision, s.languages, text, target) for s in (left, right)]
+forced = [cache.cached_forced(s.model, s.revision, s.asking, text, target) for s in (left, right)]
 views = [view(f, r, settings.words) for f, r in zip(forced, readings)]
 if not settings.words and not same_cells(*views):  # e.g. a Hub model with tokenizers of its own
     st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")

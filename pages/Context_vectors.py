@@ -58,7 +58,7 @@ def head_column(settings: ui.Settings, text: str) -> None:
         st.info("A layer's mean averages heads whose value vectors live in different spaces: pick one head.")
         return
     trace = ui.trace_or_stop(settings, text)
-    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
+    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
     name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
     draw_path(trace, head_geometry(kinds, reading.layer, reading.head), trace.read(reading), name, "head",

@@ -27,7 +27,7 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.model, s.revision, s.languages, r and r.key, naming.model_name(s.model)
+models = tuple(corpus_ui.Model(s.model, s.revision, s.asking, r and r.key, naming.model_name(s.model)
                                + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
                for (s, m), r in zip(chosen, readings))
 models = corpus_ui.of_one_pair(models)

@@ -35,7 +35,7 @@ with show_at:
 with head_at:
     reading = evidence.head_picker(loaded, shifted=True, matrix=matrix)
 
-model = (settings.model, settings.revision, settings.languages)
+model = (settings.model, settings.revision, settings.asking)
 forced = cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target))
 if not evidence.affordable(loaded, forced, matrix):
     st.stop()

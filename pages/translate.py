@@ -20,7 +20,7 @@ SHIFTABLE = (ATTENTION, FULL_CONTEXT)
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
-    result = cache.cached_beam(settings.model, settings.revision, settings.languages, text, settings.beam)
+    result = cache.cached_beam(settings.model, settings.revision, settings.asking, text, settings.beam)
     st.subheader("Beam search")
     st.dataframe([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
                    "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
@@ -152,7 +152,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                    "(contrastive attribution, Yin & Neubig 2022).")
         return
     st.query_params["foil"] = foil
-    method, weights = readings.cached_contrast(settings.model, settings.revision, settings.languages, text,
+    method, weights = readings.cached_contrast(settings.model, settings.revision, settings.asking, text,
                                                trace.target_ids, matrix, step, options[foil])
     columns, unknown, weights = piece_columns(trace, weights[None])
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
@@ -196,7 +196,7 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
         return
-    found = cache.cached_what_if(settings.model, settings.revision, settings.languages, text, step, focus, layer)
+    found = cache.cached_what_if(settings.model, settings.revision, settings.asking, text, step, focus, layer)
     base, changed, step = found.base, found.changed, found.step
     before, after = st.columns(2)
     before.markdown("**As decoded**")
@@ -248,6 +248,9 @@ clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
 if later:
     shifted_heatmap(later_place, settings, text, trace, matrix, reading, main.name, measure)
 st.caption(main.caption)
+if trace.source.prompt:  # a chat model's prompt, a T5's task prefix: what it read around the sentence
+    with st.expander("The prompt the model read"):
+        st.code(trace.source.prompt, language=None, wrap_lines=True)
 if main.stepwise:
     follow_click(clicked, trace, settings.words)
 if matrix == ATTENTION and trace.attention_shape[1] > 1:

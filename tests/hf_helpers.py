@@ -1,6 +1,7 @@
 """A tiny randomly initialised Marian translator built offline: SentencePiece models trained here on a few
 sentences, a shared vocabulary, and a ``MarianConfig`` of opus-mt's shape in miniature (eos 0, <pad> last and the
 decoder's start, tied embeddings)."""
+import copy
 import json
 from pathlib import Path
 
@@ -183,6 +184,25 @@ def assert_same_beams(ours, out, pad: int, eos: int | None = None) -> None:
     assert [list(h.target_ids) for h in ours.hypotheses] == theirs
     per_piece = [float(h.token_logprobs.sum()) / len(h.target_ids) for h in ours.hypotheses]
     np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
+
+
+def assert_one_pass_is_the_steps(model, tokenizers, text: str, target) -> None:
+    """That a forced trace from the model's one teacher-forced pass (:meth:`forced_steps`) is the trace of feeding
+    the same translation a step at a time: the same pieces, log-probabilities, top pieces, attention and states."""
+    import numpy as np
+
+    from models.decoding.greedy import forced
+    from models.network.translator import Translator
+
+    assert type(model).forced_steps is not Translator.forced_steps  # it has the pass
+    one = forced(model, tokenizers, text, target)
+    stepped = copy.copy(model)
+    stepped.forced_steps = lambda *args: None  # the model as one without the pass: decoding steps
+    steps = forced(stepped, tokenizers, text, target)
+    assert one.target_ids == steps.target_ids and one.top_ids == steps.top_ids
+    for got, want in ((one.cross_attention, steps.cross_attention), (one.states, steps.states)):
+        np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_allclose(one.token_logprobs, steps.token_logprobs, atol=1e-4)
 
 
 #: t5-small's own task prefix for English→French (its config's task_specific_params).

@@ -24,9 +24,10 @@ from models.network.hf_decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
-from .hf_helpers import ENGLISH, FRENCH
+from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
 from .pages_helpers import APP, figures, page, run_page
+from .test_arithmetic import Products, emulated  # noqa: F401  (a fixture: a CPU without bfloat16 units)
 from .test_contributions import assert_adds_up
 from .test_gold_sets import mirror  # noqa: F401  (a fixture: human links by name from a loopback server)
 from .test_hf_pages import PAGES
@@ -117,6 +118,14 @@ def test_every_attention_is_the_librarys_one_pass_and_each_row_adds_up_to_one(fa
     assert np.allclose(np.triu(kinds.encoder[0, 0], 1), 0)  # the prompt reads itself causally
 
 
+def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(family):
+    loaded = family[0]
+    for text in TEXTS[:3]:
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text, "le chat noir dort")
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text,
+                                     greedy(loaded.model, loaded.tokenizers, text).target_ids)
+
+
 def test_a_batch_padded_between_prompt_and_translation_decodes_each_row_as_alone(qwen):
     loaded, *_ = qwen
     batch = greedy_batch(loaded.model, loaded.tokenizers, TEXTS)
@@ -185,6 +194,19 @@ def test_an_instruction_of_ones_own_asks_the_model_and_one_without_the_sentence_
     assert "{sentence}" in capsys.readouterr().err
     with pytest.raises(CheckpointError, match="no language 'xx'"):
         load_model(str(folder), languages=("en", "xx"))
+
+
+def test_the_url_asks_a_chat_model_with_an_instruction_of_ones_own_and_one_it_cannot_be_asked_with_is_said(qwen):
+    *_, folder = qwen
+    at = run_page(APP, text="a dog", model=str(folder), tgt_lang="de", instruction="Into {target}, please:\n{sentence}")
+    assert not at.exception, [e.message for e in at.exception]
+    (box,) = [t for t in at.sidebar.text_area if t.label == "Instruction"]
+    assert box.value == "Into {target}, please:\n{sentence}" and at.query_params["instruction"] == box.value
+    assert "Into German, please:\na dog<|im_end|>" in at.code[0].value  # the prompt the trace was read from
+    at = run_page(APP, text="a dog", model=str(folder), instruction="Translate, please.")
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("{sentence}" in w.value for w in at.warning) and "instruction" not in at.query_params
+    assert ENGLISH_FRENCH.instruction.split("{source}")[0] in at.code[0].value  # the model's own
 
 
 def test_a_sentence_longer_than_the_positions_leave_is_cut_and_said(tmp_path):
@@ -274,12 +296,15 @@ def test_align_reads_every_head_of_a_chat_model_against_human_links_by_name(qwen
     assert all(r["pairs"] == 3 and 0 <= r["aer"] <= 100 for r in rows)  # its AER means something with real weights
 
 
-def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwen):
+def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwen, emulated):
+    """On a CPU without bfloat16 units the prompt and a forced translation are read with float32 products."""
     loaded, *_, folder = qwen
     half = load_model(str(folder), device="cpu", policy=LoadPolicy(dtype="bfloat16"))
     assert next(half.model.parameters()).dtype == torch.bfloat16
     trace = greedy(loaded.model, loaded.tokenizers, TEXTS[0])
-    again = forced(half.model, half.tokenizers, TEXTS[0], trace.target_ids)
+    with Products() as seen:
+        again = forced(half.model, half.tokenizers, TEXTS[0], trace.target_ids)
+    assert seen.dtypes == {torch.float32}  # every product of the one pass, the output layer's included
     assert again.cross_attention.dtype == np.float32
     np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()

@@ -17,7 +17,7 @@ from models.decoding.kinds import attention_kinds
 from models.network.tokenization import is_marker, language_tag
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
-from .hf_helpers import CODES, ENGLISH, assert_same_beams, tiny_many_to_many
+from .hf_helpers import CODES, ENGLISH, assert_one_pass_is_the_steps, assert_same_beams, tiny_many_to_many
 
 FAMILIES = tuple(CODES)
 TEXTS = [*ENGLISH[:4], "a dog", "the cat", "two girls play"]
@@ -101,6 +101,14 @@ def test_each_steps_attention_is_the_teacher_forced_output_attentions(family):
         np.testing.assert_allclose(trace.cross_attention, expected, atol=1e-6)
         kinds = attention_kinds(loaded.model, trace)
         np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+
+
+def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(family):
+    loaded = _loaded(family, 1)  # the tag forced first in both
+    for text in TEXTS[:3]:
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text, "le chat noir dort")
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text,
+                                     greedy(loaded.model, loaded.tokenizers, text).target_ids)
 
 
 @pytest.mark.parametrize("pair", [(0, 1), (2, 0)])

@@ -20,7 +20,7 @@ from models.network.hf_translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
-from .hf_helpers import ENGLISH, T5_PREFIX, assert_same_beams, tiny_t5
+from .hf_helpers import ENGLISH, T5_PREFIX, assert_one_pass_is_the_steps, assert_same_beams, tiny_t5
 from .pages_helpers import APP, figures, page, run_page
 from .test_contributions import assert_adds_up
 from .test_hf_pages import PAGES
@@ -126,6 +126,14 @@ def test_each_steps_attention_is_the_teacher_forced_output_attentions(t5):
         kinds = attention_kinds(loaded.model, trace)
         np.testing.assert_allclose(kinds.encoder, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
         np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+
+
+def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(layout):
+    loaded = layout[0]
+    for text in TEXTS[:3]:
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text, "le chat noir dort")
+        assert_one_pass_is_the_steps(loaded.model, loaded.tokenizers, text,
+                                     greedy(loaded.model, loaded.tokenizers, text).target_ids)
 
 
 @pytest.mark.parametrize("head", [("cross", 1, 0), ("encoder", 0, 1), ("decoder", 1, 1)])

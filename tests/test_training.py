@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from models import ROOT
+from models.network.arithmetic import native_bfloat16
 from models.network.tokenization import PAD_ID
-from models.network.training import loss_function, native_bfloat16, replica_device, train_step
+from models.network.training import loss_function, replica_device, train_step
 from models.storage.data import batches
 from models.storage.pieces import tokenize_pairs
 

@@ -21,6 +21,7 @@ def test_valid_values_are_kept():
     ("beam", "abc"), ("beam", "2.5"), ("beam", "10000"), ("beam", "0"), ("beam", "-1"), ("beam", ""),
     ("level", "letters"), ("step", "0"), ("step", "1e9"), ("step", "x"),
     ("model", "a\x00b"), ("model", "m" * 201), ("model_rev", "\u202e"), ("left_rev", "r" * 101),
+    ("instruction", "{sentence}\x1b[2J"), ("instruction", "{sentence}" + "x" * 500),
 ])
 def test_bad_values_fall_back_to_the_default_with_a_notice(key, raw):
     state = parse({key: raw})
@@ -45,3 +46,9 @@ def test_empty_text_is_kept_empty_and_unknown_keys_are_ignored():
 def test_whitespace_around_numbers_and_refs_is_tolerated():
     state = parse({"beam": " 3 ", "model": "  owner/name  "})
     assert state.beam == 3 and state.model == "owner/name" and not state.notices
+
+
+def test_an_instruction_keeps_its_lines_and_its_fields_for_the_sidebar_to_check():
+    state = parse({"instruction": "Into {target}, please:\n\n{sentence}"})
+    assert state.instruction == "Into {target}, please:\n\n{sentence}" and not state.notices
+    assert parse({"instruction": "  "}).instruction is None

@@ -23,14 +23,27 @@ def source_limit(model: Translator) -> int:
     return min(MAX_SOURCE_TOKENS, model.max_positions or MAX_SOURCE_TOKENS)
 
 
-def encode_batch(model: Translator, sources: Sequence[Encoded]):
-    """Pad encoded sentences into ``src`` [B, S] and ``mask`` [B, S], then encode; returns the model's memory."""
+def pad_sources(model: Translator, sources: Sequence[Encoded]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Encoded sentences padded into ``src`` [B, S] and ``mask`` [B, S] (True on tokens), on the model's device."""
     S, pad = max(len(e.ids) for e in sources), model.specials.pad
     src = torch.full((len(sources), S), pad, dtype=torch.long)
     for b, e in enumerate(sources):
         src[b, : len(e.ids)] = torch.tensor(e.ids)
     src = src.to(model.device)
-    return model.encode(src, src != pad)
+    return src, src != pad
+
+
+def encode_batch(model: Translator, sources: Sequence[Encoded]):
+    """The model's memory of encoded sentences, padded (:func:`pad_sources`)."""
+    return model.encode(*pad_sources(model, sources))
+
+
+def _forced_pass(model: Translator, source: Encoded, forced: torch.Tensor) -> tuple[None, list[Step], torch.Tensor]:
+    """One sentence's steps of feeding ``forced`` [1, T] from one teacher-forced pass; no steps where the model
+    offers none. A batch is stepped instead: one pass would hold every layer's attention over the whole batch."""
+    forced = forced.to(model.device)
+    tgt_in = torch.cat([torch.full_like(forced[:, :1], model.specials.start), forced[:, :-1]], 1)  # [1, T]
+    return None, model.forced_steps(*pad_sources(model, [source]), tgt_in) or [], forced
 
 
 def _run_steps(
@@ -47,6 +60,10 @@ def _run_steps(
     ``overrides`` {t: weights [S]} make layer ``layer``'s heads read those weights at step t. Without
     ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's
     log-probabilities and attention, 1.2 GB, only for its tokens."""
+    if forced is not None and len(sources) == 1 and not overrides:
+        found = _forced_pass(model, sources[0], forced)
+        if found[1]:
+            return found
     memory, specials = encode_batch(model, sources), model.specials
     B = len(sources)
     prev = torch.full((B,), specials.start, dtype=torch.long, device=model.device)

@@ -167,11 +167,23 @@ class DecoderOnlyTranslator(LibraryTranslator):
                                mask.sum(1, keepdim=True) + torch.arange(T, device=src.device)], 1)  # [B, S + T]
         embeds = torch.cat([self.prompt_embedding(src), self.hf.get_input_embeddings()(tgt_in)], 1)
         full = torch.cat([mask, torch.ones_like(tgt_in, dtype=torch.bool)], 1)
-        return self.hf.model(inputs_embeds=embeds, attention_mask=full.long(), position_ids=positions, **options)
+        with self.widened():
+            return self.hf.model(inputs_embeds=embeds, attention_mask=full.long(), position_ids=positions, **options)
+
+    def forced_steps(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> list[Step]:
+        S = src.shape[1]
+        out = self._pass(src, mask, tgt_in, output_attentions=True)
+        states = out.last_hidden_state[:, S:]  # [B, T, d]
+        with self.widened():
+            log_probs = self._logits(states).float().log_softmax(-1)  # [B, T, V]
+        attention = torch.stack([a[:, :, S:, :S] for a in out.attentions], 1)  # [B, L, heads, T, S]
+        return [Step(log_probs[:, t], attention[:, :, :, t], None, states[:, t]) for t in range(tgt_in.shape[1])]
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
-        logits = self._logits(self._pass(src, src_mask, tgt_in).last_hidden_state[:, src.shape[1]:])  # [B, T, V]
-        return logits if keep is None else logits[keep]
+        states = self._pass(src, src_mask, tgt_in).last_hidden_state[:, src.shape[1]:]  # [B, T, d]
+        with self.widened():
+            logits = self._logits(states if keep is None else states[keep])
+        return logits  # [B, T, V] or [N, V]
 
     @property
     def parts_readable(self) -> bool:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from .arithmetic import float32_arithmetic
 from .hf_layouts import LAYOUTS
 from .parts import Site
 from .tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError, language_tag
@@ -117,6 +118,11 @@ class LibraryTranslator(Translator):
     def state_size(self) -> int:
         return self.config.d_model
 
+    def widened(self):
+        """The context a pass over many tokens runs in: float32 products where the weights are bfloat16 on a device
+        without bfloat16 units (:mod:`.arithmetic`). A step, bound by reading the weights, runs without."""
+        return float32_arithmetic(self.hf.get_input_embeddings().weight)
+
 
 class HFTranslator(LibraryTranslator):
     """A ``transformers`` encoder–decoder translator (``MarianMTModel``, ``M2M100ForConditionalGeneration``,
@@ -173,7 +179,8 @@ class HFTranslator(LibraryTranslator):
         self._out(self.attention_modules()[kind][layer]).removed_heads = heads
 
     def encode(self, src: Tensor, mask: Tensor) -> HFMemory:
-        hidden = self.hf.get_encoder()(input_ids=src, attention_mask=mask.long()).last_hidden_state
+        with self.widened():
+            hidden = self.hf.get_encoder()(input_ids=src, attention_mask=mask.long()).last_hidden_state
         return HFMemory(hidden, mask)
 
     def start(self, memory: HFMemory) -> HFCache:
@@ -197,7 +204,9 @@ class HFTranslator(LibraryTranslator):
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
-        log_probs = self._log_probs(state, first=not cache.keys)  # [B, V]
+        log_probs = self._log_probs(state)  # [B, V]
+        if not cache.keys:
+            log_probs = self._tag_first(log_probs)
         attention = torch.stack([a[:, :, 0] for a in out.cross_attentions], 1)  # [B, L, heads, S]
         new = out.cache
         layers = range(len(new.self_attention_cache.layers))
@@ -207,23 +216,43 @@ class HFTranslator(LibraryTranslator):
             tuple(new.cross_attention_cache.layers[n].keys for n in layers),
             tuple(new.cross_attention_cache.layers[n].values for n in layers))
 
-    def _log_probs(self, state: Tensor, first: bool) -> Tensor:
-        """The next piece's log-probabilities [B, V] from the decoder's output ``state`` [B, d], after generate's
-        rules, applied after the softmax as there: the banned pieces at −∞; at the ``first`` step of a model
-        writing in a set language, its tag alone, at log-probability 0 (``ForcedBOSTokenLogitsProcessor``)."""
+    def _log_probs(self, state: Tensor) -> Tensor:
+        """The next piece's log-probabilities [..., V] from the decoder's output ``state`` [..., d], after generate's
+        rules, applied after the softmax as there: the banned pieces at −∞."""
         log_probs = self.layout.logits(self.hf, state).float().log_softmax(-1)
-        log_probs[:, list(self.config.banned)] = float("-inf")
-        if first and self.target_tag is not None:
-            log_probs = torch.full_like(log_probs, float("-inf"))
-            log_probs[:, self.target_tag] = 0.0
+        log_probs[..., list(self.config.banned)] = float("-inf")
         return log_probs
 
+    def _tag_first(self, log_probs: Tensor) -> Tensor:
+        """The first step's log-probabilities [B, V]: for a model writing in a set language, its tag alone, at
+        log-probability 0 (``ForcedBOSTokenLogitsProcessor``); else as they are."""
+        if self.target_tag is None:
+            return log_probs
+        forced = torch.full_like(log_probs, float("-inf"))
+        forced[:, self.target_tag] = 0.0
+        return forced
+
+    def forced_steps(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> list[Step]:
+        memory = self.encode(src, mask)
+        with self.widened():
+            out = self.layout.decoder(self.hf)(input_ids=tgt_in, encoder_hidden_states=memory.hidden,
+                                               encoder_attention_mask=mask.long(), use_cache=False,
+                                               output_attentions=True)
+            states = out.last_hidden_state  # [B, T, d]
+            log_probs = self._log_probs(states)  # [B, T, V]
+        attention = torch.stack(out.cross_attentions, 1)  # [B, L, heads, T, S]
+        return [Step(self._tag_first(log_probs[:, t]) if t == 0 else log_probs[:, t], attention[:, :, :, t], None,
+                     states[:, t]) for t in range(tgt_in.shape[1])]
+
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
-        logits = self.hf(input_ids=src, attention_mask=src_mask.long(), decoder_input_ids=tgt_in).logits
+        with self.widened():
+            logits = self.hf(input_ids=src, attention_mask=src_mask.long(), decoder_input_ids=tgt_in).logits
         return logits if keep is None else logits[keep]  # [B, T, V] or [N, V]
 
     def attention_kinds(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Attentions:
-        out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in, output_attentions=True)
+        with self.widened():
+            out = self.hf(input_ids=src, attention_mask=mask.long(), decoder_input_ids=tgt_in,
+                          output_attentions=True)
         hidden = out.encoder_last_hidden_state  # [B, S, d]
         names = self.layout.projections
         values = [getattr(attn, names.value)(hidden).view(*hidden.shape[:2], -1, getattr(attn, names.head_dim))

@@ -8,6 +8,7 @@ An architecture (the attentional RNN of :mod:`.seq2seq`, the Transformer of :mod
     step, cache   = model.decode_step(prev, cache, memory, focus)   one target piece for every row
     cache         = model.reorder(cache, index)           rows picked (beam search keeps its best)
     logits        = model(src, mask, tgt_in, keep)        teacher forcing: training and validation
+    steps         = model.forced_steps(src, mask, tgt_in)   a given translation's steps from one pass (None: no)
     log_probs     = model.own_step_log_probs(…)           one step of each row's own target: attribution
     found         = model.attention_kinds(src, mask, tgt_in)   every attention of one pass (None: cross only)
     cross         = model.full_context_attention(src, mask, tgt_in)   the same, the decoder's future mask lifted
@@ -169,6 +170,13 @@ class Translator(nn.Module, ABC):
     @abstractmethod
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, keep: Tensor | None = None) -> Tensor:
         """Teacher-forced logits [B, T, V] for ``tgt_in`` [B, T], or [N, V] of the ``keep`` [B, T] positions."""
+
+    def forced_steps(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> list[Step] | None:
+        """The :class:`Step` of each position of ``tgt_in`` [B, T] (the start, then a given translation), as
+        :meth:`decode_step` would report them fed one at a time, from one teacher-forced pass: T steps cost one pass
+        where a step is bound by reading the weights (a large library model). None where the model offers no such
+        pass; decoding then feeds the translation step by step."""
+        return None
 
     @abstractmethod
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,

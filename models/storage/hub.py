@@ -35,7 +35,7 @@ from .alignment_record import default_reading
 from .hf_checkpoint import ManyToMany, T5Tasks, is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
-from .languages import Languages, may_translate, own_languages, pair_name
+from .languages import Asking, Languages, may_translate, own_languages, pair_name
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .model_card import CardFacts, read_card
 from .prompted import Prompted
@@ -81,7 +81,16 @@ class LoadedModel:
         model, tokenizers = self.pairs.pair(self.model, source, target)
         return replace(self, model=model, tokenizers=tokenizers, languages=(source, target))
 
-    def asking(self, instruction: str | None) -> LoadedModel:
+    def asked(self, asking: Asking) -> LoadedModel:
+        """This model asked with ``asking``'s instruction (a chat model's), in its pair: the two below in one."""
+        return self.instructed(asking.instruction).speaking(*asking.languages)
+
+    @property
+    def instruction(self) -> str | None:
+        """What a chat model is asked with ({source}, {target}, {sentence}); None for any other model."""
+        return self.pairs.instruction if isinstance(self.pairs, Prompted) else None
+
+    def instructed(self, instruction: str | None) -> LoadedModel:
         """This decoder-only model asked with ``instruction`` (with ``{sentence}``, and ``{source}``, ``{target}``
         for the languages' names) for its pair; itself for None; ValueError (for users) for any other model."""
         if instruction is None:

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import langcodes
 
 Languages = tuple[str | None, str | None]  # (source, target) codes
 EN_FR: Languages = ("en", "fr")  # the bundled models', the data folder's test sets' and the Hansards gold's
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What a model of several pairs is asked: translate ``languages`` (its own codes; None on a side: as it loads)
+    and, for a chat model, with ``instruction`` of one's own (None: its card's, or the default)."""
+
+    languages: Languages = (None, None)
+    instruction: str | None = None
 
 
 def _parsed(code: str) -> langcodes.Language | None:

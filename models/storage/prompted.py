@@ -23,6 +23,9 @@ from ..network.hf_prompt import (
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, language_name
 
+#: The longest instruction of one's own: a few sentences around the one translated.
+MAX_INSTRUCTION_CHARS = 500
+
 
 def instruction_for(name: str) -> str:
     """The instruction a model is asked with: its card's own (EuroLLM's, Tower's), else :data:`INSTRUCTION`."""
@@ -50,10 +53,16 @@ class Prompted:
         return EN_FR
 
     def asking(self, instruction: str) -> Prompted:
-        """The same model asked with ``instruction``; ValueError (for users) where it lacks a field."""
+        """The same model asked with ``instruction``; ValueError (for users) where it lacks the sentence's field,
+        is longer than :data:`MAX_INSTRUCTION_CHARS` or holds a control token (it would end the turn)."""
         if "{sentence}" not in instruction:
             raise ValueError("An instruction must say where the sentence goes: {sentence} (and may name {source} "
                              "and {target}, the languages).")
+        if len(instruction) > MAX_INSTRUCTION_CHARS:
+            raise ValueError(f"An instruction is at most {MAX_INSTRUCTION_CHARS} characters long.")
+        control = next((t for t in controls(self.tokenizer).values() if t in instruction), None)
+        if control is not None:
+            raise ValueError(f"The instruction holds {control}, one of this model's control tokens: take it out.")
         return replace(self, instruction=instruction)
 
     def pair(self, model: DecoderOnlyTranslator, source: str, target: str

@@ -15,6 +15,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from ..decoding.trace import Reading
 from ..network.architectures import ARCHITECTURES, build_model
+from ..network.arithmetic import native_bfloat16
 from ..network.attention import SCORES
 from ..network.device import pick_device
 from ..network.guided import DEFAULT_WEIGHT, GuidedAlignment
@@ -27,7 +28,6 @@ from ..network.training import (
     Replicas,
     join_replicas,
     leave_replicas,
-    native_bfloat16,
     replica_device,
     replicas_agree,
 )

@@ -15,20 +15,21 @@ from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
-from models.storage.languages import Languages
+from models.storage.languages import Asking
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
 from .deploy import hub_models_kept, load_policy, set_serving_threads
 
 
-def load(ref: str, revision: str | None, languages: Languages | None = None) -> LoadedModel:
-    """The model ``ref`` under this deployment's policy (the policy is part of the cache key), set to ``languages``
-    (a many-to-many model's pair; None: as it loads). The bundled models and local folders stay loaded; of Hub repos
-    the server keeps the :data:`~.deploy.HUB_MODELS_KEPT` used last, so visitors asking for one model after another
-    cannot exhaust its memory. A pair shares the loaded model's weights."""
-    if languages is not None:
-        return _speaking(ref, revision, languages, load_policy())
+def load(ref: str, revision: str | None, asking: Asking | None = None) -> LoadedModel:
+    """The model ``ref`` under this deployment's policy (the policy is part of the cache key), asked as ``asking``
+    says (a many-to-many or chat model's pair, a chat model's instruction; None: as it loads). The bundled models
+    and local folders stay loaded; of Hub repos the server keeps the :data:`~.deploy.HUB_MODELS_KEPT` used last, so
+    visitors asking for one model after another cannot exhaust its memory. A pair shares the loaded model's
+    weights."""
+    if asking is not None:
+        return _asked(ref, revision, asking, load_policy())
     if ref.removeprefix(BUNDLED_PREFIX) in bundled_models() or Path(ref).expanduser().is_dir():
         return _load(ref, revision, load_policy())
     return _load_hub(ref, revision, load_policy())
@@ -47,8 +48,8 @@ def _load_hub(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel
 
 
 @st.cache_resource(max_entries=16, show_spinner="Setting the model's languages…")
-def _speaking(ref: str, revision: str | None, languages: Languages, policy: LoadPolicy) -> LoadedModel:
-    return load(ref, revision).speaking(*languages)
+def _asked(ref: str, revision: str | None, asking: Asking, policy: LoadPolicy) -> LoadedModel:
+    return load(ref, revision).asked(asking)
 
 
 def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
@@ -79,33 +80,33 @@ def _replay(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple | N
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, languages: Languages | None, text: str, beam: int) -> Trace:
+def cached_trace(ref: str, revision: str | None, asking: Asking | None, text: str, beam: int) -> Trace:
     """The best-beam trace of ``text``, or greedy."""
-    loaded = load(ref, revision, languages)
+    loaded = load(ref, revision, asking)
     if beam > 1:
-        return cached_beam(ref, revision, languages, text, beam).hypotheses[0]
+        return cached_beam(ref, revision, asking, text, beam).hypotheses[0]
     return greedy(loaded.model, loaded.tokenizers, text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_what_if(ref: str, revision: str | None, languages: Languages | None,
+def cached_what_if(ref: str, revision: str | None, asking: Asking | None,
                    text: str, step: int, word: int, layer: int) -> WhatIf:
     """:func:`models.decoding.what_if.what_if` of the model ``ref``."""
-    loaded = load(ref, revision, languages)
+    loaded = load(ref, revision, asking)
     return what_if(loaded.model, loaded.tokenizers, text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(ref: str, revision: str | None, languages: Languages | None, text: str, beam: int) -> BeamResult:
+def cached_beam(ref: str, revision: str | None, asking: Asking | None, text: str, beam: int) -> BeamResult:
     """Every final hypothesis of a beam search and its tree."""
-    loaded = load(ref, revision, languages)
+    loaded = load(ref, revision, asking)
     return beam_search(loaded.model, loaded.tokenizers, text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(ref: str, revision: str | None, languages: Languages | None,
+def cached_forced(ref: str, revision: str | None, asking: Asking | None,
                   text: str, target: str | tuple[int, ...]) -> Trace:
-    loaded = load(ref, revision, languages)
+    loaded = load(ref, revision, asking)
     return forced(loaded.model, loaded.tokenizers, text, target)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from models.storage.languages import Languages, pair_name
+from models.storage.languages import Asking, Languages, pair_name
 from models.views import corpus
 from models.views.corpus import EXAMPLES, Sentences, TestSet
 
@@ -26,12 +26,12 @@ _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
 
 @dataclass(frozen=True)
 class Model:
-    """One model of the table as the page names it: reference, revision, languages (a many-to-many model's pair),
-    reading key and column name."""
+    """One model of the table as the page names it: reference, revision, what it is asked (a model of several
+    pairs' pair, a chat model's instruction), reading key and column name."""
 
     ref: str
     revision: str | None
-    languages: Languages | None
+    asking: Asking | None
     reading: str | None
     name: str
 
@@ -121,7 +121,7 @@ def within_limit(sentences: Sentences) -> Sentences:
 
 def _table(models: tuple[Model, ...]) -> corpus.Table:
     """The table of ``models``, each loaded through the one cached loader."""
-    loaded = [cache.load(m.ref, m.revision, m.languages) for m in models]
+    loaded = [cache.load(m.ref, m.revision, m.asking) for m in models]
     return corpus.Table.of(loaded, [m.name for m in models], [m.reading for m in models])
 
 

@@ -11,7 +11,7 @@ from models.analysis.alignment import AttentionView
 from models.analysis.matrices import ATTENTION
 from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
-from models.storage.languages import Languages
+from models.storage.languages import Asking
 from models.views import kinds as kinds_views
 from models.views.kinds import NAMES, AttentionKinds
 from models.views.readings import MatrixView
@@ -44,12 +44,12 @@ def kind_picker(loaded: LoadedModel) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(ref: str, revision: str | None, languages: Languages | None,
+def cached_kinds(ref: str, revision: str | None, asking: Asking | None,
                  text: str, target: tuple[int, ...]) -> AttentionKinds:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
-    trace = cache.cached_forced(ref, revision, languages, text, target)
-    return kinds_views.sentence_kinds(cache.load(ref, revision, languages).model, trace, len(target))
+    trace = cache.cached_forced(ref, revision, asking, text, target)
+    return kinds_views.sentence_kinds(cache.load(ref, revision, asking).model, trace, len(target))
 
 
 def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading,
@@ -96,7 +96,7 @@ def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kin
     stem = drawn.matrix.slug + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
     if kind == "cross":
         return Shown(drawn.view, drawn.name, kind, None, stem)
-    kinds = cached_kinds(settings.model, settings.revision, settings.languages, text, trace.target_ids)
+    kinds = cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
     view = kinds_views.kind_view(kinds, kind, reading)
     return Shown(view, f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
 
@@ -131,10 +131,10 @@ def linked_heads(loaded: LoadedModel) -> list[str]:
 
 
 @st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
-def cached_heads_off(ref: str, revision: str | None, languages: Languages | None,
+def cached_heads_off(ref: str, revision: str | None, asking: Asking | None,
                      text: str, off: tuple[str, ...]) -> Trace:
     """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
-    return kinds_views.without(cache.load(ref, revision, languages), text, off)
+    return kinds_views.without(cache.load(ref, revision, asking), text, off)
 
 
 def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Reading, words: bool) -> None:
@@ -151,7 +151,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     if not off:
         st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
         return
-    model = (settings.model, settings.revision, settings.languages)
+    model = (settings.model, settings.revision, settings.asking)
     trace = cache.cached_trace(*model, text, 1)  # greedy, as the heads-off decoding
     changed = cached_heads_off(*model, text, tuple(off))
     marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
@@ -168,10 +168,10 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_bertviz(ref: str, revision: str | None, languages: Languages | None,
+def cached_bertviz(ref: str, revision: str | None, asking: Asking | None,
                    text: str, target: tuple[int, ...]) -> str:
     """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
-    return kinds_views.bertviz(cached_kinds(ref, revision, languages, text, target))
+    return kinds_views.bertviz(cached_kinds(ref, revision, asking, text, target))
 
 
 def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
@@ -181,7 +181,7 @@ def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
         st.caption(f"bertviz's model view of this sentence: {missing}")
         return
     st.download_button("bertviz model view (HTML)",
-                       lambda: cached_bertviz(settings.model, settings.revision, settings.languages, text,
+                       lambda: cached_bertviz(settings.model, settings.revision, settings.asking, text,
                                               trace.target_ids),
                        "bertviz-model-view.html", "text/html", on_click="ignore",
                        help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "

@@ -6,37 +6,37 @@ import numpy as np
 import streamlit as st
 
 from models.decoding.trace import Reading
-from models.storage.languages import Languages
+from models.storage.languages import Asking
 from models.views import readings as views
 
 from . import cache, deploy
 
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
-def cached_contrast(ref: str, revision: str | None, languages: Languages | None, text: str,
+def cached_contrast(ref: str, revision: str | None, asking: Asking | None, text: str,
                     target: tuple[int, ...], matrix: str, step: int, foil: int) -> tuple[str, np.ndarray]:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
-    loaded = cache.load(ref, revision, languages)
-    return views.contrast(loaded.model, cache.cached_forced(ref, revision, languages, text, target), matrix, step,
+    loaded = cache.load(ref, revision, asking)
+    return views.contrast(loaded.model, cache.cached_forced(ref, revision, asking, text, target), matrix, step,
                           foil, deploy.attribution_limit_s())
 
 
-def every_way(ref: str, revision: str | None, languages: Languages | None, text: str,
+def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
               target: tuple[int, ...]) -> views.EveryWay:
     """``text`` written as ``target`` read as every matrix this server affords, each at the reading it aligns
     with, side by side; their deletion scores where the server affords those too, else said why not."""
-    loaded = cache.load(ref, revision, languages)
-    trace = cache.cached_forced(ref, revision, languages, text, target)
+    loaded = cache.load(ref, revision, asking)
+    trace = cache.cached_forced(ref, revision, asking, text, target)
     chosen = views.panel_readings(loaded, trace, deploy.attribution_limit_s())
     refused = views.deletions_refused(trace, len(chosen) + 1, deploy.attribution_limit_s())
     if refused:
         st.info(refused)
-    return _every_way(ref, revision, languages, text, target, tuple(chosen.items()), refused is None)
+    return _every_way(ref, revision, asking, text, target, tuple(chosen.items()), refused is None)
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def _every_way(ref: str, revision: str | None, languages: Languages | None, text: str, target: tuple[int, ...],
+def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str, target: tuple[int, ...],
                chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
-    loaded = cache.load(ref, revision, languages)
-    return views.every_way(loaded, cache.cached_forced(ref, revision, languages, text, target), dict(chosen), scored)
+    loaded = cache.load(ref, revision, asking)
+    return views.every_way(loaded, cache.cached_forced(ref, revision, asking, text, target), dict(chosen), scored)

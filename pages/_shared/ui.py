@@ -16,7 +16,8 @@ from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
 from models.network.tokenization import InputError
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
-from models.storage.languages import Languages, language_name, pair_name
+from models.storage.languages import Asking, Languages, language_name, pair_name
+from models.storage.prompted import MAX_INSTRUCTION_CHARS
 from models.views import naming
 
 from . import url
@@ -35,11 +36,11 @@ class Settings:
     revision: str | None
     beam: int
     words: bool  # word-level (True) or subword view
-    languages: Languages | None = None  # a many-to-many model's pair, its own codes; None: a model of one pair
+    asking: Asking | None = None  # a model of several pairs' pair, a chat model's instruction; None: as it loads
 
     def for_model(self, model: str, revision: str | None = None) -> Settings:
-        """These settings for another model, at its own pair (the languages picked belong to the sidebar's)."""
-        return replace(self, model=model, revision=revision, languages=None)
+        """These settings for another model, asked as it loads (what is picked belongs to the sidebar's)."""
+        return replace(self, model=model, revision=revision, asking=None)
 
 
 def read_url() -> url.UrlState:
@@ -81,11 +82,13 @@ def sidebar() -> None:
         st.header("Settings")
         choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
         languages = language_pickers(choice, revision, state)
+        instruction = instruction_box(choice, revision, state)
         mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
         beam = st.slider("Beam size", 2, url.MAX_BEAM, max(2, state.beam)) if mode == "beam search" else 1
         words = st.radio("Tokens", url.LEVELS, index=url.LEVELS.index(state.level), horizontal=True) == "words"
     st.query_params.update(beam=str(beam), level="words" if words else "subwords")
-    st.session_state[_SETTINGS] = Settings(choice, revision, beam, words, languages)
+    asking = None if languages is None and instruction is None else Asking(languages or (None, None), instruction)
+    st.session_state[_SETTINGS] = Settings(choice, revision, beam, words, asking)
 
 
 def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Languages | None:
@@ -113,6 +116,32 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
     return chosen[0], chosen[1]
 
 
+def instruction_box(ref: str, revision: str | None, state: url.UrlState) -> str | None:
+    """For a chat model, the instruction it is asked with, editable and kept in the URL (``instruction``) when it is
+    not the model's own; one it cannot be asked with is said and the model's own used. None: the model's own, or a
+    model that reads no instruction."""
+    try:
+        loaded = load(ref, revision)
+    except CheckpointError:
+        loaded = None
+    if loaded is None or loaded.instruction is None:
+        st.query_params.pop("instruction", None)
+        return None
+    typed = st.text_area("Instruction", value=state.instruction or loaded.instruction, key=f"instruction:{ref}",
+                         max_chars=MAX_INSTRUCTION_CHARS, help="What the chat model is asked: {sentence} is where "
+                         "the sentence goes, {source} and {target} the languages' names.")
+    try:
+        wanted = loaded.instructed(typed).instruction if typed != loaded.instruction else None
+    except ValueError as e:
+        st.warning(str(e))
+        wanted = None
+    if wanted is None:
+        st.query_params.pop("instruction", None)
+    else:
+        st.query_params["instruction"] = wanted
+    return wanted
+
+
 def settings() -> Settings:
     """What the sidebar says in this run (drawn by ``app.py`` before the page).
 
@@ -131,7 +160,7 @@ def settings() -> Settings:
 def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tuple[Settings, LoadedModel]:
     """Load the chosen model; if it cannot be loaded, say why and use the bundled ``fallback``."""
     try:
-        loaded = load(settings.model, settings.revision, settings.languages)
+        loaded = load(settings.model, settings.revision, settings.asking)
     except CheckpointError as e:
         st.error(f"{for_markdown(str(e))} Using the bundled {naming.model_name(fallback)} model instead.")
         settings = settings.for_model(fallback)
@@ -193,7 +222,7 @@ def _keep_sentence() -> None:
 def trace_or_stop(settings: Settings, text: str) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
     try:
-        return cached_trace(settings.model, settings.revision, settings.languages, text, settings.beam)
+        return cached_trace(settings.model, settings.revision, settings.asking, text, settings.beam)
     except InputError as e:
         st.info(str(e))
         st.stop()

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
+from models.storage.prompted import MAX_INSTRUCTION_CHARS
+
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
 MAX_BEAM = 8
 LEVELS = ("words", "subwords")
@@ -51,6 +53,7 @@ class UrlState:
     right_rev: str | None = None
     src_lang: str | None = None  # a many-to-many model's languages, in its own codes (checked against the model)
     tgt_lang: str | None = None
+    instruction: str | None = None  # what a chat model is asked, with {sentence} (checked by the sidebar)
     left_head: str | None = None  # the Compare page's readings of multi-head models, as ``head``
     right_head: str | None = None
     notices: tuple[str, ...] = ()  # one line per ignored or shortened value
@@ -90,6 +93,15 @@ def _printable(limit: int) -> Callable[[str], str | None]:
     return parse
 
 
+def _instruction(raw: str) -> str | None:
+    """An instruction of one's own: its lines kept, no other control characters."""
+    if len(raw) > MAX_INSTRUCTION_CHARS:
+        raise ValueError(f"longer than {MAX_INSTRUCTION_CHARS} characters")
+    if any(unicodedata.category(c).startswith("C") for c in raw.replace("\n", "")):
+        raise ValueError("contains control characters")
+    return raw if raw.strip() else None
+
+
 _PARSERS: dict[str, Callable[[str], object]] = {
     "beam": _int_in(1, MAX_BEAM),
     "level": _one_of(LEVELS),
@@ -104,6 +116,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "foil": _printable(40),
     **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
     "off": _printable(400),
+    "instruction": _instruction,
     **{key: _printable(MAX_REF_CHARS) for key in ("model", "left", "right")},
     **{f"{key}_rev": _printable(MAX_REVISION_CHARS) for key in ("model", "left", "right")},
 }
