@@ -6,6 +6,7 @@ the command's JSON, and the pages."""
 import copy
 import io
 import json
+import shutil
 from types import SimpleNamespace
 
 import numpy as np
@@ -18,7 +19,7 @@ from models.analysis.contributions import Sentence, sentence_parts
 from models.analysis.head_removal import without_heads
 from models.analysis.matrices import ATTENTION, applicable, layered, not_applicable
 from models.decoding.beam import beam_search
-from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len
+from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
 from models.network.hf_decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
@@ -101,6 +102,33 @@ def test_beam_4_is_generates_beam_search_hypothesis_for_hypothesis(family):
                           tokenizer.pad_token_id, loaded.model.specials.eos)  # generate pads ended rows with it
 
 
+def test_it_stops_at_any_of_its_generation_configs_stop_tokens_as_generate_does(qwen, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    loaded, _, tokenizer, folder = qwen
+    text, eos = TEXTS[1], loaded.model.specials.eos
+    stop = greedy(loaded.model, loaded.tokenizers, text).target_ids[1]  # a piece it writes, made a stop token
+    shutil.copytree(folder, tmp_path / "stops")
+    config = json.loads((tmp_path / "stops" / "generation_config.json").read_text())
+    (tmp_path / "stops" / "generation_config.json").write_text(json.dumps({**config, "eos_token_id": [eos, stop]}))
+    stopping = load_model(str(tmp_path / "stops"), device="cpu")
+    assert stopping.model.specials.ends == (eos, stop)
+    library = AutoModelForCausalLM.from_pretrained(tmp_path / "stops", attn_implementation="eager").eval()
+    for text in TEXTS[:4]:
+        trace = greedy(stopping.model, stopping.tokenizers, text)
+        inputs = prompted(tokenizer, text)
+        out = library.generate(**inputs, do_sample=False, num_beams=1, max_new_tokens=40)
+        assert list(trace.target_ids) == out[0, inputs.input_ids.shape[1]:].tolist()
+        assert all(h.target_ids[-1] in (eos, stop) for h in beam_search(stopping.model, stopping.tokenizers, text,
+                                                                        3).hypotheses)
+    assert translate_batch(stopping.model, stopping.tokenizers, [TEXTS[1]]) == [trace_of(stopping, TEXTS[1])]
+
+
+def trace_of(loaded, text: str) -> str:
+    """The translation greedy writes: its pieces before the first stop token."""
+    return greedy(loaded.model, loaded.tokenizers, text).translation
+
+
 def test_every_attention_is_the_librarys_one_pass_and_each_row_adds_up_to_one(family):
     loaded, library, tokenizer, _ = family
     trace = greedy(loaded.model, loaded.tokenizers, TEXTS[1])
@@ -147,7 +175,7 @@ def test_a_switched_off_query_head_is_its_o_proj_slice_zeroed(qwen, head):
     specials = loaded.model.specials
     text, target = TEXTS[0], FRENCH[0]
     got = forced(without_heads(loaded.model, [head]), loaded.tokenizers, text, target)
-    want = forced(DecoderOnlyTranslator(reference, specials.start, specials.eos, specials.pad, None),
+    want = forced(DecoderOnlyTranslator(reference, specials),
                   loaded.tokenizers, text, target)
     np.testing.assert_allclose(got.token_logprobs, want.token_logprobs, atol=1e-5)
     whole = forced(loaded.model, loaded.tokenizers, text, target)

@@ -80,22 +80,22 @@ def _candidates(alive: list[_Hypothesis], step: Step, k: int) -> list[_Candidate
 class _Search:
     """One search: the alive hypotheses (best first), the finished (at most ``beam``, best first) and the tree."""
 
-    def __init__(self, tokenizers: TokenizerPair, beam: int, eos: int):
-        self.tokenizers, self.beam, self.eos = tokenizers, beam, eos
+    def __init__(self, tokenizers: TokenizerPair, beam: int, ends: tuple[int, ...]):
+        self.tokenizers, self.beam, self.ends = tokenizers, beam, ends
         self.alive, self.finished, self.nodes = [_Hypothesis((), 0.0, (), None)], [], []
 
     def advance(self, step: Step, t: int, last: bool) -> list[int]:
         """Take step ``t``'s candidates (at the length cap, ``last``, the ``beam`` best all finish) and record them
         in the tree; returns the rows of the old alive hypotheses that the new ones extend."""
         found = _candidates(self.alive, step, 2 * self.beam)
-        ending = [i for i, c in enumerate(found[: self.beam]) if last or c.token == self.eos]
-        going = [] if last else [i for i, c in enumerate(found) if c.token != self.eos][: self.beam]
+        ending = [i for i, c in enumerate(found[: self.beam]) if last or c.token in self.ends]
+        going = [] if last else [i for i, c in enumerate(found) if c.token not in self.ends][: self.beam]
         first = len(self.nodes)  # found[i] becomes node first + i
         made = {i: self._extend(found[i], step, first + i) for i in (*ending, *going)}
         self.finished = sorted(self.finished + [made[i] for i in ending], key=lambda h: -h.per_piece)[: self.beam]
         kept = set(going) | {i for i in ending if any(h is made[i] for h in self.finished)}
         pieces = self.tokenizers.target.pieces([c.token for c in found])
-        self.nodes += [BeamNode(t, piece, self.alive[c.parent].node, c.logprob, i in kept, c.token == self.eos)
+        self.nodes += [BeamNode(t, piece, self.alive[c.parent].node, c.logprob, i in kept, c.token in self.ends)
                        for i, (c, piece) in enumerate(zip(found, pieces))]
         self.alive = [made[i] for i in going]
         return [found[i].parent for i in going]
@@ -120,7 +120,7 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
     model.eval()
     source = tokenizers.source.encode(text, source_limit(model))
     memory, specials = encode_batch(model, [source]), model.specials
-    search, cache = _Search(tokenizers, beam, specials.eos), model.start(memory)
+    search, cache = _Search(tokenizers, beam, specials.ends), model.start(memory)
     cap = max_target_len(model, source)
     for t in range(cap):
         prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in search.alive], device=model.device)
@@ -130,6 +130,6 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
         if search.done():
             break
         cache = model.reorder(cache, torch.tensor(rows, device=model.device))
-    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory, specials.eos)
+    traces = tuple(trace_row(tokenizers, source, h.history, torch.tensor([h.tokens]), 0, memory, specials.ends)
                    for h in search.finished)
     return BeamResult(traces, tuple(search.nodes), tuple(h.node for h in search.finished))

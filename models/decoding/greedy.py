@@ -12,7 +12,7 @@ import torch
 
 from ..network.tokenization import Encoded, InputError, TokenizerPair
 from ..network.translator import Focus, Step, Translator
-from .trace import Trace, trace_row
+from .trace import Trace, trace_row, written
 
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
 
@@ -81,7 +81,7 @@ def _run_steps(
         if keep_steps:
             steps.append(step)
         tokens.append(prev)
-        done = done | (prev == specials.eos)
+        done = done | torch.isin(prev, torch.tensor(specials.ends, device=prev.device))
         if done.all():
             break
     return memory, steps, torch.stack(tokens, dim=1)  # [B, T]
@@ -110,7 +110,7 @@ def greedy(
             raise InputError(f"attention override at step {t} must be {len(source.ids)} weights ≥ 0 summing to 1")
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], max_target_len(model, source), overrides=overrides, layer=layer)
-    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
+    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.ends)
 
 
 def _forced_ids(model: Translator, tokenizers: TokenizerPair, source: Encoded, target: str | Sequence[int]
@@ -131,7 +131,7 @@ def forced(model: Translator, tokenizers: TokenizerPair, text: str, target: str 
     ids = _forced_ids(model, tokenizers, source, target)
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], len(ids), forced=torch.tensor([ids]))
-    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.eos)
+    return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.ends)
 
 
 @torch.inference_mode()
@@ -153,7 +153,7 @@ def greedy_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequence[s
     out = []
     for b, source in enumerate(sources):
         cap = max_target_len(model, source) + (targets is not None)  # a forced row's EOS comes after its limit
-        out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory, model.specials.eos))
+        out.append(trace_row(tokenizers, source, steps[:cap], tokens[:, :cap], b, memory, model.specials.ends))
     return out
 
 
@@ -166,7 +166,6 @@ def translate_batch(model: Translator, tokenizers: TokenizerPair, texts: Sequenc
     out = []
     for source, row in zip(sources, tokens.tolist()):
         row = row[: max_target_len(model, source)]  # each sentence keeps its own length limit
-        eos = model.specials.eos
-        row = row[: row.index(eos)] if eos in row else row
+        row = row[: written(row, model.specials.ends)]
         out.append(tokenizers.target.decode(row))
     return out

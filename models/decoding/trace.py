@@ -159,13 +159,18 @@ class Trace:
         return self.energies[reading.layer, reading.head or 0][1 if reading.shifted else 0:]
 
 
+def written(ids: Sequence[int], ends: Sequence[int]) -> int:
+    """How many of ``ids`` come before the first of ``ends`` (all of them where none ends them)."""
+    return next((t for t, i in enumerate(ids) if i in ends), len(ids))
+
+
 def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step], tokens: torch.Tensor, row: int,
-              memory, eos: int) -> Trace:
-    """Cut sentence ``row`` out of batched steps, up to and including its end of sentence (the id ``eos``).
+              memory, ends: Sequence[int]) -> Trace:
+    """Cut sentence ``row`` out of batched steps, up to and including its end (the first of the ids ``ends``).
     ``tokens`` [B, T]; ``memory`` is the model's encoding of the batch (an RNN's steps are recorded with its
     annotations)."""
     ids = tokens[row].tolist()
-    T = ids.index(eos) + 1 if eos in ids else len(ids)
+    T = written(ids, ends) + 1 if written(ids, ends) < len(ids) else len(ids)
     ids, steps, S = ids[:T], steps[:T], len(source.ids)
     logprobs = torch.stack([s.log_probs[row] for s in steps])  # [T, V]
     top = logprobs.topk(TOP_K, dim=-1)
@@ -186,7 +191,7 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
         source=source,
         target_ids=tuple(ids),
         target_pieces=tuple(tokenizers.target.pieces(ids)),
-        translation=tokenizers.target.decode(ids),
+        translation=tokenizers.target.decode(ids[: written(ids, ends)]),  # its end left out, whichever it is
         cross_attention=heads(stack(lambda s: s.attention)),
         energies=heads(stack(lambda s: s.energies)),
         states=stack(lambda s: s.state),

@@ -79,12 +79,12 @@ class PromptEmbedding(nn.Module):
 
 class DecoderOnlyTranslator(LibraryTranslator):
     """A ``transformers`` causal LM (``LlamaForCausalLM``, ``Qwen2ForCausalLM``, ``Gemma2ForCausalLM``) as a
-    :class:`~.translator.Translator` over its prompt; ``start``: the prompt's last token, ``eos``: the end of turn,
-    ``pad``: an id no prompt holds (decoding masks by it)."""
+    :class:`~.translator.Translator` over its prompt; ``specials``: ``start`` the prompt's last token, ``eos`` the end
+    of turn (``also_end``: its other stop tokens), ``pad`` an id no prompt holds (decoding masks by it)."""
 
     continues_prompt = True
 
-    def __init__(self, model: nn.Module, start: int, eos: int, pad: int, unk_id: int | None):
+    def __init__(self, model: nn.Module, specials: Specials):
         super().__init__()
         config = model.config
         if config.model_type not in DECODER_ONLY_TYPES:
@@ -94,9 +94,7 @@ class DecoderOnlyTranslator(LibraryTranslator):
         self.prompt_embedding = PromptEmbedding(model.get_input_embeddings())
         shape = (config.num_hidden_layers, config.num_attention_heads)
         self.config = PromptConfig(config.model_type, {"cross": shape, "encoder": shape, "decoder": shape},
-                                   config.hidden_size, Specials(pad=pad, eos=eos, start=start,
-                                                                unk=-1 if unk_id is None else unk_id),
-                                   config.max_position_embeddings)
+                                   config.hidden_size, specials, config.max_position_embeddings)
         for attn in self._attentions():
             attn.o_proj.removed_heads, attn.o_proj.head_dim = frozenset(), attn.head_dim
             attn.o_proj.register_forward_pre_hook(zero_removed_heads)

@@ -64,6 +64,12 @@ class Specials:
     eos: int
     start: int  # the decoder's first input: <s> for this project's models; Marian's is its <pad>
     unk: int
+    also_end: tuple[int, ...] = ()  # other ids that end a translation as ``eos`` does: a chat model's other stops
+
+    @property
+    def ends(self) -> tuple[int, ...]:
+        """Every id that ends a translation, ``eos`` first: what ``generate`` stops at (its ``eos_token_id``)."""
+        return (self.eos, *self.also_end)
 
 
 #: This project's checkpoints: the first four ids of both tokenizers (:data:`.tokenization.SPECIALS`).

@@ -21,6 +21,7 @@ from ..network.hf_prompt import (
     controls,
 )
 from ..network.tokenization import TokenizerPair
+from ..network.translator import Specials
 from .languages import EN_FR, language_name
 
 #: The longest instruction of one's own: a few sentences around the one translated.
@@ -76,9 +77,10 @@ class Prompted:
                                     ReplyTokenizer(self.tokenizer, self.eos))
 
 
-def _specials(tokenizer, model) -> tuple[int, int, int]:
+def _specials(tokenizer, model) -> Specials:
     """The start token (the generation prompt's last), the end of turn — of the generation config's stop tokens, the
-    one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>) — and
+    one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>; the
+    others end a translation too, as in ``generate``) — and
     an id to pad with that no prompt holds: the tokenizer's or the config's pad, else another of its control tokens
     (a sentence may hold none: :class:`~models.network.hf_prompt.PromptTokenizer`), where the template never writes
     it; else an embedding row the tokenizer names no token for."""
@@ -93,7 +95,9 @@ def _specials(tokenizer, model) -> tuple[int, int, int]:
         pad = model.config.vocab_size - 1
     if pad is None:
         raise ValueError("it has no token to pad with that its prompts never hold")
-    return ids[-1], eos, pad
+    unk = tokenizer.unk_token_id
+    return Specials(pad=pad, eos=eos, start=ids[-1], unk=-1 if unk is None else unk,
+                    also_end=tuple(i for i in stops if i != eos))
 
 
 def load_decoder_only(path: Path, name: str, dtype: torch.dtype
@@ -111,9 +115,10 @@ def load_decoder_only(path: Path, name: str, dtype: torch.dtype
             raise ValueError("its tokenizer has no chat template, so nothing says how to ask it to translate")
         model = AutoModelForCausalLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
                                                      trust_remote_code=False, dtype=dtype)
-        start, eos, pad = _specials(tokenizer, model)
+        specials = _specials(tokenizer, model)
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
-    translator = DecoderOnlyTranslator(model, start, eos, pad, tokenizer.unk_token_id)
-    prompted = Prompted(tokenizer, instruction_for(name), path.name, start, eos, translator.max_positions)
+    translator = DecoderOnlyTranslator(model, specials)
+    prompted = Prompted(tokenizer, instruction_for(name), path.name, specials.start, specials.eos,
+                        translator.max_positions)
     return (*prompted.pair(translator, *EN_FR), EN_FR, prompted)
