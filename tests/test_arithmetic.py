@@ -65,3 +65,12 @@ def test_the_products_are_widened_in_the_calling_thread_alone(emulated):
         with ThreadPoolExecutor(1) as pool:  # another request's thread on a server
             assert pool.submit(lambda: len(_get_current_function_mode_stack())).result() == 0
     assert not _get_current_function_mode_stack()
+
+
+def test_where_gradients_are_taken_the_products_stay_in_bfloat16(emulated):
+    """A backward pass would need every widened slice kept: a float32 twin of the model."""
+    weight = torch.randn(8, 4).bfloat16()
+    x = torch.randn(3, 4).bfloat16().requires_grad_()
+    with torch.enable_grad(), Products() as seen, float32_arithmetic(weight):
+        F.linear(x, weight).sum().backward()
+    assert seen.dtypes == {torch.bfloat16} and x.grad is not None

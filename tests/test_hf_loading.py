@@ -2,6 +2,7 @@
 HF cache, loads behind the interface and translates as the library's ``generate`` does; every model it cannot
 show is refused with what it is and why, before its weights are read."""
 import json
+import os
 import shutil
 
 import pytest
@@ -190,3 +191,31 @@ def test_bfloat16_weights_take_half_the_memory_so_the_cap_admits_twice_the_param
     assert load_limits.machine_max_parameters() == 536_870_912  # ... and not in float32
     monkeypatch.setenv("ATLAS_DTYPE", "float8")  # a dtype not offered leaves float32
     assert load_limits.machine_dtype() == "float32" and LoadPolicy().dtype == "float32"
+
+
+def resident_kib(file) -> int | None:
+    """How much of ``file`` this process maps is in its memory (``/proc/self/smaps``); None where it maps none."""
+    found, inside = None, False
+    for line in open("/proc/self/smaps"):
+        if "-" in line.split(" ", 1)[0]:  # a mapping's first line: "start-end perms offset dev inode path"
+            inside = line.rstrip().endswith(str(file))
+        elif inside and line.startswith("Rss:"):
+            found = (found or 0) + int(line.split()[1])
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads Linux's /proc/self/smaps")
+def test_loading_reads_the_weights_in_so_the_first_pass_does_not(marian_folder, tmp_path):
+    """A file of 59 MB: the kernel maps a small one whole at its first touch."""
+    from transformers import MarianConfig, MarianMTModel
+
+    folder = copy_of(marian_folder, tmp_path)
+    config = MarianConfig.from_pretrained(folder)
+    config.d_model, config.encoder_ffn_dim, config.decoder_ffn_dim = 512, 2048, 2048
+    MarianMTModel(config).save_pretrained(folder)
+    loaded = load_model(str(folder), device="cpu")
+    weights = folder / "model.safetensors"
+    mapped = resident_kib(weights.resolve())
+    assert mapped is not None, "the library no longer maps the file: read_in has nothing left to do"
+    assert mapped * 1024 >= 0.9 * weights.stat().st_size
+    assert loaded.model.hf is not None  # held until here, so is its mapping

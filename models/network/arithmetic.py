@@ -3,14 +3,15 @@ it has none.
 
 A model loaded in bfloat16 (``ATLAS_DTYPE=bfloat16``: half the memory) runs its matrix products in bfloat16. On a
 CPU without AVX512-BF16 or AMX, oneDNN emulates them, 3–4× slower than float32 on the same CPU: a Qwen2.5-0.5B-sized
-model read a 94-token prompt in 4.1–4.8 s, and in 1.6–2.1 s with :func:`float32_arithmetic` (``docs/performance.md``).
+model read 94 tokens in 4.1–5.0 s, and in 0.9–1.0 s under :func:`float32_arithmetic` (``docs/performance.md``).
 Each product's inputs are bfloat16, so their products are exact in float32, and either way they are summed in
 float32: only the order of the sums differs. The result is rounded back to bfloat16, as the library's is, so every
 layer after it reads the dtype it was built for.
 
 The weights stay in bfloat16: each is widened as it is used, a slice at a time (:data:`WIDENED_ELEMENTS`), so a
-128,000-token output layer never has a float32 twin. The mode is the calling thread's alone (PyTorch keeps the
-torch-function mode stack per thread), so one server thread's pass does not change another's.
+128,000-token output layer never has a float32 twin. Where gradients are taken (attribution) the products stay in
+bfloat16: the backward pass would need every widened slice kept. The mode is the calling thread's alone (PyTorch
+keeps the torch-function mode stack per thread), so one server thread's pass does not change another's.
 """
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ class _Float32Products(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if torch.is_grad_enabled():  # a gradient would keep every widened slice alive until the backward pass
+            return func(*args, **kwargs)
         if func is F.linear and args[1].dtype == torch.bfloat16:
             return _linear(args[0], args[1], args[2] if len(args) > 2 else kwargs.get("bias"))
         if func is torch.matmul and args[0].dtype == torch.bfloat16 and args[1].dtype == torch.bfloat16:

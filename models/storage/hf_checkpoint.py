@@ -26,7 +26,7 @@ from ..network.hf_languages import check_layout, language_tags, unknown_code
 from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
-from .load_limits import too_many_parameters
+from .load_limits import read_in, too_many_parameters
 from .prompted import Prompted, load_decoder_only
 
 #: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
@@ -130,6 +130,7 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
                                                       trust_remote_code=False, dtype=dtype)
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
+    read_in(model)
     translator = HFTranslator(model, tokenizer.unk_token_id)
     if config["model_type"] == "t5" and not (tags := target_tags(tokenizer)):
         tasks = T5Tasks(tokenizer, t5_tasks(config, path.name), path.name)

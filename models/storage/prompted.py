@@ -23,6 +23,7 @@ from ..network.hf_prompt import (
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Specials
 from .languages import EN_FR, language_name
+from .load_limits import read_in
 
 #: The longest instruction of one's own: a few sentences around the one translated.
 MAX_INSTRUCTION_CHARS = 500
@@ -118,6 +119,7 @@ def load_decoder_only(path: Path, name: str, dtype: torch.dtype
         specials = _specials(tokenizer, model)
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         raise ValueError(f"{path.name} cannot be read ({e}).") from e
+    read_in(model)
     translator = DecoderOnlyTranslator(model, specials)
     prompted = Prompted(tokenizer, instruction_for(name), path.name, specials.start, specials.eos,
                         translator.max_positions)
