@@ -283,11 +283,29 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
-    assert applicable(model) == (ATTENTION, "attention norm", "ALTI", "gradient×input", "integrated gradients")
-    for matrix in ("ALTI+ rollout", "attention rollout", "value zeroing"):
+    assert applicable(model) == (ATTENTION, "attention norm", "ALTI", "attention rollout", "gradient×input",
+                                 "integrated gradients")
+    for matrix in ("ALTI+ rollout", "value zeroing"):
         assert "decoder-only model's one stack" in not_applicable(model, matrix)
     if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
         assert "Gemma2's post-attention norm" in not_applicable(family[0].model, "ALTI")
+
+
+def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_multiply(family):
+    loaded, library, *_ = family
+    trace = greedy(loaded.model, loaded.tokenizers, TEXTS[1])
+    S = len(trace.source.ids)
+    ids = torch.tensor([[*trace.source.ids, loaded.model.specials.start, *trace.target_ids[:-1]]])
+    with torch.no_grad():
+        every = torch.stack(library(input_ids=ids, output_attentions=True).attentions, 1)[0].mean(1)  # [L, M, M]
+    R, want = torch.eye(ids.shape[1]), []
+    for weights in every.double():
+        R = (0.5 * weights + 0.5 * torch.eye(len(weights))) @ R  # Abnar & Zuidema, the residual half
+        want.append(R[S:].numpy())  # the written tokens' rows
+    want = np.stack(want)  # [L, T, S + T]
+    found = layered(Sentence(loaded.model, trace, {}), "attention rollout")
+    np.testing.assert_allclose(found.prefix, want[..., S:].sum(-1), atol=1e-4)  # what they have written
+    np.testing.assert_allclose(found.layers, want[..., :S] / want[..., :S].sum(-1, keepdims=True), atol=1e-4)
 
 
 def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):

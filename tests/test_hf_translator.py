@@ -11,7 +11,8 @@ from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.decoding.trace import Reading
-from models.network.hf_translator import HFTokenizer, HFTranslator
+from models.network.hf_tokenizer import HFTokenizer
+from models.network.hf_translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
 
 from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps, assert_same_beams, tiny_marian

@@ -52,8 +52,8 @@ STACK = Need(lambda model: bool(model.sublayer_sites()) or model.continues_promp
              "to roll out, and no layer output a zeroed value alone changes (its context enters a recurrence that "
              "carries it into every later step)")
 ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
-                 "translation in every layer, and rolling out through it, or zeroing a prompt token's values in it, is "
-                 "not read here")
+                 "translation in every layer: its ALTI terms are read at the written tokens' rows only, so not rolled "
+                 "out through the prompt's, and zeroing a prompt token's values in it is not read here")
 PARTS = Need(lambda model: model.parts_readable, "this model normalises what its attention adds before adding it "
              "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
@@ -140,7 +140,7 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            lambda s, _: alti_rollout(s), (WEIGHTS, ONE_STACK, STACK)),
     Matrix("attention rollout", "Attention rollout: ½ attention + ½ residual, multiplied through the layers",
            "share", "the weights, half residual, multiplied through the layers (Abnar & Zuidema 2020)", "layer",
-           lambda s, _: attention_rollout(s), (WEIGHTS, ONE_STACK, STACK)),
+           lambda s, _: attention_rollout(s), (WEIGHTS, STACK)),
     Matrix("value zeroing", "Value zeroing: how far the layer's output moves without each source token's values",
            "share", "the change in the layer's output when a token's values are zeroed (Mohebbi et al. 2023)",
            "layer", value_zeroing, (WEIGHTS, ONE_STACK, STACK), _zeroing_seconds,

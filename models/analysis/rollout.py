@@ -13,15 +13,23 @@ One layer mixes positions; a rollout multiplies the mixing matrices of all layer
 - **ALTI+ rollout** (Ferrando et al. 2022, "Towards Opening the Black Box of Neural Machine Translation"): each is
   the sub-layer's ALTI contributions (:func:`.contributions.alti_terms`), the residual among them.
 
+A decoder-only model (a chat model) has one stack: every position's input is its own token, the prompt's S
+then the T written, and each layer mixes them causally, so its attention rollout is R = Π_l (½ mean_h α^l + ½ I)
+over [S + T, S + T] (``α^l``: the prompt over itself, and the written tokens over both: the three kinds stitched),
+read at the written rows; its prefix is what they have written. (Its ALTI terms are taken at the written rows
+only, so ALTI+ is not rolled out through the prompt's.)
+
 Rows stay distributions, so each written piece splits into the source's share and the prefix's. The feed-forward
 blocks are left out, as both methods do: they mix nothing across positions. Read up to layer l, a rollout says
 what drives the word so far, not which word it translates; that difference is measured (``models.align``).
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import Tensor
 
+from ..decoding.kinds import AttentionKinds, attention_kinds
 from ..network.parts import AttentionParts, Sublayer
 from .contributions import Layered, Sentence, alti_terms, row_shares
 
@@ -41,6 +49,29 @@ def rolled(encoder: list[Tensor], decoder: list[Tensor], cross: list[Tensor]) ->
         R = cross_mixing[:, :S] @ source + cross_mixing[:, S:] * R
         found.append(R)
     return torch.stack(found)  # [L, T, S + T]
+
+
+def stack_rolled(mixing: list[Tensor], S: int) -> Tensor:
+    """Each layer's rollout [L, T, S + T] of one stack from its mixing matrices L × [S + T, S + T], read at the T
+    written rows (after the S prompt ones)."""
+    R = torch.eye(len(mixing[0]), dtype=mixing[0].dtype, device=mixing[0].device)
+    found = []
+    for m in mixing:
+        R = m @ R
+        found.append(R[S:])
+    return torch.stack(found)  # [L, T, S + T]
+
+
+def _stacked_halves(kinds: AttentionKinds) -> list[Tensor]:
+    """Abnar & Zuidema's mixing of each layer of one stack, ½ its heads' mean weights and ½ the residual, from the
+    kinds read off it: the prompt over itself (``encoder``), the written tokens over both (``cross``, ``decoder``)."""
+    S, T = kinds.encoder.shape[-1], kinds.decoder.shape[-1]
+    found = []
+    for encoder, cross, decoder in zip(kinds.encoder, kinds.cross, kinds.decoder, strict=True):  # [heads, ·, ·]
+        weights = np.block([[encoder.mean(0), np.zeros((S, T), dtype=encoder.dtype)],
+                            [cross.mean(0), decoder.mean(0)]])  # [S + T, S + T], causal
+        found.append(0.5 * torch.from_numpy(weights) + 0.5 * torch.eye(S + T))
+    return found
 
 
 def _layered(R: Tensor, S: int) -> Layered:
@@ -63,8 +94,12 @@ def _rollout(parts: AttentionParts, mixing) -> Tensor:
 
 @torch.inference_mode()
 def attention_rollout(sentence: Sentence) -> Layered:
-    """Abnar & Zuidema's rollout of the raw weights, read at each decoder layer."""
-    return _layered(_rollout(sentence.parts, _half), len(sentence.trace.source.ids))
+    """Abnar & Zuidema's rollout of the raw weights, read at each decoder layer (a decoder-only model's: at each
+    layer of its one stack)."""
+    S = len(sentence.trace.source.ids)
+    if sentence.model.continues_prompt:
+        return _layered(stack_rolled(_stacked_halves(attention_kinds(sentence.model, sentence.trace)), S), S)
+    return _layered(_rollout(sentence.parts, _half), S)
 
 
 @torch.inference_mode()

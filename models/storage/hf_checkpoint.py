@@ -23,7 +23,8 @@ import torch
 
 from ..network.hf_decoder_only import DECODER_ONLY_TYPES
 from ..network.hf_languages import check_layout, language_tags, unknown_code
-from ..network.hf_translator import MODEL_TYPES, HFTokenizer, HFTranslator
+from ..network.hf_tokenizer import HFTokenizer
+from ..network.hf_translator import MODEL_TYPES, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
 from .load_limits import read_in, too_many_parameters
