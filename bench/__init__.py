@@ -22,6 +22,7 @@
     python -m bench hub-model              # an opus-mt-en-fr-sized Marian, random: load, heatmap, memory (hub_model)
     python -m bench hub-model --size tc-big  # the same at opus-mt-tc-big's size (235 M parameters)
     python -m bench hub-model --size nllb-600m  # NLLB-200-distilled-600M's size, float32 and bfloat16 (nllb_model)
+    python -m bench widening --size qwen2.5-0.5b  # a chat model's pass: bfloat16 vs float32 products (llm_model)
     python -m bench dtype --data ../shared/data/multi30k  # bfloat16 vs float32: greedy outputs that differ (dtype)
     python -m bench hub-lru                # visitors asking for five such Hub models in turn: server RSS (hub_model)
     python -m bench step                   # the step slider in a browser: key press → settled (browser)

@@ -17,7 +17,7 @@ def main(argv=None) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
-                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "dtype",
+                                    "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "widening", "dtype",
                                     "readings", "which"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
@@ -51,7 +51,7 @@ def main(argv=None) -> None:
                    default="opus-mt", help="for hub-model: opus-mt-en-fr's shape (75.1 M parameters), "
                    "opus-mt-tc-big's (235 M), nllb-200-distilled-600M's (615 M, in float32 and in bfloat16), "
                    "t5-small's (60.5 M), Qwen2.5-0.5B-Instruct's (494 M) or EuroLLM-1.7B-Instruct's (1.66 B), "
-                   "the last two in bfloat16")
+                   "the last two in bfloat16; for widening: one of the last two")
     args = p.parse_args(argv)
     if args.modules and args.what != "mutants":
         p.error(f"{args.what} takes no modules")
@@ -64,6 +64,11 @@ def main(argv=None) -> None:
         from .open_time import bench_charts, bench_open
 
         (bench_open if args.what == "open" else bench_charts)(args.repeats)
+        return
+    if args.what == "widening":
+        from .llm_model import bench_widening
+
+        bench_widening(args.size, args.repeats)
         return
     if args.what in ("hub-model", "hub-lru"):
         from .hub_model import bench_hub_lru, bench_hub_model

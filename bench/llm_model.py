@@ -3,6 +3,7 @@ weights: none can be fetched here.
 
     python -m bench hub-model --size qwen2.5-0.5b
     python -m bench hub-model --size eurollm-1.7b
+    python -m bench widening --size qwen2.5-0.5b --repeats 2   # one pass in bfloat16 beside float32 products
 
 Builds once, under ``.bench/<name>-sized/``, a randomly initialised model in bfloat16 of each one's published shape
 (Qwen2.5-0.5B-Instruct's config.json: 24 layers of width 896, 14 query heads over 2 key–value heads, feed-forward
@@ -73,3 +74,41 @@ def bench_llm_model(size: str) -> None:
     folder = build(size)
     os.environ.setdefault("ATLAS_MAX_PARAMETERS", "2000000000")  # this machine's cap in bfloat16 admits neither
     report(f"{size}-sized {SHAPES[size][0]}", folder, measure(folder, dtype="bfloat16"))
+
+
+#: The slices :mod:`models.network.arithmetic` may widen at once, in weight elements, compared by ``bench widening``.
+SLICES = (16 << 20, 1 << 20, 1 << 18, 1 << 16)
+
+
+def bench_widening(size: str, repeats: int) -> None:
+    """One pass of the ``size``-shaped model over the bench sentence's prompt and 25 pieces forced (every attention
+    returned, the output layer at the 25), in bfloat16 products and in float32 ones at each of :data:`SLICES`,
+    ``repeats`` rounds in turn; the seconds of each."""
+    import time
+    from contextlib import nullcontext
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from models.network import arithmetic
+    from models.storage.load_limits import read_in
+
+    model = AutoModelForCausalLM.from_pretrained(build(size), dtype=torch.bfloat16, attn_implementation="eager").eval()
+    read_in(model)
+    if arithmetic.native_bfloat16(torch.device("cpu")):
+        print("this CPU multiplies bfloat16 itself (AVX512-BF16 or AMX): nothing is widened here")
+    ids = torch.randint(1000, 2000, (1, len(SENTENCE.split()) * 3 + 25))  # about the prompt's tokens, and the 25
+    found = {}
+    for _ in range(repeats):
+        for elements in (None, *SLICES):
+            arithmetic.WIDENED_ELEMENTS = elements or arithmetic.WIDENED_ELEMENTS
+            widened = arithmetic.float32_arithmetic(model.lm_head.weight) if elements else nullcontext()
+            started = time.perf_counter()
+            with torch.inference_mode(), widened:
+                states = model.model(input_ids=ids, output_attentions=True).last_hidden_state
+                model.lm_head(states[:, -25:])
+            found.setdefault(elements, []).append(time.perf_counter() - started)
+    print(f"{size}-sized, one pass over {ids.shape[1]} tokens, seconds per round:")
+    for elements, seconds in found.items():
+        label = "bfloat16 products" if elements is None else f"float32 products, slices of {elements:,} elements"
+        print(f"  {label}: {' / '.join(f'{s:.2f}' for s in seconds)}")

@@ -298,7 +298,7 @@ def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_m
     ids = torch.tensor([[*trace.source.ids, loaded.model.specials.start, *trace.target_ids[:-1]]])
     with torch.no_grad():
         every = torch.stack(library(input_ids=ids, output_attentions=True).attentions, 1)[0].mean(1)  # [L, M, M]
-    R, want = torch.eye(ids.shape[1]), []
+    R, want = torch.eye(ids.shape[1], dtype=torch.float64), []
     for weights in every.double():
         R = (0.5 * weights + 0.5 * torch.eye(len(weights))) @ R  # Abnar & Zuidema, the residual half
         want.append(R[S:].numpy())  # the written tokens' rows

@@ -51,8 +51,8 @@ class _Float32Products(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if torch.is_grad_enabled():  # a gradient would keep every widened slice alive until the backward pass
-            return func(*args, **kwargs)
+        if torch.is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return func(*args, **kwargs)  # a gradient would keep every widened slice alive until the backward pass
         if func is F.linear and args[1].dtype == torch.bfloat16:
             return _linear(args[0], args[1], args[2] if len(args) > 2 else kwargs.get("bias"))
         if func is torch.matmul and args[0].dtype == torch.bfloat16 and args[1].dtype == torch.bfloat16:
