@@ -77,7 +77,7 @@ def bench_llm_model(size: str) -> None:
 
 
 #: The slices :mod:`models.network.arithmetic` may widen at once, in weight elements, compared by ``bench widening``.
-SLICES = (16 << 20, 1 << 20, 1 << 18, 1 << 16)
+SLICES = (16 << 20, 1 << 20, 1 << 19, 1 << 18, 1 << 16)
 
 
 def bench_widening(size: str, repeats: int) -> None:

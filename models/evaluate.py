@@ -23,8 +23,9 @@ from pathlib import Path
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
-from .storage.hub import LoadedModel, chosen_languages, language_options, load_model
+from .storage.hub import chosen_languages, language_options, load_model
 from .storage.languages import assumed, may_translate, pair_name
+from .storage.loaded import LoadedModel
 from .tables.scores import by_length, scores
 
 

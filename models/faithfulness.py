@@ -27,8 +27,9 @@ from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
 from .storage.card import write_card
-from .storage.hub import CheckpointError, LoadedModel, chosen_languages, language_options, load_model
+from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import assumed
+from .storage.loaded import LoadedModel
 from .storage.reading_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
 
 RANDOM = "random"

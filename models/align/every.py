@@ -24,7 +24,7 @@ from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
 from ..storage.alignment_record import AlignmentRow
 from ..storage.gold import GoldPair, format_links
-from ..storage.hub import LoadedModel
+from ..storage.loaded import LoadedModel
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

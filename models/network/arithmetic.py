@@ -3,7 +3,7 @@ it has none.
 
 A model loaded in bfloat16 (``ATLAS_DTYPE=bfloat16``: half the memory) runs its matrix products in bfloat16. On a
 CPU without AVX512-BF16 or AMX, oneDNN emulates them, 3–4× slower than float32 on the same CPU: a Qwen2.5-0.5B-sized
-model read 94 tokens in 4.1–5.0 s, and in 0.9–1.0 s under :func:`float32_arithmetic` (``docs/performance.md``).
+model read 85 tokens in 3.9–4.0 s, and in 1.3–1.6 s under :func:`float32_arithmetic` (``python -m bench widening``).
 Each product's inputs are bfloat16, so their products are exact in float32, and either way they are summed in
 float32: only the order of the sums differs. The result is rounded back to bfloat16, as the library's is, so every
 layer after it reads the dtype it was built for.
@@ -22,11 +22,13 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.overrides import TorchFunctionMode
 
-#: The most weight elements widened to float32 at once (1 MiB): a slice small enough to stay in the CPU's cache
-#: between its widening and its product, so widening costs no trip to memory. A Qwen2.5-0.5B-sized model's
-#: 94-token pass took 1.5–1.7 s with slices of 16 M elements, 0.9–1.0 s with 1 M or 256 K, 1.4–1.9 s with 64 K
-#: (too narrow a product); a EuroLLM-1.7B-sized one's 75 tokens, 2.9–3.2 s with 256 K or 512 K, 4.0–5.6 s with 1 M.
-WIDENED_ELEMENTS = 1 << 18
+#: The most weight elements widened to float32 at once (2 MiB): a slice small enough to stay in the CPU's cache
+#: between its widening and its product, so widening costs no second trip to memory, and wide enough for an efficient
+#: product. ``python -m bench widening --size S --repeats 3``, one pass over 85 tokens, seconds per round, slices
+#: of 16 M / 1 M / 512 K / 256 K / 64 K elements: Qwen2.5-0.5B-sized 1.5–2.0 / 1.5–1.8 / 1.3–1.6 / 1.4–1.5 /
+#: 2.0–2.2 (bfloat16 products: 3.9–4.0); EuroLLM-1.7B-sized 5.1–6.1 / 3.1–4.8 / 3.0–3.5 / 3.2–3.8 / 4.4–5.0
+#: (bfloat16 products: 10.4–10.9).
+WIDENED_ELEMENTS = 1 << 19
 
 
 def native_bfloat16(device: torch.device) -> bool:

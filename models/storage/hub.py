@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import torch
@@ -26,19 +26,18 @@ from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
 from .. import ROOT
-from ..decoding.trace import Reading
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
 from ..network.device import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, Translator
 from .alignment_record import default_reading
-from .hf_checkpoint import ManyToMany, T5Tasks, is_hf_config, load_hf
+from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
-from .languages import Asking, Languages, may_translate, own_languages, pair_name
+from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
+from .loaded import LoadedModel
 from .model_card import CardFacts, read_card
-from .prompted import Prompted
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -47,68 +46,6 @@ MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
 MAX_VOCAB = 100_000
 MAX_WIDTH = 4096
 MAX_LAYERS = 24
-
-
-@dataclass(frozen=True, eq=False)
-class LoadedModel:
-    model: Translator
-    tokenizers: TokenizerPair
-    path: Path  # the local directory the files were read from
-    device: torch.device
-    reading: Reading | None  # the reading of its attention shown first (None without attention)
-    languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
-    card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
-    pairs: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
-    # pair; None: a model of one pair
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The languages a model of several pairs (many-to-many, T5 of several tasks, chat) can be set to, by its own
-        codes; () for a model of one pair."""
-        return self.pairs.codes if self.pairs else ()
-
-    def speaking(self, source: str | None, target: str | None) -> LoadedModel:
-        """This model translating ``source`` → ``target`` (its own codes; None: the side as it is): a many-to-many
-        model set to that pair (sharing its weights), a model of one pair itself when the pair is its own;
-        ValueError (for users) otherwise."""
-        source, target = source or self.languages[0], target or self.languages[1]
-        if self.pairs is None:
-            if may_translate(self.languages, (source, target)):
-                return self
-            raise ValueError(f"{self.path.name} translates {pair_name(self.languages)} only; languages are picked "
-                             "for a many-to-many model (M2M100, NLLB-200, mBART-50), a T5 of several tasks or a chat "
-                             "model.")
-        model, tokenizers = self.pairs.pair(self.model, source, target)
-        return replace(self, model=model, tokenizers=tokenizers, languages=(source, target))
-
-    def asked(self, asking: Asking) -> LoadedModel:
-        """This model asked with ``asking``'s instruction (a chat model's), in its pair: the two below in one."""
-        return self.instructed(asking.instruction).speaking(*asking.languages)
-
-    @property
-    def instruction(self) -> str | None:
-        """What a chat model is asked with ({source}, {target}, {sentence}); None for any other model."""
-        return self.pairs.instruction if isinstance(self.pairs, Prompted) else None
-
-    def instructed(self, instruction: str | None) -> LoadedModel:
-        """This decoder-only model asked with ``instruction`` (with ``{sentence}``, and ``{source}``, ``{target}``
-        for the languages' names) for its pair; itself for None; ValueError (for users) for any other model."""
-        if instruction is None:
-            return self
-        if not isinstance(self.pairs, Prompted):
-            raise ValueError(f"{self.path.name} is not asked with an instruction: only a chat model (Llama, Qwen2, "
-                             "Gemma2) reads one.")
-        prompted = self.pairs.asking(instruction)
-        return replace(self, pairs=prompted, tokenizers=prompted.pair(self.model, *self.languages)[1])
-
-    @property
-    def variant(self) -> str:
-        return self.model.variant
-
-    @property
-    def supervised(self) -> Reading | None:
-        """The head trained to align (its card says guided alignment), or None."""
-        return self.card.supervised_head(self.model.attention_shape)
 
 
 @dataclass(frozen=True)

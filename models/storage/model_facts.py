@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from ..decoding.trace import Reading
 from .card import load_records, model_description
-from .hub import BUNDLED_DIR, LoadedModel
+from .hub import BUNDLED_DIR
 from .languages import Languages
+from .loaded import LoadedModel
 
 
 @dataclass(frozen=True)

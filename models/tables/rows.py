@@ -32,8 +32,8 @@ from ..decoding.lines import BATCH
 from ..decoding.trace import Reading, Trace
 from ..storage.alignment_record import trial_best
 from ..storage.gold import GoldPair
-from ..storage.hub import LoadedModel
 from ..storage.languages import language_name, may_translate, pair_name
+from ..storage.loaded import LoadedModel
 from .columns import PAIR_STATS, STATS, column
 from .scores import by_length, scores
 

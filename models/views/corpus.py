@@ -25,8 +25,8 @@ from ..decoding.lines import BATCH
 from ..decoding.trace import Reading
 from ..storage.card import bucket_label
 from ..storage.examples import load_examples
-from ..storage.hub import LoadedModel
 from ..storage.languages import Languages, assumed
+from ..storage.loaded import LoadedModel
 from ..tables.columns import PAIR_STATS, STATS, column, order, parse
 from ..tables.files import table_csv, table_json
 from ..tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary

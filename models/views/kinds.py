@@ -11,7 +11,7 @@ from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from ..decoding.trace import Reading, Trace
 from ..extras import EXTRAS, available
 from ..network.translator import Translator
-from ..storage.hub import LoadedModel
+from ..storage.loaded import LoadedModel
 
 #: What each attention is called in a sentence.
 NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..analysis.matrices import MATRICES, not_applicable
 from ..decoding.trace import Reading
 from ..network.attention import SCORES
-from ..network.translator import Translator
 from ..network.hf_languages import unknown_code
+from ..network.translator import Translator
 from ..storage.card import variant
 from ..storage.examples import Example, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_configs

@@ -35,8 +35,8 @@ from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
 from ..storage.alignment_record import trial_best
 from ..storage.gold import GoldPair
-from ..storage.hub import LoadedModel
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
+from ..storage.loaded import LoadedModel
 from ..storage.reading_scores import aligned
 
 

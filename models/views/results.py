@@ -29,8 +29,9 @@ from ..storage.card import (
     training_data,
 )
 from ..storage.head_record import importance_grid, read_heads
-from ..storage.hub import LoadedModel, bundled_models, resolve
+from ..storage.hub import bundled_models, resolve
 from ..storage.languages import language_name
+from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 from ..storage.model_facts import model_facts
 from ..storage.reading_scores import ReadingScore, read_faithfulness, reading_scores
