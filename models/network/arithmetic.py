@@ -3,7 +3,7 @@ it has none.
 
 A model loaded in bfloat16 (``ATLAS_DTYPE=bfloat16``: half the memory) runs its matrix products in bfloat16. On a
 CPU without AVX512-BF16 or AMX, oneDNN emulates them, 3–4× slower than float32 on the same CPU: a Qwen2.5-0.5B-sized
-model read 85 tokens in 3.9–4.0 s, and in 1.3–1.6 s under :func:`float32_arithmetic` (``python -m bench widening``).
+model read 85 tokens in 3.7–3.9 s, and in 0.8–0.9 s under :func:`float32_arithmetic` (``python -m bench widening``).
 Each product's inputs are bfloat16, so their products are exact in float32, and either way they are summed in
 float32: only the order of the sums differs. The result is rounded back to bfloat16, as the library's is, so every
 layer after it reads the dtype it was built for.
@@ -22,12 +22,12 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.overrides import TorchFunctionMode
 
-#: The most weight elements widened to float32 at once (2 MiB): a slice small enough to stay in the CPU's cache
-#: between its widening and its product, so widening costs no second trip to memory, and wide enough for an efficient
-#: product. ``python -m bench widening --size S --repeats 3``, one pass over 85 tokens, seconds per round, slices
-#: of 16 M / 1 M / 512 K / 256 K / 64 K elements: Qwen2.5-0.5B-sized 1.5–2.0 / 1.5–1.8 / 1.3–1.6 / 1.4–1.5 /
-#: 2.0–2.2 (bfloat16 products: 3.9–4.0); EuroLLM-1.7B-sized 5.1–6.1 / 3.1–4.8 / 3.0–3.5 / 3.2–3.8 / 4.4–5.0
-#: (bfloat16 products: 10.4–10.9).
+#: The most weight elements widened to float32 at once (1 MiB): a slice that stays in the CPU's cache between its
+#: widening and its product costs no second trip to memory; a narrower one makes an inefficient product.
+#: ``python -m bench widening --size S --repeats 3``, one pass over 85 tokens, seconds per round, slices of
+#: 16 M / 1 M / 512 K / 256 K / 64 K elements: Qwen2.5-0.5B-sized 1.33–1.37 / 0.89–0.97 / 0.81–0.91 / 0.84–0.87 /
+#: 1.49–1.52 (bfloat16 products: 3.74–3.90); EuroLLM-1.7B-sized 3.45–4.04 / 2.40–3.26 / 2.70–3.43 / 2.60–3.80 /
+#: 5.10–5.54 (bfloat16 products: 10.58–10.87).
 WIDENED_ELEMENTS = 1 << 18
 
 
@@ -53,8 +53,8 @@ def _linear(x: Tensor, weight: Tensor, bias: Tensor | None, widened: Tensor) -> 
 
 class _Float32Products(TorchFunctionMode):
     """Linear layers and batched matrix products of bfloat16 tensors, computed in float32. Every slice is widened
-    into one buffer, allocated once a pass: a new one each time would cost the kernel a page fault per 4 KiB, which
-    made the widening of a EuroLLM-sized pass take 1.9 s instead of 0.4."""
+    into one buffer, allocated once a pass: a new one each time cost the kernel a page fault per 4 KiB of it, and the
+    widening took nearly as long as the products themselves (torch's profiler, a EuroLLM-sized pass)."""
 
     def __init__(self, device: torch.device):
         super().__init__()
