@@ -186,23 +186,25 @@ def assert_same_beams(ours, out, pad: int, eos: int | None = None) -> None:
     np.testing.assert_allclose(per_piece, out.sequences_scores.numpy(), atol=1e-4)
 
 
-def assert_one_pass_is_the_steps(model, tokenizers, text: str, target) -> None:
-    """That a forced trace from the model's one teacher-forced pass (:meth:`forced_steps`) is the trace of feeding
-    the same translation a step at a time: the same pieces, log-probabilities, top pieces, attention and states."""
+def assert_one_pass_is_the_steps(model, tokenizers, texts) -> None:
+    """That, for each of ``texts``, a forced trace from the model's one teacher-forced pass (:meth:`forced_steps`)
+    is the trace of feeding the same translation a step at a time: the same pieces, log-probabilities, top pieces,
+    attention and states. Forced: a French sentence, and the model's own greedy translation."""
     import numpy as np
 
-    from models.decoding.greedy import forced
+    from models.decoding.greedy import forced, greedy
     from models.network.translator import Translator
 
     assert type(model).forced_steps is not Translator.forced_steps  # it has the pass
-    one = forced(model, tokenizers, text, target)
     stepped = copy.copy(model)
     stepped.forced_steps = lambda *args: None  # the model as one without the pass: decoding steps
-    steps = forced(stepped, tokenizers, text, target)
-    assert one.target_ids == steps.target_ids and one.top_ids == steps.top_ids
-    for got, want in ((one.cross_attention, steps.cross_attention), (one.states, steps.states)):
-        np.testing.assert_allclose(got, want, atol=1e-5)
-    np.testing.assert_allclose(one.token_logprobs, steps.token_logprobs, atol=1e-4)
+    for text in texts:
+        for target in ("le chat noir dort", greedy(model, tokenizers, text).target_ids):
+            one, steps = forced(model, tokenizers, text, target), forced(stepped, tokenizers, text, target)
+            assert one.target_ids == steps.target_ids and one.top_ids == steps.top_ids
+            for got, want in ((one.cross_attention, steps.cross_attention), (one.states, steps.states)):
+                np.testing.assert_allclose(got, want, atol=1e-5)
+            np.testing.assert_allclose(one.token_logprobs, steps.token_logprobs, atol=1e-4)
 
 
 #: t5-small's own task prefix for English→French (its config's task_specific_params).

@@ -15,7 +15,7 @@ from models.network.hf_tokenizer import HFTokenizer
 from models.network.hf_translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
 
-from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps, assert_same_beams, tiny_marian
+from .hf_helpers import ENGLISH, assert_one_pass_is_the_steps, assert_same_beams, tiny_marian
 
 TEXTS = [*ENGLISH[:4], "two girls", "a dog", "the cat", "a woman reads on the beach"]
 
@@ -101,9 +101,7 @@ def test_each_steps_cross_attention_is_the_teacher_forced_output_attentions(mari
 
 def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(marian):
     model, pair, *_ = marian
-    for text, target in zip(TEXTS[:3], FRENCH):
-        assert_one_pass_is_the_steps(model, pair, text, target)
-        assert_one_pass_is_the_steps(model, pair, text, greedy(model, pair, text).target_ids)
+    assert_one_pass_is_the_steps(model, pair, TEXTS[:3])
 
 
 @pytest.mark.parametrize("head", [("cross", 1, 0), ("encoder", 0, 1), ("decoder", 1, 1)])
