@@ -18,6 +18,10 @@ Languages = tuple[str | None, str | None]  # (source, target) codes
 EN_FR: Languages = ("en", "fr")  # the bundled models', the data folder's test sets' and the Hansards gold's
 
 
+#: The longest instruction of one's own a chat model is asked with: a few sentences around the one translated.
+MAX_INSTRUCTION_CHARS = 500
+
+
 @dataclass(frozen=True)
 class Asking:
     """What a model of several pairs is asked: translate ``languages`` (its own codes; None on a side: as it loads)

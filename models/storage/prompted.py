@@ -22,11 +22,8 @@ from ..network.hf_prompt import (
 )
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Specials
-from .languages import EN_FR, language_name
+from .languages import EN_FR, MAX_INSTRUCTION_CHARS, language_name
 from .load_limits import read_in
-
-#: The longest instruction of one's own: a few sentences around the one translated.
-MAX_INSTRUCTION_CHARS = 500
 
 
 def instruction_for(name: str) -> str:

@@ -14,9 +14,8 @@ from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
-from models.storage.hub import BUNDLED_PREFIX, LoadPolicy, bundled_models, load_model
+from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
 from models.storage.languages import Asking
-from models.storage.loaded import LoadedModel
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 

@@ -24,8 +24,8 @@ from models.analysis.matrices import (
     slug,
 )
 from models.decoding.trace import Reading, Trace, readings
+from models.storage.hub import LoadedModel
 from models.storage.languages import Asking, Languages
-from models.storage.loaded import LoadedModel
 from models.views import naming
 from models.views import readings as views
 

@@ -10,8 +10,8 @@ import streamlit as st
 from models.analysis.alignment import AttentionView
 from models.analysis.matrices import ATTENTION
 from models.decoding.trace import Reading, Trace
+from models.storage.hub import LoadedModel
 from models.storage.languages import Asking
-from models.storage.loaded import LoadedModel
 from models.views import kinds as kinds_views
 from models.views.kinds import NAMES, AttentionKinds
 from models.views.readings import MatrixView

@@ -15,10 +15,8 @@ from streamlit.runtime.pages_manager import PagesManager
 from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
 from models.network.tokenization import InputError
-from models.storage.hub import DEFAULT_MODEL, CheckpointError, bundled_models
-from models.storage.languages import Asking, Languages, language_name, pair_name
-from models.storage.loaded import LoadedModel
-from models.storage.prompted import MAX_INSTRUCTION_CHARS
+from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
+from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, language_name, pair_name
 from models.views import naming
 
 from . import url

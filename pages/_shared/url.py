@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
-from models.storage.prompted import MAX_INSTRUCTION_CHARS
+from models.storage.languages import MAX_INSTRUCTION_CHARS
 
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
 MAX_BEAM = 8
