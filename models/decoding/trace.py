@@ -170,7 +170,7 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
     ``tokens`` [B, T]; ``memory`` is the model's encoding of the batch (an RNN's steps are recorded with its
     annotations)."""
     ids = tokens[row].tolist()
-    T = written(ids, ends) + 1 if written(ids, ends) < len(ids) else len(ids)
+    T = min(written(ids, ends) + 1, len(ids))  # its end kept, where it has one
     ids, steps, S = ids[:T], steps[:T], len(source.ids)
     logprobs = torch.stack([s.log_probs[row] for s in steps])  # [T, V]
     top = logprobs.topk(TOP_K, dim=-1)
