@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.matrices import MATRICES
 from models.views.readings import unavailable
-from pages._shared import cache, charts, evidence, ui
+from pages._shared import cache, charts, evidence, readings, ui
 from pages._shared.labels import for_markdown
 
 st.title("Attention against human links")
@@ -41,8 +41,12 @@ if not evidence.affordable(loaded, forced, matrix):
     st.stop()
 gold = evidence.cached_gold_view(*model, pair, matrix, reading)
 shown = MATRICES[matrix]
-st.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair.sure, pair.possible), width="stretch",
-                key="gold_heatmap")
+chart_at, heads_at = st.columns([3, 1]) if loaded.model.fitted_reading else (st.container(), None)
+chart_at.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair.sure, pair.possible),
+                      width="stretch", key="gold_heatmap")
+if heads_at:
+    with heads_at:
+        readings.fitted_heads(loaded)
 
 with st.expander("How to read this"):
     st.markdown("Sentences aligned word by word by people (English–French: the Canadian Hansards, Och & Ney 2000). "

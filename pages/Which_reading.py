@@ -35,3 +35,4 @@ if not found.recorded:
 st.caption("Comprehensiveness and sufficiency are this sentence's, in nats, averaged over its steps; a one-word "
            "sentence has none. Each matrix is drawn at the layer (and head) it aligns best with, read at the step "
            "that writes each word. The Models page has both scores over whole test sets.")
+readings.fitted_heads(loaded, columns=2)

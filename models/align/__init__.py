@@ -50,6 +50,7 @@ from ..storage.gold import format_links
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
 from .every import SWEPT, every_row
+from .fit import FIT_ON, fit_command
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -77,6 +78,9 @@ def arguments() -> argparse.ArgumentParser:
                    "folder, one file per row)")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
                    "(shown by its card's table and the app's Models page)")
+    p.add_argument("--fit-on", choices=FIT_ON, help="fit the model's heads to the gold's links instead of scoring: "
+                   "on its trial split (the test split never read), or folds (a set with no trial split, "
+                   "cross-fitted); saved beside the model as the matrix 'fit to human links'")
     language_options(p)
     p.add_argument("--device")
     return p
@@ -85,6 +89,8 @@ def arguments() -> argparse.ArgumentParser:
 def default_rule(args: argparse.Namespace, loaded) -> str:
     """The rule of ``--method`` left out: for the model's own matrix (its card's) at its default reading, the one
     chosen with it on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
+    if args.matrix in MATRICES and (fitted := record(args.matrix).own_rule(loaded.model)):  # a probe's, on trial
+        return str(fitted)
     best = trial_best(loaded.path, loaded.model.attention_shape, args.matrix)
     own = loaded.reading and loaded.reading.key
     default = args.matrix == loaded.card.aligning_matrix and args.reading in (None, own)
@@ -120,6 +126,8 @@ def main(argv=None) -> int:
     args = arguments().parse_args(argv)
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
+        if args.fit_on:  # reads the split it fits on, and nothing else
+            return fit_command(args, loaded)
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
     except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, LinkRule
-from ..analysis.matrices import applicable, matrix_readings, not_applicable, row_name
+from ..analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
@@ -76,7 +76,9 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
     for matrix, chosen in rows.items():
         for reading in chosen:
             name = row_name(matrix, reading)
-            tried = {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT}
+            own = MATRICES[matrix].own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
+            tried = ({own.rule: own.aer} if own else
+                     {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)
             result = AlignmentRow(loaded.path.name, "test", len(test), matrix, str(rule), round(score.aer, 2),

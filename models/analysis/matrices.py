@@ -22,6 +22,7 @@ from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
 from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
+from .fitted import Tried, fitted_matrix
 from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout
 
@@ -57,6 +58,9 @@ ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model
 PARTS = Need(lambda model: model.parts_readable, "this model normalises what its attention adds before adding it "
              "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
+PROBED = Need(lambda model: model.fitted_reading is not None, "no reading of this model's heads has been fit to "
+              "human links yet: python -m models.align --model … --data gold:… --fit-on trial fits one (seconds)")
+
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")
 
@@ -83,6 +87,13 @@ class Matrix:
     rule: LinkRule = LinkRule("union")  # how its links are read by default: chosen on the gold's trial set
     least_weight: float = 0.2  # the threshold its links are read at by default: chosen there too
     whole: str = ""  # what a layer's whole is, where it is more than the layer itself ("all heads together")
+    # the rule chosen with the matrix itself on a model's trial pairs, with that choice's cross-validated AER (a
+    # probe fit there: a row of the trial set would score it on the pairs it was fit on); None: chosen like any other
+    own_choice: Callable[[Translator], Tried | None] = lambda model: None
+
+    def own_rule(self, model: Translator) -> LinkRule | None:
+        choice = self.own_choice(model)
+        return choice.rule if choice else None
 
     @property
     def slug(self) -> str:
@@ -115,6 +126,13 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
     S, T = len(trace.source.ids), len(trace.target_ids)
     return model.attention_shape[0] * S * S * T / ZEROING_CELLS_PER_SECOND
 
+
+def _fitted(sentence: Sentence, progress: Progress) -> Layered:
+    return fitted_matrix(sentence, sentence.model.fitted_reading, lambda name: layered(sentence, name))
+
+
+#: The reading fit to people's links (:mod:`.fitted`), read from the other matrices of the same pass.
+FITTED = "fit to human links"
 
 # ATTENTION (decoding/trace.py), the weights themselves, is the one matrix every page can draw, and the one a server
 # falls back to; FULL_CONTEXT is where a head trained to align with the whole translation in view aligns.
@@ -154,6 +172,10 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            _attributed("integrated gradients"), seconds=lambda _, trace: attribution.estimated_seconds(
                trace, "integrated gradients"), cheaper="Gradient×input is far cheaper",
            rule=LinkRule("intersection")),
+    Matrix(FITTED, "Fit to human links: p(link) of every word pair, from every head weighed as people's links "
+           "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "
+           "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED),
+           own_choice=lambda model: model.fitted_reading.chosen if model.fitted_reading else None),
 )}
 
 

@@ -205,6 +205,10 @@ class Translator(nn.Module, ABC):
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
 
+    #: Its heads' reading fit to human links (:class:`models.analysis.fitted.Probe`), where the loader found one
+    #: beside its weights; None otherwise. Kept on the model so every copy of it (a many-to-many pair) reads it too.
+    fitted_reading: object | None = None
+
     def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor | None:
         """The cross-attention [B, L, heads, T, S] of one teacher-forced pass over ``tgt_in`` [B, T] with the
         decoder's future mask lifted, so every position reads the whole translation: where Garg et al. (2019) read

@@ -38,6 +38,7 @@ from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .loaded import LoadedModel
 from .model_card import CardFacts, read_card
+from .probe_record import read_probe
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -238,6 +239,10 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
     else:
         (model, tokenizers), found = _load_own(path, _read_config(path, raw)), own_languages(path)
     target, card = pick_device(device), read_card(path)
+    try:
+        model.fitted_reading = read_probe(path)  # its heads' reading fit to people, where one was fit
+    except ValueError as e:
+        raise CheckpointError(f"{path.name}: {e}") from e
     loaded = LoadedModel(model.to(target).eval(), tokenizers, path, target,
                          default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                          card.aligning_matrix),

@@ -1,8 +1,9 @@
 """What the pages draw of one sentence's readings, each whole from one call: a matrix at one reading, in words or
 pieces, labelled and titled, with the target prefix's share and what was drawn in its place and why (Translate);
 why the model wrote one piece and not another (the step's contrast); every matrix side by side with its scores
-(Which reading?); a human-aligned pair under one matrix, scored (Human links). :mod:`models.analysis.matrices`
-holds every matrix's record; the server's time limit is passed in, never read here.
+(Which reading?); a human-aligned pair under one matrix, scored (Human links); which heads a reading fit to people
+singles out. :mod:`models.analysis.matrices` holds every matrix's record; the server's time limit is passed in,
+never read here.
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets.gold_sets import GOLD_SETS, PREFIX, GoldSet, GoldSetError, find_gold, gold_for, is_cached, load_gold
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
-from ..storage.alignment_record import trial_best
+from ..analysis.fitted import Probe
+from ..storage.alignment_record import aer_by_head, recorded, trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
@@ -185,8 +187,8 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading
     view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                          energies=None)
     best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
-    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix,
-                                            LinkRule.parse(best.method) if best else None)))
+    chosen = MATRICES[matrix].own_rule(loaded.model) or (LinkRule.parse(best.method) if best else None)
+    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, chosen)))
 
 
 def gold_source(languages: Languages, folder: Path) -> tuple[str, list[str]] | str:
@@ -220,3 +222,40 @@ def unavailable(error: Exception) -> bool:
     """Whether a :func:`gold_pairs` error says a named set cannot be had here (offline, say): no fault of the
     page's, unlike a folder that cannot be read."""
     return isinstance(error, GoldSetError)
+
+
+#: A grid as the charts take it: row labels (layers), column labels (heads, then the layer's whole), a value a cell.
+Grid = tuple[list[str], list[str], list[list[float | None]]]
+
+
+@dataclass(frozen=True)
+class FittedHeads:
+    """The probe's head grids, by "read one step later", each with the heads' own test AER where recorded."""
+
+    weights: dict[bool, Grid]  # the probe's weight a head (summed over the matrices and scalings reading it)
+    aer: dict[bool, Grid | None]  # each head's own attention AER on the gold test set; None where not recorded
+    about: str  # what it was fit on and how well it reads, in a sentence (cross-fitted said so)
+
+
+def fitted_about(probe: Probe) -> str:
+    data, used = probe.data, len(probe.used())
+    fit = (f"cross-fitted on the {data.pairs} pairs of {data.gold} (each fold scored by a probe fit on the others)"
+           if data.cross_fitted else f"fit on the {data.pairs} {data.split} pairs of {data.gold}")
+    return (f"A sparse logistic regression {fit}: {used} of its {len(probe.features)} features kept, links read "
+            f"by {probe.rule}; cross-validated AER {probe.chosen.aer:.1f} %. Red: more attention there makes a "
+            "link likelier; blue: less likely.")
+
+
+def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
+    """The grids of ``loaded``'s fitted probe; None where it has none, or no heads to grid."""
+    probe: Probe | None = loaded.model.fitted_reading
+    layers, heads = loaded.model.attention_shape
+    if probe is None or not layers:
+        return None
+    rows = [f"layer {n + 1}" for n in range(layers)]
+    columns = [f"head {h + 1}" for h in range(heads)] + ["layer's whole"]
+    results = recorded(loaded.path)
+    weights = {shifted: (rows, columns, [[round(float(w), 3) for w in row] for row in
+                                         probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}
+    return FittedHeads(weights, {shifted: aer_by_head(results, "test", shifted) for shifted in (False, True)},
+                       fitted_about(probe))

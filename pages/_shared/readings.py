@@ -9,7 +9,7 @@ from models.decoding.trace import Reading
 from models.storage.languages import Asking
 from models.views import readings as views
 
-from . import cache, deploy
+from . import cache, charts, deploy
 
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
@@ -40,3 +40,18 @@ def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
                chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
     loaded = cache.load(ref, revision, asking)
     return views.every_way(loaded, cache.cached_forced(ref, revision, asking, text, target), dict(chosen), scored)
+
+
+def fitted_heads(loaded, columns: int = 1) -> bool:
+    """Draw which heads people's links single out — the model's fitted probe's weight a layer × head, at the writing
+    step and one step later, each head's own AER in its tooltip — in ``columns`` columns; False where it has none."""
+    found = views.fitted_heads(loaded)
+    if found is None:
+        return False
+    places = st.columns(columns) if columns > 1 else [st.container()] * 2
+    for (shifted, grid), place in zip(found.weights.items(), places):
+        step = "one step later" if shifted else "at the writing step"
+        place.altair_chart(charts.weight_grid(grid, found.aer[shifted], f"Heads fit to people, {step}"),
+                           width="stretch", key=f"fitted_heads_{shifted}")
+    st.caption(found.about)
+    return True

@@ -9,11 +9,11 @@ decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.pa
 from .base import marked, piece_text, source_text
 from .corpus import distribution, scatter
 from .curves import attention_entropy, bleu_by_length, learning_curve, lines, quality_per_minute, scaling
-from .matrices import aer_grid, difference_heatmap, gold_links, head_grid, heatmap, similarity
+from .matrices import aer_grid, difference_heatmap, gold_links, head_grid, heatmap, similarity, weight_grid
 from .paths import context_path, shares
 from .steps import bars, beam_tree, links, top_k
 
 __all__ = ["aer_grid", "attention_entropy", "bars", "beam_tree", "bleu_by_length", "context_path",
            "difference_heatmap", "distribution", "gold_links", "head_grid", "heatmap", "learning_curve", "lines",
            "links", "marked", "piece_text", "quality_per_minute", "scaling", "scatter", "shares", "similarity",
-           "source_text", "top_k"]
+           "source_text", "top_k", "weight_grid"]

@@ -113,3 +113,23 @@ def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None
                                     tooltip=["layer", "head", alt.Tooltip("value:Q", title=measure, format=".1f")])
     numbers = base.mark_text().encode(text=alt.Text("value:Q", format=".1f"))
     return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows), autosize=FIT_WIDTH)
+
+
+def weight_grid(grid: tuple[list[str], list[str], list[list[float]]], aer: tuple | None, text: str) -> alt.LayerChart:
+    """A probe's weight per layer (rows) and head (columns; the layer's whole last), red where a head's weight
+    makes a link likelier, blue where less; each head's own AER (``aer``, a grid of the same cells) in its tooltip."""
+    rows, columns, values = grid
+    own = aer[2] if aer and len(aer[2]) == len(values) and len(aer[1]) == len(columns) else None
+    frame = pd.DataFrame([{"layer": r, "head": c, "value": v, "aer": own[i][j] if own else None}
+                          for i, (r, vs) in enumerate(zip(rows, values)) for j, (c, v) in enumerate(zip(columns, vs))])
+    bound = float(np.abs(frame["value"]).max()) or 1.0
+    base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title=None, axis=alt.Axis(orient="top",
+                                                                                            labelAngle=-45)),
+                                   y=alt.Y("layer:N", sort=rows, title=None))
+    cells = base.mark_rect().encode(
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-bound, bound]),
+                        legend=None),
+        tooltip=["layer", "head", alt.Tooltip("value:Q", title="weight", format="+.2f"),
+                 alt.Tooltip("aer:Q", title="its own AER %", format=".1f")])
+    numbers = base.mark_text(fontSize=10).encode(text=alt.Text("value:Q", format="+.1f"))
+    return alt.layer(cells, numbers).properties(title=title(text), height=28 * len(rows), autosize=FIT_WIDTH)

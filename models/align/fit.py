@@ -1,0 +1,66 @@
+"""``python -m models.align --fit-on trial`` (or ``folds``): fit a model's reading to human links
+(:mod:`models.analysis.probe_fit`) and save it beside the model (``probe.json``), where the loader, the app and every
+command read it as the matrix ``fit to human links``.
+
+``trial`` fits on the gold's trial split alone (the Hansards' 37 pairs, or the first tenth of a set by name); the
+test split is never read. ``folds`` is for a set with no trial split (``gold:en-fr`` fetched by name): its pairs
+are cross-fitted — each fold's links read by a probe chosen and fit on the other folds — and that AER is printed,
+said to be cross-fitted; the probe saved is fit on every pair and says so wherever it is shown.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..analysis.aer import alignment_score
+from ..analysis.contributions import Sentence
+from ..analysis.fitted import Probe, word_grid
+from ..analysis.matrices import layered
+from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
+from ..datasets.gold_sets import load_gold
+from ..decoding.greedy import forced
+from ..storage.gold import GoldPair, format_links
+from ..storage.loaded import LoadedModel
+from ..storage.probe_record import write_probe
+
+FIT_ON = ("trial", "folds")
+
+
+def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str) -> list[Example]:
+    """Each pair's word-cell features [F, E, K] under forced decoding of its target, with people's links."""
+    features, found = features_of(loaded.model), []
+    for pair in tqdm(pairs, desc=desc, leave=False):
+        sentence = Sentence(loaded.model, forced(loaded.model, loaded.tokenizers, " ".join(pair.source),
+                                                 " ".join(pair.target)))
+        x = word_grid(sentence, lambda name, s=sentence: layered(s, name), features).x
+        found.append(Example(x[: len(pair.target), : len(pair.source)], pair.sure, pair.possible))
+    return found
+
+
+def summary(probe: Probe, path: Path) -> dict:
+    used = probe.used()
+    return {"probe": str(path), "fit on": f"{probe.data.gold} {probe.data.split} ({probe.data.pairs} pairs)",
+            "cross-validated AER": probe.chosen.aer, "labels": probe.chosen.labels, "C": probe.chosen.strength,
+            "rule": str(probe.rule), "features used": f"{len(used)} of {len(probe.features)}",
+            "largest": [f"{f.name}: {w:+.2f}" for f, w in used[:5]], "fitting seconds": probe.seconds}
+
+
+def fit_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
+    """Fit, print what was fit (and, cross-fitted, the set's AER), save it beside the model."""
+    if args.fit_on == "trial":
+        pairs, _ = load_gold(args.data, loaded.languages, "trial")
+        probe = fit_probe(examples_of(loaded, pairs, "trial"), features_of(loaded.model), args.data, "trial")
+    else:
+        pairs, _ = load_gold(args.data, loaded.languages, "test")
+        links, probe = cross_fitted(examples_of(loaded, pairs, "test"), features_of(loaded.model), args.data)
+        score = alignment_score(links, [p.sure for p in pairs], [p.possible for p in pairs])
+        print(json.dumps({"cross-fitted AER": round(score.aer, 2), "precision": round(score.precision, 2),
+                          "recall": round(score.recall, 2), "links": score.links, "pairs": len(pairs)}))
+        if args.out:
+            Path(args.out).write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
+    path = write_probe(loaded.path, probe)
+    print(json.dumps(summary(probe, path), ensure_ascii=False))
+    return 0

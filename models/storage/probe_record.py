@@ -1,0 +1,76 @@
+"""``probe.json`` beside a model: its reading fit to human links (:class:`~models.analysis.fitted.Probe`), written by
+``python -m models.align --fit-on …`` and read by the loader, so the app reads a fitted probe instead of refitting.
+
+One JSON object, every field of the record by name; a field it does not know, or one missing, is refused with the
+file's name, so a record written by another version never reads as something it is not.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from ..analysis.fitted import Feature, FitData, Probe, Tried
+from ..analysis.link_rules import LinkRule
+
+PROBE_FILE = "probe.json"
+
+
+def _tried(t: Tried) -> dict:
+    return {"labels": t.labels, "strength": t.strength, "rule": str(t.rule), "aer": t.aer}
+
+
+def probe_json(probe: Probe) -> dict:
+    """The record as JSON: features by their three fields, rules by name."""
+    return {"features": [dataclasses.asdict(f) for f in probe.features], "mean": list(probe.mean),
+            "spread": list(probe.spread), "weights": list(probe.weights), "intercept": probe.intercept,
+            "chosen": _tried(probe.chosen), "tried": [_tried(t) for t in probe.tried],
+            "data": dataclasses.asdict(probe.data), "seconds": probe.seconds}
+
+
+def _strict(cls, found: dict, where: str):
+    names = {f.name for f in dataclasses.fields(cls)}
+    if set(found) != names:
+        raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(names)}, not {sorted(found)}")
+    return found
+
+
+def _read_tried(found: dict, where: str) -> Tried:
+    found = _strict(Tried, found, where)
+    return Tried(found["labels"], float(found["strength"]), LinkRule.parse(found["rule"]), float(found["aer"]))
+
+
+def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:
+    """The record :func:`probe_json` wrote; ValueError naming ``where`` for anything else."""
+    try:
+        found = _strict(Probe, found, where)
+        features = tuple(Feature(**_strict(Feature, f, where)) for f in found["features"])
+        sizes = {len(features), *(len(found[k]) for k in ("mean", "spread", "weights"))}
+        if len(sizes) != 1:
+            raise ValueError(f"{where}: features, mean, spread and weights differ in length")
+        return Probe(features, tuple(map(float, found["mean"])), tuple(map(float, found["spread"])),
+                     tuple(map(float, found["weights"])), float(found["intercept"]),
+                     _read_tried(found["chosen"], where), tuple(_read_tried(t, where) for t in found["tried"]),
+                     FitData(**_strict(FitData, found["data"], where)), float(found["seconds"]))
+    except (TypeError, KeyError, AttributeError) as e:
+        raise ValueError(f"{where}: not a probe record ({e})") from None
+
+
+def write_probe(directory: str | Path, probe: Probe) -> Path:
+    path = Path(directory) / PROBE_FILE
+    path.write_text(json.dumps(probe_json(probe), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def read_probe(directory: str | Path) -> Probe | None:
+    """The probe beside a model, or None without one; ValueError for a file that is not one."""
+    path = Path(directory) / PROBE_FILE
+    if not path.is_file():
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path.name}: not JSON ({e})") from None
+    if not isinstance(found, dict):
+        raise ValueError(f"{path.name}: not a probe record")
+    return probe_from_json(found, path.name)

@@ -1,0 +1,158 @@
+"""A reading fit to people (models/analysis/fitted.py, probe_fit.py; ``models.align --fit-on``): it finds a planted
+head, its cross-validation never sees the pair it predicts, its record round-trips, fitting on trial never reads
+the test split, the matrix it gives reads back the probe's own word grid, and a Hub model's probe is cross-fitted
+and says so."""
+import json
+
+import numpy as np
+import pytest
+
+from models import align
+from models.analysis.contributions import Sentence
+from models.analysis.fitted import Feature, word_grid
+from models.analysis.link_rules import rows_argmax
+from models.analysis.matrices import FITTED, applicable, layered
+from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
+from models.analysis.word_links import word_matrices
+from models.decoding.greedy import forced
+from models.decoding.trace import Reading
+from models.storage.hub import load_model, save_checkpoint
+from models.storage.probe_record import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
+
+from .helpers import make_transformer, synthetic_pairs
+from .test_align import file_aer
+from .test_gold_sets import mirror  # noqa: F401  (a fixture: gold:en-fr from a loopback server)
+
+PLANTED = Reading(1, 0)  # layer 2, head 1
+
+
+def examples(model, tokenizers, pairs, links_of) -> list[Example]:
+    """Each pair's features, its links given by ``links_of(word matrix of the planted head)``."""
+    found, features = [], features_of(model)
+    for english, french in pairs:
+        sentence = Sentence(model, forced(model, tokenizers, english, french))
+        x = word_grid(sentence, lambda name, s=sentence: layered(s, name), features).x
+        planted = word_matrices(model, tokenizers, english.split(), french.split(), {"attention": [PLANTED]})
+        links = frozenset(links_of(planted["attention"][0]))
+        found.append(Example(x, links, links))
+    return found
+
+
+def test_the_probe_puts_its_largest_weight_on_the_head_whose_argmax_the_links_are(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers, seed=3)
+    probe = fit_probe(examples(model, tiny_tokenizers, synthetic_pairs(24, 11), rows_argmax), features_of(model),
+                      "planted", "trial")
+    feature, weight = probe.used()[0]
+    assert feature.head == PLANTED and weight > 0, probe.used()[:5]
+    assert probe.chosen.aer < 10  # the planted links are read back nearly whole, out of fold
+    grid = probe.head_grid(2, 2, shifted=False)  # [L, heads + 1]
+    assert np.unravel_index(np.abs(grid).argmax(), grid.shape) == (1, 0)
+
+
+def random_examples(n: int, seed: int) -> list[Example]:
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(n):
+        F, E = rng.integers(3, 7, 2)
+        x = rng.normal(size=(F, E, 4))
+        links = frozenset((int(e), int(f)) for f, e in zip(*np.nonzero(x[..., 0] > 0.8)))
+        found.append(Example(x, links, links))
+    return found
+
+
+def test_folds_are_disjoint_and_cover_every_pair_once():
+    parts = folds(37, 5, seed=0)
+    assert sorted(np.concatenate(parts).tolist()) == list(range(37))
+    assert len(parts) == 5 and all(len(p) in (7, 8) for p in parts)
+
+
+def test_cross_validation_never_sees_the_pair_it_predicts():
+    """A pair's out-of-fold p(link) is the same whatever its own links say; another fold's moves."""
+    ours = random_examples(20, 1)
+    changed = list(ours)
+    changed[0] = Example(ours[0].x, frozenset(), frozenset())  # pair 0's links taken away
+    before, after = (out_of_fold(e, "sure", 1.0) for e in (ours, changed))
+    assert np.array_equal(before[0], after[0])
+    assert any(not np.array_equal(b, a) for b, a in zip(before[1:], after[1:]))
+
+
+def test_a_fitted_record_round_trips_and_a_field_it_does_not_know_is_refused(tmp_path):
+    probe = fit_probe(random_examples(12, 2), tuple(Feature("attention", f"1.{h}") for h in (1, 2, 3, 4)), "x",
+                      "trial")
+    write_probe(tmp_path, probe)
+    assert read_probe(tmp_path) == probe
+    found = probe_json(probe)
+    for broken in ({**found, "extra": 1}, {k: v for k, v in found.items() if k != "weights"},
+                   {**found, "data": {**found["data"], "split": None, "who": "me"}}):
+        with pytest.raises(ValueError, match="fields"):
+            probe_from_json(broken)
+    (tmp_path / PROBE_FILE).write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a probe"):
+        read_probe(tmp_path)
+
+
+def gold_folder(folder, splits: dict[str, int]):
+    """Synthetic pairs (the French is the English reversed) with their true links, ``{split: pairs}``."""
+    folder.mkdir()
+    for n, (split, count) in enumerate(splits.items()):
+        pairs = synthetic_pairs(count, 20 + n)
+        lines = {"en": [e for e, _ in pairs], "fr": [f for _, f in pairs],
+                 "gold": [" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split()))) for e, _ in pairs]}
+        for ext, text in lines.items():
+            (folder / f"{split}.{ext}").write_text("\n".join(text) + "\n")
+    return folder
+
+
+def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to_its_printed_aer(
+        tiny_tokenizers, tmp_path, monkeypatch, capsys):
+    save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers, seed=1), tiny_tokenizers)
+    gold = gold_folder(tmp_path / "gold", {"trial": 15})  # no test split on disk while fitting
+    asked = []
+    real = align.fit.load_gold
+    monkeypatch.setattr(align.fit, "load_gold", lambda data, languages, split: asked.append(split) or real(
+        data, languages, split))
+    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial"]) == 0
+    assert asked == ["trial"]
+    probe = read_probe(tmp_path / "m")
+    assert (probe.data.split, probe.data.pairs, probe.data.cross_fitted) == ("trial", 15, False)
+    assert probe.chosen == min(probe.tried, key=lambda t: (t.aer, t.strength))
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["cross-validated AER"] == probe.chosen.aer
+
+    gold_folder(tmp_path / "later", {"test": 6})
+    for ext in ("en", "fr", "gold"):
+        (gold / f"test.{ext}").write_text((tmp_path / "later" / f"test.{ext}").read_text())
+    loaded = load_model(str(tmp_path / "m"))
+    assert FITTED in applicable(loaded.model)
+    out = tmp_path / "links.txt"
+    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED, "--out",
+                       str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["method"] == str(probe.rule)
+    from models.storage.gold import read_gold
+    assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
+
+
+def test_the_fitted_matrix_reads_back_as_the_probes_own_word_grid(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers, seed=2)
+    pairs = synthetic_pairs(10, 4)
+    model.fitted_reading = fit_probe(examples(model, tiny_tokenizers, pairs, rows_argmax), features_of(model),
+                                     "planted", "trial")
+    english, french = pairs[0]
+    sentence = Sentence(model, forced(model, tiny_tokenizers, english, french))
+    grid = word_grid(sentence, lambda name: layered(sentence, name), model.fitted_reading.features)
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
+    assert np.allclose(read, model.fitted_reading.probability(grid.x), atol=1e-6)
+    assert ((read > 0) & (read < 1)).all()
+
+
+def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_says_so(mirror, tmp_path,  # noqa: F811
+                                                                                    capsys):
+    from .hf_helpers import tiny_marian
+
+    marian = tiny_marian(tmp_path / "opus")
+    assert align.main(["--model", str(marian), "--data", "gold:en-fr", "--fit-on", "folds"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert "cross-fitted AER" in printed[0]
+    probe = load_model(str(marian)).model.fitted_reading
+    assert probe.data.cross_fitted and probe.data.split == "test" and probe.data.gold == "gold:en-fr"
+    assert {f.source for f in probe.features} >= {"attention", "attention norm", "ALTI"}
