@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
-from .analysis.matrices import applicable, matrix_readings, read, row_name
+from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
@@ -35,17 +35,18 @@ from .storage.reading_scores import FAITHFULNESS_FILE, Faithfulness, Faithfulnes
 RANDOM = "random"
 
 
-def rows_of(loaded: LoadedModel) -> dict[str, list[Reading | None]]:
-    """``{matrix: readings}`` scored: every layer's whole, and the model's own head of a head-wise matrix."""
+def rows_of(loaded: LoadedModel, matrices: list[str] | None = None) -> dict[str, list[Reading | None]]:
+    """``{matrix: readings}`` scored, of ``matrices`` (None: every one the model has): every layer's whole, and the
+    model's own head of a head-wise matrix."""
     own = loaded.reading.plain if loaded.reading else None
     return {m: [r for r in matrix_readings(loaded.model, m) if r is None or r.head is None or r == own]
-            for m in applicable(loaded.model)}
+            for m in applicable(loaded.model) if matrices is None or m in matrices}
 
 
-def sentence_rows(loaded: LoadedModel, trace, seed: int) -> dict:
+def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[str] | None = None) -> dict:
     """Every row's scores on one translation, ``{row name: Faithfulness}``."""
     weights, sentence = {}, Sentence(loaded.model, trace)
-    for matrix, chosen in rows_of(loaded).items():
+    for matrix, chosen in rows_of(loaded, matrices).items():
         for reading, w in zip(chosen, read(sentence, matrix, chosen)):
             weights[row_name(matrix, reading)] = (matrix, reading, w)
     weights[RANDOM] = (RANDOM, None, random_matrix(trace, seed))
@@ -59,21 +60,29 @@ def main(argv=None) -> int:
     p.add_argument("--data", required=True, help="sacrebleu:NAME, gold:SRC-TGT or DIR[:split=SPLIT]")
     p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")
     p.add_argument("--sentences", type=int, default=100, help="how many of its first sentences (default 100)")
-    p.add_argument("--save", action="store_true", help=f"write {FAITHFULNESS_FILE} beside the checkpoint")
+    p.add_argument("--matrix", nargs="+", choices=list(MATRICES), help="score only these (default: every one the "
+                   "model has), each beside the random floor")
+    p.add_argument("--save", action="store_true", help=f"write {FAITHFULNESS_FILE} beside the checkpoint (every "
+                   "matrix's rows: not with --matrix)")
     language_options(p)
     p.add_argument("--device")
     args = p.parse_args(argv)
     if args.sentences < 1:
         raise SystemExit("error: --sentences must be at least 1")
+    if args.save and args.matrix:
+        raise SystemExit("error: --save writes every matrix's rows; leave --matrix out")
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         sources = list(read_named(args.data, assumed(loaded.languages), args.split).first(args.sentences).sources)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
+    for matrix in args.matrix or ():
+        if reason := not_applicable(loaded.model, matrix):
+            raise SystemExit(f"error: --matrix {matrix}: {reason}")
     traces = greedy_batch(loaded.model, loaded.tokenizers, sources)
     found: dict[str, tuple] = {}
     for n, trace in enumerate(tqdm(traces, desc="sentences", leave=False)):
-        for name, (what, f) in sentence_rows(loaded, trace, seed=n).items():
+        for name, (what, f) in sentence_rows(loaded, trace, n, args.matrix).items():
             _, comp, suff = found.setdefault(name, (what, [], []))
             comp.append(f.comprehensiveness)
             suff.append(f.sufficiency)

@@ -21,7 +21,7 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     assert_no_exception(page)
     texts = page.evaluate(PANELS)
     for name in ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing",
-                 "integrated gradients", "random"):
+                 "integrated gradients", "fit to human links", "random"):
         assert any(t.startswith(name) for t in texts), name
     page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI ']").first.click()
     page.wait_for_function(f"location.search.includes('read=ALTI') && document.querySelector('.vega-embed svg') "
@@ -29,6 +29,30 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     wait_idle(page)
     assert "read=ALTI" in page.url and "/Which_reading" not in page.url
     assert_no_exception(page)
+
+
+FITTED_GRID = """() => {
+  const grid = [...document.querySelectorAll('.vega-embed')].find(e => e.textContent.includes('Writing step'));
+  return grid ? {top: grid.getBoundingClientRect().top, wide: document.documentElement.scrollWidth,
+                 shown: document.documentElement.clientWidth} : null;
+}"""
+
+
+def test_the_human_links_page_shows_which_heads_people_single_out_in_the_first_screen(server, page):
+    """The bundled Transformer's probe (fit on the Hansards trial pairs): its head grid beside the gold heatmap,
+    begun in a laptop's first screen, and no phone scrolls sideways."""
+    page.goto(server)
+    page.wait_for_selector(CHART)
+    for width, height in ((1366, 768), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{server}/Human_links?model=transformer")
+        page.wait_for_function(f"({FITTED_GRID})() !== null", timeout=90_000)
+        wait_idle(page)
+        assert_no_exception(page)
+        box = page.evaluate(FITTED_GRID)
+        assert box["wide"] <= box["shown"], (width, box)
+        if width > 390:
+            assert 0 < box["top"] < height, box
 
 
 def test_a_contrastive_step_draws_its_heatmap(server, page):

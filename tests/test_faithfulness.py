@@ -95,3 +95,17 @@ def test_the_estimate_grows_with_the_matrices_and_is_zero_with_nothing_to_mask(t
     assert estimated_seconds(trace, 2) > 0
     assert estimated_seconds(trace, 4) == pytest.approx(2 * estimated_seconds(trace, 2))
     assert estimated_seconds(greedy(model, tiny_tokenizers, "dog"), 4) == 0
+
+
+def test_the_command_scores_only_the_matrices_asked_beside_the_floor_and_refuses_one_the_model_lacks(
+        tiny_tokenizers, tiny_corpus, tmp_path, capsys):
+    folder = tmp_path / "transformer"
+    save_checkpoint(folder, make_transformer(tiny_tokenizers), tiny_tokenizers)
+    assert command.main(["--model", str(folder), "--data", str(tiny_corpus), "--sentences", "2",
+                         "--matrix", "ALTI"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["matrix"] for r in printed} == {"ALTI", "random"}
+    with pytest.raises(SystemExit, match="fit to human links: no reading"):
+        command.main(["--model", str(folder), "--data", str(tiny_corpus), "--matrix", "fit to human links"])
+    with pytest.raises(SystemExit, match="--save writes every"):
+        command.main(["--model", str(folder), "--data", str(tiny_corpus), "--matrix", "ALTI", "--save"])

@@ -156,3 +156,18 @@ def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_say
     probe = load_model(str(marian)).model.fitted_reading
     assert probe.data.cross_fitted and probe.data.split == "test" and probe.data.gold == "gold:en-fr"
     assert {f.source for f in probe.features} >= {"attention", "attention norm", "ALTI"}
+
+
+def test_eflomals_links_as_two_more_features_are_fit_on_trial_scored_on_test_once_and_never_saved(
+        tiny_tokenizers, tiny_corpus, tmp_path, capsys):
+    save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers, seed=1), tiny_tokenizers)
+    gold = gold_folder(tmp_path / "gold", {"trial": 12, "test": 6})
+    out = tmp_path / "links.txt"
+    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial", "--external",
+                       "eflomal", "--corpus", str(tiny_corpus), "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert printed["external"].startswith("eflomal") and printed["pairs"] == 6
+    assert printed["features used"].endswith(f"of {len(features_of(load_model(str(tmp_path / 'm')).model)) + 2}")
+    from models.storage.gold import read_gold
+    assert printed["test AER"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
+    assert not (tmp_path / "m" / PROBE_FILE).exists()

@@ -44,7 +44,7 @@ def test_a_foil_that_is_no_candidate_is_dropped():
     assert "foil" not in at.query_params
 
 
-@pytest.mark.parametrize(("model", "panels"), [("transformer", 10), ("additive", 5), ("none", 3)])
+@pytest.mark.parametrize(("model", "panels"), [("transformer", 11), ("additive", 6), ("none", 3)])
 def test_which_reading_sets_every_matrix_beside_the_random_floor(model, panels):
     at = run_page(page("Which_reading"), model=model, text=TEXT)
     assert not at.exception and not at.error

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, LinkRule
-from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record
+from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..datasets.gold_sets import load_gold
 from ..decoding.trace import Reading
@@ -81,6 +81,11 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--fit-on", choices=FIT_ON, help="fit the model's heads to the gold's links instead of scoring: "
                    "on its trial split (the test split never read), or folds (a set with no trial split, "
                    "cross-fitted); saved beside the model as the matrix 'fit to human links'")
+    p.add_argument("--external", choices=["eflomal"], help="with --fit-on trial: the aligner's links as two more "
+                   "features (it learns from --corpus and the gold's sentences, never their links); scored on the "
+                   "test split at once and printed, not saved (a new sentence has no such links)")
+    p.add_argument("--corpus", nargs="*", default=[], help="with --external: its training corpora (folders, or by "
+                   "name: multi30k, opus:CORPUS)")
     language_options(p)
     p.add_argument("--device")
     return p
@@ -158,16 +163,19 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {args.matrix: chosen},
                               written=args.french == "written")[args.matrix]
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    results = []
+    results, own = [], record(args.matrix).own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
+            chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
             predicted = [rule.links(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, str(rule), round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, french=args.french,
                                   trained_to_align=reading is not None and reading == loaded.supervised
-                                  and args.matrix == loaded.card.aligning_matrix)
+                                  and args.matrix == loaded.card.aligning_matrix,
+                                  row=row_name(args.matrix, reading) if chosen_on_trial else None,
+                                  trial_aer=own.aer if chosen_on_trial else None)
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))
     if args.out:

@@ -6,6 +6,9 @@ command read it as the matrix ``fit to human links``.
 test split is never read. ``folds`` is for a set with no trial split (``gold:en-fr`` fetched by name): its pairs
 are cross-fitted — each fold's links read by a probe chosen and fit on the other folds — and that AER is printed,
 said to be cross-fitted; the probe saved is fit on every pair and says so wherever it is shown.
+
+``--external eflomal`` adds the statistical aligner's forward and reverse links (learnt from ``--corpus`` and the
+gold's sentences, never its links) as two features: fit on trial, scored on test at once and printed, not saved.
 """
 from __future__ import annotations
 
@@ -13,18 +16,21 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
-from ..analysis.fitted import Probe, word_grid
+from ..analysis.fitted import EXTERNAL, Feature, Probe, word_grid
 from ..analysis.matrices import layered
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
+from ..extras import MissingExtra
 from ..storage.gold import GoldPair, format_links
 from ..storage.loaded import LoadedModel
 from ..storage.probe_record import write_probe
+from .statistical import eflomal_links, read_corpora
 
 FIT_ON = ("trial", "folds")
 
@@ -50,6 +56,10 @@ def summary(probe: Probe, path: Path) -> dict:
 
 def fit_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     """Fit, print what was fit (and, cross-fitted, the set's AER), save it beside the model."""
+    if args.external:
+        if args.fit_on != "trial":
+            raise SystemExit("error: --external fits on the trial split and scores the test split: --fit-on trial")
+        return external_command(args, loaded)
     if args.fit_on == "trial":
         pairs, _ = load_gold(args.data, loaded.languages, "trial")
         probe = fit_probe(examples_of(loaded, pairs, "trial"), features_of(loaded.model), args.data, "trial")
@@ -63,4 +73,40 @@ def fit_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
             Path(args.out).write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
     path = write_probe(loaded.path, probe)
     print(json.dumps(summary(probe, path), ensure_ascii=False))
+    return 0
+
+
+def with_links(examples: list[Example], found: tuple[list[set], list[set]]) -> list[Example]:
+    """Each example with an aligner's forward and reverse links as two more features [F, E, K + 2]."""
+    extended = []
+    for example, *links in zip(examples, *found):
+        F, E = example.x.shape[:2]
+        grid = np.zeros((F, E, len(links)))
+        for k, these in enumerate(links):
+            for e, f in these:
+                if f < F and e < E:
+                    grid[f, e, k] = 1
+        extended.append(Example(np.concatenate([example.x, grid], -1), example.sure, example.possible))
+    return extended
+
+
+def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
+    """Fit on the trial pairs with eflomal's links as two more features, score the test pairs once; print both.
+    Not saved: a sentence the app is given has no such links."""
+    trial, _ = load_gold(args.data, loaded.languages, "trial")
+    test, _ = load_gold(args.data, loaded.languages, "test")
+    try:
+        on_trial, on_test = eflomal_links([trial, test], read_corpora(args.corpus))
+    except MissingExtra as e:
+        raise SystemExit(f"error: {e}") from e
+    features = (*features_of(loaded.model), *map(Feature, EXTERNAL))
+    probe = fit_probe(with_links(examples_of(loaded, trial, "trial"), on_trial), features, args.data, "trial")
+    links = [probe.rule.links(probe.probability(e.x)) for e in with_links(examples_of(loaded, test, "test"), on_test)]
+    score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])
+    print(json.dumps({**summary(probe, Path("(not saved)")), "external": "eflomal (its links as two features)",
+                      "test AER": round(score.aer, 2), "precision": round(score.precision, 2),
+                      "recall": round(score.recall, 2), "links": score.links, "pairs": len(test)},
+                     ensure_ascii=False))
+    if args.out:
+        Path(args.out).write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
     return 0

@@ -29,7 +29,7 @@ from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
 from ..storage.alignment_record import AlignmentRow, record_alignment
 from ..storage.data import Corpus, read_parallel
-from ..storage.gold import Link
+from ..storage.gold import GoldPair, Link
 from ..storage.languages import EN_FR
 
 _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
@@ -66,6 +66,30 @@ def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> 
     return forward, reverse
 
 
+def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], list[str]]]
+                  ) -> list[tuple[list[set[Link]], list[set[Link]]]]:
+    """eflomal's forward and reverse links of each set of gold pairs, learnt with the ``corpora`` (English, French
+    sentences) and every set's sentences — never their links — all tokenised the gold's way; MissingExtra without
+    eflomal or sacremoses."""
+    style = GoldStyle()
+    require("eflomal")
+    gold = [q for pairs in sets for q in pairs]
+    english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.source).lower() for q in gold]
+    french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.target).lower() for q in gold]
+    with tempfile.TemporaryDirectory() as tmp:
+        forward, reverse = (read_links(path, len(gold)) for path in align_with_eflomal(english, french, Path(tmp)))
+    found, first = [], 0
+    for pairs in sets:
+        found.append((forward[first : first + len(pairs)], reverse[first : first + len(pairs)]))
+        first += len(pairs)
+    return found
+
+
+def read_corpora(specs: list[str]) -> list[tuple[list[str], list[str]]]:
+    """Parallel English–French training corpora by folder or name (their ``train`` split)."""
+    return [read_parallel(Corpus.parse(resolve(spec, EN_FR)).path, "train", "en", "fr") for spec in specs]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.align.statistical", description=__doc__.split("\n")[0])
     p.add_argument("--data", required=True,
@@ -77,18 +101,14 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         pairs, _ = load_gold(args.data, EN_FR, args.split)
-        corpora = [read_parallel(Corpus.parse(resolve(spec, EN_FR)).path, "train", "en", "fr") for spec in args.corpus]
+        corpora = read_corpora(args.corpus)
     except (OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
     try:
-        style = GoldStyle()
-        require("eflomal")
+        [(forward, reverse)] = eflomal_links([pairs], corpora)
     except MissingExtra as e:
         raise SystemExit(f"error: {e}") from e
-    english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.source).lower() for q in pairs]
-    french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.target).lower() for q in pairs]
-    with tempfile.TemporaryDirectory() as tmp:
-        forward, reverse = (read_links(path, len(pairs)) for path in align_with_eflomal(english, french, Path(tmp)))
+    training = sum(len(en) for en, _ in corpora) + len(pairs)
     sure, possible = [q.sure for q in pairs], [q.possible for q in pairs]
     for name, links in (("forward", forward), ("reverse", reverse),
                         ("intersection", [f & r for f, r in zip(forward, reverse)]),
@@ -96,7 +116,7 @@ def main(argv=None) -> int:
         score = alignment_score(links, sure, possible)
         result = AlignmentRow("eflomal", args.split, len(pairs), "eflomal", name, round(score.aer, 2),
                               round(score.precision, 2), round(score.recall, 2), score.links,
-                              training_pairs=len(english))
+                              training_pairs=training)
         print(json.dumps(result.to_json()))
         if args.save:
             command = "python -m models.align.statistical " + shlex.join(sys.argv[1:] if argv is None else argv)

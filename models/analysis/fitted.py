@@ -33,6 +33,9 @@ SCALES: tuple[Scale, ...] = ("as read", "÷ row max", "÷ column max")
 At = Literal["cell", "diagonal before", "diagonal after"]
 #: The features of the words themselves, beside the matrices'.
 POSITIONS = ("diagonal distance", "same punctuation", "same word")
+#: A statistical aligner's links as features (``models.align --external eflomal``): 1 where it links the cell. Not
+#: of the model: a probe that reads them is scored by the command, never saved as the model's reading.
+EXTERNAL = ("eflomal forward link", "eflomal reverse link")
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class Feature:
 
     @property
     def name(self) -> str:
-        return " ".join(filter(None, (self.source, self.reading, None if self.source in POSITIONS else self.scale,
+        return " ".join(filter(None, (self.source, self.reading,
+                                      None if self.source in (*POSITIONS, *EXTERNAL) else self.scale,
                                       None if self.at == "cell" else f"({self.at})")))
 
     @property

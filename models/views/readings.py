@@ -253,7 +253,7 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     if probe is None or not layers:
         return None
     rows = [f"layer {n + 1}" for n in range(layers)]
-    columns = [f"head {h + 1}" for h in range(heads)] + ["layer's whole"]
+    columns = [str(h + 1) for h in range(heads)] + ["all"]  # heads, then the layer's whole
     results = recorded(loaded.path)
     weights = {shifted: (rows, columns, [[round(float(w), 3) for w in row] for row in
                                          probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}

@@ -42,16 +42,16 @@ def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
     return views.every_way(loaded, cache.cached_forced(ref, revision, asking, text, target), dict(chosen), scored)
 
 
-def fitted_heads(loaded, columns: int = 1) -> bool:
+def fitted_heads(loaded, columns: int = 1) -> None:
     """Draw which heads people's links single out — the model's fitted probe's weight a layer × head, at the writing
-    step and one step later, each head's own AER in its tooltip — in ``columns`` columns; False where it has none."""
+    step and one step later, each head's own AER in its tooltip — in ``columns`` columns; nothing where it has none."""
     found = views.fitted_heads(loaded)
     if found is None:
-        return False
+        return
+    st.markdown("**Heads fit to people**")
     places = st.columns(columns) if columns > 1 else [st.container()] * 2
     for (shifted, grid), place in zip(found.weights.items(), places):
-        step = "one step later" if shifted else "at the writing step"
-        place.altair_chart(charts.weight_grid(grid, found.aer[shifted], f"Heads fit to people, {step}"),
+        step = "One step later" if shifted else "Writing step"
+        place.altair_chart(charts.weight_grid(grid, found.aer[shifted], step),
                            width="stretch", key=f"fitted_heads_{shifted}")
     st.caption(found.about)
-    return True

@@ -123,13 +123,14 @@ def weight_grid(grid: tuple[list[str], list[str], list[list[float]]], aer: tuple
     frame = pd.DataFrame([{"layer": r, "head": c, "value": v, "aer": own[i][j] if own else None}
                           for i, (r, vs) in enumerate(zip(rows, values)) for j, (c, v) in enumerate(zip(columns, vs))])
     bound = float(np.abs(frame["value"]).max()) or 1.0
-    base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title=None, axis=alt.Axis(orient="top",
-                                                                                            labelAngle=-45)),
+    base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title="head", axis=alt.Axis(orient="top",
+                                                                                              labelAngle=0)),
                                    y=alt.Y("layer:N", sort=rows, title=None))
     cells = base.mark_rect().encode(
         color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-bound, bound]),
                         legend=None),
         tooltip=["layer", "head", alt.Tooltip("value:Q", title="weight", format="+.2f"),
                  alt.Tooltip("aer:Q", title="its own AER %", format=".1f")])
-    numbers = base.mark_text(fontSize=10).encode(text=alt.Text("value:Q", format="+.1f"))
+    numbers = base.transform_filter(alt.datum.value != 0).mark_text(fontSize=10).encode(
+        text=alt.Text("value:Q", format="+.1f"))  # only the heads it weighs: most weights are zero (L1)
     return alt.layer(cells, numbers).properties(title=title(text), height=28 * len(rows), autosize=FIT_WIDTH)
