@@ -145,17 +145,27 @@ def test_the_fitted_matrix_reads_back_as_the_probes_own_word_grid(tiny_tokenizer
     assert ((read > 0) & (read < 1)).all()
 
 
+@pytest.mark.parametrize("family", ["marian", "qwen2"])
 def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_says_so(mirror, tmp_path,  # noqa: F811
-                                                                                    capsys):
+                                                                                    capsys, family):
+    """A Marian, and a chat model over its sentence's columns, fit by cross-fitting on gold:en-fr (no trial split
+    by name); its record says so, the Human links page draws its head grid and its matrix is read there."""
     from .hf_helpers import tiny_marian
+    from .llm_helpers import tiny_llm
+    from .pages_helpers import figures, page, run_page, title_of
 
-    marian = tiny_marian(tmp_path / "opus")
-    assert align.main(["--model", str(marian), "--data", "gold:en-fr", "--fit-on", "folds"]) == 0
+    folder = tiny_marian(tmp_path / "opus") if family == "marian" else tiny_llm(tmp_path / "chat", family, steps=0)
+    assert align.main(["--model", str(folder), "--data", "gold:en-fr", "--fit-on", "folds"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert "cross-fitted AER" in printed[0]
-    probe = load_model(str(marian)).model.fitted_reading
+    probe = load_model(str(folder)).model.fitted_reading
     assert probe.data.cross_fitted and probe.data.split == "test" and probe.data.gold == "gold:en-fr"
     assert {f.source for f in probe.features} >= {"attention", "attention norm", "ALTI"}
+    at = run_page(page("Human_links"), model=str(folder), read="fit-to-human-links")
+    assert not at.exception and not at.error
+    titles = [title_of(f) for f in figures(at)]
+    assert titles[0].startswith("Fit to human links") and {"Writing step", "One step later"} <= set(titles)
+    assert any("cross-fitted on the 3 pairs of gold:en-fr" in c.value for c in at.caption)
 
 
 def test_eflomals_links_as_two_more_features_are_fit_on_trial_scored_on_test_once_and_never_saved(
