@@ -7,8 +7,9 @@ from bench import readings
 def test_the_readings_bench_prints_a_ratio_per_sentence_and_matrix(capsys):
     rows = readings.bench_readings("transformer", "cpu", repeats=1)
     assert {row["matrix"] for row in rows} == {"full-context attention", "attention norm", "ALTI", "ALTI+ rollout",
-                                               "attention rollout", "value zeroing", "gradient×input"}
-    assert len(rows) == 3 * 7
+                                               "attention rollout", "value zeroing", "gradient×input",
+                                               "fit to human links"}  # the bundled Transformer's probe
+    assert len(rows) == 3 * 8
     for row in rows:
         assert row["plain"] > 0 and row["own"] > 0
         assert row["ratio"] == pytest.approx((row["plain"] + row["own"]) / row["plain"])

@@ -235,8 +235,10 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert matrices.applicable(loaded.model) == tuple(m for m in matrices.MATRICES if m != matrices.FULL_CONTEXT)
+    assert matrices.applicable(loaded.model) == tuple(m for m in matrices.MATRICES
+                                                      if m not in (matrices.FULL_CONTEXT, matrices.FITTED))
     assert "future mask" in matrices.not_applicable(loaded.model, matrices.FULL_CONTEXT)  # its decoder is the library's
+    assert "fit to human links" in matrices.not_applicable(loaded.model, matrices.FITTED)  # none fit for it yet
     for matrix in matrices.applicable(loaded.model):
         if matrices.MATRICES[matrix].per == "sentence":
             continue

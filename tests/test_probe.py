@@ -9,12 +9,13 @@ import pytest
 
 from models import align
 from models.analysis.contributions import Sentence
-from models.analysis.fitted import Feature, word_grid
+from models.analysis.fitted import word_grid
 from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import FITTED, applicable, layered
 from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
+from models.decoding.probe import Feature
 from models.decoding.trace import Reading
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.probe_record import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
@@ -127,7 +128,7 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED, "--out",
                        str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["method"] == str(probe.rule)
+    assert printed["method"] == probe.chosen.rule
     from models.storage.gold import read_gold
     assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
 

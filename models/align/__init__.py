@@ -166,7 +166,7 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     results, own = [], record(args.matrix).own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
-            chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
+            chosen_on_trial = own is not None and str(rule) == own.rule and args.split == "test"
             predicted = [rule.links(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, str(rule), round(score.aer, 2),

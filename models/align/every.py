@@ -77,7 +77,7 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
         for reading in chosen:
             name = row_name(matrix, reading)
             own = MATRICES[matrix].own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
-            tried = ({own.rule: own.aer} if own else
+            tried = ({LinkRule.parse(own.rule): own.aer} if own else
                      {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)

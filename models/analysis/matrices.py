@@ -22,7 +22,8 @@ from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
 from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
-from .fitted import Tried, fitted_matrix
+from ..decoding.probe import Tried
+from .fitted import fitted_matrix
 from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout
 
@@ -93,7 +94,7 @@ class Matrix:
 
     def own_rule(self, model: Translator) -> LinkRule | None:
         choice = self.own_choice(model)
-        return choice.rule if choice else None
+        return LinkRule.parse(choice.rule) if choice else None
 
     @property
     def slug(self) -> str:

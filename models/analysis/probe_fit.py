@@ -20,7 +20,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ..network.translator import Translator
 from .aer import alignment_score
-from .fitted import POSITIONS, SCALES, Feature, FitData, Probe, Tried
+from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, Tried
 from .link_rules import METHODS, LinkRule
 from .matrices import ATTENTION, FITTED, MATRICES, applicable, matrix_readings, one_pass
 
@@ -115,7 +115,7 @@ def choose(examples: list[Example], k: int = FOLDS, seed: int = SEED) -> list[Tr
             predicted = out_of_fold(examples, which, strength, k, seed)
             scores = {rule: _aer(predicted, examples, rule) for rule in RULES}
             rule = min(scores, key=scores.get)
-            tried.append(Tried(which, strength, rule, round(scores[rule], 2)))
+            tried.append(Tried(which, strength, str(rule), round(scores[rule], 2)))
     return tried
 
 
@@ -141,5 +141,5 @@ def cross_fitted(examples: list[Example], features: tuple[Feature, ...], gold: s
         kept = [e for i, e in enumerate(examples) if i not in set(held.tolist())]
         probe = fit_probe(kept, features, gold, "test", k, seed)
         for i in held:
-            found[i] = probe.rule.links(probe.probability(examples[i].x))
+            found[i] = LinkRule.parse(probe.chosen.rule).links(probe.probability(examples[i].x))
     return found, fit_probe(examples, features, gold, "test", k, seed, cross_fitted=True)

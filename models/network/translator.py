@@ -205,7 +205,7 @@ class Translator(nn.Module, ABC):
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
 
-    #: Its heads' reading fit to human links (:class:`models.analysis.fitted.Probe`), where the loader found one
+    #: Its heads' reading fit to human links (:class:`models.decoding.probe.Probe`), where the loader found one
     #: beside its weights; None otherwise. Kept on the model so every copy of it (a many-to-many pair) reads it too.
     fitted_reading: object | None = None
 

@@ -1,4 +1,4 @@
-"""``probe.json`` beside a model: its reading fit to human links (:class:`~models.analysis.fitted.Probe`), written by
+"""``probe.json`` beside a model: its reading fit to human links (:class:`~models.decoding.probe.Probe`), written by
 ``python -m models.align --fit-on …`` and read by the loader, so the app reads a fitted probe instead of refitting.
 
 One JSON object, every field of the record by name; a field it does not know, or one missing, is refused with the
@@ -10,14 +10,13 @@ import dataclasses
 import json
 from pathlib import Path
 
-from ..analysis.fitted import Feature, FitData, Probe, Tried
-from ..analysis.link_rules import LinkRule
+from ..decoding.probe import Feature, FitData, Probe, Tried
 
 PROBE_FILE = "probe.json"
 
 
 def _tried(t: Tried) -> dict:
-    return {"labels": t.labels, "strength": t.strength, "rule": str(t.rule), "aer": t.aer}
+    return dataclasses.asdict(t)
 
 
 def probe_json(probe: Probe) -> dict:
@@ -37,7 +36,7 @@ def _strict(cls, found: dict, where: str):
 
 def _read_tried(found: dict, where: str) -> Tried:
     found = _strict(Tried, found, where)
-    return Tried(found["labels"], float(found["strength"]), LinkRule.parse(found["rule"]), float(found["aer"]))
+    return Tried(found["labels"], float(found["strength"]), str(found["rule"]), float(found["aer"]))
 
 
 def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:

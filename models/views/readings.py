@@ -32,9 +32,9 @@ from ..analysis.matrices import (
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets.gold_sets import GOLD_SETS, PREFIX, GoldSet, GoldSetError, find_gold, gold_for, is_cached, load_gold
+from ..decoding.probe import Probe
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
-from ..analysis.fitted import Probe
 from ..storage.alignment_record import aer_by_head, recorded, trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
@@ -242,7 +242,7 @@ def fitted_about(probe: Probe) -> str:
     fit = (f"cross-fitted on the {data.pairs} pairs of {data.gold} (each fold scored by a probe fit on the others)"
            if data.cross_fitted else f"fit on the {data.pairs} {data.split} pairs of {data.gold}")
     return (f"A sparse logistic regression {fit}: {used} of its {len(probe.features)} features kept, links read "
-            f"by {probe.rule}; cross-validated AER {probe.chosen.aer:.1f} %. Red: more attention there makes a "
+            f"by {probe.chosen.rule}; cross-validated AER {probe.chosen.aer:.1f} %. Red: more attention there makes a "
             "link likelier; blue: less likely.")
 
 

@@ -1,0 +1,104 @@
+"""A reading fit to people, as a record: every head of a model read at once, weighed by a sparse logistic regression
+fit on a few human-aligned pairs, and read as p(link) of each (target word, source word) cell. What its features
+are, how they are weighed, what was chosen and on what data — fit by :mod:`models.analysis.probe_fit`, read by
+:mod:`models.analysis.fitted`, kept beside the model by :mod:`models.storage.probe_record`, which is why it sits
+here, below both: a frozen record of readings (:class:`.trace.Reading`) and numbers, nothing computed from a model.
+
+Dimension names: F target words, E source words, K features.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .trace import Reading
+
+Scale = Literal["as read", "÷ row max", "÷ column max"]
+SCALES: tuple[Scale, ...] = ("as read", "÷ row max", "÷ column max")
+#: Which cell a feature reads: the cell itself, or its neighbour on the diagonal before or after it (alignments run
+#: along diagonals, so a link is likelier where the words before both were linked too).
+At = Literal["cell", "diagonal before", "diagonal after"]
+#: The features of the words themselves, beside the matrices'.
+POSITIONS = ("diagonal distance", "same punctuation", "same word")
+#: A statistical aligner's links as features (``models.align --external eflomal``): 1 where it links the cell. Not
+#: of the model: a probe that reads them is scored by the command, never saved as the model's reading.
+EXTERNAL = ("eflomal forward link", "eflomal reverse link")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One column of the probe's input: a matrix at one reading, scaled one way; or one of :data:`POSITIONS`."""
+
+    source: str  # a matrix's name (:mod:`.matrices`), or one of POSITIONS
+    reading: str | None = None  # the matrix's reading (its key, ``1.4.shifted``); None: one-matrix, or a position
+    scale: Scale = "as read"
+    at: At = "cell"
+
+    @property
+    def name(self) -> str:
+        return " ".join(filter(None, (self.source, self.reading,
+                                      None if self.source in (*POSITIONS, *EXTERNAL) else self.scale,
+                                      None if self.at == "cell" else f"({self.at})")))
+
+    @property
+    def head(self) -> Reading | None:
+        """The cross-attention head it reads (a layer's whole: head None), or None for a one-matrix reading or a
+        position."""
+        return Reading.from_key(self.reading) if self.reading else None
+
+
+@dataclass(frozen=True)
+class FitData:
+    """What a probe was fit on, and how its score was had."""
+
+    gold: str  # the gold set's name or folder
+    split: str  # the split fit on: "trial", or "test" when cross-fitted
+    pairs: int
+    folds: int  # of the cross-validation that chose its settings
+    cross_fitted: bool  # no trial split: its AER on the set is each fold's, fit on the others (said wherever shown)
+
+
+@dataclass(frozen=True)
+class Tried:
+    """One setting cross-validation weighed: which links count as positive, the inverse L1 strength, the rule."""
+
+    labels: Literal["sure", "possible"]
+    strength: float  # scikit-learn's C
+    rule: str  # how links are read from p(link), as models.analysis.link_rules.LinkRule writes it
+    aer: float  # cross-validated AER on the pairs fit on, percent
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A fitted reading: standardised features times weights, through a logistic: p(link) of every word cell."""
+
+    features: tuple[Feature, ...]  # [K]
+    mean: tuple[float, ...]  # [K] the standardisation learned on the pairs fit on
+    spread: tuple[float, ...]  # [K]
+    weights: tuple[float, ...]  # [K], most of them zero (L1)
+    intercept: float
+    chosen: Tried  # the setting cross-validation chose: its labels, strength, rule and CV AER
+    tried: tuple[Tried, ...]  # every setting weighed (the best rule of each labels × strength)
+    data: FitData
+    seconds: float  # fitting, cross-validation included, once the matrices were read
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """p(link) [F, E] of features ``x`` [F, E, K]."""
+        z = ((x - np.asarray(self.mean)) / np.asarray(self.spread)) @ np.asarray(self.weights) + self.intercept
+        return 1 / (1 + np.exp(-z))
+
+    def used(self) -> list[tuple[Feature, float]]:
+        """The features with a non-zero weight, largest first."""
+        return sorted(((f, w) for f, w in zip(self.features, self.weights) if w), key=lambda fw: -abs(fw[1]))
+
+    def head_grid(self, layers: int, heads: int, shifted: bool) -> np.ndarray:
+        """[L, heads + 1] the weight people's links give each attention head (the last column: the layer's whole),
+        summed over the matrices and scalings that read it, at the writing step or one step later."""
+        grid = np.zeros((layers, heads + 1))
+        for feature, w in zip(self.features, self.weights):
+            head = feature.head
+            if head is not None and head.shifted == shifted and head.layer < layers:
+                grid[head.layer, heads if head.head is None else head.head] += w
+        return grid
