@@ -15,7 +15,7 @@ from models.analysis.matrices import FITTED, applicable, layered
 from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
-from models.decoding.probe import Feature
+from models.decoding.probe import Feature, FitData, Probe, Tried
 from models.decoding.trace import Reading
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.probe_record import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
@@ -182,3 +182,19 @@ def test_eflomals_links_as_two_more_features_are_fit_on_trial_scored_on_test_onc
     from models.storage.gold import read_gold
     assert printed["test AER"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
     assert not (tmp_path / "m" / PROBE_FILE).exists()
+
+
+def test_the_fitted_matrix_reads_only_the_matrices_its_probe_weighs(tiny_tokenizers):
+    model = make_transformer(tiny_tokenizers, seed=2)
+    features = (Feature("attention", "2.1"), Feature("ALTI", "1.mean"), Feature("diagonal distance"))
+    english, french = synthetic_pairs(1, 4)[0]
+    sentence = Sentence(model, forced(model, tiny_tokenizers, english, french))
+    x = word_grid(sentence, lambda name: layered(sentence, name), features).x
+    probe = Probe(features, (0.0,) * 3, (1.0,) * 3, (2.0, 0.0, -1.0), 0.5, Tried("sure", 1.0, "argmax", 0.0), (),
+                  FitData("toy", "trial", 1, 5, False), 0.0)
+    model.fitted_reading = probe
+    fresh = Sentence(model, sentence.trace)
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
+    assert np.allclose(read, probe.probability(x), atol=1e-6)  # the zero-weighted ALTI changes nothing …
+    layered(fresh, FITTED)
+    assert set(fresh.found) == {"attention", FITTED}  # … and is never computed

@@ -111,12 +111,13 @@ def _position(name: str, target: list[str], source: list[str]) -> np.ndarray:
 def fitted_matrix(sentence: Sentence, probe: Probe, read: Callable[[str], Layered]) -> Layered:
     """The probe's p(link) of one sentence as a piece matrix [1, T, S]: each word cell's probability given to
     every target piece of the word and split evenly over the source word's pieces, so the word view (source pieces
-    summed, target pieces averaged) reads back exactly the probe's word grid; markers 0."""
+    summed, target pieces averaged) reads back exactly the probe's word grid; markers 0. Only the features it
+    weighs are read: the matrices of the others are never computed."""
     trace = sentence.trace
-    grid = word_grid(sentence, read, probe.features)
+    grid = word_grid(sentence, read, tuple(probe.features[k] for k in probe.active))
     by_target, by_source = _groups(trace)
     words = np.zeros((len(by_target), len(by_source)))
-    words[np.ix_(grid.rows, grid.columns)] = probe.probability(grid.x)
+    words[np.ix_(grid.rows, grid.columns)] = probe.probability(grid.x, active=True)
     spread_t = _aggregation(by_target, len(trace.target_pieces), mean=False).T  # [T, Tw]
     spread_s = _aggregation(by_source, len(trace.source.ids), mean=True)  # [Sw, S]
     return Layered((spread_t @ words @ spread_s)[None].astype(np.float32))  # [1, T, S]

@@ -84,10 +84,16 @@ class Probe:
     data: FitData
     seconds: float  # fitting, cross-validation included, once the matrices were read
 
-    def probability(self, x: np.ndarray) -> np.ndarray:
-        """p(link) [F, E] of features ``x`` [F, E, K]."""
-        z = ((x - np.asarray(self.mean)) / np.asarray(self.spread)) @ np.asarray(self.weights) + self.intercept
-        return 1 / (1 + np.exp(-z))
+    @property
+    def active(self) -> tuple[int, ...]:
+        """The features with a non-zero weight, in order: all a sentence needs read (most are zero: L1)."""
+        return tuple(k for k, w in enumerate(self.weights) if w)
+
+    def probability(self, x: np.ndarray, active: bool = False) -> np.ndarray:
+        """p(link) [F, E] of features ``x`` [F, E, K] (with ``active``, of the :attr:`active` ones only)."""
+        keep = list(self.active) if active else slice(None)
+        mean, spread, weights = (np.asarray(v)[keep] for v in (self.mean, self.spread, self.weights))
+        return 1 / (1 + np.exp(-(((x - mean) / spread) @ weights + self.intercept)))
 
     def used(self) -> list[tuple[Feature, float]]:
         """The features with a non-zero weight, largest first."""
