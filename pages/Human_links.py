@@ -2,7 +2,7 @@
 import streamlit as st
 
 from models.analysis.matrices import MATRICES
-from models.views.readings import unavailable
+from models.views.readings import fitted_heads, unavailable
 from pages._shared import cache, charts, evidence, readings, ui
 from pages._shared.labels import for_markdown
 
@@ -41,12 +41,13 @@ if not evidence.affordable(loaded, forced, matrix):
     st.stop()
 gold = evidence.cached_gold_view(*model, pair, matrix, reading)
 shown = MATRICES[matrix]
-chart_at, heads_at = st.columns([3, 1]) if loaded.model.fitted_reading else (st.container(), None)
+heads = fitted_heads(loaded)  # which heads a probe fit to people weighs, beside the heatmap; None without one
+chart_at, heads_at = st.columns([3, 1]) if heads else (st.container(), None)
 chart_at.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair.sure, pair.possible),
                       width="stretch", key="gold_heatmap")
-if heads_at:
+if heads:
     with heads_at:
-        readings.fitted_heads(loaded)
+        readings.fitted_heads(heads)
 
 with st.expander("How to read this"):
     st.markdown("Sentences aligned word by word by people (English–French: the Canadian Hansards, Och & Ney 2000). "

@@ -3,7 +3,7 @@ translation depends on the words it points at; a click opens one on the Translat
 import pandas as pd
 import streamlit as st
 
-from models.views.readings import EVERY_WAY
+from models.views.readings import EVERY_WAY, fitted_heads
 from pages._shared import charts, readings, ui
 
 st.title("Which reading?")
@@ -35,4 +35,5 @@ if not found.recorded:
 st.caption("Comprehensiveness and sufficiency are this sentence's, in nats, averaged over its steps; a one-word "
            "sentence has none. Each matrix is drawn at the layer (and head) it aligns best with, read at the step "
            "that writes each word. The Models page has both scores over whole test sets.")
-readings.fitted_heads(loaded, columns=2)
+if heads := fitted_heads(loaded):
+    readings.fitted_heads(heads, columns=2)

@@ -17,12 +17,12 @@ from typing import Literal
 
 import numpy as np
 
+from ..decoding.probe import Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
 from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
 from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
-from ..decoding.probe import Tried
 from .fitted import fitted_matrix
 from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout

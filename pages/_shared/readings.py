@@ -42,12 +42,9 @@ def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
     return views.every_way(loaded, cache.cached_forced(ref, revision, asking, text, target), dict(chosen), scored)
 
 
-def fitted_heads(loaded, columns: int = 1) -> None:
-    """Draw which heads people's links single out — the model's fitted probe's weight a layer × head, at the writing
-    step and one step later, each head's own AER in its tooltip — in ``columns`` columns; nothing where it has none."""
-    found = views.fitted_heads(loaded)
-    if found is None:
-        return
+def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:
+    """Draw which heads people's links single out (:func:`models.views.readings.fitted_heads`): the probe's weight a
+    layer × head, at the writing step and one step later, each head's own AER in its tooltip, in ``columns``."""
     st.markdown("**Heads fit to people**")
     places = st.columns(columns) if columns > 1 else [st.container()] * 2
     for (shifted, grid), place in zip(found.weights.items(), places):
