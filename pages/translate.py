@@ -97,7 +97,9 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if "step" not in st.session_state:
         st.session_state.step = ui.read_url().step
     st.session_state.step = min(max(1, st.session_state.step), len(written))  # a new sentence may be shorter
-    step = st.slider("Decoding step", 1, len(written), key="step", help="Each step writes one subword.") - 1
+    step = 0  # a translation of one step has nothing to slide over
+    if len(written) > 1:
+        step = st.slider("Decoding step", 1, len(written), key="step", help="Each step writes one subword.") - 1
     st.query_params["step"] = str(step + 1)
     st.markdown(f"Step **{step + 1}** wrote **{for_markdown(written[step])}**.")
     if is_language_tag(trace.target_pieces[step]):

@@ -374,3 +374,16 @@ def test_a_model_whose_pad_is_its_end_of_turn_pads_with_a_token_its_prompts_neve
     assert loaded.model.specials.pad not in encoded.ids
     trace = greedy_batch(loaded.model, loaded.tokenizers, ["a dog runs", "the black cat sleeps on the mat"])[0]
     assert trace.target_ids == greedy(loaded.model, loaded.tokenizers, "a dog runs").target_ids
+
+
+def test_the_models_page_describes_a_chat_model_as_decoder_only_never_an_encoder_decoder(qwen):
+    from models.storage.model_facts import model_facts
+
+    loaded, *_, folder = qwen
+    described = model_facts(loaded, str(folder)).description
+    assert described.startswith("A qwen2 decoder-only model: 2 layers of 4 heads") and "encoder" not in described
+    at = run_page(page("Models_and_results"), model=str(folder))
+    assert not at.exception, [e.message for e in at.exception]
+    said = " ".join(m.value for m in at.markdown).replace("\\", "")  # as read, not as escaped for markdown
+    what = next(line for line in said.splitlines() if line.startswith("- **What:**"))
+    assert "decoder-only model: 2 layers" in what and "encoder" not in what

@@ -8,6 +8,9 @@ The search is the one ``transformers``' ``generate`` runs with ``num_beams`` (it
   ``beam`` best that do not go on — the beam stays full;
 - the finished are kept ``beam`` at a time, ranked by log-probability per piece (EOS counted), so short outputs
   are not favoured;
+- a generation config's repetition penalty and n-gram ban (:mod:`.penalties`) are applied to each step's
+  log-probabilities before the ranking, as ``generate``'s beam search applies them, so a hypothesis's score is the
+  sum of what it ranked by; its trace keeps the model's own log-probabilities;
 - the search stops once ``beam`` have finished and the best alive hypothesis, per piece so far, scores no better
   than the worst of them; or at the length cap, where the ``beam`` best candidates finish as they stand.
 
@@ -23,10 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch import Tensor
 
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Step, Translator, select_rows
 from .greedy import encode_batch, max_target_len, source_limit
+from .penalties import read_before_writing, ruled
 from .trace import Trace, trace_row
 
 
@@ -68,10 +73,11 @@ class _Candidate:
     logprob: float
 
 
-def _candidates(alive: list[_Hypothesis], step: Step, k: int) -> list[_Candidate]:
-    """The ``k`` best one-piece extensions of ``alive`` by summed log-probability, best first."""
-    scores = torch.tensor([h.logprob for h in alive], device=step.log_probs.device)[:, None]
-    scores = scores + step.log_probs  # [n, V]
+def _candidates(alive: list[_Hypothesis], log_probs: Tensor, k: int) -> list[_Candidate]:
+    """The ``k`` best one-piece extensions of ``alive`` by summed log-probability (``log_probs`` [n, V]: the step's,
+    under the model's generation rules), best first."""
+    scores = torch.tensor([h.logprob for h in alive], device=log_probs.device)[:, None]
+    scores = scores + log_probs  # [n, V]
     V = scores.shape[1]
     values, flat = scores.view(-1).topk(min(k, scores.numel()))
     return [_Candidate(*divmod(index, V), value) for index, value in zip(flat.tolist(), values.tolist())]
@@ -84,10 +90,11 @@ class _Search:
         self.tokenizers, self.beam, self.ends = tokenizers, beam, ends
         self.alive, self.finished, self.nodes = [_Hypothesis((), 0.0, (), None)], [], []
 
-    def advance(self, step: Step, t: int, last: bool) -> list[int]:
-        """Take step ``t``'s candidates (at the length cap, ``last``, the ``beam`` best all finish) and record them
-        in the tree; returns the rows of the old alive hypotheses that the new ones extend."""
-        found = _candidates(self.alive, step, 2 * self.beam)
+    def advance(self, step: Step, log_probs: Tensor, t: int, last: bool) -> list[int]:
+        """Take step ``t``'s candidates by ``log_probs`` [n, V] (at the length cap, ``last``, the ``beam`` best all
+        finish) and record them in the tree; returns the rows of the old alive hypotheses that the new ones
+        extend."""
+        found = _candidates(self.alive, log_probs, 2 * self.beam)
         ending = [i for i, c in enumerate(found[: self.beam]) if last or c.token in self.ends]
         going = [] if last else [i for i, c in enumerate(found) if c.token not in self.ends][: self.beam]
         first = len(self.nodes)  # found[i] becomes node first + i
@@ -121,12 +128,13 @@ def beam_search(model: Translator, tokenizers: TokenizerPair, text: str, beam: i
     source = tokenizers.source.encode(text, source_limit(model))
     memory, specials = encode_batch(model, [source]), model.specials
     search, cache = _Search(tokenizers, beam, specials.ends), model.start(memory)
-    cap = max_target_len(model, source)
+    cap, read = max_target_len(model, source), read_before_writing(model, [source])[0]
     for t in range(cap):
         prev = torch.tensor([h.tokens[-1] if h.tokens else specials.start for h in search.alive], device=model.device)
         copies = select_rows(memory, torch.zeros(len(search.alive), dtype=torch.long, device=model.device))
         step, cache = model.decode_step(prev, cache, copies)
-        rows = search.advance(step, t, last=t == cap - 1)
+        ruling = ruled(step.log_probs, [[*read, *h.tokens] for h in search.alive], model.generation_rules)
+        rows = search.advance(step, ruling, t, last=t == cap - 1)
         if search.done():
             break
         cache = model.reorder(cache, torch.tensor(rows, device=model.device))

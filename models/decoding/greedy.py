@@ -12,6 +12,7 @@ import torch
 
 from ..network.tokenization import Encoded, InputError, TokenizerPair
 from ..network.translator import Focus, Step, Translator
+from .penalties import read_before_writing, ruled
 from .trace import Trace, trace_row, written
 
 MAX_SOURCE_TOKENS = 80  # pieces, EOS included; longer text is cut and flagged
@@ -65,7 +66,8 @@ def _run_steps(
         if found[1]:
             return found
     memory, specials = encode_batch(model, sources), model.specials
-    B = len(sources)
+    B, rules = len(sources), model.generation_rules
+    history = read_before_writing(model, sources) if rules.any and forced is None else None
     prev = torch.full((B,), specials.start, dtype=torch.long, device=model.device)
     cache, done = model.start(memory), torch.zeros(B, dtype=torch.bool, device=model.device)
     steps, tokens = [], []
@@ -76,7 +78,14 @@ def _run_steps(
             weights = torch.as_tensor(overrides[t], dtype=torch.float32, device=model.device).expand(B, -1)
             focus = Focus(layer, weights)
         step, cache = model.decode_step(prev, cache, memory, focus)
-        prev = step.log_probs.argmax(-1) if forced is None else forced[:, t].to(prev.device)
+        if forced is not None:
+            prev = forced[:, t].to(prev.device)
+        elif history is not None:  # generate's rules, on the logits as its greedy search applies them
+            prev = ruled(step.log_probs if step.logits is None else step.logits, history, rules).argmax(-1)
+            for row, token in zip(history, prev.tolist()):
+                row.append(token)
+        else:
+            prev = step.log_probs.argmax(-1)
         prev = prev.masked_fill(done, specials.pad)
         if keep_steps:
             steps.append(step)

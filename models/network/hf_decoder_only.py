@@ -25,7 +25,7 @@ from torch import Tensor, nn
 
 from .hf_translator import LibraryTranslator, zero_removed_heads
 from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
-from .translator import Attentions, Focus, Specials, Step
+from .translator import Attentions, Focus, GenerationRules, Specials, Step
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
@@ -43,6 +43,7 @@ class PromptConfig:
     attention_shapes: dict  # {kind: (L, heads)}: one stack read three ways
     d_model: int
     specials: Specials  # start: the prompt's last token; eos: its chat template's end of turn
+    rules: GenerationRules  # its generation config's repetition penalty and n-gram ban
     positions: int  # max_position_embeddings: the prompt's and the translation's together
 
 
@@ -94,7 +95,8 @@ class DecoderOnlyTranslator(LibraryTranslator):
         self.prompt_embedding = PromptEmbedding(model.get_input_embeddings())
         shape = (config.num_hidden_layers, config.num_attention_heads)
         self.config = PromptConfig(config.model_type, {"cross": shape, "encoder": shape, "decoder": shape},
-                                   config.hidden_size, specials, config.max_position_embeddings)
+                                   config.hidden_size, specials, GenerationRules.of(model.generation_config),
+                                   config.max_position_embeddings)
         for attn in self._attentions():
             attn.o_proj.removed_heads, attn.o_proj.head_dim = frozenset(), attn.head_dim
             attn.o_proj.register_forward_pre_hook(zero_removed_heads)
@@ -148,7 +150,8 @@ class DecoderOnlyTranslator(LibraryTranslator):
         state = out.last_hidden_state[:, 0]  # [B, d]
         attention = torch.stack([a[:, :, 0, :S] for a in out.attentions], 1)  # [B, L, heads, S]
         layers = out.cache.layers
-        return (Step(self._logits(state).float().log_softmax(-1), attention, None, state),
+        logits = self._logits(state).float()  # [B, V]
+        return (Step(logits.log_softmax(-1), attention, None, state, logits=self._with_logits(logits)),
                 PromptCache(tuple(n.keys for n in layers), tuple(n.values for n in layers), mask))
 
     def _logits(self, state: Tensor) -> Tensor:

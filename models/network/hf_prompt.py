@@ -19,6 +19,7 @@ step that writes the first word reads from it, so the prompt's other tokens are 
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,6 +37,10 @@ CARD_INSTRUCTIONS = {
 #: on may be picked; these are the ones this project's test sets and gold links cover, and EuroLLM's and Qwen2.5's
 #: widely spoken others.
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl", "cs", "ro", "ru", "uk", "tr", "ar", "zh", "ja", "ko")
+
+#: Sentences a prompt's frame is read from (:attr:`PromptTokenizer.frame`): a plain one, and one that opens and ends on
+#: punctuation, digits and spaces inside.
+FRAME_PROBES = ("The cat sleeps.", "« Yes », he said: 42 % of 3,5 kg!")
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,26 @@ class PromptTokenizer:
     @property
     def vocab_size(self) -> int:
         return len(self.tokenizer)
+
+    @property
+    def backend(self):
+        """The ``tokenizers.Tokenizer`` that cuts the pieces (the piece cache batches it and keys on it)."""
+        return self.tokenizer.backend_tokenizer
+
+    @functools.cached_property
+    def frame(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The prompt's ids before the sentence and after it (the start token held back), a sentence's own ids
+        sitting between them unchanged: how the piece cache lays out a chat model's training pairs. ValueError
+        where the template's tokens join a sentence's, so that a sentence is cut differently inside the prompt."""
+        frames = set()
+        for sentence in FRAME_PROBES:
+            _, ids, _, first, stop, _ = self._cut(sentence)
+            if ids[first:stop] != self.backend.encode(sentence, add_special_tokens=False).ids:
+                raise ValueError("this tokenizer cuts a sentence differently inside its prompt than alone")
+            frames.add((tuple(ids[:first]), tuple(ids[stop:-1])))
+        if len(frames) > 1:
+            raise ValueError("this model's chat template frames one sentence differently from another")
+        return frames.pop()
 
     def _cut(self, sentence: str) -> tuple[str, list[int], list[tuple[int, int]], int, int, int]:
         """The rendered prompt of ``sentence``, its ids and offsets, the sentence's tokens' [first, stop), and
@@ -151,6 +176,10 @@ class ReplyTokenizer:
     @property
     def vocab_size(self) -> int:
         return len(self.tokenizer)
+
+    @property
+    def backend(self):
+        return self.tokenizer.backend_tokenizer
 
     def encode(self, text: str, max_tokens: int) -> Encoded:
         """The answer's pieces and EOS, at most ``max_tokens`` in all."""

@@ -30,7 +30,7 @@ from torch import Tensor, nn
 from .arithmetic import float32_arithmetic
 from .hf_layouts import LAYOUTS
 from .parts import Site
-from .translator import Attentions, Focus, Specials, Step, Translator
+from .translator import Attentions, Focus, GenerationRules, Specials, Step, Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.hf_layouts`).
 MODEL_TYPES = tuple(LAYOUTS)
@@ -64,6 +64,7 @@ class HFConfig:
     d_model: int
     specials: Specials
     banned: tuple[int, ...]  # the pieces generate never writes (its generation config's one-piece bad_words_ids)
+    rules: GenerationRules  # its generation config's repetition penalty and n-gram ban
     positions: int | None  # the positions its embeddings have: the longest source, and target, it can read (None: any)
 
 
@@ -76,7 +77,7 @@ def hf_config(config, generation, unk_id: int) -> HFConfig:
                         start=config.pad_token_id if start is None else start, unk=unk_id)
     banned = tuple(words[0] for words in generation.bad_words_ids or () if len(words) == 1)
     return HFConfig(config.model_type, layout.shapes(config), config.d_model, specials, banned,
-                    layout.positions(config))
+                    GenerationRules.of(generation), layout.positions(config))
 
 
 def zero_removed_heads(projection: nn.Linear, args: tuple):
@@ -106,6 +107,15 @@ class LibraryTranslator(Translator):
     @property
     def specials(self) -> Specials:
         return self.config.specials
+
+    @property
+    def generation_rules(self) -> GenerationRules:
+        return self.config.rules
+
+    def _with_logits(self, logits: Tensor) -> Tensor | None:
+        """A step's logits [B, V] where the search penalises them (:class:`.translator.GenerationRules`), else None:
+        a kept trace holds no second [B, V] for nothing."""
+        return logits if self.generation_rules.any else None
 
     def own_step_log_probs(self, src: Tensor, mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
                            steps: Tensor) -> Tensor:
@@ -203,13 +213,14 @@ class HFTranslator(LibraryTranslator):
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
-        log_probs = self._log_probs(state)  # [B, V]
+        logits = self._banned(self.layout.logits(self.hf, state).float())  # [B, V]
         if not cache.keys:
-            log_probs = self._tag_first(log_probs)
+            logits = self._tag_first(logits)
         attention = torch.stack([a[:, :, 0] for a in out.cross_attentions], 1)  # [B, L, heads, S]
         new = out.cache
         layers = range(len(new.self_attention_cache.layers))
-        return Step(log_probs, attention, None, state), HFCache(
+        step = Step(logits.log_softmax(-1), attention, None, state, logits=self._with_logits(logits))
+        return step, HFCache(
             tuple(new.self_attention_cache.layers[n].keys for n in layers),
             tuple(new.self_attention_cache.layers[n].values for n in layers),
             tuple(new.cross_attention_cache.layers[n].keys for n in layers),
@@ -217,17 +228,21 @@ class HFTranslator(LibraryTranslator):
 
     def _log_probs(self, state: Tensor) -> Tensor:
         """The next piece's log-probabilities [..., V] from the decoder's output ``state`` [..., d], after generate's
-        rules, applied after the softmax as there: the banned pieces at −∞."""
-        log_probs = self.layout.logits(self.hf, state).float().log_softmax(-1)
-        log_probs[..., list(self.config.banned)] = float("-inf")
-        return log_probs
+        rules: the banned pieces at −∞."""
+        return self._banned(self.layout.logits(self.hf, state).float()).log_softmax(-1)
 
-    def _tag_first(self, log_probs: Tensor) -> Tensor:
-        """The first step's log-probabilities [B, V]: for a model writing in a set language, its tag alone, at
-        log-probability 0 (``ForcedBOSTokenLogitsProcessor``); else as they are."""
+    def _banned(self, scores: Tensor) -> Tensor:
+        """``scores`` [..., V] with the pieces ``generate`` never writes at −∞ (before or after the softmax alike:
+        the others keep their values)."""
+        scores[..., list(self.config.banned)] = float("-inf")
+        return scores
+
+    def _tag_first(self, scores: Tensor) -> Tensor:
+        """The first step's scores [B, V] (logits or log-probabilities): for a model writing in a set language, its
+        tag alone, at 0 (``ForcedBOSTokenLogitsProcessor``); else as they are."""
         if self.target_tag is None:
-            return log_probs
-        forced = torch.full_like(log_probs, float("-inf"))
+            return scores
+        forced = torch.full_like(scores, float("-inf"))
         forced[:, self.target_tag] = 0.0
         return forced
 

@@ -76,6 +76,14 @@ class SubwordTokenizer:
     def save(self, path: str | Path) -> None:
         self.tokenizer.save(str(path))
 
+    #: The ids a source sentence's own sit between as the model reads them: nothing before, EOS after.
+    frame: tuple[tuple[int, ...], tuple[int, ...]] = ((), (EOS_ID,))
+
+    @property
+    def backend(self) -> Tokenizer:
+        """The ``tokenizers.Tokenizer`` that cuts the pieces (the piece cache batches it and keys on it)."""
+        return self.tokenizer
+
     @property
     def vocab_size(self) -> int:
         return self.tokenizer.get_vocab_size()

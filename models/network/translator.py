@@ -85,6 +85,25 @@ class RNNStep:
 
 
 @dataclass(frozen=True)
+class GenerationRules:
+    """What a model's generation config asks every search to do to the scores beside its banned pieces, as
+    ``generate``'s logits processors do: a repetition penalty over every token read so far (a chat model's prompt
+    too), and a ban on writing an n-gram again. The defaults ask nothing."""
+
+    repetition_penalty: float = 1.0  # a seen token's score s becomes s / p where s > 0, else s · p
+    no_repeat_ngram: int = 0  # n: no n-gram of the tokens read so far is written twice; 0: any may be
+
+    @property
+    def any(self) -> bool:
+        return self.repetition_penalty != 1.0 or self.no_repeat_ngram > 0
+
+    @classmethod
+    def of(cls, generation) -> GenerationRules:
+        """The rules a ``transformers`` generation config sets (unset: none)."""
+        return cls(float(generation.repetition_penalty or 1.0), int(generation.no_repeat_ngram_size or 0))
+
+
+@dataclass(frozen=True)
 class Step:
     """One decoding step for a batch, the same for every architecture."""
 
@@ -93,6 +112,9 @@ class Step:
     energies: Tensor | None  # [B, L, heads, S]  the scores before the softmax
     state: Tensor  # [B, H]  the decoder's output that writes this piece (RNN: s_t; Transformer: its last layer)
     rnn: RNNStep | None = None  # the RNN's query and context; None for other architectures
+    #: [B, V] the scores before the softmax (banned pieces at −∞), which greedy search penalises as ``generate`` does
+    #: where the model has :class:`GenerationRules`; None for a model without any
+    logits: Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +219,10 @@ class Translator(nn.Module, ABC):
     #: Whether the source is a prompt the model continues (a decoder-only model): its cross-attention is the rows of
     #: its one stack's written tokens over the prompt, so a row sums to less than 1.
     continues_prompt: bool = False
+
+    #: What its generation config asks of a search beside the scores (:class:`GenerationRules`): nothing, for this
+    #: project's own models.
+    generation_rules: GenerationRules = GenerationRules()
 
     #: Whether :meth:`attention_parts` takes apart what the attention adds (not where a model normalises its
     #: attention's output before the residual sum: Gemma2).

@@ -55,8 +55,7 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
     ]
     return ModelCardData(
         language=training["languages"], license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", "seq2seq", *(["transformer"] if variant(training) == "transformer" else
-                                                       ["gru", training["score"]])],
+        tags=["translation", "attention", *TAGS.get(variant(training), ("seq2seq", "gru", variant(training)))],
         datasets=[d["name"] for d in corpora(training)], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
         model_name=f"attention-atlas en-fr {variant(training)}", eval_results=results or None,
@@ -103,6 +102,8 @@ def training_data(training: dict) -> str:
 
 def _vocabularies(directory: str | Path) -> str:
     d = Path(directory)
+    if (d / "tokenizer.json").exists():
+        return "one byte-level vocabulary shared by both languages, with a chat template of its own"
     if (d / "source_tokenizer.json").read_bytes() == (d / "target_tokenizer.json").read_bytes():
         return "one vocabulary shared by both languages"
     return "separate source and target vocabularies"
@@ -121,23 +122,41 @@ def _files(directory: str | Path) -> str:
 
 
 def variant(training: dict) -> str:
-    """What the card calls the model: the RNN's score, or ``transformer`` — from ``training.json`` or
-    ``config.json``, which both name the architecture (absent: an RNN) and an RNN's score."""
-    return "transformer" if training.get("architecture") == "transformer" else training["score"]
+    """What the card calls the model: the RNN's score, or its architecture (``transformer``, ``decoder-only``) —
+    from ``training.json`` or ``config.json``, which both name the architecture (absent: an RNN) and an RNN's
+    score."""
+    architecture = training.get("architecture", "rnn")
+    return training["score"] if architecture == "rnn" else architecture
+
+
+#: The Hub tags and the sentence that says what a model is, by :func:`variant` (an RNN's are its score's).
+TAGS = {"transformer": ("seq2seq", "transformer"), "decoder-only": ("decoder-only", "llama", "chat")}
+DESCRIPTIONS = {
+    "transformer": "A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
+                   "positions, multi-head scaled dot-product attention, the target embedding tied to the output "
+                   "layer.",
+    "decoder-only": "A small decoder-only (GPT-style) Transformer, transformers' own `LlamaForCausalLM` (pre-norm "
+                    "RMSNorm layers, rotary positions, grouped-query attention, SwiGLU feed-forward, the embedding "
+                    "tied to the output layer): the sentence sits in a chat prompt and the translation is its answer, "
+                    "so it loads as any Hub chat model does.",
+}
 
 
 def model_description(training: dict) -> str:
     """The sentence that says what the model is."""
-    if variant(training) == "transformer":
-        return ("A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
-                "positions, multi-head scaled dot-product attention, the target embedding tied to the output layer.")
+    if variant(training) in DESCRIPTIONS:
+        return DESCRIPTIONS[variant(training)]
     return ("A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after\nBahdanau, Cho & Bengio "
             f"(2015), with {SCORES[training['score']].description}.")
 
 
 def _sizes(directory: str | Path) -> str:
-    """The sizes line, from the checkpoint's ``config.json`` (the model's own config)."""
+    """The sizes line, from the checkpoint's ``config.json`` (the model's own config, or its family's)."""
     c = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if "model_type" in c:
+        return (f"; {c['num_hidden_layers']} layers, d_model {c['hidden_size']}, {c['num_attention_heads']} query "
+                f"heads over {c['num_key_value_heads']} key–value heads, feed-forward {c['intermediate_size']}, "
+                f"attention dropout {c['attention_dropout']}")
     if c.get("architecture") == "transformer":
         return (f"; {c['enc_layers']} encoder and {c['dec_layers']} decoder layers, d_model {c['d_model']}, "
                 f"{c['heads']} heads, feed-forward {c['ffn_dim']}, dropout {c['dropout']}")
@@ -233,7 +252,7 @@ believe" measures how far each reading is one.
 
 def _heads_section(training: dict, directory: str | Path) -> str:
     """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
-    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if variant(training) == "transformer" else ""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if variant(training) in TAGS else ""
 
 
 def write_card(directory: str | Path) -> None:

@@ -28,7 +28,7 @@ from ..network.hf_translator import MODEL_TYPES, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
 from .load_limits import read_in, too_many_parameters
-from .prompted import Prompted, load_decoder_only
+from .prompted import Prompted, cannot_read, load_decoder_only
 
 #: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
 #: tag comes after its EOS), so they are refused rather than misread.
@@ -119,7 +119,11 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     reason = refusal(config, path)
     if reason:
         raise ValueError(reason)
-    if (count := parameters(path)) > max_parameters:
+    try:
+        count = parameters(path)
+    except Exception as e:  # noqa: BLE001 — a damaged config.json raises whatever the library's reader raises
+        raise cannot_read(path, e) from e
+    if count > max_parameters:
         raise ValueError(too_many_parameters(path.name, count, max_parameters))
     if config["model_type"] in DECODER_ONLY_TYPES:
         return load_decoder_only(path, name, dtype)
@@ -129,8 +133,8 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
         tokenizer = _tokenizer(path, config["model_type"])
         model = AutoModelForSeq2SeqLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
                                                       trust_remote_code=False, dtype=dtype)
-    except (OSError, ValueError, RuntimeError, KeyError) as e:
-        raise ValueError(f"{path.name} cannot be read ({e}).") from e
+    except Exception as e:  # noqa: BLE001 — a damaged file raises whatever its library's parser raises
+        raise cannot_read(path, e) from e
     read_in(model)
     translator = HFTranslator(model, tokenizer.unk_token_id)
     if config["model_type"] == "t5" and not (tags := target_tags(tokenizer)):

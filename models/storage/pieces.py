@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from ..network.tokenization import EOS_ID, SubwordTokenizer, TokenizerPair
+from ..network.tokenization import SubwordTokenizer, TokenizerPair
 
 Pair = tuple[list[int], list[int]]  # source ids (EOS included), target ids (no specials)
 CACHE_FORMAT = "1"  # part of every key: bump it when the arrays' layout or the filtering changes
@@ -117,20 +117,23 @@ class TokenizedPairs(Sequence):
 def _ids(tokenizer: SubwordTokenizer, lines: Sequence[str]) -> Iterator[list[int]]:
     """Each line's piece ids, a chunk of lines at a time (``encode_batch`` parallelises inside the chunk)."""
     for i in range(0, len(lines), _CHUNK):
-        for encoding in tokenizer.tokenizer.encode_batch(list(lines[i : i + _CHUNK]), add_special_tokens=False):
+        for encoding in tokenizer.backend.encode_batch(list(lines[i : i + _CHUNK]), add_special_tokens=False):
             yield encoding.ids
 
 
 def tokenize_pairs(tokenizers: TokenizerPair, sources: Sequence[str], targets: Sequence[str],
                    max_len: int) -> TokenizedPairs:
-    """Id pairs, dropping empty lines and pairs of ``max_len`` pieces or more on either side (source EOS aside)."""
+    """Id pairs, dropping empty lines and pairs of ``max_len`` pieces or more on either side (the source's frame
+    aside: its EOS, or a chat model's prompt around the sentence)."""
     src_flat, tgt_flat, src_lengths, tgt_lengths = array("i"), array("i"), array("q"), array("q")
+    head, tail = tokenizers.source.frame
     for src, tgt in zip(_ids(tokenizers.source, sources), _ids(tokenizers.target, targets)):
         if 0 < len(src) < max_len and 0 < len(tgt) < max_len:
+            src_flat.extend(head)
             src_flat.extend(src)
-            src_flat.append(EOS_ID)
+            src_flat.extend(tail)
             tgt_flat.extend(tgt)
-            src_lengths.append(len(src) + 1)
+            src_lengths.append(len(head) + len(src) + len(tail))
             tgt_lengths.append(len(tgt))
     as_numpy = lambda a, dtype: np.frombuffer(a, dtype=dtype).copy() if len(a) else np.zeros(0, dtype)  # noqa: E731
     return TokenizedPairs(as_numpy(src_flat, np.int32), _starts(as_numpy(src_lengths, np.int64)),
@@ -148,7 +151,9 @@ def cache_key(tokenizers: TokenizerPair, files: Sequence[Path], max_len: int) ->
     """A digest of everything the ids depend on: both tokenizers, the length cap and the text files' bytes."""
     digest = hashlib.sha256(f"pieces {CACHE_FORMAT} {max_len}".encode())
     for tokenizer in (tokenizers.source, tokenizers.target):
-        digest.update(tokenizer.tokenizer.to_str().encode())
+        digest.update(tokenizer.backend.to_str().encode())
+    if tokenizers.source.frame != SubwordTokenizer.frame:  # a prompt around the sentence (keys made before stay)
+        digest.update(repr(tokenizers.source.frame).encode())
     for file in files:
         with open(file, "rb") as f:
             digest.update(hashlib.file_digest(f, "sha256").digest())

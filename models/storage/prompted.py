@@ -26,6 +26,14 @@ from .languages import EN_FR, MAX_INSTRUCTION_CHARS, language_name
 from .load_limits import read_in
 
 
+def cannot_read(path: Path, error: Exception) -> ValueError:
+    """What a library's failure to read the folder at ``path`` says to users, whatever its type: one line, naming
+    the folder and never where it lies on this machine (a public server's paths are its own)."""
+    said = (str(error).strip().splitlines() or [""])[0].replace(str(path.resolve()), path.name)
+    said = said.replace(str(path), path.name)
+    return ValueError(f"{path.name} cannot be read ({said[:300] or type(error).__name__}).")
+
+
 def instruction_for(name: str) -> str:
     """The instruction a model is asked with: its card's own (EuroLLM's, Tower's), else :data:`INSTRUCTION`."""
     lowered = name.lower()
@@ -75,7 +83,7 @@ class Prompted:
                                     ReplyTokenizer(self.tokenizer, self.eos))
 
 
-def _specials(tokenizer, model) -> Specials:
+def chat_specials(tokenizer, model) -> Specials:
     """The start token (the generation prompt's last), the end of turn — of the generation config's stop tokens, the
     one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>; the
     others end a translation too, as in ``generate``) — and
@@ -113,11 +121,18 @@ def load_decoder_only(path: Path, name: str, dtype: torch.dtype
             raise ValueError("its tokenizer has no chat template, so nothing says how to ask it to translate")
         model = AutoModelForCausalLM.from_pretrained(path, attn_implementation="eager", use_safetensors=True,
                                                      trust_remote_code=False, dtype=dtype)
-        specials = _specials(tokenizer, model)
-    except (OSError, ValueError, RuntimeError, KeyError) as e:
-        raise ValueError(f"{path.name} cannot be read ({e}).") from e
+        specials = chat_specials(tokenizer, model)
+    except Exception as e:  # noqa: BLE001 — a damaged file raises whatever its library's parser raises
+        raise cannot_read(path, e) from e
     read_in(model)
+    return prompted_translator(model, tokenizer, specials, name, path.name)
+
+
+def prompted_translator(model, tokenizer, specials: Specials, name: str, label: str
+                        ) -> tuple[DecoderOnlyTranslator, TokenizerPair, tuple[str, str], Prompted]:
+    """A causal LM and its tokenizer behind the interface, set to English→French (``name``: the reference, which may
+    choose its card's instruction; ``label``: the model's name in messages)."""
     translator = DecoderOnlyTranslator(model, specials)
-    prompted = Prompted(tokenizer, instruction_for(name), path.name, specials.start, specials.eos,
+    prompted = Prompted(tokenizer, instruction_for(name), label, specials.start, specials.eos,
                         translator.max_positions)
     return (*prompted.pair(translator, *EN_FR), EN_FR, prompted)

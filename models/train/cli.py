@@ -35,6 +35,7 @@ from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.hub import load_model, save_checkpoint
 from ..storage.pieces import default_cache_dir
+from . import decoder_only
 from .alignment_links import RECIPES
 from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
 from .loop import Run, RunClock, epoch_batches, fit
@@ -50,8 +51,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "an optional sampling weight and split names (weight=W,train=SPLIT,val=SPLIT)")
     p.add_argument("--src", default="en")
     p.add_argument("--tgt", default="fr")
-    p.add_argument("--arch", choices=list(ARCHITECTURES), default="rnn",
-                   help="rnn: the attentional RNN of Bahdanau et al. (2015); transformer: Vaswani et al. (2017)")
+    p.add_argument("--arch", choices=[*ARCHITECTURES, decoder_only.ARCH], default="rnn",
+                   help="rnn: the attentional RNN of Bahdanau et al. (2015); transformer: Vaswani et al. (2017); "
+                        "decoder-only: a GPT-style LlamaForCausalLM asked through a chat template, saved in "
+                        "transformers' format")
     p.add_argument("--score", choices=list(SCORES), default=RNNConfig.score, help="the RNN's attention score")
     p.add_argument("--out", required=True, help="checkpoint directory to write")
     p.add_argument("--val-data", nargs="+", metavar="DIR[:val=SPLIT] | sacrebleu:NAME",
@@ -77,6 +80,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     t.add_argument("--enc-layers", type=int, default=TransformerConfig.enc_layers)
     t.add_argument("--dec-layers", type=int, default=TransformerConfig.dec_layers)
     t.add_argument("--ffn-dim", type=int, default=TransformerConfig.ffn_dim)
+    decoder_only.add_arguments(p)
     p.add_argument("--dropout", type=float, help=f"default: {RNNConfig.dropout} (rnn), {TransformerConfig.dropout} "
                                                  "(transformer)")
     p.add_argument("--label-smoothing", type=float, default=0.1)
@@ -188,6 +192,9 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, pa
     weights' average."""
     if args.init_from:
         model = load_model(args.init_from, device=str(device)).model.train()
+    elif args.arch == decoder_only.ARCH:
+        model = decoder_only.as_translator(decoder_only.build_chat_model(args, tokenizers.target.tokenizer),
+                                           tokenizers.target.tokenizer, args.out)[0].to(device)
     else:
         model = build_model(model_config(args, tokenizers)).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -197,7 +204,12 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, pa
     trained = DistributedDataParallel(model) if replicas.world > 1 else model
     validation = validation_sets(corpora, tokenizers, args) if replicas.main else {}
     return Run(model, trained, optimizer, scheduler, averaged(model, args.ema_decay), clock, budget, tokenizers,
-               corpora.train, parts, validation, args, replicas, guided(args, model))
+               corpora.train, parts, validation, args, replicas, saver(args), guided(args, model))
+
+
+def saver(args):
+    """How the run's checkpoint is written: a decoder-only model in its family's format, others in this project's."""
+    return decoder_only.save_chat_checkpoint if args.arch == decoder_only.ARCH else save_checkpoint
 
 
 def main(argv=None) -> None:
@@ -220,7 +232,7 @@ def main(argv=None) -> None:
         if replicas.main:
             print(f"resuming at step {state['step']}", file=sys.stderr)
     elif replicas.main:
-        save_checkpoint(out, run.model, tokenizers)
+        run.save(out, run.model, tokenizers)
     launcher = "python" if replicas.world == 1 else f"torchrun --nproc_per_node {replicas.world}"
     command = f"{launcher} -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
     state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
@@ -245,8 +257,8 @@ def write_training_record(out: Path, args, run: Run, state: dict, data: list[dic
         "data": data,
         "validated_only_on": [{"name": c.name, "val_split": c.val_split} for c in corpora.validate_only]
         + [{"name": spec} for spec in corpora.named],
-        "architecture": run.model.config.architecture,  # --init-from's, when given
-        **({"score": run.model.config.score} if run.model.config.architecture == "rnn" else {}),
+        "architecture": run.model.architecture if run.model.architecture in ARCHITECTURES else args.arch,
+        **({"score": run.model.config.score} if run.model.architecture == "rnn" else {}),
         "languages": [args.src, args.tgt],
         "parameters": sum(p.numel() for p in run.model.parameters()),
         "kept": args.keep,

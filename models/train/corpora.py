@@ -15,6 +15,7 @@ from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokeni
 from ..network.training import Replicas, from_main
 from ..storage.data import Corpus, read_parallel, split_file
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
+from . import decoder_only
 from .alignment_links import RECIPES, linked_parts
 
 MAX_TRAIN_PIECES = 64
@@ -54,14 +55,25 @@ def train_text(corpora: Corpora, args) -> list[tuple[list[str], list[str]]]:
     return [read_parallel(c.path, c.train_split, args.src, args.tgt) for c in corpora.train]
 
 
+def load_tokenizers(args, directory: str | Path) -> TokenizerPair:
+    """The pair a checkpoint of ``--arch`` keeps in ``directory``."""
+    if args.arch == decoder_only.ARCH:
+        return decoder_only.chat_tokenizers(decoder_only.load_chat_tokenizer(directory), args.src, args.tgt)
+    return TokenizerPair.load(directory)
+
+
 def build_tokenizers(args, corpora: Corpora) -> TokenizerPair:
     """``--tokenizers``'s (or ``--init-from``'s) pair, else new BPE tokenizers trained on every training corpus:
-    one per language, or with ``--shared-vocab`` one vocabulary for both, saved under both names."""
+    one per language, or with ``--shared-vocab`` one vocabulary for both, saved under both names (a decoder-only
+    model's: always one, byte-level, with its chat template)."""
     given = args.tokenizers or args.init_from
     if given:
-        return TokenizerPair.load(given)
+        return load_tokenizers(args, given)
     text = train_text(corpora, args)
     sources, targets = [s for src, _ in text for s in src], [t for _, tgt in text for t in tgt]
+    if args.arch == decoder_only.ARCH:
+        chat = decoder_only.train_chat_tokenizer(sources + targets, args.vocab_size)
+        return decoder_only.chat_tokenizers(chat, args.src, args.tgt)
     if args.shared_vocab:
         shared = SubwordTokenizer(train_tokenizer(sources + targets, args.vocab_size))
         return TokenizerPair(shared, shared)
@@ -72,13 +84,16 @@ def build_tokenizers(args, corpora: Corpora) -> TokenizerPair:
 def shared_tokenizers(args, out: Path, corpora: Corpora, resuming: bool, replicas: Replicas) -> TokenizerPair:
     """Reloaded when resuming, else built by the main process; the other processes read what it saved."""
     if resuming:
-        return TokenizerPair.load(out)
+        return load_tokenizers(args, out)
     if replicas.main:
         tokenizers = build_tokenizers(args, corpora)
         out.mkdir(parents=True, exist_ok=True)
-        tokenizers.save(out)
+        if args.arch == decoder_only.ARCH:
+            tokenizers.target.tokenizer.save_pretrained(out)
+        else:
+            tokenizers.save(out)
     from_main(None, replicas)  # wait until they are on disk
-    return tokenizers if replicas.main else TokenizerPair.load(out)
+    return tokenizers if replicas.main else load_tokenizers(args, out)
 
 
 def training_parts(corpora: Corpora, tokenizers: TokenizerPair, args, replicas: Replicas) -> list[TokenizedPairs]:

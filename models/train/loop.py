@@ -12,6 +12,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,6 @@ from ..network.tokenization import PAD_ID, TokenizerPair
 from ..network.training import PRECISIONS, Replicas, from_main, largest, loss_function, shard, train_step
 from ..storage.data import Corpus, batch_order, batches, mix, pad
 from ..storage.examples import load_examples
-from ..storage.hub import save_checkpoint
 from ..storage.pieces import TokenizedPairs
 from ..storage.timeline import append_point, timeline_entry
 from .state import save_state
@@ -69,6 +69,7 @@ class Run:
     validation: dict  # corpus name -> (pairs, sources, targets); empty on processes other than the main one
     args: object  # the parsed command line
     replicas: Replicas
+    save: Callable[[str | Path, nn.Module, TokenizerPair], None]  # writes the checkpoint: weights and tokenizers
     guide: GuidedAlignment | None = None  # the head guided alignment trains; None: translation alone
 
 
@@ -151,7 +152,7 @@ def checkpoint(run: Run, state: dict, losses: list[float], epochs: float, final:
         print(json.dumps({k: v for k, v in record.items() if k != "by_corpus"}), file=sys.stderr)
         record_alignments(Path(run.args.out), weights, run.tokenizers, record)
         if final if run.args.keep == "last" else improved:
-            save_checkpoint(run.args.out, weights, run.tokenizers)
+            run.save(run.args.out, weights, run.tokenizers)
         save_state(Path(run.args.out), run.model, run.optimizer, run.scheduler, run.average, state)
 
 

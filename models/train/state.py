@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
 STATE_DIR = "train_state"
@@ -33,8 +33,8 @@ def _random_states() -> dict[str, torch.Tensor]:
 def save_state(out: Path, model: nn.Module, optimizer, scheduler, average: nn.Module, state: dict) -> None:
     d = out / STATE_DIR
     d.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, d / "model.safetensors")
-    save_file({k: v.contiguous() for k, v in average.state_dict().items()}, d / "average.safetensors")
+    save_model(model, d / "model.safetensors")  # a tensor tied to another (a tied embedding) is written once
+    save_model(average, d / "average.safetensors")
     save_file(_random_states(), d / "random.safetensors")
     opt = optimizer.state_dict()
     tensors = {f"{i}.{k}": v for i, s in opt["state"].items() for k, v in s.items()}
@@ -48,8 +48,8 @@ def load_state(out: Path, model: nn.Module, optimizer, scheduler, average: nn.Mo
     """Restore everything :func:`save_state` wrote; returns the counters and history."""
     d = out / STATE_DIR
     state = json.loads((d / "state.json").read_text())
-    model.load_state_dict(load_file(d / "model.safetensors"), strict=True)
-    average.load_state_dict(load_file(d / "average.safetensors"), strict=True)
+    load_model(model, d / "model.safetensors", strict=True)
+    load_model(average, d / "average.safetensors", strict=True)
     per_param: dict[int, dict] = {}
     for key, value in load_file(d / "optimizer.safetensors").items():
         i, name = key.split(".", 1)
