@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     checkpoint = loaded.path
     out = Path(args.out) if args.out else checkpoint / "evaluation.json"
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
-    if out == checkpoint / "evaluation.json" and (checkpoint / "training.json").exists():
+    if out == checkpoint / "evaluation.json" and loaded.origin.trained is not None:
         write_card(checkpoint)
     print(json.dumps({f"{t['data']} {t['split']}": {k: t[k] for k in ("greedy", "beam") if k in t}
                       for t in result["test_sets"]}, indent=1))

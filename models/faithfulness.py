@@ -95,7 +95,7 @@ def main(argv=None) -> int:
         print(json.dumps(row, ensure_ascii=False))
     if args.save:
         write_faithfulness(loaded.path, record)
-        if (loaded.path / "training.json").exists():
+        if loaded.origin.trained is not None:
             write_card(loaded.path)
     return 0
 

@@ -67,7 +67,7 @@ def main(argv=None) -> int:
              "command": "python -m models.heads " + shlex.join(sys.argv[1:] if argv is None else argv)}
     out = Path(args.out) if args.out else loaded.path / HEADS_FILE
     out.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    if out == loaded.path / HEADS_FILE and (loaded.path / "training.json").exists():
+    if out == loaded.path / HEADS_FILE and loaded.origin.trained is not None:
         write_card(loaded.path)
     top = sorted(rows, key=lambda r: -r["drop"])[:3]
     print(json.dumps({"base_bleu": found["pruning"]["base_bleu"], "most_important": top,

@@ -12,7 +12,7 @@ st.title("Models & results")
 st.caption("Every score below is read from the evaluation files written by `python -m models.evaluate`.")
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-said = measured.in_use(loaded, settings.model)
+said = measured.in_use(loaded)
 if said is not None:  # a Hub translator or a folder: what it is, from the model and its card
     st.subheader(f"The model in use: {for_markdown(settings.model)}")
     st.markdown("\n".join(f"- **{name}:** {for_markdown(value)}" for name, value in said.items()))

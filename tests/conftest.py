@@ -86,14 +86,18 @@ def any_model(request, tiny_tokenizers):
 
 @pytest.fixture
 def tiny_corpus(tmp_path):
+    return corpus_folder(tmp_path)
+
+
+def corpus_folder(folder):
     """A Multi30k-style folder: train/val/test_2016_flickr .en/.fr.gz files."""
     splits = {"train": synthetic_pairs(300, 1), "val": synthetic_pairs(40, 2),
               "test_2016_flickr": synthetic_pairs(40, 3)}
     for split, pairs in splits.items():
         for lang, col in (("en", 0), ("fr", 1)):
-            with gzip.open(tmp_path / f"{split}.{lang}.gz", "wt", encoding="utf-8") as f:
+            with gzip.open(folder / f"{split}.{lang}.gz", "wt", encoding="utf-8") as f:
                 f.write("\n".join(p[col] for p in pairs) + "\n")
-    return tmp_path
+    return folder
 
 
 @pytest.fixture

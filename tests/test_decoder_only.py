@@ -380,7 +380,7 @@ def test_the_models_page_describes_a_chat_model_as_decoder_only_never_an_encoder
     from models.storage.model_facts import model_facts
 
     loaded, *_, folder = qwen
-    described = model_facts(loaded, str(folder)).description
+    described = model_facts(loaded).description
     assert described.startswith("A qwen2 decoder-only model: 2 layers of 4 heads") and "encoder" not in described
     at = run_page(page("Models_and_results"), model=str(folder))
     assert not at.exception, [e.message for e in at.exception]

@@ -50,7 +50,7 @@ def test_a_repo_id_loads_from_the_hf_cache_offline_says_its_commit_and_the_comma
     populate_hf_cache(offline_cache, REPO, marian_folder)
     loaded = load_model(REPO, device="cpu")
     assert loaded.variant == "marian" and loaded.path.parent.parent.name == f"models--{REPO.replace('/', '--')}"
-    assert model_facts(loaded, REPO).origin == f"the Hugging Face Hub: {REPO}, commit {loaded.path.name[:7]}"
+    assert model_facts(loaded).origin == f"the Hugging Face Hub: {REPO}, commit {loaded.path.name[:7]}"
     monkeypatch.setattr("sys.stdin", __import__("io").StringIO("a dog runs on the beach\n"))
     translate.main(["--model", REPO, "--json"])
     found = json.loads(capsys.readouterr().out)

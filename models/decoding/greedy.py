@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from ..network.tokenization import Encoded, InputError, TokenizerPair
+from ..network.tokenization import PROMPT, Encoded, InputError, TokenizerPair
 from ..network.translator import Focus, Step, Translator
 from .penalties import read_before_writing, ruled
 from .trace import Trace, trace_row, written
@@ -97,9 +97,10 @@ def _run_steps(
 
 
 def max_target_len(model: Translator, source: Encoded) -> int:
-    """The most steps a translation of ``source`` takes; one fewer than the model's positions, so that a forced
+    """The most steps a translation of ``source`` takes: twice its sentence's pieces and ten (a prompt around it —
+    a chat template, a task prefix — counts for nothing); one fewer than the model's positions, so that a forced
     row's EOS, which comes after this limit, still has a position."""
-    cap = 2 * len(source.ids) + 10
+    cap = 2 * sum(piece != PROMPT for piece in source.pieces) + 10
     return cap if model.max_positions is None else min(cap, model.max_positions - 1)
 
 

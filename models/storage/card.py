@@ -17,7 +17,14 @@ from .card_alignment import alignment_table
 from .head_record import heads_table
 from .reading_scores import reading_table
 from .timeline import timeline_file
-from .training_record import best_validation, kept_weights, learning_rate, training_summary, validation_table
+from .training_record import (
+    best_validation,
+    kept_weights,
+    learning_rate,
+    training_summary,
+    validation_table,
+    variant,
+)
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit
@@ -119,14 +126,6 @@ def _files(directory: str | Path) -> str:
         notes.append("`neighbours.safetensors`: decoder states of sampled training sentences, for nearest-neighbour "
                      "search (`python -m models.neighbours`)")
     return "".join(f"\n- {n}" for n in notes)
-
-
-def variant(training: dict) -> str:
-    """What the card calls the model: the RNN's score, or its architecture (``transformer``, ``decoder-only``) —
-    from ``training.json`` or ``config.json``, which both name the architecture (absent: an RNN) and an RNN's
-    score."""
-    architecture = training.get("architecture", "rnn")
-    return training["score"] if architecture == "rnn" else architecture
 
 
 #: The Hub tags and the sentence that says what a model is, by :func:`variant` (an RNN's are its score's).

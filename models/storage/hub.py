@@ -36,9 +36,10 @@ from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, CheckpointError, download
 from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
-from .loaded import LoadedModel
+from .loaded import BUNDLED, FOLDER, HUB, LoadedModel, Origin
 from .model_card import CardFacts, read_card
 from .probe_record import read_probe
+from .training_record import trained_variant
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
@@ -69,10 +70,9 @@ def bundled_models() -> list[str]:
 
 
 @functools.cache
-def bundled_configs() -> dict[str, dict]:
-    """Each bundled checkpoint's ``config.json``, by short name (read without building a model)."""
-    return {name: json.loads((BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}" / "config.json").read_text())
-            for name in bundled_models()}
+def bundled_variants() -> dict[str, str]:
+    """What each bundled checkpoint is (its training record's variant), by short name, read without loading it."""
+    return {name: trained_variant(BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}") for name in bundled_models()}
 
 
 @functools.cache
@@ -94,6 +94,15 @@ def save_checkpoint(directory: str | Path, model: Translator, tokenizers: Tokeni
     tokenizers.save(directory)
 
 
+def origin_of(ref: str, policy: LoadPolicy | None = None) -> str:
+    """Where ``ref`` is read from: a bundled model's name, else a folder on this machine (where ``policy`` allows
+    local paths), else the Hub."""
+    ref = ref.strip()
+    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models():  # by name only: ".." is no bundled model
+        return BUNDLED
+    return FOLDER if (policy or LoadPolicy()).local_paths and Path(ref).expanduser().is_dir() else HUB
+
+
 def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = None) -> Path:
     """Local directory holding the checkpoint ``ref`` (downloading from the Hub if needed); ``policy``: one's own
     machine's (:class:`LoadPolicy`'s defaults, read from its settings now) unless given."""
@@ -101,9 +110,10 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = N
     ref = ref.strip()
     if not ref:
         raise CheckpointError("No model given.")
-    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models():  # by name only: ".." is no bundled model
+    where = origin_of(ref, policy)
+    if where == BUNDLED:
         return BUNDLED_DIR / (BUNDLED_PREFIX + ref.removeprefix(BUNDLED_PREFIX))
-    if policy.local_paths and Path(ref).expanduser().is_dir():
+    if where == FOLDER:
         return Path(ref).expanduser()
     if ref.count("/") != 1 or ref.startswith((".", "/", "~")):
         where = "not a local directory, " if policy.local_paths else "(this app loads no local paths) "
@@ -243,10 +253,11 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         model.fitted_reading = read_probe(path)  # its heads' reading fit to people, where one was fit
     except ValueError as e:
         raise CheckpointError(f"{path.name}: {e}") from e
+    origin = Origin(origin_of(ref, policy), ref.strip(), trained_variant(path))
     loaded = LoadedModel(model.to(target).eval(), tokenizers, path, target,
                          default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                          card.aligning_matrix),
-                         found, card, many)
+                         origin, found, card, many)
     try:
         return loaded if languages is None else loaded.speaking(*languages)
     except ValueError as e:

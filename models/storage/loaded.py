@@ -17,6 +17,31 @@ from .model_card import CardFacts
 from .prompted import Prompted
 
 
+#: Where a model is read from: a checkpoint bundled with the app, a folder on this machine, a Hub repo.
+BUNDLED, FOLDER, HUB = "bundled", "folder", "hub"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a loaded model came from and whether this project trained it: decided once, as it loads."""
+
+    where: str  # BUNDLED, FOLDER or HUB
+    ref: str  # what it was asked for as
+    trained: str | None  # the variant its training record names (an RNN's score, transformer, decoder-only); None:
+    # a model trained elsewhere
+
+    @property
+    def bundled(self) -> bool:
+        return self.where == BUNDLED
+
+    def said(self, path: Path) -> str:
+        """"bundled with the app", "the Hugging Face Hub: owner/name, commit 1a2b3c4" or "the folder …" (``path``: the
+        folder read; a Hub snapshot's is named by its commit)."""
+        if self.where == HUB:
+            return f"the Hugging Face Hub: {self.ref}, commit {path.name[:7]}"
+        return "bundled with the app" if self.bundled else f"the folder {path}"
+
+
 @dataclass(frozen=True, eq=False)
 class LoadedModel:
     model: Translator
@@ -24,6 +49,7 @@ class LoadedModel:
     path: Path  # the local directory the files were read from
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
+    origin: Origin
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
     pairs: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
@@ -71,7 +97,9 @@ class LoadedModel:
 
     @property
     def variant(self) -> str:
-        return self.model.variant
+        """What the model is called: the variant its training record names where this project trained it (the
+        decoder-only translator, a llama, is "decoder-only"), else its own."""
+        return self.origin.trained or self.model.variant
 
     @property
     def supervised(self) -> Reading | None:

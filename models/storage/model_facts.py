@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from ..decoding.trace import Reading
 from .card import load_records, model_description
-from .hub import BUNDLED_DIR
 from .languages import Languages
 from .loaded import LoadedModel
 
@@ -23,18 +22,10 @@ class ModelFacts:
     supervised: Reading | None  # the head trained to align (guided alignment), where its card says so
 
 
-def _origin(loaded: LoadedModel, ref: str) -> str:
-    if loaded.path.parent == BUNDLED_DIR:
-        return "bundled with the app"
-    if loaded.path.parent.name == "snapshots":  # huggingface_hub's cache: …/models--owner--name/snapshots/<commit>
-        return f"the Hugging Face Hub: {ref}, commit {loaded.path.name[:7]}"
-    return f"the folder {loaded.path}"
-
-
 def _description(loaded: LoadedModel) -> str:
     """The card's sentence for a model this project trained (it has a training record); else what the model's
     attention shapes and width say."""
-    if (loaded.path / "training.json").is_file():
+    if loaded.origin.trained is not None:
         return model_description(load_records(loaded.path)[0])
     shapes, vocabulary = loaded.model.attention_shapes, loaded.tokenizers.target.vocab_size
     (layers, heads), size = shapes["cross"], f"width {loaded.model.state_size}, a vocabulary of {vocabulary:,} pieces"
@@ -47,8 +38,8 @@ def _description(loaded: LoadedModel) -> str:
     return f"A {loaded.variant} encoder–decoder with {layers} layer(s) of {heads} cross-attention head(s), {size}."
 
 
-def model_facts(loaded: LoadedModel, ref: str) -> ModelFacts:
-    """The facts of ``loaded``, which was asked for as ``ref``."""
-    return ModelFacts(_origin(loaded, ref), loaded.path.parent == BUNDLED_DIR, _description(loaded),
+def model_facts(loaded: LoadedModel) -> ModelFacts:
+    """The facts of ``loaded``."""
+    return ModelFacts(loaded.origin.said(loaded.path), loaded.origin.bundled, _description(loaded),
                       sum(p.numel() for p in loaded.model.parameters()), loaded.languages,
                       loaded.card.licence, loaded.supervised)

@@ -4,9 +4,26 @@ quality per minute — for the model card and the Models page.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..network.training import DEFAULT_LR
+
+TRAINING_FILE = "training.json"
+
+
+def variant(training: dict) -> str:
+    """What a model this project trained is called: the RNN's score, or its architecture (``transformer``,
+    ``decoder-only``) — from ``training.json`` or an own ``config.json``, which both name the architecture (absent:
+    an RNN) and an RNN's score."""
+    architecture = training.get("architecture", "rnn")
+    return training["score"] if architecture == "rnn" else architecture
+
+
+def trained_variant(directory: str | Path) -> str | None:
+    """The :func:`variant` a checkpoint's training record names; None where it has none (trained elsewhere)."""
+    record = Path(directory) / TRAINING_FILE
+    return variant(json.loads(record.read_text(encoding="utf-8"))) if record.is_file() else None
 
 
 def training_summary(training: dict) -> str:

@@ -15,8 +15,9 @@ from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokeni
 from ..network.training import Replicas, from_main
 from ..storage.data import Corpus, read_parallel, split_file
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
-from . import decoder_only
 from .alignment_links import RECIPES, linked_parts
+from .decoder_only import ARCH as DECODER_ONLY
+from .decoder_only import chat_tokenizers, load_chat_tokenizer, train_chat_tokenizer
 
 MAX_TRAIN_PIECES = 64
 
@@ -57,8 +58,8 @@ def train_text(corpora: Corpora, args) -> list[tuple[list[str], list[str]]]:
 
 def load_tokenizers(args, directory: str | Path) -> TokenizerPair:
     """The pair a checkpoint of ``--arch`` keeps in ``directory``."""
-    if args.arch == decoder_only.ARCH:
-        return decoder_only.chat_tokenizers(decoder_only.load_chat_tokenizer(directory), args.src, args.tgt)
+    if args.arch == DECODER_ONLY:
+        return chat_tokenizers(load_chat_tokenizer(directory), args.src, args.tgt)
     return TokenizerPair.load(directory)
 
 
@@ -71,9 +72,9 @@ def build_tokenizers(args, corpora: Corpora) -> TokenizerPair:
         return load_tokenizers(args, given)
     text = train_text(corpora, args)
     sources, targets = [s for src, _ in text for s in src], [t for _, tgt in text for t in tgt]
-    if args.arch == decoder_only.ARCH:
-        chat = decoder_only.train_chat_tokenizer(sources + targets, args.vocab_size)
-        return decoder_only.chat_tokenizers(chat, args.src, args.tgt)
+    if args.arch == DECODER_ONLY:
+        chat = train_chat_tokenizer(sources + targets, args.vocab_size)
+        return chat_tokenizers(chat, args.src, args.tgt)
     if args.shared_vocab:
         shared = SubwordTokenizer(train_tokenizer(sources + targets, args.vocab_size))
         return TokenizerPair(shared, shared)
@@ -88,7 +89,7 @@ def shared_tokenizers(args, out: Path, corpora: Corpora, resuming: bool, replica
     if replicas.main:
         tokenizers = build_tokenizers(args, corpora)
         out.mkdir(parents=True, exist_ok=True)
-        if args.arch == decoder_only.ARCH:
+        if args.arch == DECODER_ONLY:
             tokenizers.target.tokenizer.save_pretrained(out)
         else:
             tokenizers.save(out)

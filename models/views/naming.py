@@ -8,22 +8,25 @@ from ..decoding.trace import Reading
 from ..network.attention import SCORES
 from ..network.hf_languages import unknown_code
 from ..network.translator import Translator
-from ..storage.card import variant
 from ..storage.examples import Example, first_example, load_examples
-from ..storage.hub import bundled_cards, bundled_configs
+from ..storage.hub import bundled_cards, bundled_variants
 from ..storage.languages import language_key, language_name
 from ..storage.model_card import SUPERVISION
 
 #: What each variant of the project's models is, for a page's first line.
 ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),
          "none": "the paper's RNN encoder–decoder without attention",
-         "transformer": "a small Transformer (Vaswani et al. 2017)"}
+         "transformer": "a small Transformer (Vaswani et al. 2017)",
+         "decoder-only": "a small decoder-only Transformer asked through a chat prompt, GPT-style (Radford et al. 2018)"}
+#: How people know the project's variants that are not an RNN score.
+LABELS = {"transformer": "Transformer (multi-head)", "decoder-only": "Decoder-only (GPT-style)"}
 
 
 def variant_label(variant: str) -> str:
-    """How people know a model: its RNN score's label, the Transformer, or a Hugging Face model's type."""
-    if variant == "transformer":
-        return "Transformer (multi-head)"
+    """How people know a model: its RNN score's label, the Transformer, the decoder-only model, or a Hugging Face
+    model's type."""
+    if variant in LABELS:
+        return LABELS[variant]
     return SCORES[variant].label if variant in SCORES else f"{variant.capitalize()} (Hugging Face)"
 
 
@@ -34,10 +37,10 @@ def about(variant: str) -> str:
 
 def model_name(ref: str) -> str:
     """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
-    config = bundled_configs().get(ref)
-    if config is None:
+    found = bundled_variants().get(ref)
+    if found is None:
         return ref
-    label = variant_label(variant(config))  # a config names it as training.json does
+    label = variant_label(found)
     return f"{label}, trained to align" if bundled_cards()[ref].guided else label
 
 

@@ -131,11 +131,11 @@ def figure_2(results: list[ModelResults], test: str, label: Callable[[str], str]
     return figure_2_finding(found["none"], attention) if "none" in found and attention else None
 
 
-def in_use(loaded: LoadedModel, ref: str) -> dict[str, str] | None:
+def in_use(loaded: LoadedModel) -> dict[str, str] | None:
     """What the model in use is, by what is said of it, in words (raw text): where it came from, what it is, its
     languages, size and licence, and the head trained to align; None for a bundled model (the page's tables say
     it all)."""
-    facts = model_facts(loaded, ref)
+    facts = model_facts(loaded)
     if facts.bundled:
         return None
     (source, target), head = facts.languages, facts.supervised

@@ -4,7 +4,6 @@ traces once per sentence and setting (data). Nothing here does math: it calls ``
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 
 import streamlit as st
 
@@ -14,7 +13,8 @@ from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
-from models.storage.hub import BUNDLED_PREFIX, LoadedModel, LoadPolicy, bundled_models, load_model
+from models.storage.hub import LoadPolicy, load_model, origin_of
+from models.storage.loaded import HUB, LoadedModel
 from models.storage.languages import Asking
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
@@ -30,7 +30,7 @@ def load(ref: str, revision: str | None, asking: Asking | None = None) -> Loaded
     weights."""
     if asking is not None:
         return _asked(ref, revision, asking, load_policy())
-    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models() or Path(ref).expanduser().is_dir():
+    if origin_of(ref, load_policy()) != HUB:
         return _load(ref, revision, load_policy())
     return _load_hub(ref, revision, load_policy())
 
