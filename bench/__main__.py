@@ -18,7 +18,7 @@ def main(argv=None) -> None:
     p.add_argument("what", choices=["attention", "translate", "attribution", "train", "throughput", "joey", "profile",
                                     "load", "step", "neighbours", "open", "charts", "completeness", "sharpness",
                                     "pieces", "vocab", "mutants", "corpus", "hub-model", "hub-lru", "widening", "dtype",
-                                    "readings", "which"])
+                                    "readings", "which", "prompt-share"])
     p.add_argument("modules", nargs="*", help="for mutants: the modules to mutate, as paths "
                    "(default: every module bench/mutants.py aims at)")
     p.add_argument("--model", default="additive",
@@ -39,7 +39,9 @@ def main(argv=None) -> None:
                    help="for throughput, profile: the training CLI's --precision")
     p.add_argument("--threads-train", type=int, default=2, help="for joey: torch threads of both trainers")
     p.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8], help="for load: concurrent sessions")
-    p.add_argument("--sentences", type=int, default=3, help="for load: sentences each session types")
+    p.add_argument("--sentences", type=int, default=3,
+                   help="for load: sentences each session types; for prompt-share: the test set's first sentences")
+    p.add_argument("--split", default="test_2016_flickr", help="for prompt-share: the split of --data read")
     p.add_argument("--threads", help="for load: the server's ATLAS_TORCH_THREADS (default: the app's own)")
     p.add_argument("--cpus", help="for load: pin the server to these CPUs (taskset list, e.g. 0)")
     p.add_argument("--with-attribution", action="store_true",
@@ -140,6 +142,10 @@ def main(argv=None) -> None:
         from .readings import bench_which
 
         bench_which(args.model, args.device, args.repeats)
+    elif args.what == "prompt-share":
+        from .prompt_share import bench_prompt_share
+
+        bench_prompt_share(args.model, args.data[0], args.split, args.sentences)
     elif args.what == "readings":
         from .readings import bench_readings
 

@@ -213,13 +213,14 @@ class HFTranslator(LibraryTranslator):
                                     encoder_attention_mask=memory.mask.long(), cache=library, use_cache=True,
                                     output_attentions=True)
         state = out.last_hidden_state[:, 0]  # [B, d]
-        logits = self._banned(self.layout.logits(self.hf, state).float())  # [B, V]
+        logits = self.layout.logits(self.hf, state).float()  # [B, V]
+        log_probs, logits = self._banned(logits.log_softmax(-1)), self._banned(logits)  # as generate's searches do
         if not cache.keys:
-            logits = self._tag_first(logits)
+            log_probs, logits = self._tag_first(log_probs), self._tag_first(logits)
         attention = torch.stack([a[:, :, 0] for a in out.cross_attentions], 1)  # [B, L, heads, S]
         new = out.cache
         layers = range(len(new.self_attention_cache.layers))
-        step = Step(logits.log_softmax(-1), attention, None, state, logits=self._with_logits(logits))
+        step = Step(log_probs, attention, None, state, logits=self._with_logits(logits))
         return step, HFCache(
             tuple(new.self_attention_cache.layers[n].keys for n in layers),
             tuple(new.self_attention_cache.layers[n].values for n in layers),
@@ -229,11 +230,12 @@ class HFTranslator(LibraryTranslator):
     def _log_probs(self, state: Tensor) -> Tensor:
         """The next piece's log-probabilities [..., V] from the decoder's output ``state`` [..., d], after generate's
         rules: the banned pieces at −∞."""
-        return self._banned(self.layout.logits(self.hf, state).float()).log_softmax(-1)
+        return self._banned(self.layout.logits(self.hf, state).float().log_softmax(-1))
 
     def _banned(self, scores: Tensor) -> Tensor:
-        """``scores`` [..., V] with the pieces ``generate`` never writes at −∞ (before or after the softmax alike:
-        the others keep their values)."""
+        """``scores`` [..., V] with the pieces ``generate`` never writes at −∞, set after the softmax as its beam
+        search sets them (the others keep the values it ranks by), on the logits where its greedy search reads
+        them."""
         scores[..., list(self.config.banned)] = float("-inf")
         return scores
 
