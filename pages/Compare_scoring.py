@@ -2,9 +2,9 @@
 or one head (or layer mean) of the Transformer."""
 import streamlit as st
 
-from models.analysis.compare import compare_views, same_cells
 from models.storage.languages import language_name
 from models.views import naming
+from models.views.readings import compared
 from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
@@ -64,16 +64,15 @@ else:
 if not target.strip():
     st.info(f"Type the {target_language} sentence both models should be forced to produce.")
     st.stop()
-forced = [cache.cached_forced(s.model, s.revision, s.asking, text, target) for s in (left, right)]
-views = [view(f, r, settings.words) for f, r in zip(forced, readings)]
-if not settings.words and not same_cells(*views):  # e.g. a Hub model with tokenizers of its own
+forced = tuple(cache.cached_forced(s.model, s.revision, s.asking, text, target) for s in (left, right))
+found = compared(forced, readings, settings.words, names)
+views, comparison = found.views, found.comparison
+if found.by_words and not settings.words:
     st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")
-    views = [view(f, r, True) for f, r in zip(forced, readings)]
-if not same_cells(*views):
+if comparison is None:
     st.warning("The two models split these sentences into different words, so their attention cannot be compared "
                "cell by cell.")
     st.stop()
-comparison = compare_views(*views, names=names)
 st.success(for_markdown(comparison.summary))
 for column, side, name, shown in zip(st.columns(2), ("left", "right"), names, views):
     column.altair_chart(charts.heatmap(shown, name), width="stretch", key=f"forced_{side}")

@@ -2,20 +2,16 @@
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights, step_of_row
-from models.analysis.matrices import ATTENTION, FULL_CONTEXT, MATRICES
+from models.analysis.matrices import MATRICES
 from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
+from models.network.translator import NamedKind, Translator
 from models.network.tokenization import is_language_tag, word_index
 from models.views import naming
 from models.views.readings import MatrixView
 from pages._shared import cache, charts, evidence, exports, readings, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown, plain
-
-
-#: The matrices whose rows are read one step later beside the plain ones: the weights, of the steps or of the
-#: full-context pass (where a piece is the decoder's input: SHIFT-ATT's reading, and where heads align).
-SHIFTABLE = (ATTENTION, FULL_CONTEXT)
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
@@ -78,7 +74,7 @@ def pick_head() -> None:
         st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["head"]))
 
 
-def head_grid(trace: Trace, kinds, kind: str, reading: Reading, words: bool) -> None:
+def head_grid(trace: Trace, kinds, kind: NamedKind, reading: Reading, words: bool) -> None:
     """Every head of the shown layer at a glance; clicking one opens it above."""
     heads = trace.attention_shape[1]
     views = [kinds_ui.views_of(trace, kinds, kind, Reading(reading.layer, h), words) for h in range(heads)]
@@ -89,7 +85,7 @@ def head_grid(trace: Trace, kinds, kind: str, reading: Reading, words: bool) -> 
 
 @st.fragment
 def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: str, reading: Reading | None,
-                  forceable: bool) -> None:
+                  model: Translator) -> None:
     """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
     view, weights, matrix = shown.view, shown.weights, shown.matrix
     st.subheader("Step explorer")
@@ -117,7 +113,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
                       key="step_bars")
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     read = float(weights[step].sum())
-    if matrix.name == ATTENTION and read < 0.999:  # a chat model's row: the rest went to what it had written
+    if matrix.weights and model.continues_prompt:  # a chat model's row: the rest went to what it had written
         st.caption(f"Of this step's attention, {read:.0%} went to the prompt (the sentence and the rest of it) and "
                    f"{1 - read:.0%} to the translation so far: a chat model reads both. The bars are not rescaled.")
     share = shown.prefix
@@ -130,8 +126,8 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if not is_language_tag(trace.target_pieces[step]):
         contrast(trace, settings, text, step, matrix.name)
     neighbours(trace, settings, step, written[step])
-    if reading is not None and forceable:  # without attention there is nothing to force
-        what_if(settings, text, step, source_words, reading.layer, trace.attention_shape[1] > 1)
+    if reading is not None and model.attention_can_be_forced:  # without attention there is nothing to force
+        what_if(settings, text, step, source_words, reading.layer, model.several_heads)
     elif reading is not None:
         st.subheader("What if…")
         st.caption("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
@@ -229,13 +225,14 @@ show_at, kind_at, head_at, later_at = st.columns([4, 5, 4, 3], vertical_alignmen
 with show_at:
     matrix = evidence.matrix_picker(loaded)
 with kind_at:
-    kind = kinds_ui.kind_picker(loaded) if matrix == ATTENTION else "cross"
+    kind = kinds_ui.kind_picker(loaded, offered=MATRICES[matrix].every_kind)
 with head_at:
-    reading = evidence.head_picker(loaded, shape=loaded.model.attention_shapes.get(kind), matrix=matrix)
+    reading = evidence.head_picker(loaded, shape=None if kind.stepwise else loaded.model.attention_shapes[kind.key],
+                                   matrix=matrix)
 if reading is None and not loaded.model.has_attention:
     st.caption("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                "Attribution still shows which source words each output word depended on.")
-steps_reading = reading if kind == "cross" else loaded.reading.plain  # the step explorer follows decoding steps
+steps_reading = reading if kind.stepwise else loaded.reading.plain  # the step explorer follows decoding steps
 if reading is None and loaded.reading is not None:  # an attribution: the step explorer's what-if still forces
     steps_reading = loaded.reading.plain
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
@@ -243,7 +240,7 @@ matrix, measure = drawn.matrix.name, drawn.matrix.unit  # the attention, where i
 main = kinds_ui.shown(settings, text, trace, drawn, kind, reading)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
 with later_at:
-    later = shifted_toggle(loaded.reading.shifted) if matrix in SHIFTABLE and main.stepwise else False
+    later = shifted_toggle(loaded.reading.shifted) if drawn.matrix.later and main.stepwise else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))
@@ -255,14 +252,13 @@ if trace.source.prompt:  # a chat model's prompt, a T5's task prefix: what it re
         st.code(trace.source.prompt, language=None, wrap_lines=True)
 if main.stepwise:
     follow_click(clicked, trace, settings.words)
-if matrix == ATTENTION and trace.attention_shape[1] > 1:
+if drawn.matrix.every_kind and loaded.model.several_heads:
     head_grid(trace, main.kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
-step_explorer(trace, drawn, settings, text, steps_reading, loaded.model.attention_can_be_forced)
-if matrix == ATTENTION and loaded.model.switchable_heads:
+step_explorer(trace, drawn, settings, text, steps_reading, loaded.model)
+if drawn.matrix.every_kind and loaded.model.switchable_heads:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
 exports.download_buttons(main.view, heatmap, stem=main.stem)
-if "encoder" in loaded.model.attention_shapes:  # bertviz draws an encoder–decoder's three attentions
-    kinds_ui.bertviz_download(settings, text, trace)
+kinds_ui.bertviz_download(settings, loaded, text, trace)

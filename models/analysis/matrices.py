@@ -91,6 +91,12 @@ class Matrix:
     # the rule chosen with the matrix itself on a model's trial pairs, with that choice's cross-validated AER (a
     # probe fit there: a row of the trial set would score it on the pairs it was fit on); None: chosen like any other
     own_choice: Callable[[Translator], Tried | None] = lambda model: None
+    # What a page may offer of it, said here rather than guessed from its name:
+    weights: bool = False  # its rows are attention weights as the model spent them (a chat model's row leaves the
+    # rest to the translation so far), not shares of something else
+    later: bool = False  # it can be read one step later, at the step where each piece is the decoder's input
+    every_kind: bool = False  # it is read of every attention the model has (its encoder's, the translation's own,
+    # its heads switched off), not of the cross-attention alone
 
     def own_rule(self, model: Translator) -> LinkRule | None:
         choice = self.own_choice(model)
@@ -143,11 +149,13 @@ _SHARE = "each source token's share in each output token"
 #: Every matrix, in the order they are offered, by name (``register`` adds one).
 MATRICES: dict[str, Matrix] = {m.name: m for m in (
     Matrix(ATTENTION, "Attention α", "α", "where the decoder read (the weights α)", "head",
-           lambda s, _: attention(s), (WEIGHTS,), whole="mean of its heads"),
+           lambda s, _: attention(s), (WEIGHTS,), whole="mean of its heads", weights=True, later=True,
+           every_kind=True),
     Matrix(FULL_CONTEXT, "Attention α with the whole translation in view (the future mask lifted)",
            "α", "the weights of one pass over the finished translation in which every position sees all of it "
            "(Garg et al. 2019's full context: where a head trained to align with it is read)", "head",
-           lambda s, _: full_context_attention(s), (WEIGHTS, WHOLE_TRANSLATION), whole="mean of its heads"),
+           lambda s, _: full_context_attention(s), (WEIGHTS, WHOLE_TRANSLATION), whole="mean of its heads",
+           weights=True, later=True),
     Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "
            "attention", "share", "α times the size of what each source token's value adds (Kobayashi et al. 2020)",
            "head", lambda s, _: attention_norm(s), (WEIGHTS, PARTS), whole="all heads together"),

@@ -25,11 +25,21 @@ from torch import Tensor, nn
 
 from .hf_translator import LibraryTranslator, zero_removed_heads
 from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
-from .translator import Attentions, Focus, GenerationRules, Specials, Step
+from .translator import Attentions, Focus, GenerationRules, NamedKind, Specials, Step
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
 DECODER_ONLY_TYPES = ("llama", "qwen2", "gemma2")
+#: The one stack's three readings, named for what they are: there is no encoder, and no source but the prompt.
+PROMPT_KINDS = (
+    NamedKind("cross", "the translation reading the prompt", "translation → prompt", "Rows: the tokens the model "
+              "wrote, one a step; columns: the prompt's tokens each step read (the rest of each row went to the "
+              "translation so far)."),
+    NamedKind("encoder", "the prompt reading itself", "prompt → prompt", "Rows: each prompt token as the stack "
+              "reads it; columns: the prompt tokens before it."),
+    NamedKind("decoder", "the translation reading itself", "translation → itself", "Rows: the tokens the model "
+              "wrote, one a step; columns: the prompt's last token and each token written before."),
+)
 #: Those whose attention adds to the residual stream as it is (``y = r + o_proj(…)``, the sum the post-attention norm
 #: reads), so what it adds is taken apart term by term; Gemma2 normalises the attention's output before the sum.
 PLAIN_RESIDUAL = ("llama", "qwen2")
@@ -84,6 +94,7 @@ class DecoderOnlyTranslator(LibraryTranslator):
     of turn (``also_end``: its other stop tokens), ``pad`` an id no prompt holds (decoding masks by it)."""
 
     continues_prompt = True
+    named_kinds = PROMPT_KINDS
 
     def __init__(self, model: nn.Module, specials: Specials):
         super().__init__()

@@ -47,6 +47,38 @@ KINDS = ("cross", "encoder", "decoder")
 Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
 
 
+@dataclass(frozen=True)
+class NamedKind:
+    """One of a model's attentions as the model names it for people; the interface reads it by ``key``."""
+
+    key: str  # one of KINDS: where the interface holds it (the cross-attention is each decoding step's row)
+    name: str  # in a sentence: "cross-attention", "the translation reading the prompt"
+    word: str  # on the kind switch, a word or two
+    what: str  # its rows and its columns, one sentence
+
+    @property
+    def named(self) -> str:
+        """Its name to begin a sentence with."""
+        return self.name[:1].upper() + self.name[1:]
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
+        attention): a click opens a step, a row can be read one step later."""
+        return self.key == KINDS[0]
+
+
+#: An encoder–decoder's three attentions (bertviz's).
+ENCODER_DECODER_KINDS = (
+    NamedKind("cross", "cross-attention", "cross", "Rows: the pieces the decoder wrote, one a step; columns: the "
+              "source pieces each step read."),
+    NamedKind("encoder", "encoder self-attention", "encoder", "Rows: each source piece as the encoder rebuilds it; "
+              "columns: the source pieces it read to do so."),
+    NamedKind("decoder", "decoder self-attention", "decoder", "Rows: the pieces the decoder wrote, one a step; "
+              "columns: its inputs, <s> and each piece written before — a step never reads a later one."),
+)
+
+
 def check_identity(config, architecture: str) -> None:
     """What every config checks first: that it describes ``architecture`` in the format this code reads."""
     if config.architecture != architecture:
@@ -264,6 +296,16 @@ class Translator(nn.Module, ABC):
         """``{kind: (L, heads)}`` of each attention it has, in :data:`KINDS` order; ``{}`` without attention —
         worked out by its config, the one place an architecture's facts come from."""
         return self.config.attention_shapes
+
+    @property
+    def several_heads(self) -> bool:
+        """Whether a layer of its attention has more than one head (a grid of them to draw and to switch off)."""
+        return self.attention_shape[1] > 1
+
+    @property
+    def named_kinds(self) -> tuple[NamedKind, ...]:
+        """Its attentions as it names them for people, in :data:`KINDS` order: an encoder–decoder's by default."""
+        return tuple(k for k in ENCODER_DECODER_KINDS if k.key in self.attention_shapes)
 
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:

@@ -103,6 +103,12 @@ def origin_of(ref: str, policy: LoadPolicy | None = None) -> str:
     return FOLDER if (policy or LoadPolicy()).local_paths and Path(ref).expanduser().is_dir() else HUB
 
 
+def stays_loaded(ref: str, policy: LoadPolicy | None = None) -> bool:
+    """Whether a server keeps ``ref`` loaded for good: a bundled model or a folder of its own machine (a Hub repo
+    is one of many a visitor may ask for, one after another)."""
+    return origin_of(ref, policy) != HUB
+
+
 def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = None) -> Path:
     """Local directory holding the checkpoint ``ref`` (downloading from the Hub if needed); ``policy``: one's own
     machine's (:class:`LoadPolicy`'s defaults, read from its settings now) unless given."""

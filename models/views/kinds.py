@@ -10,17 +10,30 @@ from ..decoding.greedy import greedy
 from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from ..decoding.trace import Reading, Trace
 from ..extras import EXTRAS, available
-from ..network.translator import Translator
+from ..network.translator import NamedKind, Translator
 from ..storage.loaded import LoadedModel
 
-#: What each attention is called in a sentence.
-NAMES = {"cross": "cross-attention", "encoder": "encoder self-attention", "decoder": "decoder self-attention"}
 
-
-def kinds_of(model: Translator) -> tuple[str, ...]:
-    """The attentions ``model`` has to switch between, in :data:`KINDS` order: none to switch for one."""
-    found = tuple(k for k in KINDS if k in model.attention_shapes)
+def kinds_of(model: Translator) -> tuple[NamedKind, ...]:
+    """The attentions ``model`` has to switch between, as it names them, in :data:`KINDS` order: none to switch
+    for one."""
+    found = model.named_kinds
     return found if len(found) > 1 else ()
+
+
+def kind_named(model: Translator, key: str | None) -> NamedKind:
+    """``model``'s attention of ``key`` (a link's ``attn``); its step-by-step one, the first, for any other."""
+    return next((k for k in model.named_kinds if k.key == key), steps_kind(model))
+
+
+def steps_kind(model: Translator) -> NamedKind:
+    """The attention ``model``'s decoding steps report, row by row (the cross-attention, as it names it)."""
+    return next(k for k in model.named_kinds if k.stepwise)
+
+
+def offers_bertviz(model: Translator) -> bool:
+    """Whether bertviz's model view draws ``model``: it draws three attentions."""
+    return {k.key for k in model.named_kinds} == set(KINDS)
 
 
 def sentence_kinds(model: Translator, trace: Trace, written: int) -> AttentionKinds:
@@ -52,10 +65,10 @@ def head_keys(keys: str, model: Translator) -> tuple[list[str], list[str]]:
     return found, dropped
 
 
-def head_name(key: str) -> str:
-    """A head's key in words: "cross-attention, layer 1, head 2"."""
+def head_name(key: str, model: Translator) -> str:
+    """A head's key in words, its attention as ``model`` names it: "cross-attention, layer 1, head 2"."""
     reading = Reading.from_key(key)
-    return f"{NAMES[reading.kind]}, layer {reading.layer + 1}, head {reading.head + 1}"
+    return f"{kind_named(model, reading.kind).name}, layer {reading.layer + 1}, head {reading.head + 1}"
 
 
 def without(loaded: LoadedModel, text: str, off: tuple[str, ...]) -> Trace:

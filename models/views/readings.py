@@ -14,6 +14,7 @@ import numpy as np
 
 from ..analysis.alignment import AttentionView, piece_view, word_view
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
+from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
 from ..analysis.faithfulness import DELETIONS
 from ..analysis.faithfulness import estimated_seconds as deletion_seconds
@@ -259,3 +260,27 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
                                          probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}
     return FittedHeads(weights, {shifted: aer_by_head(results, "test", shifted) for shifted in (False, True)},
                        fitted_about(probe))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two readings of one sentence forced to one target, set side by side cell by cell."""
+
+    views: tuple[AttentionView, AttentionView]
+    by_words: bool  # compared word by word, as asked or because the two cut the sentences into other pieces
+    comparison: Comparison | None  # None: their words differ too, so no cell has a twin
+
+
+def compared(traces: tuple[Trace, Trace], readings: tuple[Reading, Reading], words: bool,
+             names: tuple[str, str]) -> Compared:
+    """``traces`` (one sentence forced to one target by two models) each at its reading, compared piece by piece
+    where both cut the sentences alike and ``words`` is not asked for, else word by word."""
+    def views(by_words: bool) -> tuple[AttentionView, AttentionView]:
+        return tuple((word_view(t, t.read(r)) if by_words else piece_view(t, t.read(r), t.read_energies(r)))
+                     for t, r in zip(traces, readings))
+
+    found, by_words = views(words), words
+    if not same_cells(*found) and not words:  # e.g. a Hub model with tokenizers of its own
+        found, by_words = views(True), True
+    return Compared(found, by_words, compare_views(*found, names=names) if same_cells(*found) else None)
+

@@ -13,8 +13,7 @@ from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
-from models.storage.hub import LoadPolicy, load_model, origin_of
-from models.storage.loaded import HUB, LoadedModel
+from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
@@ -30,7 +29,7 @@ def load(ref: str, revision: str | None, asking: Asking | None = None) -> Loaded
     weights."""
     if asking is not None:
         return _asked(ref, revision, asking, load_policy())
-    if origin_of(ref, load_policy()) != HUB:
+    if stays_loaded(ref, load_policy()):
         return _load(ref, revision, load_policy())
     return _load_hub(ref, revision, load_policy())
 

@@ -61,8 +61,7 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
     has its own). An RNN's only plain reading needs no widget; None without attention or for an attribution."""
     if loaded.reading is None or MATRICES[matrix].per == "sentence":
         return None
-    options = (readings(shape, shifted) if shape and matrix == ATTENTION
-               else matrix_readings(loaded.model, matrix, shifted))
+    options = readings(shape, shifted) if shape else matrix_readings(loaded.model, matrix, shifted)
     default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
     default = default if default in options else options[-1]  # another kind may have fewer layers
     if len(options) == 1:

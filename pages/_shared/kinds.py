@@ -8,39 +8,31 @@ from dataclasses import dataclass
 import streamlit as st
 
 from models.analysis.alignment import AttentionView
-from models.analysis.matrices import ATTENTION
 from models.decoding.trace import Reading, Trace
+from models.network.translator import NamedKind
 from models.storage.hub import LoadedModel
 from models.storage.languages import Asking
 from models.views import kinds as kinds_views
-from models.views.kinds import NAMES, AttentionKinds
+from models.views.kinds import AttentionKinds
 from models.views.readings import MatrixView
 
 from . import cache, charts, evidence, ui
 from .labels import for_markdown
 
-#: What a view's rows and columns are, one sentence each.
-WHAT = {
-    "cross": "Rows: the pieces the decoder wrote, one a step; columns: the source pieces each step read.",
-    "encoder": "Rows: each source piece as the encoder rebuilds it; columns: the source pieces it read to do so.",
-    "decoder": "Rows: the pieces the decoder wrote, one a step; columns: its inputs, <s> and each piece written "
-               "before — a step never reads a later one.",
-}
 
-
-def kind_picker(loaded: LoadedModel) -> str:
-    """Which attention a Transformer's views draw (in the URL as ``attn``); ``cross`` for every other model."""
-    choices = kinds_views.kinds_of(loaded.model)
+def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
+    """Which of its attentions a model's views draw (in the URL as ``attn``), as the model names them; where the
+    matrix shown reads one attention only (not ``offered``) or the model has one, its step-by-step one."""
+    choices = kinds_views.kinds_of(loaded.model) if offered else ()
+    wanted = kinds_views.kind_named(loaded.model, ui.read_url().attn)
     if not choices:
-        return "cross"
-    wanted = ui.read_url().attn
-    kind = st.segmented_control(  # one word a kind: the control fits beside the others above the chart
-        "Attention kind", choices, default=wanted, key="attn",
-        help="A Transformer attends three ways: cross, the decoder over the source (cross-attention, what the RNNs "
-             "have); encoder, the encoder over the source (self-attention); decoder, the decoder over what it has "
-             "written (masked self-attention).") or wanted
-    st.query_params["attn"] = kind
-    return kind
+        return kinds_views.steps_kind(loaded.model)
+    words = {k.key: k.word for k in choices}
+    key = st.segmented_control(  # a word or two a kind: the control fits beside the others above the chart
+        "Attention kind", list(words), default=wanted.key, key="attn", format_func=words.get,
+        help="This model attends " + "; ".join(f"{k.word}: {k.name}" for k in choices) + ".") or wanted.key
+    st.query_params["attn"] = key
+    return kinds_views.kind_named(loaded.model, key)
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
@@ -52,13 +44,13 @@ def cached_kinds(ref: str, revision: str | None, asking: Asking | None,
     return kinds_views.sentence_kinds(cache.load(ref, revision, asking).model, trace, len(target))
 
 
-def views_of(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading,
+def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading,
              words: bool) -> AttentionView:
-    """What the heatmap draws of ``kind``: the trace's own cross-attention (words or pieces), else a
-    self-attention piece by piece."""
-    if kind == "cross":
+    """What the heatmap draws of ``kind``: the trace's own, step by step (words or pieces), else another attention
+    piece by piece."""
+    if kind.stepwise:
         return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
-    return kinds_views.kind_view(kinds, kind, reading)
+    return kinds_views.kind_view(kinds, kind.key, reading)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,38 +59,38 @@ class Shown:
 
     view: AttentionView
     name: str  # what is drawn: "Attention α (layer 1, head 4)"
-    kind: str  # the attention kind shown (an attribution follows the cross-attention's steps)
-    kinds: AttentionKinds | None  # the sentence's three attentions when a self-attention is shown
+    kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
+    kinds: AttentionKinds | None  # the sentence's attentions when another than the steps' own is shown
     stem: str  # the downloads' file name
 
     @property
     def stepwise(self) -> bool:
         """Whether rows are decoding steps (cross-attention, attribution): a click opens a step; a shift exists."""
-        return self.kind == "cross"
+        return self.kind.stepwise
 
     @property
     def title(self) -> str:
-        return f"{self.name} — {WHAT[self.kind][:-1].lower()}"
+        return f"{self.name} — {self.kind.what[:-1].lower()}"
 
     @property
     def caption(self) -> str:
         if self.stepwise:
             return "Click a cell to explore the step that wrote its row."
-        return f"{WHAT[self.kind]} Shown piece by piece; the step explorer below follows the cross-attention."
+        return f"{self.kind.what} Shown piece by piece; the step explorer below follows the decoding steps."
 
 
-def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kind: str,
+def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kind: NamedKind,
           reading: Reading | None) -> Shown:
-    """The main heatmap: ``drawn`` (the cross-attention, what it adds or an attribution, step by step) or a
-    self-attention of ``kind``, with its name."""
-    several = reading is not None and (trace.attention_shape[1] > 1 or drawn.matrix.name != ATTENTION)
+    """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
+    another attention, ``kind``, with its name."""
+    several = reading is not None and (trace.attention_shape[1] > 1 or not drawn.matrix.every_kind)
     head = f" ({drawn.matrix.label(reading)})" if several else ""
-    stem = drawn.matrix.slug + (f"-{kind}" if kind != "cross" else "") + (f"-head-{reading.key}" if head else "")
-    if kind == "cross":
+    stem = drawn.matrix.slug + ("" if kind.stepwise else f"-{kind.key}") + (f"-head-{reading.key}" if head else "")
+    if kind.stepwise:
         return Shown(drawn.view, drawn.name, kind, None, stem)
     kinds = cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
-    view = kinds_views.kind_view(kinds, kind, reading)
-    return Shown(view, f"{NAMES[kind].capitalize()} α{head}", kind, kinds, stem)
+    view = kinds_views.kind_view(kinds, kind.key, reading)
+    return Shown(view, f"{kind.named} α{head}", kind, kinds, stem)
 
 
 def pick_panel(heads: int) -> None:
@@ -109,17 +101,17 @@ def pick_panel(heads: int) -> None:
         st.session_state[evidence.chosen_key("head")] = Reading(index // heads, index % heads)
 
 
-def model_view(trace: Trace, kinds: AttentionKinds | None, kind: str, reading: Reading, words: bool) -> None:
+def model_view(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool) -> None:
     """Every layer × head of ``kind`` at once, a row a layer; clicking a panel opens it."""
-    layers, heads = (trace.attention_shape if kind == "cross" else kinds.of(kind).shape[:2])
+    layers, heads = (trace.attention_shape if kind.stepwise else kinds.of(kind.key).shape[:2])
     views = [views_of(trace, kinds, kind, Reading(n, h), words) for n in range(layers) for h in range(heads)]
     titles = [f"layer {n + 1} · head {h + 1}" for n in range(layers) for h in range(heads)]
     selected = None if reading.head is None else reading.layer * heads + reading.head
     st.subheader("Model view")
     st.altair_chart(charts.head_grid(views, titles, selected, columns=heads), key="model_view",
                     on_select=lambda: pick_panel(heads), selection_mode="head")
-    st.caption(f"The {NAMES[kind]} of all {layers} layers × {heads} heads on this sentence, a row a layer "
-               f"(bertviz's model view). {WHAT[kind]} Click a panel to open it above.")
+    st.caption(f"{kind.named}: all {layers} layers × {heads} heads on this sentence, a "
+               f"row a layer (bertviz's model view). {kind.what} Click a panel to open it above.")
 
 
 def linked_heads(loaded: LoadedModel) -> list[str]:
@@ -144,7 +136,8 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     keys = kinds_views.heads(loaded.model)
     if "heads_off" not in st.session_state:
         st.session_state["heads_off"] = linked_heads(loaded)
-    off = st.multiselect("Heads to switch off", keys, key="heads_off", format_func=kinds_views.head_name,
+    off = st.multiselect("Heads to switch off", keys, key="heads_off",
+                         format_func=lambda key: kinds_views.head_name(key, loaded.model),
                          help="A head switched off has its output zeroed before the layer's output projection "
                               "(Michel et al. 2019); the sentence is decoded again, greedily.")
     st.query_params["off"] = ",".join(off)
@@ -159,12 +152,12 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     left, right = st.columns(2)
     left.markdown(f"**As decoded (greedy)**  \n{for_markdown(trace.translation)}")
     right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
+    steps = kinds_views.steps_kind(loaded.model)
     for place, shown, name in ((left, trace, "as decoded"), (right, changed, "heads off")):
-        view = views_of(shown, None, "cross", reading.plain, words)
-        place.altair_chart(charts.heatmap(view, f"Cross-attention ({reading.plain.label}), {name}"),
-                           width="stretch", key=f"heads_off_{name}")
-    st.caption("Orange: words the translation without those heads has that the original does not. Both heatmaps "
-               "show the same reading of the cross-attention.")
+        view = views_of(shown, None, steps, reading.plain, words)
+        place.altair_chart(charts.heatmap(view, f"{steps.named} ({reading.plain.label}), {name}"), width="stretch", key=f"heads_off_{name}")
+    st.caption(f"Orange: words the translation without those heads has that the original does not. Both heatmaps "
+               f"show the same reading of the {steps.name}.")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -174,9 +167,11 @@ def cached_bertviz(ref: str, revision: str | None, asking: Asking | None,
     return kinds_views.bertviz(cached_kinds(ref, revision, asking, text, target))
 
 
-def bertviz_download(settings: ui.Settings, text: str, trace: Trace) -> None:
+def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace) -> None:
     """The sentence's three attentions as the page bertviz's model view writes, built only when it is asked for
-    (bertviz is an optional extra)."""
+    (bertviz is an optional extra); nothing for a model without three."""
+    if not kinds_views.offers_bertviz(loaded.model):
+        return
     if missing := kinds_views.bertviz_missing():
         st.caption(f"bertviz's model view of this sentence: {missing}")
         return

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
+from models.network.translator import KINDS
 from models.storage.languages import MAX_INSTRUCTION_CHARS
 
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
@@ -39,7 +40,7 @@ class UrlState:
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int | None = None  # 1: the Translate page draws the reading one step later beside the plain one (None:
     # as the model's card chose its reading)
-    attn: str = "cross"  # a Transformer's attention kind on the Translate page: cross, encoder or decoder
+    attn: str = KINDS[0]  # the attention shown on the Translate page, by the interface's key (a model names it)
     beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
     foil: str | None = None  # the piece the step explorer contrasts with the one written, "▁chat" (checked there)
     off: str | None = None  # heads switched off, readings' keys: "2.1,encoder.1.3" (checked by the page)
@@ -107,7 +108,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
     "shifted": _int_in(0, 1),
-    "attn": _one_of(("cross", "encoder", "decoder")),
+    "attn": _one_of(KINDS),
     "beside": _one_of(("dot", "transformer")),
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
