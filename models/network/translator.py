@@ -298,6 +298,12 @@ class Translator(nn.Module, ABC):
         return self.config.attention_shapes
 
     @property
+    def steps_kind(self) -> NamedKind:
+        """What its decoding steps read, row by row, as it names it: its cross-attention (a model without attention
+        still writes a step at a time: an attribution's rows are its steps)."""
+        return next((k for k in self.named_kinds if k.stepwise), ENCODER_DECODER_KINDS[0])
+
+    @property
     def several_heads(self) -> bool:
         """Whether a layer of its attention has more than one head (a grid of them to draw and to switch off)."""
         return self.attention_shape[1] > 1

@@ -22,13 +22,8 @@ def kinds_of(model: Translator) -> tuple[NamedKind, ...]:
 
 
 def kind_named(model: Translator, key: str | None) -> NamedKind:
-    """``model``'s attention of ``key`` (a link's ``attn``); its step-by-step one, the first, for any other."""
-    return next((k for k in model.named_kinds if k.key == key), steps_kind(model))
-
-
-def steps_kind(model: Translator) -> NamedKind:
-    """The attention ``model``'s decoding steps report, row by row (the cross-attention, as it names it)."""
-    return next(k for k in model.named_kinds if k.stepwise)
+    """``model``'s attention of ``key`` (a link's ``attn``); its step-by-step one for any other."""
+    return next((k for k in model.named_kinds if k.key == key), model.steps_kind)
 
 
 def offers_bertviz(model: Translator) -> bool:

@@ -26,7 +26,7 @@ def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
     choices = kinds_views.kinds_of(loaded.model) if offered else ()
     wanted = kinds_views.kind_named(loaded.model, ui.read_url().attn)
     if not choices:
-        return kinds_views.steps_kind(loaded.model)
+        return loaded.model.steps_kind
     words = {k.key: k.word for k in choices}
     key = st.segmented_control(  # a word or two a kind: the control fits beside the others above the chart
         "Attention kind", list(words), default=wanted.key, key="attn", format_func=words.get,
@@ -152,7 +152,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     left, right = st.columns(2)
     left.markdown(f"**As decoded (greedy)**  \n{for_markdown(trace.translation)}")
     right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
-    steps = kinds_views.steps_kind(loaded.model)
+    steps = loaded.model.steps_kind
     for place, shown, name in ((left, trace, "as decoded"), (right, changed, "heads off")):
         view = views_of(shown, None, steps, reading.plain, words)
         place.altair_chart(charts.heatmap(view, f"{steps.named} ({reading.plain.label}), {name}"), width="stretch", key=f"heads_off_{name}")
