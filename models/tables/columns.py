@@ -18,8 +18,9 @@ STATS = {
     "AER": "alignment error rate of the attention against people's links, % (human-aligned sets only)",
 }
 #: Between two models, on the first one's translation forced through both.
-PAIR_STATS = {"JSD": "Jensen–Shannon divergence of the two attentions per word, averaged, bits",
-              "agreement": "share of words where both look hardest at the same source word"}
+JSD, AGREEMENT = "JSD", "agreement"
+PAIR_STATS = {JSD: "Jensen–Shannon divergence of the two attentions per word, averaged, bits",
+              AGREEMENT: "share of words where both look hardest at the same source word"}
 MODEL_STATS = ("translation", *STATS)  # what a model's columns hold
 SENTENCE = ("#", "source", "reference", "words")  # the sentence's own columns
 

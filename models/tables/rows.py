@@ -34,7 +34,7 @@ from ..storage.alignment_record import trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.loaded import LoadedModel
-from .columns import PAIR_STATS, STATS, column
+from .columns import AGREEMENT, JSD, PAIR_STATS, STATS, column
 from .scores import by_length, scores
 
 
@@ -133,7 +133,7 @@ def batch_rows(sides: Sequence[Side], sentences: Sentences, start: int, stop: in
         common = [t.translation for t in traces[sides[0].name]]
         forced = [greedy_batch(s.loaded.model, s.loaded.tokenizers, texts, common) for s in sides]
         for row, a, b in zip(rows, *forced):
-            row["JSD"], row["agreement"] = agreement(_view(a, sides[0].reading), _view(b, sides[1].reading))
+            row[JSD], row[AGREEMENT] = agreement(_view(a, sides[0].reading), _view(b, sides[1].reading))
     return rows
 
 

@@ -27,7 +27,7 @@ from ..storage.card import bucket_label
 from ..storage.examples import load_examples
 from ..storage.languages import Languages, assumed
 from ..storage.loaded import LoadedModel
-from ..tables.columns import PAIR_STATS, STATS, column, order, parse
+from ..tables.columns import AGREEMENT, JSD, PAIR_STATS, SENTENCE, STATS, column, order, parse
 from ..tables.files import table_csv, table_json
 from ..tables.rows import Side, batch_rows, different_pairs, language_refusal, sides, summary
 
@@ -136,11 +136,11 @@ class Figures:
     def pair_line(self) -> str:
         """The two models' mean disagreement, in Markdown ("" with one model)."""
         pair = self.summary["pair"]
-        if pair.get("JSD") is None:
+        if pair.get(JSD) is None:
             return ""
         return (f"On the first model's translations forced through both, the two attentions diverge by "
-                f"**{pair['JSD']:.3f} bits** a word on average (Jensen–Shannon), and look hardest at the same source "
-                f"word for **{100 * pair['agreement']:.1f} %** of the words.")
+                f"**{pair[JSD]:.3f} bits** a word on average (Jensen–Shannon), and look hardest at the same source "
+                f"word for **{100 * pair[AGREEMENT]:.1f} %** of the words.")
 
     def by_length(self) -> list[dict]:
         """Each model's BLEU by source length (the paper's Figure 2), where there are references."""
@@ -190,4 +190,10 @@ def statistic_columns(stat: str, columns: Sequence[str], names: Sequence[str]) -
 
 def first_y(columns: Sequence[str], names: Sequence[str]) -> str:
     """The statistic a scatter shows first: the two models' divergence, else the first model's entropy."""
-    return next((c for c in ("JSD", column(names[0], "entropy")) if c in columns), columns[-1])
+    return next((c for c in (JSD, column(names[0], "entropy")) if c in columns), columns[-1])
+
+
+def first_sort(columns: Sequence[str]) -> tuple[str, bool]:
+    """The column a table is sorted by first, and whether highest first: the two models' divergence, where there
+    are two, else the sentences' order."""
+    return (JSD, True) if JSD in columns else (SENTENCE[0], False)

@@ -199,8 +199,9 @@ def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.Da
     text, by, order = st.columns([2, 2, 1])
     wanted = text.text_input("Only sentences containing", key="corpus_filter", max_chars=200).strip().lower()
     columns = list(frame.columns)
-    key = by.selectbox("Sort by", columns, index=columns.index("JSD" if "JSD" in frame else "#"), key="corpus_sort")
-    descending = order.toggle("Highest first", value="JSD" in frame, key="corpus_desc")
+    first, highest = corpus.first_sort(columns)
+    key = by.selectbox("Sort by", columns, index=columns.index(first), key="corpus_sort")
+    descending = order.toggle("Highest first", value=highest, key="corpus_desc")
     if wanted:
         names = [m.name for m in models]
         texts = frame[corpus.text_columns(columns, names)]
