@@ -19,6 +19,7 @@
     python -m bench profile --steps 20     # where a training step's time goes             (step_profile)
     python -m bench load --sessions 1 4 8  # the running app under concurrent browser sessions (browser)
     python -m bench open --repeats 3       # first heatmap beside a bare page; serve.py; where the wait goes (open_time)
+    python -m bench open --model decoder-only  # the same, a visitor asking for that model (?model=)
     python -m bench charts --repeats 4     # one heatmap per chart layer beside a bare page        (open_time)
     python -m bench corpus --data ../shared/data  # the Corpus page on 1,000 captions: time, server memory (corpus)
     python -m bench hub-model              # an opus-mt-en-fr-sized Marian, random: load, heatmap, memory (hub_model)

@@ -65,7 +65,10 @@ def main(argv=None) -> None:
     if args.what in ("open", "charts"):
         from .open_time import bench_charts, bench_open
 
-        (bench_open if args.what == "open" else bench_charts)(args.repeats)
+        if args.what == "open":  # the app's default model unless one is asked for
+            bench_open(args.repeats, None if args.model == p.get_default("model") else args.model)
+        else:
+            bench_charts(args.repeats)
         return
     if args.what == "widening":
         from .llm_model import bench_widening

@@ -75,20 +75,21 @@ def submit(page) -> float:
     return 1000 * (time.perf_counter() - start)
 
 
-def open_page(browser, script: str, drawn: str, env: dict | None = None) -> dict:
-    """A fresh server of ``script``: ms to healthy, cold open, a new visitor, and the cold profile's page."""
+def open_page(browser, script: str, drawn: str, env: dict | None = None, query: str = "") -> dict:
+    """A fresh server of ``script``: ms to healthy, cold open, a new visitor, and the cold profile's page (each
+    visit at ``query``, the URL's query string)."""
     start = time.perf_counter()
     with Server(script=script, env=env or {}) as srv:
         healthy = 1000 * (time.perf_counter() - start)
         profile = browser.new_context(viewport=VIEWPORT)
-        cold, page = visit(profile, srv.url, drawn)
+        cold, page = visit(profile, srv.url + query, drawn)
         page.wait_for_function(IDLE)
         stranger = browser.new_context(viewport=VIEWPORT)
         stranger.add_init_script(milestones.MILESTONES)
-        new_visitor, seen = visit(stranger, srv.url, drawn)
+        new_visitor, seen = visit(stranger, srv.url + query, drawn)
         found = {"healthy": healthy, "cold": cold, "new": new_visitor, "milestones": milestones.read(seen)}
         if script == "app.py":
-            found["warm"], page = visit(profile, srv.url, drawn)
+            found["warm"], page = visit(profile, srv.url + query, drawn)
             page.wait_for_function(IDLE)
             found["submit"] = submit(page)
         profile.close()
@@ -96,10 +97,13 @@ def open_page(browser, script: str, drawn: str, env: dict | None = None) -> dict
     return found
 
 
-def bench_open(repeats: int) -> None:
+def bench_open(repeats: int, model: str | None = None) -> None:
+    """``model``: the bundled model (or folder) the app's visits ask for (``?model=``); None: the app's default."""
     from playwright.sync_api import sync_playwright
 
-    print(f"a new visitor's first heatmap, beside a bare Streamlit page and a page of one Vega-Lite heatmap; "
+    query = f"?model={model}" if model else ""
+    print(f"{model or 'the default model'}: "
+          f"a new visitor's first heatmap, beside a bare Streamlit page and a page of one Vega-Lite heatmap; "
           f"{repeats} fresh servers each; ms from navigation (or Ctrl+Enter) to the first heatmap (the bare page: "
           "its text); script: the server's own time")
     print("| repeat | bare cold | bare new visitor | one chart new visitor | app cold | app new visitor | app warm | "
@@ -114,9 +118,9 @@ def bench_open(repeats: int) -> None:
             log = Path(tmp) / f"runs{r}.log"
             bare = open_page(browser, str(Path(tmp) / "bare.py"), TEXT)
             chart = open_page(browser, str(Path(tmp) / "chart.py"), drawn)
-            app = open_page(browser, "app.py", HEATMAP, {"ATLAS_RUN_LOG": str(log)})
+            app = open_page(browser, "app.py", HEATMAP, {"ATLAS_RUN_LOG": str(log)}, query)
             runs = " / ".join(f"{1000 * s:.0f}" for s in finished_runs(log, 4))
-            served = open_page(browser, "serve.py", HEATMAP)  # the same app, warmed before its first visitor
+            served = open_page(browser, "serve.py", HEATMAP, query=query)  # the app, warmed before its first visitor
             rows.append({"bare": bare, "chart": chart, "app": app, "served": served})
             print(f"| {r + 1} | {bare['cold']:.0f} | {bare['new']:.0f} | {chart['new']:.0f} | {app['cold']:.0f} | "
                   f"{app['new']:.0f} | {app['warm']:.0f} | {app['submit']:.0f} | {runs} | {served['cold']:.0f} | "

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from .analysis.head_removal import every_head, importance, pruning
 from .datasets.sentences import read_named
 from .storage.card import write_card
-from .storage.head_record import HEADS_FILE
+from .storage.head_record import HEADS_FILE, heads_record, write_heads
 from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import Languages, assumed
 
@@ -62,16 +62,15 @@ def main(argv=None) -> int:
                          "can do without); give a Transformer")
     with tqdm(total=len(every_head(loaded.model)), desc="heads removed one at a time", leave=False) as bar:
         rows = importance(loaded.model, loaded.tokenizers, sources, references, lambda done, total: bar.update(1))
-    found = {"model": loaded.path.name, "data": args.data, "sentences": len(sources), "heads": rows,
-             "pruning": pruning(loaded.model, loaded.tokenizers, sources, references, rows, args.budget),
-             "command": "python -m models.heads " + shlex.join(sys.argv[1:] if argv is None else argv)}
-    out = Path(args.out) if args.out else loaded.path / HEADS_FILE
-    out.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    found = heads_record({"model": loaded.path.name, "data": args.data, "sentences": len(sources), "heads": rows,
+                          "pruning": pruning(loaded.model, loaded.tokenizers, sources, references, rows, args.budget),
+                          "command": "python -m models.heads " + shlex.join(sys.argv[1:] if argv is None else argv)})
+    out = write_heads(found, Path(args.out) if args.out else loaded.path / HEADS_FILE)
     if out == loaded.path / HEADS_FILE and loaded.origin.trained is not None:
         write_card(loaded.path)
     top = sorted(rows, key=lambda r: -r["drop"])[:3]
-    print(json.dumps({"base_bleu": found["pruning"]["base_bleu"], "most_important": top,
-                      "can_go": found["pruning"]["can_go"], "of": found["pruning"]["of"]}, ensure_ascii=False))
+    print(json.dumps({"base_bleu": found.pruning.base_bleu, "most_important": top, "can_go": found.pruning.can_go,
+                      "of": found.pruning.of}, ensure_ascii=False))
     return 0
 
 

@@ -125,8 +125,8 @@ def test_the_most_important_head_changes_an_example_the_least_important_leaves_a
     from models.storage.head_record import read_heads
 
     loaded = bundled["transformer"]
-    ranked = sorted(read_heads(loaded.path)["heads"], key=lambda r: r["drop"])
-    least, most = (parse_head(f"{r['kind']}.{r['layer']}.{r['head']}", loaded.model) for r in (ranked[0], ranked[-1]))
+    ranked = sorted(read_heads(loaded.path).heads, key=lambda r: r.drop)
+    least, most = (parse_head(f"{r.kind}.{r.layer}.{r.head}", loaded.model) for r in (ranked[0], ranked[-1]))
     examples = [e.text for e in load_examples()]
     before = translate_batch(loaded.model, loaded.tokenizers, examples)
     after = {h: translate_batch(without_heads(loaded.model, [h]), loaded.tokenizers, examples) for h in (most, least)}

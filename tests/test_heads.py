@@ -66,11 +66,11 @@ def test_the_command_writes_its_record_and_the_card_shows_it(tiny_tokenizers, ti
     assert "Not measured yet: run `python -m models.heads" in (tmp_path / "README.md").read_text()
     assert command.main(["--model", str(tmp_path), "--data", str(tiny_corpus), "--sentences", "3"]) == 0
     record = read_heads(tmp_path)
-    assert len(record["heads"]) == 12 and record["sentences"] == 3
+    assert len(record.heads) == 12 and record.sentences == 3
     printed = json.loads(capsys.readouterr().out)
-    assert printed["of"] == 12 and printed["can_go"] == record["pruning"]["can_go"]
+    assert printed["of"] == 12 and printed["can_go"] == record.pruning.can_go
     card = (tmp_path / "README.md").read_text()
-    assert "## Which heads matter" in card and f"{record['pruning']['can_go']} of 12 heads can be switched off" in card
+    assert "## Which heads matter" in card and f"{record.pruning.can_go} of 12 heads can be switched off" in card
     rows, columns, values = importance_grid(record)
     assert rows[0] == "cross 1" and columns == ["head 1", "head 2"] and len(values) == 6
 
@@ -187,3 +187,23 @@ def test_each_heads_drop_is_the_bleu_lost_without_it_on_a_trained_model(tiny_tok
         assert row["bleu_without"] == pytest.approx(round(without, 2), abs=0.011)
         assert row["drop"] == pytest.approx(round(base - without, 2), abs=0.011)
     assert len({row["drop"] for row in rows}) > 2 and max(row["drop"] for row in rows) > 1
+
+
+def test_every_bundled_heads_record_reads_back_as_it_was_written_and_a_stray_field_is_refused():
+    import json
+
+    import pytest
+
+    from models.storage.head_record import HEADS_FILE, heads_record, read_heads
+    from models.storage.hub import BUNDLED_DIR
+    from models.storage.records import record_json
+
+    files = sorted(BUNDLED_DIR.glob(f"*/{HEADS_FILE}"))
+    assert files  # the Transformers' records
+    for path in files:
+        assert record_json(read_heads(path.parent)) == json.loads(path.read_text())
+    found = json.loads(files[0].read_text())
+    with pytest.raises(ValueError, match="heads.json: a HeadsRecord has the fields"):
+        heads_record({**found, "note": "from another version"})
+    with pytest.raises(ValueError, match="expected int, got .400."):
+        heads_record({**found, "sentences": "400"})

@@ -245,10 +245,12 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
 
 def test_models_page_draws_which_heads_matter(monkeypatch):
     import models.views.results as results
+    from models.storage.head_record import HeadScore, HeadsRecord, Pruning
 
-    record = {"sentences": 6, "heads": [{"kind": k, "layer": n, "head": h, "drop": float(n + h), "confidence": 0.5}
-                                        for k in ("cross", "encoder", "decoder") for n in (1, 2) for h in (1, 2)],
-              "pruning": {"can_go": 5, "of": 12, "budget": 1.0}}
+    record = HeadsRecord("transformer", ("data",), 6, tuple(HeadScore(k, n, h, 20.0, float(n + h), 0.5)
+                                                             for k in ("cross", "encoder", "decoder")
+                                                             for n in (1, 2) for h in (1, 2)),
+                         Pruning(25.0, 1.0, 5, 12, (), ()), "python -m models.heads …")
     monkeypatch.setattr(results, "read_heads", lambda path: record if path.name.endswith("transformer") else None)
     at = run_page(page("Models_and_results"))
     assert not at.exception

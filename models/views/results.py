@@ -92,8 +92,8 @@ def _importance(directory: Path) -> HeadImportance | None:
     record = read_heads(directory)
     if record is None:
         return None
-    prune = record["pruning"]
-    return HeadImportance(importance_grid(record), record["sentences"], prune["can_go"], prune["of"], prune["budget"])
+    prune = record.pruning
+    return HeadImportance(importance_grid(record), record.sentences, prune.can_go, prune.of, prune.budget)
 
 
 def model_results(name: str) -> ModelResults:

@@ -1,0 +1,68 @@
+"""The JSON records beside a checkpoint as frozen dataclasses: read strictly (a field unknown or missing is refused
+with the file's name, so a record of another version never reads as something it is not) and written back as they
+were read.
+
+A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, another
+record class, ``tuple[X, ...]`` of one of them, and ``X | None``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def _read(kind: Any, found: Any, where: str) -> Any:
+    """``found`` (parsed JSON) as ``kind`` (a resolved type hint)."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (types.UnionType, typing.Union):  # X | None
+        if found is None and type(None) in args:
+            return None
+        return _read(next(a for a in args if a is not type(None)), found, where)
+    if origin is tuple:
+        if not isinstance(found, list):
+            raise ValueError(f"{where}: expected a list, got {found!r:.60}")
+        return tuple(_read(args[0], item, where) for item in found)
+    if dataclasses.is_dataclass(kind):
+        return read_record(kind, found, where)
+    if kind is float and type(found) is int:
+        return float(found)
+    if type(found) is not kind:
+        raise ValueError(f"{where}: expected {kind.__name__}, got {found!r:.60}")
+    return found
+
+
+def read_record(cls: type[R], found: Any, where: str) -> R:
+    """The record of class ``cls`` that JSON ``found`` holds; ValueError naming ``where`` for anything else."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    if not isinstance(found, dict) or set(found) != names:
+        given = sorted(found) if isinstance(found, dict) else type(found).__name__
+        raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(names)}, not {given}")
+    hints = typing.get_type_hints(cls)
+    return cls(**{name: _read(hints[name], found[name], where) for name in names})
+
+
+def record_json(record) -> dict:
+    """``record`` as JSON, as :func:`read_record` reads it back."""
+    return json.loads(json.dumps(dataclasses.asdict(record)))  # tuples become lists
+
+
+def read_record_file(cls: type[R], path: Path) -> R | None:
+    """The record in ``path``, or None where there is no such file; ValueError for a file that is not one."""
+    if not path.is_file():
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path.name}: not JSON ({e})") from None
+    return read_record(cls, found, path.name)
+
+
+def write_record_file(record, path: Path) -> Path:
+    path.write_text(json.dumps(record_json(record), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
