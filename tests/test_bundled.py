@@ -1,5 +1,5 @@
-"""assets/: the bundled checkpoints (three RNNs, a Transformer and that Transformer trained to align) and the curated
-examples."""
+"""assets/: the bundled checkpoints (three RNNs, a Transformer, that Transformer trained to align, and a decoder-only
+translator in transformers' own Llama format) and the curated examples."""
 import json
 from dataclasses import replace
 
@@ -11,7 +11,7 @@ from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
 
 RNNS = ("additive", "dot", "none")
-NAMES = (*RNNS, "transformer", "transformer-align")
+NAMES = (*RNNS, "transformer", "transformer-align", "decoder-only")
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +47,8 @@ def test_models_trained_on_the_same_data_share_the_tokenizers(bundled):
     for m in bundled.values():
         by_data.setdefault(json.dumps(corpora(json.loads((m.path / "training.json").read_text()))), []).append(m)
     for models in by_data.values():
-        for name in ("source_tokenizer.json", "target_tokenizer.json"):
-            assert len({(m.path / name).read_bytes() for m in models}) == 1
+        for name in ("source_tokenizer.json", "target_tokenizer.json", "tokenizer.json"):  # ours, or a chat model's
+            assert len({(m.path / name).read_bytes() for m in models if (m.path / name).exists()}) <= 1
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -132,3 +132,23 @@ def test_the_most_important_head_changes_an_example_the_least_important_leaves_a
     after = {h: translate_batch(without_heads(loaded.model, [h]), loaded.tokenizers, examples) for h in (most, least)}
     changed = {h: {i for i, (a, b) in enumerate(zip(before, out)) if a != b} for h, out in after.items()}
     assert changed[most] - changed[least], changed
+
+
+def test_the_decoder_only_model_is_a_llama_asked_through_its_own_chat_template_as_generate_asks_it(bundled):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from models.views.naming import model_name
+
+    loaded = bundled["decoder-only"]
+    assert loaded.model.continues_prompt and loaded.variant == "decoder-only"
+    assert model_name("decoder-only") == "Decoder-only (GPT-style)"
+    library = AutoModelForCausalLM.from_pretrained(loaded.path, attn_implementation="eager").eval()
+    tokenizer = AutoTokenizer.from_pretrained(loaded.path)
+    assert type(library).__name__ == "LlamaForCausalLM" and "{% for message in messages %}" in tokenizer.chat_template
+    for example in [e.text for e in load_examples()][:4]:
+        trace = greedy(loaded.model, loaded.tokenizers, example)
+        prompt = tokenizer([loaded.tokenizers.source.encode(example, 80).prompt], add_special_tokens=False,
+                           return_tensors="pt").input_ids
+        written = library.generate(prompt, do_sample=False, max_new_tokens=len(trace.target_ids))
+        assert list(trace.target_ids) == written[0, prompt.shape[1]:].tolist()[: len(trace.target_ids)]
+

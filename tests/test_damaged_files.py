@@ -57,3 +57,22 @@ def test_the_page_says_so_without_an_exception_or_a_path_and_falls_back(damaged)
     assert not at.exception, [e.message for e in at.exception]
     said = " ".join(e.value for e in at.error)
     assert "damaged cannot be read" in said and str(damaged.parent) not in said
+
+
+def test_a_damaged_hub_repo_is_named_by_its_id_never_by_where_the_cache_holds_it(chat, tmp_path, offline_cache):
+    from .helpers import populate_hf_cache
+
+    damaged = tmp_path / "files"
+    shutil.copytree(chat, damaged)
+    (damaged / "training.json").write_text("{ not a record")  # and a record beside it that is not one
+    merges_of_wrong_length(damaged)
+    populate_hf_cache(offline_cache, "someone/damaged-chat", damaged)
+    with pytest.raises(CheckpointError) as found:
+        load_model("someone/damaged-chat", device="cpu")
+    said = str(found.value)
+    assert said.startswith("someone/damaged-chat cannot be read") and str(offline_cache) not in said
+    (damaged / "tokenizer.json").write_bytes((chat / "tokenizer.json").read_bytes())  # the tokenizer whole again
+    populate_hf_cache(offline_cache, "someone/bad-record", damaged)
+    with pytest.raises(CheckpointError, match="training.json|Expecting") as found:
+        load_model("someone/bad-record", device="cpu")
+    assert str(offline_cache) not in str(found.value)

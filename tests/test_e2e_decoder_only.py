@@ -35,10 +35,12 @@ def test_a_chat_model_writes_and_draws_where_it_looks_over_its_prompt(server, pa
     assert_no_exception(page)
 
 
+@pytest.mark.parametrize("bundled", [False, True], ids=["tiny qwen2", "bundled decoder-only"])
 def test_a_chat_models_heatmap_begins_in_a_laptops_first_screen_and_no_phone_scrolls_sideways(server, page,
-                                                                                              qwen_folder):
-    """The picture first (issue 64), with the rest of the prompt's long column label among the sentence's."""
-    query = urllib.parse.urlencode({"model": str(qwen_folder), "text": TEXT})
+                                                                                              qwen_folder, bundled):
+    """The picture first (issue 64), with the rest of the prompt's long column label among the sentence's: a tiny
+    Qwen2 and the bundled decoder-only translator (``?model=decoder-only``)."""
+    query = urllib.parse.urlencode({"model": "decoder-only" if bundled else str(qwen_folder), "text": TEXT})
     for width, height in ((1366, 768), (390, 844)):
         screen = page.context.browser.new_page(viewport={"width": width, "height": height})
         screen.set_default_timeout(90_000)

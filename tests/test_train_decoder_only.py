@@ -32,7 +32,7 @@ def run(corpus, out, *extra):
 def trained(tmp_path_factory):
     corpus = corpus_folder(tmp_path_factory.mktemp("corpus"))
     out = tmp_path_factory.mktemp("run") / "decoder-only"
-    run(corpus, out, "--epochs", "6")
+    run(corpus, out, "--epochs", "6", "--validate-every", "60", "--val-sentences", "10")  # points at 15, 30, 60
     return corpus, out
 
 
@@ -85,7 +85,7 @@ class Interrupted(Exception):
 
 
 def test_a_resumed_run_with_tied_embeddings_continues_exactly(tiny_corpus, tmp_path, monkeypatch):
-    args = ["--steps", "8", "--validate-every", "4", "--val-sentences", "8"]
+    args = ["--steps", "8", "--validate-every", "8", "--val-sentences", "4"]  # points at steps 2, 4 and 8
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     run(tiny_corpus, straight, *args)
     original = loop.checkpoint

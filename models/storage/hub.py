@@ -241,12 +241,25 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
                policy: LoadPolicy | None = None, languages: Languages | None = None) -> LoadedModel:
     """Load ``ref`` onto ``device`` (auto by default), as ``policy`` allows (one's own machine's unless given), set to
     ``languages`` (source, target: a many-to-many model's own codes; its default pair when None); raises
-    :class:`CheckpointError`."""
+    :class:`CheckpointError`, which names the model as it was asked for, never the folder it lies in on this
+    machine (a server's paths are its own)."""
     policy = policy or LoadPolicy()
     path = resolve(ref, revision, policy)
+    try:
+        loaded = _read(path, ref, device, policy)
+        return loaded if languages is None else loaded.speaking(*languages)
+    except (CheckpointError, ValueError) as e:  # ValueError: a pair the model does not speak
+        said = str(e).replace(str(path), ref.strip())
+        if origin_of(ref, policy) != FOLDER:  # a Hub snapshot's folder is named by its commit, a bundled one by us
+            said = said.replace(path.name, ref.strip())
+        raise CheckpointError(said) from e
+
+
+def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy) -> LoadedModel:
+    """The model in the folder ``path`` (asked for as ``ref``) and what lies beside it."""
     raw = _raw_config(path)
     many = None
-    if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*, M2M100, NLLB-200, mBART-50)
+    if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*, M2M100, NLLB-200, mBART-50, a chat model)
         try:
             model, tokenizers, found, many = load_hf(path, raw, ref, policy.max_parameters,
                                                      getattr(torch, policy.dtype))
@@ -257,17 +270,13 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
     target, card = pick_device(device), read_card(path)
     try:
         model.fitted_reading = read_probe(path)  # its heads' reading fit to people, where one was fit
-    except ValueError as e:
+        trained = trained_variant(path)
+    except (ValueError, KeyError, TypeError) as e:  # a record beside the weights that is not one
         raise CheckpointError(f"{path.name}: {e}") from e
-    origin = Origin(origin_of(ref, policy), ref.strip(), trained_variant(path))
-    loaded = LoadedModel(model.to(target).eval(), tokenizers, path, target,
-                         default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
-                                         card.aligning_matrix),
-                         origin, found, card, many)
-    try:
-        return loaded if languages is None else loaded.speaking(*languages)
-    except ValueError as e:
-        raise CheckpointError(str(e)) from e
+    return LoadedModel(model.to(target).eval(), tokenizers, path, target,
+                       default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
+                                       card.aligning_matrix),
+                       Origin(origin_of(ref, policy), ref.strip(), trained), found, card, many)
 
 
 def language_options(parser) -> None:
