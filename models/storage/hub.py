@@ -33,10 +33,10 @@ from ..network.translator import FORMAT_VERSION, Translator
 from .alignment_record import default_reading
 from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
-from .hub_download import CHECKPOINT_FILES, CheckpointError, download
+from .hub_download import CHECKPOINT_FILES, download
 from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
-from .loaded import BUNDLED, FOLDER, HUB, LoadedModel, Origin
+from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
 from .model_card import CardFacts, read_card
 from .probe_record import read_probe
 from .training_record import trained_variant

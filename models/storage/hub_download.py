@@ -17,16 +17,13 @@ from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE
 from .hf_checkpoint import listing_refusal
+from .loaded import CheckpointError
 from .load_limits import DOWNLOAD_SETTING
 
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
 # optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models (Marian's *.spm,
 # M2M100's sentencepiece.bpe.model; NLLB's and mBART-50's tokenizer.json is among the *.json)
 DOWNLOAD_PATTERNS = (*CHECKPOINT_FILES, "*.md", "*.json", "neighbours.safetensors", "*.spm", "sentencepiece.bpe.model")
-
-
-class CheckpointError(RuntimeError):
-    """A model reference that cannot be loaded; the message says why, for users."""
 
 
 def download_bytes(siblings) -> int:

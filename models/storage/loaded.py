@@ -17,6 +17,10 @@ from .model_card import CardFacts
 from .prompted import Prompted
 
 
+class CheckpointError(RuntimeError):
+    """A model reference that cannot be loaded; the message says why, for users."""
+
+
 #: Where a model is read from: a checkpoint bundled with the app, a folder on this machine, a Hub repo.
 BUNDLED, FOLDER, HUB = "bundled", "folder", "hub"
 
