@@ -11,9 +11,12 @@ from .hub import check_config
 
 
 def _cross_shape(directory: str | Path) -> tuple[int, int]:
-    """``(L, heads)`` of the cross-attention of the checkpoint in ``directory``, (0, 0) without, from its config."""
-    config = check_config(json.loads((Path(directory) / "config.json").read_text(encoding="utf-8")))
-    return config.attention_shapes.get("cross", (0, 0))
+    """``(L, heads)`` of the cross-attention of the checkpoint in ``directory``, (0, 0) without, from its config (a
+    decoder-only model's, in its family's format: its one stack's layers and query heads)."""
+    raw = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    if "model_type" in raw:
+        return raw["num_hidden_layers"], raw["num_attention_heads"]
+    return check_config(raw).attention_shapes.get("cross", (0, 0))
 
 
 def alignment_table(directory: str | Path, matrix: str = ATTENTION) -> str:
