@@ -114,3 +114,39 @@ def write_gold(folder, splits=("test",)):
         for split in splits:
             (folder / f"{split}.{ext}").write_text("\n".join(lines) + "\n")
     return folder
+
+
+class Interrupted(Exception):
+    pass
+
+
+def assert_resumed_as_left_alone(run, straight, resumed, step: int, monkeypatch) -> None:
+    """That a run (``run(out, *extra)``) stopped after its validation point at ``step`` and resumed ends with the
+    weights, average and optimizer state of the same run left alone (``straight``, ``resumed``: two folders)."""
+    import pytest
+    import torch
+    from safetensors.torch import load_file
+
+    from models import train
+    from models.train import loop
+
+    run(straight)
+    original = loop.checkpoint
+
+    def stop(run_, state, *rest):
+        original(run_, state, *rest)
+        if state["step"] == step:
+            raise Interrupted
+
+    monkeypatch.setattr(loop, "checkpoint", stop)
+    with pytest.raises(Interrupted):
+        run(resumed)
+    monkeypatch.setattr(loop, "checkpoint", original)
+    run(resumed, "--resume")
+    for name in ("model", "average", "optimizer"):
+        a = load_file(straight / train.STATE_DIR / f"{name}.safetensors")
+        b = load_file(resumed / train.STATE_DIR / f"{name}.safetensors")
+        assert a.keys() == b.keys()
+        for key in a:
+            torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+

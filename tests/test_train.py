@@ -10,6 +10,8 @@ from models import ROOT, train
 from models.storage.hub import load_model
 from models.train import cli, loop
 
+from .helpers import assert_resumed_as_left_alone
+
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
          "--batch-size", "32", "--seed", "3", "--threads", "1"]
 
@@ -31,34 +33,13 @@ def test_trains_a_loadable_checkpoint_with_a_card(tiny_corpus, tmp_path):
     assert f"{record['parameters']:,}" in card
 
 
-class Interrupted(Exception):
-    pass
-
-
 def test_resume_inside_an_epoch_continues_exactly(tiny_corpus, tmp_path, monkeypatch):
     """A run stopped after its validation point at step 4 (inside epoch 1 of 10 batches) and resumed ends with the
     weights, average, optimizer state and history of the same run left alone."""
     args = ["--epochs", "2", "--validate-every", "4"]  # points at steps 1, 2, 4, 8, 12, 16, 20 (the end)
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    run(tiny_corpus, straight, *args)
-    original = loop.checkpoint
-
-    def stop_at_step_4(run, state, *rest):
-        original(run, state, *rest)
-        if state["step"] == 4:
-            raise Interrupted
-
-    monkeypatch.setattr(loop, "checkpoint", stop_at_step_4)
-    with pytest.raises(Interrupted):
-        run(tiny_corpus, resumed, *args)
-    monkeypatch.setattr(loop, "checkpoint", original)
-    run(tiny_corpus, resumed, *args, "--resume")
-    for name in ("model", "average", "optimizer"):
-        a = load_file(straight / train.STATE_DIR / f"{name}.safetensors")
-        b = load_file(resumed / train.STATE_DIR / f"{name}.safetensors")
-        assert a.keys() == b.keys()
-        for key in a:
-            torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    assert_resumed_as_left_alone(lambda out, *extra: run(tiny_corpus, out, *args, *extra), straight, resumed, 4,
+                                 monkeypatch)
     first, second = (json.loads((d / "training.json").read_text()) for d in (straight, resumed))
     strip = lambda history: [{k: v for k, v in r.items() if k != "minutes"} for r in history]  # noqa: E731
     assert strip(first["history"]) == strip(second["history"])

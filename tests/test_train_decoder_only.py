@@ -6,18 +6,16 @@ one left alone."""
 import json
 
 import pytest
-import torch
-from safetensors.torch import load_file
 
 from models import train
 from models.decoding.greedy import greedy
 from models.network.hf_decoder_only import DecoderOnlyTranslator
 from models.storage.hub import load_model
 from models.storage.pieces import tokenize_pairs
-from models.train import loop
 from models.train.decoder_only import CHAT_TEMPLATE
 
 from .conftest import corpus_folder
+from .helpers import assert_resumed_as_left_alone
 
 SMALL = ["--arch", "decoder-only", "--d-model", "32", "--heads", "4", "--kv-heads", "2", "--layers", "2",
          "--ffn-dim", "64", "--vocab-size", "320", "--batch-size", "32", "--seed", "3", "--threads", "1",
@@ -80,29 +78,7 @@ def test_its_training_pairs_are_its_prompts_and_its_answers(trained):
         assert target == tokenizers.target.ids(answer)
 
 
-class Interrupted(Exception):
-    pass
-
-
 def test_a_resumed_run_with_tied_embeddings_continues_exactly(tiny_corpus, tmp_path, monkeypatch):
     args = ["--steps", "8", "--validate-every", "8", "--val-sentences", "4"]  # points at steps 2, 4 and 8
-    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    run(tiny_corpus, straight, *args)
-    original = loop.checkpoint
-
-    def stop_at_step_4(run, state, *rest):
-        original(run, state, *rest)
-        if state["step"] == 4:
-            raise Interrupted
-
-    monkeypatch.setattr(loop, "checkpoint", stop_at_step_4)
-    with pytest.raises(Interrupted):
-        run(tiny_corpus, resumed, *args)
-    monkeypatch.setattr(loop, "checkpoint", original)
-    run(tiny_corpus, resumed, *args, "--resume")
-    for name in ("model", "average", "optimizer"):
-        a = load_file(straight / train.STATE_DIR / f"{name}.safetensors")
-        b = load_file(resumed / train.STATE_DIR / f"{name}.safetensors")
-        assert a.keys() == b.keys()
-        for key in a:
-            torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    assert_resumed_as_left_alone(lambda out, *extra: run(tiny_corpus, out, *args, *extra), tmp_path / "straight",
+                                 tmp_path / "resumed", 4, monkeypatch)

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from ..decoding.probe import Feature, FitData, Probe, Tried
+from .records import read_json_file
 
 PROBE_FILE = "probe.json"
 
@@ -64,12 +65,9 @@ def write_probe(directory: str | Path, probe: Probe) -> Path:
 def read_probe(directory: str | Path) -> Probe | None:
     """The probe beside a model, or None without one; ValueError for a file that is not one."""
     path = Path(directory) / PROBE_FILE
-    if not path.is_file():
+    found = read_json_file(path)
+    if found is None:
         return None
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path.name}: not JSON ({e})") from None
     if not isinstance(found, dict):
         raise ValueError(f"{path.name}: not a probe record")
     return probe_from_json(found, path.name)

@@ -52,15 +52,20 @@ def record_json(record) -> dict:
     return json.loads(json.dumps(dataclasses.asdict(record)))  # tuples become lists
 
 
-def read_record_file(cls: type[R], path: Path) -> R | None:
-    """The record in ``path``, or None where there is no such file; ValueError for a file that is not one."""
+def read_json_file(path: Path) -> Any:
+    """The JSON object of a record's file, or None where there is no such file; ValueError for one that is not JSON."""
     if not path.is_file():
         return None
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path.name}: not JSON ({e})") from None
-    return read_record(cls, found, path.name)
+
+
+def read_record_file(cls: type[R], path: Path) -> R | None:
+    """The record in ``path``, or None where there is no such file; ValueError for a file that is not one."""
+    found = read_json_file(path)
+    return None if found is None else read_record(cls, found, path.name)
 
 
 def write_record_file(record, path: Path) -> Path:
