@@ -237,7 +237,7 @@ if reading is None and loaded.reading is not None:  # an attribution: the step e
     steps_reading = loaded.reading.plain
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
 matrix, measure = drawn.matrix.name, drawn.matrix.unit  # the attention, where it stands in for the matrix asked
-main = kinds_ui.shown(settings, text, trace, drawn, kind, reading)
+main = kinds_ui.shown(settings, loaded, text, trace, drawn, kind, reading)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=measure)
 with later_at:
     later = shifted_toggle(loaded.reading.shifted) if drawn.matrix.later and main.stepwise else False

@@ -79,11 +79,11 @@ class Shown:
         return f"{self.kind.what} Shown piece by piece; the step explorer below follows the decoding steps."
 
 
-def shown(settings: ui.Settings, text: str, trace: Trace, drawn: MatrixView, kind: NamedKind,
+def shown(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace, drawn: MatrixView, kind: NamedKind,
           reading: Reading | None) -> Shown:
     """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
     another attention, ``kind``, with its name."""
-    several = reading is not None and (trace.attention_shape[1] > 1 or not drawn.matrix.every_kind)
+    several = reading is not None and (loaded.model.several_heads or not drawn.matrix.every_kind)
     head = f" ({drawn.matrix.label(reading)})" if several else ""
     stem = drawn.matrix.slug + ("" if kind.stepwise else f"-{kind.key}") + (f"-head-{reading.key}" if head else "")
     if kind.stepwise:
