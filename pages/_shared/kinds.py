@@ -3,8 +3,6 @@ the model view — every layer × head of a kind as small multiples (bertviz's m
 chart module). The RNNs read the source through one attention: for them there is no switch."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from models.analysis.alignment import AttentionView
@@ -14,7 +12,6 @@ from models.storage.hub import LoadedModel
 from models.storage.languages import Asking
 from models.views import kinds as kinds_views
 from models.views.kinds import AttentionKinds
-from models.views.readings import MatrixView
 
 from . import cache, charts, evidence, ui
 from .labels import for_markdown
@@ -51,46 +48,6 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, readin
     if kind.stepwise:
         return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
     return kinds_views.kind_view(kinds, kind.key, reading)
-
-
-@dataclass(frozen=True, eq=False)
-class Shown:
-    """What the page's main heatmap draws, and how it behaves."""
-
-    view: AttentionView
-    name: str  # what is drawn: "Attention α (layer 1, head 4)"
-    kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
-    kinds: AttentionKinds | None  # the sentence's attentions when another than the steps' own is shown
-    stem: str  # the downloads' file name
-
-    @property
-    def stepwise(self) -> bool:
-        """Whether rows are decoding steps (cross-attention, attribution): a click opens a step; a shift exists."""
-        return self.kind.stepwise
-
-    @property
-    def title(self) -> str:
-        return f"{self.name} — {self.kind.what[:-1].lower()}"
-
-    @property
-    def caption(self) -> str:
-        if self.stepwise:
-            return "Click a cell to explore the step that wrote its row."
-        return f"{self.kind.what} Shown piece by piece; the step explorer below follows the decoding steps."
-
-
-def shown(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace, drawn: MatrixView, kind: NamedKind,
-          reading: Reading | None) -> Shown:
-    """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
-    another attention, ``kind``, with its name."""
-    several = reading is not None and (loaded.model.several_heads or not drawn.matrix.every_kind)
-    head = f" ({drawn.matrix.label(reading)})" if several else ""
-    stem = drawn.matrix.slug + ("" if kind.stepwise else f"-{kind.key}") + (f"-head-{reading.key}" if head else "")
-    if kind.stepwise:
-        return Shown(drawn.view, drawn.name, kind, None, stem)
-    kinds = cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
-    view = kinds_views.kind_view(kinds, kind.key, reading)
-    return Shown(view, f"{kind.named} α{head}", kind, kinds, stem)
 
 
 def pick_panel(heads: int) -> None:

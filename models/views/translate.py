@@ -1,0 +1,148 @@
+"""The Translate page, decided here and laid out there: which reading its main heatmap draws (of which attention,
+titled, captioned, clickable or not), what the page offers beside it and why not, one decoding step of its step
+explorer, and a step's contrast with another candidate. Each is a frozen record; the page only draws it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
+from ..analysis.matrices import MATRICES
+from ..decoding.kinds import AttentionKinds
+from ..decoding.trace import Reading, Trace
+from ..network.tokenization import is_language_tag, word_index
+from ..network.translator import NamedKind, Translator
+from ..storage.loaded import LoadedModel
+from .kinds import kind_view
+from .readings import MatrixView
+
+FORCED = ("Forced, not chosen: a many-to-many model is made to write the target language's tag first (as "
+          "generate's forced_bos_token_id does). The attention is the step's own; its choices are not.")
+NO_ATTENTION = ("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
+                "Attribution still shows which source words each output word depended on.")
+UNFORCEABLE = ("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
+               "place to set a layer's weights, so there is no what-if here.")
+
+
+@dataclass(frozen=True, eq=False)
+class Heatmap:
+    """What the page's main heatmap draws, and how it behaves."""
+
+    view: AttentionView
+    name: str  # what is drawn: "Attention α (layer 1, head 4)"
+    kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
+    kinds: AttentionKinds | None  # the sentence's attentions when another than the steps' own is shown
+    stem: str  # the downloads' file name
+    later: bool  # whether the same reading one step later can be drawn beside it
+    heads: bool  # whether every head of the layer (and every layer) can be drawn below it
+    heads_off: bool  # whether heads can be switched off and the sentence decoded again
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether rows are decoding steps (cross-attention, attribution): a click opens a step; a shift exists."""
+        return self.kind.stepwise
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} — {self.kind.what[:-1].lower()}"
+
+    @property
+    def caption(self) -> str:
+        if self.stepwise:
+            return "Click a cell to explore the step that wrote its row."
+        return f"{self.kind.what} Shown piece by piece; the step explorer below follows the decoding steps."
+
+
+def steps_reading(loaded: LoadedModel, kind: NamedKind, reading: Reading | None) -> Reading | None:
+    """The reading the step explorer follows: the one shown where it reads the decoding steps, else the model's
+    own (an attribution's what-if still forces the attention); None for a model without attention."""
+    return reading if kind.stepwise and reading is not None else loaded.reading and loaded.reading.plain
+
+
+def no_attention(model: Translator) -> str | None:
+    """Why the page has no attention to draw for ``model``, in a sentence; None where it has some."""
+    return None if model.has_attention else NO_ATTENTION
+
+
+def heatmap(model: Translator, drawn: MatrixView, kind: NamedKind, reading: Reading | None,
+            kinds: AttentionKinds | None) -> Heatmap:
+    """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
+    another attention, ``kind``, of the sentence's ``kinds``, with its name."""
+    several = reading is not None and (model.several_heads or not drawn.matrix.every_kind)
+    head = f" ({drawn.matrix.label(reading)})" if several else ""
+    stem = drawn.matrix.slug + ("" if kind.stepwise else f"-{kind.key}") + (f"-head-{reading.key}" if head else "")
+    heads = drawn.matrix.every_kind and model.several_heads, drawn.matrix.every_kind and bool(model.switchable_heads)
+    if kind.stepwise:
+        return Heatmap(drawn.view, drawn.name, kind, None, stem, drawn.matrix.later, *heads)
+    return Heatmap(kind_view(kinds, kind.key, reading), f"{kind.named} α{head}", kind, kinds, stem, False, *heads)
+
+
+@dataclass(frozen=True, eq=False)
+class StepView:
+    """One decoding step of the step explorer: what it wrote, where the shown matrix puts its weight over the source
+    (bars), how its attention is shared out, and what may be asked of it."""
+
+    step: int  # 0-based
+    written: str  # the piece it wrote, without its word marker
+    forced: str | None  # why the step's choices are not the model's own (a forced language tag)
+    columns: tuple[str, ...]  # the bars' source words or pieces
+    unknown: tuple[bool, ...]  # [S'] columns the model could not read
+    weights: np.ndarray  # [S'] the step's row of the shown matrix
+    over: str  # the bars' title
+    shares: tuple[str, ...]  # where the step's attention went, a sentence each
+    row: int  # the step's row in the word or piece heatmap
+    source_words: tuple[str, ...]  # what the what-if may force the step onto
+    what_if: bool  # whether the step's attention can be forced onto one of them
+    no_what_if: str | None  # why it cannot, where the model has attention
+
+    @property
+    def best(self) -> int:
+        return int(self.weights.argmax())
+
+
+def step_view(model: Translator, trace: Trace, shown: MatrixView, step: int, words: bool,
+              reading: Reading | None) -> StepView:
+    """Step ``step`` (0-based) of ``trace`` under ``shown``, by word or piece; ``reading``: the one its what-if
+    would force (None: the model has no attention, nothing to ask)."""
+    weights, matrix = shown.weights, shown.matrix
+    source_words, by_word = source_word_weights(trace, weights)
+    if words:
+        columns, unknown, row_weights = shown.view.columns, shown.view.unknown, by_word[step]
+    else:
+        columns, unknown, row_weights = piece_columns(trace, weights[step])
+    forced = FORCED if is_language_tag(trace.target_pieces[step]) else None
+    forceable = reading is not None and model.attention_can_be_forced  # without attention nothing to force
+    return StepView(step, piece_label(trace.target_pieces[step]), forced, tuple(columns), tuple(unknown), row_weights,
+                    f"{matrix.named} over the source", _shares(model, shown, step, reading),
+                    word_index(trace.target_pieces)[step] if words else step, source_words, forceable,
+                    UNFORCEABLE if reading is not None and not forceable else None)
+
+
+def _shares(model: Translator, shown: MatrixView, step: int, reading: Reading | None) -> tuple[str, ...]:
+    """How the step's attention divides between the sentence and what was written before it, where it does."""
+    found = []
+    if shown.matrix.weights and model.continues_prompt:  # a chat model's row: the rest went to what it had written
+        read = float(shown.weights[step].sum())
+        found.append(f"Of this step's attention, {read:.0%} went to the prompt (the sentence and the rest of it) and "
+                     f"{1 - read:.0%} to the translation so far: a chat model reads both. The bars are not rescaled.")
+    if shown.prefix is not None:
+        share = shown.prefix[step]
+        found.append(f"Of what this step's layer {reading.layer + 1} holds, {1 - share:.0%} comes from the source "
+                     f"and {share:.0%} from what the decoder had already written (the target prefix), by "
+                     f"{shown.matrix.name}. The bars share out the source's part.")
+    return tuple(found)
+
+
+def foils(trace: Trace, step: int) -> dict[str, int]:
+    """The step's other candidates, piece to id: what its contrast may be asked against."""
+    return {p: i for (p, _), i in zip(trace.top_k[step], trace.top_ids[step]) if i != trace.target_ids[step]}
+
+
+def contrast_view(trace: Trace, step: int, foil: str, method: str, weights: np.ndarray) -> tuple[AttentionView, str]:
+    """A step's contrast ``weights`` [S] (by ``method``) as one heatmap row over the source pieces, and its title."""
+    written = piece_label(trace.target_pieces[step])
+    columns, unknown, weights = piece_columns(trace, weights[None])
+    view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
+                         weights=weights, energies=None)
+    return view, f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"

@@ -1,0 +1,118 @@
+"""The Translate page's step explorer: one decoding step's bars, choices and links (:func:`models.views.translate.
+step_view`), why it wrote its piece and not another, the training states nearest to it, and a what-if."""
+from __future__ import annotations
+
+import streamlit as st
+
+from models.analysis.alignment import piece_label
+from models.analysis.neighbours import IndexFileError, nearest
+from models.decoding.trace import Reading, Trace
+from models.network.translator import Translator
+from models.views import translate
+from models.views.readings import MatrixView
+
+from . import cache, charts, readings, ui
+from .labels import for_markdown, plain
+
+
+@st.fragment
+def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: str, reading: Reading | None,
+                  model: Translator) -> None:
+    """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
+    st.subheader("Step explorer")
+    pieces = len(trace.target_pieces)
+    if "step" not in st.session_state:
+        st.session_state.step = ui.read_url().step
+    st.session_state.step = min(max(1, st.session_state.step), pieces)  # a new sentence may be shorter
+    step = 0  # a translation of one step has nothing to slide over
+    if pieces > 1:
+        step = st.slider("Decoding step", 1, pieces, key="step", help="Each step writes one subword.") - 1
+    st.query_params["step"] = str(step + 1)
+    found = translate.step_view(model, trace, shown, step, settings.words, reading)
+    st.markdown(f"Step **{step + 1}** wrote **{for_markdown(found.written)}**.")
+    if found.forced:
+        st.caption(found.forced)
+    left, right = st.columns(2)
+    left.altair_chart(charts.bars(charts.marked(found.columns, found.unknown), found.weights, found.best,
+                                  found.over), width="stretch", key="step_bars")
+    right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
+    for share in found.shares:
+        st.caption(share)
+    st.altair_chart(charts.links(shown.view, found.row, measure=shown.matrix.unit), width="stretch", key="step_links")
+    if not found.forced:
+        contrast(trace, settings, text, step, shown.matrix.name)
+    neighbours(trace, settings, step, found.written)
+    if found.what_if:
+        what_if(settings, text, step, found.source_words, reading.layer, model.several_heads)
+    elif found.no_what_if:
+        st.subheader("What if…")
+        st.caption(found.no_what_if)
+
+
+def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: str) -> None:
+    """Why the step wrote its piece and not another of its candidates (in the URL as ``foil``): an attribution of
+    the difference of their log-probabilities, the shown one's (else gradient×input)."""
+    st.subheader("Why this and not…")
+    options = translate.foils(trace, step)
+    wanted, pieces = ui.read_url().foil, list(options)
+    foil = st.selectbox(f"Why “{piece_label(trace.target_pieces[step])}” at step {step + 1}, and not", pieces,
+                        format_func=piece_label, index=pieces.index(wanted) if wanted in pieces else None,
+                        key=f"foil_{step}", placeholder="Pick another of the step's candidates…")
+    if foil is None:
+        st.query_params.pop("foil", None)
+        st.caption("Pick a piece the model nearly wrote: the source tokens that made it write its own instead "
+                   "(contrastive attribution, Yin & Neubig 2022).")
+        return
+    st.query_params["foil"] = foil
+    method, weights = readings.cached_contrast(settings.model, settings.revision, settings.asking, text,
+                                               trace.target_ids, matrix, step, options[foil])
+    view, title = translate.contrast_view(trace, step, foil, method, weights)
+    st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
+    st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "
+               "write its piece rather than the other.")
+
+
+def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
+    """Training sentences in which the decoder was in the state nearest to this step's."""
+    st.subheader("Nearest training states")
+    try:
+        index = cache.neighbour_index(settings.model, settings.revision)
+    except IndexFileError as e:
+        st.warning(f"This model's neighbour index cannot be used: {for_markdown(str(e))}")
+        return
+    if index is None:
+        st.info("This model has no neighbour index. Build one beside its checkpoint with "
+                "`python -m models.neighbours --model … --data …`.")
+        return
+    found = nearest(index, trace.states[step], k=8)
+    st.caption(f"The decoder state that wrote **{for_markdown(written)}** is closest to the states that wrote the "
+               f"bold words below, in {len(index.sources):,} training sentences ({len(index.vectors):,} states, "
+               f"cosine similarity over {index.vectors.shape[1]} principal components keeping "
+               f"{index.explained:.0%} of their variance).")
+    st.markdown("\n".join(
+        f"{i}. `{n.similarity:.2f}` {for_markdown(n.before)} **{for_markdown(n.word)}** {for_markdown(n.after)}  \n"
+        f"   :gray[{for_markdown(index.sources[n.sentence])}]" for i, n in enumerate(found, 1)
+    ))
+
+
+def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str, ...], layer: int,
+            several: bool) -> None:
+    """Force the step's attention onto one source word and decode on from there."""
+    st.subheader("What if…")
+    where = f"every head of layer {layer + 1}" if several else "the attention"
+    st.caption(f"Force {where} at the chosen step onto one source word and let the decoder carry on from there "
+               "(greedy decoding, whatever the sidebar says).")
+    focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
+                         placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
+    if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
+        return
+    found = cache.cached_what_if(settings.model, settings.revision, settings.asking, text, step, focus, layer)
+    base, changed, step = found.base, found.changed, found.step
+    before, after = st.columns(2)
+    before.markdown("**As decoded**")
+    ui.show_translation(base.translation, before)
+    before.altair_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
+    after.markdown(f"**Looking only at “{for_markdown(source_words[focus])}” at step {step + 1}**")
+    ui.show_translation(changed.translation, after)
+    after.altair_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
+                       key="wi_after")

@@ -1,0 +1,87 @@
+"""The Translate page's decisions, asked of :mod:`models.views.translate` without Streamlit: which heatmap it draws
+and what it offers beside it, what one step of the step explorer shows, and a step's contrast."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.analysis.matrices import ATTENTION
+from models.decoding.greedy import greedy
+from models.decoding.kinds import attention_kinds
+from models.storage.hub import load_model
+from models.views import translate
+from models.views.readings import matrix_view
+
+TEXT = "A man is riding a red bicycle down the street."
+
+
+@pytest.fixture(scope="module")
+def transformer():
+    loaded = load_model("transformer")
+    return loaded, greedy(loaded.model, loaded.tokenizers, TEXT)
+
+
+def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_every_head(transformer):
+    loaded, trace = transformer
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
+    shown = translate.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
+    assert shown.view is drawn.view and shown.stepwise and shown.later and shown.heads and shown.heads_off
+    assert shown.kinds is None and loaded.reading.plain.label in shown.name and shown.caption.startswith("Click")
+
+
+def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions(transformer):
+    loaded, trace = transformer
+    source = next(k for k in loaded.model.named_kinds if not k.stepwise)
+    kinds = attention_kinds(loaded.model, trace).first(len(trace.target_ids))
+    reading = loaded.reading.plain
+    drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
+    shown = translate.heatmap(loaded.model, drawn, source, reading, kinds)
+    rows, columns = kinds.labels(source.key)
+    assert shown.view.weights.shape == (len(rows), len(columns))
+    np.testing.assert_allclose(shown.view.weights, reading.of(kinds.of(source.key)))
+    assert not shown.stepwise and not shown.later and source.named in shown.name and source.what in shown.caption
+    assert shown.stem.endswith(f"-{source.key}-head-{reading.key}")
+
+
+def test_an_attribution_follows_the_models_own_reading_and_a_model_without_attention_says_why(transformer):
+    loaded, _ = transformer
+    assert translate.steps_reading(loaded, loaded.model.steps_kind, None) == loaded.reading.plain
+    assert translate.no_attention(loaded.model) is None
+    none = load_model("none")
+    assert translate.steps_reading(none, none.model.steps_kind, None) is None
+    assert "no attention" in translate.no_attention(none.model)
+
+
+@pytest.mark.parametrize("words", [True, False])
+def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(transformer, words):
+    loaded, trace = transformer
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=words)
+    last = len(trace.target_pieces) - 1
+    step = translate.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
+    assert len(step.columns) == len(step.unknown) == len(step.weights)
+    assert step.row == drawn.view.weights.shape[0] - 1  # the last step's word is the heatmap's last row
+    assert step.weights.sum() == pytest.approx(drawn.weights[last].sum(), abs=1e-5)  # words sum their pieces
+    assert step.what_if and step.no_what_if is None and step.forced is None
+    assert step.best == int(np.argmax(step.weights))
+
+
+def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_what_if():
+    loaded = load_model("decoder-only")
+    trace = greedy(loaded.model, loaded.tokenizers, TEXT)
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
+    step = translate.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
+    read = float(drawn.weights[1].sum())
+    assert 0 < read < 1  # the rest went to the prompt's other pieces and the translation so far
+    assert f"{read:.0%} went to the prompt" in step.shares[0] and f"{1 - read:.0%} to the translation" in step.shares[0]
+    assert not step.what_if and "cannot be forced" in step.no_what_if
+
+
+def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one_row(transformer):
+    loaded, trace = transformer
+    foils = translate.foils(trace, 0)
+    assert foils and trace.target_ids[0] not in foils.values()
+    foil = next(iter(foils))
+    weights = np.arange(len(trace.source.pieces), dtype=float)
+    view, title = translate.contrast_view(trace, 0, foil, "gradient×input", weights)
+    assert view.weights.shape[0] == 1 and len(view.rows) == 1 and "not" in view.rows[0]
+    assert "log p" in title and view.weights.sum() == pytest.approx(weights.sum())
