@@ -1,12 +1,9 @@
 """Context vectors: how c_t = Σ_s α_ts h_s moves among the source annotations, and a Transformer head's output
 Σ_s α_ts (W_v h_s) among its value vectors."""
-import numpy as np
 import streamlit as st
 
-from models.analysis.alignment import source_word_weights
-from models.analysis.geometry import ContextGeometry, context_geometry, head_geometry
-from models.decoding.trace import RNN_READING, Trace
-from models.views import naming
+from models.decoding.trace import Trace
+from models.views import inside, naming
 from pages._shared import charts, evidence, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown
@@ -22,21 +19,19 @@ st.caption("How the context c_t moves among the encoder's annotations h_s, step 
                 "average of that head's own value vectors, so it stays inside their hull in the same way.")
 
 
-def draw_path(trace: Trace, geo: ContextGeometry, weights: np.ndarray, name: str, key: str,
-              names: tuple[str, str]) -> None:
+def draw_path(trace: Trace, path: inside.PathView, name: str, key: str) -> None:
     """The path in its PCA plane, how far and how sharply it moves each step, and who makes up each point."""
-    target = charts.piece_text(trace.target_pieces)
-    st.altair_chart(charts.context_path(geo, charts.source_text(trace), target, name, names), width="stretch",
+    target, geo = charts.piece_text(trace.target_pieces), path.geometry
+    st.altair_chart(charts.context_path(geo, charts.source_text(trace), target, name, path.points), width="stretch",
                     key=f"path_{key}")
-    if not geo.inside_hull.all():
+    if path.left_hull:
         st.error("A point of the path left the hull: this would mean the weights were not a distribution.")
     steps = range(len(target))
     st.altair_chart(charts.lines(steps, {"‖c_t − c_t−1‖": geo.step_distance}, "How far the path moves each step",
                                  "distance", target), width="stretch", key=f"dist_{key}")
     st.altair_chart(charts.lines(steps, {"cos(c_t, c_t−1)": geo.step_cosine}, "How much the path turns each step",
                                  "cosine", target), width="stretch", key=f"cos_{key}")
-    words, by_word = source_word_weights(trace, weights)
-    st.altair_chart(charts.shares(by_word, list(words), target), width="stretch", key=f"share_{key}")
+    st.altair_chart(charts.shares(path.by_word, list(path.words), target), width="stretch", key=f"share_{key}")
     st.altair_chart(charts.similarity(geo.cosine, target, "Cosine similarity of the path's points"),
                     width="stretch", key=f"sim_{key}")
 
@@ -45,8 +40,7 @@ def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
     """An RNN's contexts among its annotations; returns its trace."""
     trace = ui.trace_or_stop(ui.model_or_fallback(settings.for_model(model), model)[0], text)
     st.markdown(f"**{naming.model_name(model)}** — {for_markdown(trace.translation)}")
-    draw_path(trace, context_geometry(trace), trace.read(RNN_READING), naming.model_name(model), model,
-              ("annotations h_s", "contexts c_t"))
+    draw_path(trace, inside.rnn_path(trace), naming.model_name(model), model)
     return trace
 
 
@@ -55,14 +49,13 @@ def head_column(settings: ui.Settings, text: str) -> None:
     settings, loaded = ui.model_or_fallback(settings.for_model("transformer"), "transformer")
     reading = evidence.head_picker(loaded, label="Transformer head")
     if reading is None or reading.head is None:
-        st.info("A layer's mean averages heads whose value vectors live in different spaces: pick one head.")
+        st.info(inside.ONE_HEAD)
         return
     trace = ui.trace_or_stop(settings, text)
     kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
     name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
-    draw_path(trace, head_geometry(kinds, reading.layer, reading.head), trace.read(reading), name, "head",
-              ("value vectors W_v h_s", "head outputs"))
+    draw_path(trace, inside.head_path(trace, kinds, reading), name, "head")
 
 
 settings = ui.settings()  # the view always shows bundled models: the additive RNN, and the dot RNN or a head

@@ -4,9 +4,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from models.analysis.anatomy import score_anatomy
-from models.decoding.trace import RNN_READING
-from models.views import naming
+from models.views import inside, naming
 from pages._shared import cache, charts, ui
 from pages._shared.labels import plain
 
@@ -28,24 +26,19 @@ step_at, token_at = st.columns(2)
 t = step_at.select_slider("Decoding step (additive model's output)", range(len(target)),
                           format_func=lambda i: plain(target[i]), key="anatomy_step")
 s = token_at.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
-                           value=int(trace.read(RNN_READING)[t].argmax()))
+                           value=inside.looked_at(trace, t))
 dot_trace = cache.cached_forced(dot_settings.model, None, None, text, trace.target_ids)
 
 left, right = st.columns(2)
 for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):
-    parts = score_anatomy(model, tr, t, s)
-    order = parts.contributions.argsort()[::-1]
+    parts = inside.energy_view(model, tr, t, s)
     with column:
-        st.markdown(f"**{naming.variant_label(parts.score)}**: e = **{parts.energy:.3f}**, "
-                    f"α = **{tr.read(RNN_READING)[t, s]:.3f}** (the model's own energy: "
-                    f"{tr.read_energies(RNN_READING)[t, s]:.3f})")
-        st.altair_chart(charts.bars([str(k) for k in order], parts.contributions[order], None,
+        st.markdown(f"**{naming.variant_label(parts.score)}**: e = **{parts.energy:.3f}**, α = **{parts.weight:.3f}** "
+                    f"(the model's own energy: {parts.own_energy:.3f})")
+        st.altair_chart(charts.bars(list(parts.units), parts.terms, None,
                                     "Each hidden unit's contribution, largest first", "unit k"),
                         width="stretch", key=f"contrib_{parts.score}")
-        table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
-        if parts.hidden.size:
-            table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
-        st.dataframe(pd.DataFrame(table | {"term": parts.contributions}), height=240, key=f"terms_{parts.score}")
+        st.dataframe(pd.DataFrame(parts.table), height=240, key=f"terms_{parts.score}")
 
 with st.expander("How to read this"):
     st.markdown("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
@@ -59,8 +52,7 @@ st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials pe
            "have variance d, so as d grows the softmax puts almost all weight on one key and its gradient vanishes. "
            "Dividing by √d, or scoring additively through a tanh, keeps it in a useful range.")
 max_dim = st.select_slider("Largest width d", [2**k for k in range(3, 13)], value=1024)
-dims = [d for d in [2**k for k in range(1, 13)] if d <= max_dim]
-points = pd.DataFrame(cache.cached_scaling_curves(tuple(dims)))
+points = pd.DataFrame(cache.cached_scaling(max_dim))
 for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),
                                 ("Largest weight", "Entropy (bits)", "Softmax gradient ‖∂α/∂e‖")):
     column.altair_chart(charts.scaling(points, field, title), width="stretch", key=f"scaling_{field}")

@@ -77,7 +77,7 @@ def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_wha
 
 
 def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one_row(transformer):
-    loaded, trace = transformer
+    _, trace = transformer
     foils = translate.foils(trace, 0)
     assert foils and trace.target_ids[0] not in foils.values()
     foil = next(iter(foils))

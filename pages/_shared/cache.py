@@ -3,11 +3,8 @@ traces once per sentence and setting (data). Nothing here does math: it calls ``
 """
 from __future__ import annotations
 
-from dataclasses import asdict
-
 import streamlit as st
 
-from models.analysis.anatomy import scaling_curves
 from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
 from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
@@ -15,6 +12,7 @@ from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking
+from models.views import inside
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
@@ -110,5 +108,5 @@ def cached_forced(ref: str, revision: str | None, asking: Asking | None,
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_scaling_curves(dims: tuple[int, ...]) -> list[dict]:
-    return [asdict(p) for p in scaling_curves(list(dims))]
+def cached_scaling(max_dim: int) -> list[dict]:
+    return inside.scaling(max_dim)

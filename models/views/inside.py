@@ -1,0 +1,83 @@
+"""The two pages that open an attention up, decided here and drawn there: the path the context vector takes among
+what it mixes (Context vectors: an RNN's annotations, or one Transformer head's value vectors), and one energy
+taken apart term by term beside the scaling playground (Score anatomy)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..analysis.alignment import source_word_weights
+from ..analysis.anatomy import scaling_curves, score_anatomy
+from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
+from ..decoding.kinds import AttentionKinds
+from ..decoding.trace import RNN_READING, Reading, Trace
+from ..network.translator import Translator
+
+RNN_POINTS = ("annotations h_s", "contexts c_t")
+HEAD_POINTS = ("value vectors W_v h_s", "head outputs")
+ONE_HEAD = "A layer's mean averages heads whose value vectors live in different spaces: pick one head."
+WIDTHS = tuple(2**k for k in range(1, 13))  # the scaling playground's widths d
+
+
+@dataclass(frozen=True, eq=False)
+class PathView:
+    """A sentence's path of mixtures through the plane of what they mix, and who makes up each point."""
+
+    geometry: ContextGeometry
+    words: tuple[str, ...]  # the source words
+    by_word: np.ndarray  # [T, Sw] each source word's share of every step's mixture
+    points: tuple[str, str]  # what is mixed, and the mixtures, as the legend names them
+
+    @property
+    def left_hull(self) -> bool:
+        """Whether a point left the hull: the weights would not have been a distribution."""
+        return not self.geometry.inside_hull.all()
+
+
+def rnn_path(trace: Trace) -> PathView:
+    """An RNN's contexts c_t among its annotations h_s."""
+    words, by_word = source_word_weights(trace, trace.read(RNN_READING))
+    return PathView(context_geometry(trace), words, by_word, RNN_POINTS)
+
+
+def head_path(trace: Trace, kinds: AttentionKinds, reading: Reading) -> PathView:
+    """One cross-attention head's outputs among its own value vectors (``reading`` names one head)."""
+    words, by_word = source_word_weights(trace, trace.read(reading))
+    return PathView(head_geometry(kinds, reading.layer, reading.head), words, by_word, HEAD_POINTS)
+
+
+@dataclass(frozen=True, eq=False)
+class EnergyView:
+    """One attention energy of an RNN taken apart: the terms that add up to it, largest first."""
+
+    score: str  # the model's score: "additive" or "dot"
+    energy: float  # the sum of the terms
+    own_energy: float  # the energy the model computed itself
+    weight: float  # α of the cell
+    units: tuple[str, ...]  # the hidden units, largest term first
+    terms: np.ndarray  # [A] their terms in that order
+    table: dict[str, np.ndarray]  # every part of the score by unit, in the model's order
+
+
+def energy_view(model: Translator, trace: Trace, step: int, source: int) -> EnergyView:
+    """The energy of step ``step`` for source piece ``source`` (0-based) taken apart."""
+    parts = score_anatomy(model, trace, step, source)
+    order = parts.contributions.argsort()[::-1]
+    table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
+    if parts.hidden.size:  # the additive score's hidden layer; a dot product has none
+        table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
+    return EnergyView(parts.score, parts.energy, float(trace.read_energies(RNN_READING)[step, source]),
+                      float(trace.read(RNN_READING)[step, source]), tuple(str(k) for k in order),
+                      parts.contributions[order], table | {"term": parts.contributions})
+
+
+def looked_at(trace: Trace, step: int) -> int:
+    """The source piece the RNN's attention weighs most at ``step``: where the anatomy opens."""
+    return int(trace.read(RNN_READING)[step].argmax())
+
+
+def scaling(max_dim: int) -> list[dict]:
+    """The scaling playground's points, every width up to ``max_dim``: the softmax of random energies scored three
+    ways (``dim``, ``method``, ``max_weight``, ``entropy_bits``, ``gradient``)."""
+    return [asdict(p) for p in scaling_curves([d for d in WIDTHS if d <= max_dim])]
