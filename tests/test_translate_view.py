@@ -85,3 +85,24 @@ def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one
     view, title = translate.contrast_view(trace, 0, foil, "gradient×input", weights)
     assert view.weights.shape[0] == 1 and len(view.rows) == 1 and "not" in view.rows[0]
     assert "log p" in title and view.weights.sum() == pytest.approx(weights.sum())
+
+
+def test_the_nearest_training_states_are_found_best_first_among_the_index_beside_the_model(transformer):
+    loaded, trace = transformer
+    index = translate.neighbour_index(loaded)
+    assert not isinstance(index, translate.Unindexed)
+    found = translate.neighbours(index, trace, 2, k=5)
+    similarities = [n.similarity for n in found.neighbours]
+    assert len(found.neighbours) == len(found.sources) == 5 and similarities == sorted(similarities, reverse=True)
+    assert found.sources[0] == index.sources[found.neighbours[0].sentence]
+    assert f"{len(index.sources):,} training sentences" in found.among
+
+
+def test_a_model_without_an_index_or_with_a_broken_one_says_which(tmp_path):
+    import shutil
+
+    copy = shutil.copytree(load_model("none").path, tmp_path / "none", ignore=shutil.ignore_patterns("neighbours.*"))
+    assert translate.neighbour_index(load_model(str(copy))) == translate.Unindexed(translate.NO_INDEX, broken=False)
+    (copy / "neighbours.safetensors").write_bytes(b"not an index")
+    broken = translate.neighbour_index(load_model(str(copy)))
+    assert broken.broken and "cannot be used" in broken.why and translate.index_stamp(load_model(str(copy)))

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.analysis.neighbours import INDEX_FILE, StateIndex, load_index
 from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking
-from models.views import inside
+from models.views import inside, translate
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
@@ -49,19 +48,15 @@ def _asked(ref: str, revision: str | None, asking: Asking, policy: LoadPolicy) -
     return load(ref, revision).asked(asking)
 
 
-def neighbour_index(ref: str, revision: str | None) -> StateIndex | None:
-    """The neighbour index beside the model, None without one; raises ``IndexFileError`` for an unusable file.
-
-    Cached by the file's modification time too, so an index built while the app runs is seen.
-    """
-    file = load(ref, revision).path / INDEX_FILE
-    return _index(ref, revision, load_policy(), file.stat().st_mtime_ns if file.exists() else None)
+def neighbour_index(ref: str, revision: str | None) -> translate.Indexed:
+    """The neighbour index beside the model, or why there is none to use (:func:`models.views.translate.
+    neighbour_index`). Cached by the file's modification time too, so an index built while the app runs is seen."""
+    return _index(ref, revision, load_policy(), translate.index_stamp(load(ref, revision)))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
-def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> StateIndex | None:
-    loaded = load(ref, revision)
-    return load_index(loaded.path, loaded.model)
+def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> translate.Indexed:
+    return translate.neighbour_index(load(ref, revision))
 
 
 def replay(ref: str, revision: str | None) -> Replay | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import piece_label
-from models.analysis.neighbours import IndexFileError, nearest
 from models.decoding.trace import Reading, Trace
 from models.network.translator import Translator
 from models.views import translate
@@ -75,23 +74,16 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
     """Training sentences in which the decoder was in the state nearest to this step's."""
     st.subheader("Nearest training states")
-    try:
-        index = cache.neighbour_index(settings.model, settings.revision)
-    except IndexFileError as e:
-        st.warning(f"This model's neighbour index cannot be used: {for_markdown(str(e))}")
+    index = cache.neighbour_index(settings.model, settings.revision)
+    if isinstance(index, translate.Unindexed):
+        (st.warning if index.broken else st.info)(for_markdown(index.why) if index.broken else index.why)
         return
-    if index is None:
-        st.info("This model has no neighbour index. Build one beside its checkpoint with "
-                "`python -m models.neighbours --model … --data …`.")
-        return
-    found = nearest(index, trace.states[step], k=8)
+    found = translate.neighbours(index, trace, step)
     st.caption(f"The decoder state that wrote **{for_markdown(written)}** is closest to the states that wrote the "
-               f"bold words below, in {len(index.sources):,} training sentences ({len(index.vectors):,} states, "
-               f"cosine similarity over {index.vectors.shape[1]} principal components keeping "
-               f"{index.explained:.0%} of their variance).")
+               f"bold words below, {found.among}.")
     st.markdown("\n".join(
         f"{i}. `{n.similarity:.2f}` {for_markdown(n.before)} **{for_markdown(n.word)}** {for_markdown(n.after)}  \n"
-        f"   :gray[{for_markdown(index.sources[n.sentence])}]" for i, n in enumerate(found, 1)
+        f"   :gray[{for_markdown(source)}]" for i, (n, source) in enumerate(zip(found.neighbours, found.sources), 1)
     ))
 
 
