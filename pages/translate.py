@@ -14,9 +14,7 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
     result = cache.cached_beam(settings.model, settings.revision, settings.asking, text, settings.beam)
     st.subheader("Beam search")
-    st.dataframe([{"#": i + 1, "translation": h.translation, "log p": h.logprob,
-                   "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
-                  for i, h in enumerate(result.hypotheses)], hide_index=True, key="nbest",
+    st.dataframe(list(result.rows), hide_index=True, key="nbest",
                  column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("log p", "per piece")})
     chosen = st.radio("Show hypothesis", range(len(result.hypotheses)), horizontal=True, key="hypothesis",
                       format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")

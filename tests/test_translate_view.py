@@ -106,3 +106,15 @@ def test_a_model_without_an_index_or_with_a_broken_one_says_which(tmp_path):
     (copy / "neighbours.safetensors").write_bytes(b"not an index")
     broken = translate.neighbour_index(load_model(str(copy)))
     assert broken.broken and "cannot be used" in broken.why and translate.index_stamp(load_model(str(copy)))
+
+
+def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece(transformer):
+    loaded, _ = transformer
+    found = translate.beam(loaded, TEXT, 4)
+    assert len(found.rows) == len(found.hypotheses) == len(found.ends) > 1
+    assert [r["#"] for r in found.rows] == list(range(1, len(found.rows) + 1))
+    for row, hypothesis in zip(found.rows, found.hypotheses):
+        assert row["translation"] == hypothesis.translation and row["pieces"] == len(hypothesis.target_ids)
+        assert row["per piece"] == pytest.approx(row["log p"] / row["pieces"])
+    per_piece = [r["per piece"] for r in found.rows]
+    assert per_piece == sorted(per_piece, reverse=True)

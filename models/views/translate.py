@@ -11,6 +11,7 @@ import numpy as np
 from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
 from ..analysis.matrices import MATRICES
 from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
+from ..decoding.beam import BeamNode, beam_search
 from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import Reading, Trace
 from ..network.tokenization import is_language_tag, word_index
@@ -27,6 +28,25 @@ NO_INDEX = ("This model has no neighbour index. Build one beside its checkpoint 
             "`python -m models.neighbours --model … --data …`.")
 UNFORCEABLE = ("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
                "place to set a layer's weights, so there is no what-if here.")
+
+
+@dataclass(frozen=True, eq=False)
+class BeamView:
+    """A beam search's final hypotheses, best first, as the n-best list shows them, and its tree."""
+
+    hypotheses: tuple[Trace, ...]
+    rows: tuple[dict, ...]  # the n-best list: rank, translation, log p, log p per piece, pieces
+    nodes: tuple[BeamNode, ...]  # the search tree
+    ends: tuple[int, ...]  # the node each hypothesis ends with
+
+
+def beam(loaded: LoadedModel, text: str, width: int) -> BeamView:
+    """``text`` translated by a beam ``width`` wide: every hypothesis it ended with and how it searched."""
+    found = beam_search(loaded.model, loaded.tokenizers, text, width)
+    rows = tuple({"#": i + 1, "translation": h.translation, "log p": h.logprob,
+                  "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
+                 for i, h in enumerate(found.hypotheses))
+    return BeamView(found.hypotheses, rows, found.nodes, found.ends)
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.decoding.beam import BeamResult, beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
 from models.decoding.what_if import WhatIf, what_if
@@ -89,10 +88,10 @@ def cached_what_if(ref: str, revision: str | None, asking: Asking | None,
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(ref: str, revision: str | None, asking: Asking | None, text: str, beam: int) -> BeamResult:
+def cached_beam(ref: str, revision: str | None, asking: Asking | None, text: str,
+                beam: int) -> translate.BeamView:
     """Every final hypothesis of a beam search and its tree."""
-    loaded = load(ref, revision, asking)
-    return beam_search(loaded.model, loaded.tokenizers, text, beam)
+    return translate.beam(load(ref, revision, asking), text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
