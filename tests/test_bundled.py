@@ -6,9 +6,10 @@ from dataclasses import replace
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
-from models.storage.card import corpora, scored_sets
+from models.storage.card import scored_sets
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
+from models.storage.training_record import read_training
 
 RNNS = ("additive", "dot", "none")
 NAMES = (*RNNS, "transformer", "transformer-align", "decoder-only")
@@ -45,7 +46,7 @@ def test_models_trained_on_the_same_data_share_the_tokenizers(bundled):
     """Tokenizers are trained on the corpora; a model retrained on other corpora has its own until all are."""
     by_data: dict[str, list] = {}
     for m in bundled.values():
-        by_data.setdefault(json.dumps(corpora(json.loads((m.path / "training.json").read_text()))), []).append(m)
+        by_data.setdefault(read_training(m.path).data, []).append(m)
     for models in by_data.values():
         for name in ("source_tokenizer.json", "target_tokenizer.json", "tokenizer.json"):  # ours, or a chat model's
             assert len({(m.path / name).read_bytes() for m in models if (m.path / name).exists()}) <= 1
@@ -60,7 +61,7 @@ def test_checkpoint_is_small_and_carded(name):
     evaluation = json.loads((path / "evaluation.json").read_text())
     tests = {(t["data"], t["split"]): t["sentences"] for t in scored_sets(evaluation)}
     assert tests[("multi30k", "test_2016_flickr")] == 1000
-    trained_on = {d["name"] for d in corpora(json.loads((path / "training.json").read_text()))}
+    trained_on = {d.name for d in read_training(path).data}
     if "tatoeba-en-fr" in trained_on:
         assert tests[("tatoeba-en-fr", "test")] == 1000
 
@@ -96,8 +97,7 @@ FIGURE_3 = {
 
 
 def trained_on_the_debates(name: str) -> bool:
-    training = json.loads((BUNDLED_DIR / f"en-fr-{name}" / "training.json").read_text())
-    return "hansard-en-fr" in {d["name"] for d in corpora(training)}
+    return "hansard-en-fr" in {d.name for d in read_training(BUNDLED_DIR / f"en-fr-{name}").data}
 
 
 @pytest.mark.parametrize("name", [pytest.param("additive", marks=pytest.mark.xfail(

@@ -1,17 +1,30 @@
 """models/storage/card.py and training_record.py: the results rows, length buckets and sizes come from the records and the config."""
 import json
 import shutil
+from dataclasses import replace
+
+import pytest
 
 from models.network.training import DEFAULT_LR
 from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows, scored_sets
 from models.storage.hub import BUNDLED_DIR
+from models.storage.records import record_json
 from models.storage.training_record import (
+    TRAINING_FILE,
+    CorpusScore,
+    Schedule,
+    Start,
+    ValidationPoint,
     best_validation,
     kept_weights,
     learning_rate,
+    lineage,
     quality_per_minute,
+    read_training,
+    training_from_json,
     training_summary,
     validation_table,
+    write_training,
 )
 
 FLICKR = {"data": "multi30k", "split": "test_2016_flickr", "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
@@ -44,56 +57,66 @@ def test_card_states_the_sizes_of_its_config():
     assert "decoder 512, no attention, dropout" in render_card(BUNDLED_DIR / "en-fr-none")  # A unused there
 
 
+def point(step: int, epoch: float, minutes: float, lr: float, weights: str, bleu: tuple[float, float, float],
+          a: float, b: float) -> ValidationPoint:
+    """A validation point as models/train/loop.py records it: mean, raw and average BLEU, and two corpora's."""
+    return ValidationPoint(step, epoch, minutes, lr, 3.0, 2.0, bleu[0], {"a": CorpusScore(2.1, a), "b": CorpusScore(
+        1.9, b)}, weights, bleu[1], bleu[2])
+
+
+POINTS = (point(1000, 0.29, 13.0, 9e-4, "raw", (20.0, 20.0, 19.0), 30.0, 10.0),
+          point(2000, 0.58, 26.5, 0.0, "average", (26.0, 25.0, 26.0), 33.0, 19.0))
+PLANNED = replace(read_training(BUNDLED_DIR / "en-fr-dot"), commands=("python -m …",), steps=2000, epochs=0.58,
+                  wall_clock_s=1590.0, device="cpu", cpu="AMD EPYC", threads=1, history=POINTS, started_from=None,
+                  kept=None, schedule=Schedule("linear", DEFAULT_LR, 300, 68800, 26.5, 0.999))
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent for p in BUNDLED_DIR.glob(f"*/{TRAINING_FILE}")))
+def test_every_bundled_training_record_reads_and_writes_back_as_it_was(folder, tmp_path):
+    record = read_training(folder)
+    assert record_json(record) == json.loads((folder / TRAINING_FILE).read_text())
+    assert read_training(write_training(record, tmp_path).parent) == record
+
+
+@pytest.mark.parametrize("change", [{"steps": None}, {"surprise": 1}, {"steps": "many"}, {"history": [{}]}],
+                         ids=["missing", "unknown", "mistyped", "a point without its fields"])
+def test_a_training_record_of_another_version_is_refused_naming_its_file(change):
+    found = json.loads((BUNDLED_DIR / "en-fr-dot" / TRAINING_FILE).read_text())
+    found = {k: v for k, v in (found | change).items() if v is not None}
+    with pytest.raises(ValueError, match=TRAINING_FILE):
+        training_from_json(found)
+
+
+def test_a_continued_runs_lineage_sums_every_start_back_to_scratch():
+    first = Start("runs/a", wall_clock_s=600.0)
+    record = replace(PLANNED, started_from=Start("assets/b", wall_clock_s=1200.0, started_from=first))
+    assert lineage(record) == "; continued from b (20.0 min of its own), itself from a (10.0 min of its own): " \
+                              "56.5 min in all"
+    assert lineage(replace(record, started_from=Start("elsewhere"))) == (
+        "; continued from elsewhere (0.0 min of its own): 26.5 min in all")  # a start without a record of its own
+
+
 def test_card_gives_each_corpus_validation_score_and_the_extra_files(tmp_path):
     shutil.copytree(BUNDLED_DIR / "en-fr-dot", tmp_path / "ck")
-    training = json.loads((tmp_path / "ck" / "training.json").read_text())
-    training["history"] = [
-        {"epoch": 1, "val_bleu": 20.0, "by_corpus": {"a": {"val_bleu": 30.0}, "b": {"val_bleu": 10.0}}},
-        {"epoch": 2, "val_bleu": 25.0, "by_corpus": {"a": {"val_bleu": 31.0}, "b": {"val_bleu": 19.0}}},
-    ]
-    assert best_validation(training) == "25.0 (epoch 2; a 31.0, b 19.0)"
+    assert best_validation(PLANNED) == "26.0 (step 2,000, epoch 0.58; a 33.0, b 19.0)"
     (tmp_path / "ck" / "alignment_timeline.safetensors").write_bytes(b"")
     (tmp_path / "ck" / "neighbours.safetensors").unlink(missing_ok=True)
     card = render_card(tmp_path / "ck")
     assert "`alignment_timeline.safetensors`" in card and "`neighbours.safetensors`" not in card
 
 
-def test_learning_rate_is_the_first_epochs_and_says_whether_it_is_the_default():
-    history = [{"epoch": 1, "lr": DEFAULT_LR}, {"epoch": 2, "lr": DEFAULT_LR / 2}]
-    assert f"from learning rate {DEFAULT_LR:g} (the default)" in learning_rate({"score": "dot", "history": history})
-    other = learning_rate({"score": "additive", "history": [{"epoch": 1, "lr": 4 * DEFAULT_LR}]})
-    assert f"from learning rate {4 * DEFAULT_LR:g} (not the default {DEFAULT_LR:g})" in other
-
-
-def test_training_summary_says_when_the_last_epoch_was_cut_short():
-    record = {"epochs": 3, "wall_clock_s": 7116.0, "device": "cpu", "threads": 1, "commands": ["python -m …"]}
-    whole = training_summary({**record, "history": [{"partial": False}]})
-    assert whole == "3 epochs in 118.6 min on cpu (1 thread(s))"
-    assert training_summary({**record, "history": [{"partial": True}]}).startswith("3 epochs (the last partial) in")
-
-
-POINTS = [  # two validation points as models/train/loop.py records them
-    {"step": 1000, "epoch": 0.29, "minutes": 13.0, "lr": 9e-4, "weights": "raw", "val_bleu": 20.0,
-     "raw_val_bleu": 20.0, "average_val_bleu": 19.0, "by_corpus": {"a": {"val_bleu": 30.0}, "b": {"val_bleu": 10.0}}},
-    {"step": 2000, "epoch": 0.58, "minutes": 26.5, "lr": 0.0, "weights": "average", "val_bleu": 26.0,
-     "raw_val_bleu": 25.0, "average_val_bleu": 26.0, "by_corpus": {"a": {"val_bleu": 33.0}, "b": {"val_bleu": 19.0}}},
-]
-PLANNED = {"commands": ["python -m …"], "steps": 2000, "epochs": 0.58, "wall_clock_s": 1590.0, "device": "cpu",
-           "threads": 1, "history": POINTS, "schedule": {"shape": "linear", "lr": DEFAULT_LR, "warmup_steps": 300,
-                                                          "planned_steps": 68800, "minutes": 26.5, "ema_decay": 0.999}}
-
-
 def test_a_planned_run_is_summed_up_by_steps_schedule_and_kept_weights():
-    assert training_summary(PLANNED) == "2,000 steps (0.58 epochs) in 26.5 min on cpu (1 thread(s))"
+    assert training_summary(PLANNED) == "2,000 steps (0.58 epochs) in 26.5 min on cpu, AMD EPYC (1 thread(s))"
     assert best_validation(PLANNED) == "26.0 (step 2,000, epoch 0.58; a 33.0, b 19.0)"
     assert learning_rate(PLANNED) == (f"Adam; learning rate {DEFAULT_LR:g} (the default) after a 300-step warm-up, "
                                       "then linear to zero over the budget (68,800 steps or 26.5 minutes, whichever "
                                       "came first)")
     assert kept_weights(PLANNED) == ("the moving average of the weights (decay 0.999): validation BLEU 26.0 against "
                                      "25.0 for the raw weights at that point; the average won at 1 of 2 points")
-    raw_best = {**PLANNED, "history": POINTS[:1]}
+    raw_best = replace(PLANNED, history=POINTS[:1])
     assert kept_weights(raw_best) == ("the raw weights: validation BLEU 20.0 against 19.0 for their moving average "
                                       "(decay 0.999) at that point; the average won at 0 of 1 points")
+    assert best_validation(replace(PLANNED, kept="last", history=POINTS[::-1])).startswith("20.0 (step 1,000")
 
 
 def test_quality_per_minute_has_every_point_by_corpus_and_their_mean():

@@ -18,12 +18,13 @@ from .head_record import heads_table
 from .reading_scores import reading_table
 from .timeline import timeline_file
 from .training_record import (
+    TrainingRecord,
     best_validation,
     kept_weights,
     learning_rate,
+    read_training,
     training_summary,
     validation_table,
-    variant,
 )
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
@@ -38,11 +39,6 @@ CORPORA = {  # folder name -> what it is and whom to credit
 }
 
 
-def corpora(training: dict) -> list[dict]:
-    """The training corpora of ``training.json``; records from before several corpora trained on Multi30k alone."""
-    return training.get("data") or [{"name": "multi30k", "train_split": "train", "train_pairs": 29000, "weight": 1.0}]
-
-
 def scored_sets(evaluation: dict) -> list[dict]:
     """The test sets of ``evaluation.json``; a file from before several test sets held one Multi30k set."""
     return evaluation["test_sets"] if "test_sets" in evaluation else [{"data": "multi30k", **evaluation}]
@@ -52,7 +48,7 @@ def scored_set_name(test: dict) -> str:
     return f"{CORPORA.get(test['data'], test['data']).split(' (')[0]} {test['split']}"
 
 
-def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
+def _metadata(training: TrainingRecord, evaluation: dict | None) -> ModelCardData:
     results = [
         EvalResult(task_type="translation", dataset_type=test["data"], dataset_name=scored_set_name(test),
                    dataset_split=test["split"], metric_type=key.split("_")[0], metric_name=name,
@@ -61,11 +57,11 @@ def _metadata(training: dict, evaluation: dict | None) -> ModelCardData:
         for key, name in (("bleu", "BLEU"), ("bleu_lc", "BLEU (lowercased)"), ("chrf", "chrF"))
     ]
     return ModelCardData(
-        language=training["languages"], license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", *TAGS.get(variant(training), ("seq2seq", "gru", variant(training)))],
-        datasets=[d["name"] for d in corpora(training)], metrics=["bleu", "chrf"],
+        language=list(training.languages), license="mit", library_name="attention-atlas",
+        tags=["translation", "attention", *TAGS.get(training.variant, ("seq2seq", "gru", training.variant))],
+        datasets=[d.name for d in training.data], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas en-fr {variant(training)}", eval_results=results or None,
+        model_name=f"attention-atlas en-fr {training.variant}", eval_results=results or None,
     )
 
 
@@ -92,19 +88,22 @@ def _results_table(evaluation: dict) -> str:
     return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
 
 
-def load_records(directory: str | Path) -> tuple[dict, dict | None]:
-    """``training.json`` and, if the checkpoint was evaluated, ``evaluation.json``."""
+def load_records(directory: str | Path) -> tuple[TrainingRecord, dict | None]:
+    """``training.json`` and, if the checkpoint was evaluated, ``evaluation.json``; ValueError without a training
+    record or for one that is not a record of this version."""
     d = Path(directory)
-    training = json.loads((d / "training.json").read_text(encoding="utf-8"))
+    training = read_training(d)
+    if training is None:
+        raise ValueError(f"no training.json in {d.name}")
     evaluation_file = d / "evaluation.json"
     evaluation = json.loads(evaluation_file.read_text(encoding="utf-8")) if evaluation_file.exists() else None
     return training, evaluation
 
 
-def training_data(training: dict) -> str:
+def training_data(training: TrainingRecord) -> str:
     """The corpora of ``training.json``, credited."""
-    return "; ".join(f"{CORPORA.get(d['name'], d['name'])}, {d['train_split']} split, {d['train_pairs']:,} pairs"
-                     + (f", sampling weight {d['weight']:g}" if d["weight"] != 1 else "") for d in corpora(training))
+    return "; ".join(f"{CORPORA.get(d.name, d.name)}, {d.train_split} split, {d.train_pairs:,} pairs"
+                     + (f", sampling weight {d.weight:g}" if d.weight != 1 else "") for d in training.data)
 
 
 def _vocabularies(directory: str | Path) -> str:
@@ -141,12 +140,12 @@ DESCRIPTIONS = {
 }
 
 
-def model_description(training: dict) -> str:
+def model_description(training: TrainingRecord) -> str:
     """The sentence that says what the model is."""
-    if variant(training) in DESCRIPTIONS:
-        return DESCRIPTIONS[variant(training)]
+    if training.variant in DESCRIPTIONS:
+        return DESCRIPTIONS[training.variant]
     return ("A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after\nBahdanau, Cho & Bengio "
-            f"(2015), with {SCORES[training['score']].description}.")
+            f"(2015), with {SCORES[training.score].description}.")
 
 
 def _sizes(directory: str | Path) -> str:
@@ -164,39 +163,39 @@ def _sizes(directory: str | Path) -> str:
             f"{attention}, dropout {c['dropout']}")
 
 
-def aligning_matrix(training: dict) -> str:
+def aligning_matrix(training: TrainingRecord) -> str:
     """The matrix the model aligns with by default, from its training record: as its card will say
     (:attr:`.model_card.CardFacts.aligning_matrix`)."""
-    return FULL_CONTEXT if training.get("guided_alignment", {}).get("full_context") else ATTENTION
+    return FULL_CONTEXT if training.guided_alignment and training.guided_alignment.full_context else ATTENTION
 
 
-def _guided(training: dict) -> str:
+def _guided(training: TrainingRecord) -> str:
     """The line that marks the head guided alignment trained (read back by :mod:`.model_card`), if one was."""
-    g = training.get("guided_alignment")
+    g = training.guided_alignment
     if not g:
         return ""
-    reading = Reading.from_key(g["reading"])
+    reading = Reading.from_key(g.reading)
     step = "that reads each piece as its input" if reading.shifted else "that writes each piece"
-    whole = ", with the whole translation in view" if g.get("full_context") else ""
+    whole = ", with the whole translation in view" if g.full_context else ""
     where = " in a pass with the decoder's future mask lifted" if whole else ""
     return (f"\n- Trained to align: cross-attention {reading.label}{whole} (guided alignment, Garg et al. 2019: its "
-            f"attention at the step {step}{where} pulled toward word links, loss weight {g['weight']:g}; links from "
-            f"{g['links']}, made in {g['links_seconds'] / 60:.0f} min)")
+            f"attention at the step {step}{where} pulled toward word links, loss weight {g.weight:g}; links from "
+            f"{g.links}, made in {g.links_seconds / 60:.0f} min)")
 
 
 def render_card(directory: str | Path) -> str:
     training, evaluation = load_records(directory)
-    commands = "\n".join("    " + c for c in training["commands"])
+    commands = "\n".join("    " + c for c in training.commands)
     body = f"""
-# Attention Atlas — English→French, {variant(training)}
+# Attention Atlas — English→French, {training.variant}
 
 {model_description(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
 
-- Parameters: {training['parameters']:,}{_sizes(directory)}
+- Parameters: {training.parameters:,}{_sizes(directory)}
 - Training data: {training_data(training)}
 - Training: {training_summary(training)};
-  {training.get("kept", "best")} validation BLEU {best_validation(training)}, greedy, cased, one reference
+  {training.kept or "best"} validation BLEU {best_validation(training)}, greedy, cased, one reference
 - Optimiser: {learning_rate(training)}
 - Weights: {kept_weights(training)}
 - Tokenisation: BPE (Hugging Face `tokenizers`), {_vocabularies(directory)}{_guided(training)}{_files(directory)}
@@ -208,7 +207,7 @@ Trained with (one line per invocation; a resumed run continues the one before it
 ## Validation during training
 
 Greedy, cased BLEU on each corpus's validation split at every validation point, by training time (what the
-compute bought); the checkpoint is the point with the {"last" if training.get("kept") == "last" else "best mean"}.
+compute bought); the checkpoint is the point with the {"last" if training.kept == "last" else "best mean"}.
 
 {validation_table(training)}
 
@@ -242,16 +241,16 @@ print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").transl
 
 ## Limitations
 
-Trained on {', '.join(d['name'] for d in corpora(training))} only: expect poor output outside that domain.
+Trained on {', '.join(d.name for d in training.data)} only: expect poor output outside that domain.
 Attention weights show where the model looked, not a guaranteed explanation of why: the table "Which matrix to
 believe" measures how far each reading is one.
 """
     return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
 
 
-def _heads_section(training: dict, directory: str | Path) -> str:
+def _heads_section(training: TrainingRecord, directory: str | Path) -> str:
     """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
-    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if variant(training) in TAGS else ""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if training.variant in TAGS else ""
 
 
 def write_card(directory: str | Path) -> None:

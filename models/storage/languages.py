@@ -7,12 +7,13 @@ named and compared through langcodes (IETF / ISO 639 tags and their English name
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import langcodes
+
+from .training_record import read_training
 
 Languages = tuple[str | None, str | None]  # (source, target) codes
 EN_FR: Languages = ("en", "fr")  # the bundled models', the data folder's test sets' and the Hansards gold's
@@ -76,11 +77,8 @@ def may_translate(languages: Languages, pair: Languages) -> bool:
 
 def own_languages(directory: str | Path) -> Languages:
     """A checkpoint of this project's: its training record's languages, (None, None) without one."""
-    record = Path(directory) / "training.json"
-    if not record.exists():
-        return None, None
-    found = json.loads(record.read_text(encoding="utf-8")).get("languages") or [None, None]
-    return found[0], found[1]
+    record = read_training(directory)
+    return (None, None) if record is None else (record.languages[0], record.languages[1])
 
 
 def hub_languages(name: str, source: str | None, target: str | None) -> Languages:

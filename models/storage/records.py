@@ -3,7 +3,9 @@ with the file's name, so a record of another version never reads as something it
 were read.
 
 A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, another
-record class, ``tuple[X, ...]`` of one of them, and ``X | None``.
+record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A field with a default may
+be absent (a record from before it existed, or a run that did not do what it records); it is written back absent
+when it holds its default.
 """
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ def _read(kind: Any, found: Any, where: str) -> Any:
         if found is None and type(None) in args:
             return None
         return _read(next(a for a in args if a is not type(None)), found, where)
+    if origin is dict:
+        if not isinstance(found, dict) or not all(isinstance(k, str) for k in found):
+            raise ValueError(f"{where}: expected an object, got {found!r:.60}")
+        return {k: _read(args[1], v, where) for k, v in found.items()}
     if origin is tuple:
         if not isinstance(found, list):
             raise ValueError(f"{where}: expected a list, got {found!r:.60}")
@@ -40,16 +46,30 @@ def _read(kind: Any, found: Any, where: str) -> Any:
 def read_record(cls: type[R], found: Any, where: str) -> R:
     """The record of class ``cls`` that JSON ``found`` holds; ValueError naming ``where`` for anything else."""
     names = {f.name for f in dataclasses.fields(cls)}
-    if not isinstance(found, dict) or set(found) != names:
+    needed = {f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING}
+    if not isinstance(found, dict) or not needed <= set(found) <= names:
         given = sorted(found) if isinstance(found, dict) else type(found).__name__
-        raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(names)}, not {given}")
+        optional = f" (optional: {sorted(names - needed)})" if names - needed else ""
+        raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(needed)}{optional}, not {given}")
     hints = typing.get_type_hints(cls)
-    return cls(**{name: _read(hints[name], found[name], where) for name in names})
+    return cls(**{name: _read(hints[name], found[name], where) for name in names & set(found)})
+
+
+def _json(value: Any) -> Any:
+    """A record's value as JSON: a record's fields at their default left out."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.default is dataclasses.MISSING or getattr(value, f.name) != f.default}
+    if isinstance(value, (tuple, list)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    return value
 
 
 def record_json(record) -> dict:
     """``record`` as JSON, as :func:`read_record` reads it back."""
-    return json.loads(json.dumps(dataclasses.asdict(record)))  # tuples become lists
+    return _json(record)
 
 
 def read_json_file(path: Path) -> Any:

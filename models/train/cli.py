@@ -24,6 +24,18 @@ from ..network.training import Replicas, join_replicas, leave_replicas, replica_
 from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.hub import load_model, save_checkpoint
+from ..storage.records import read_record
+from ..storage.training_record import (
+    Guided,
+    Schedule,
+    Start,
+    TrainedOn,
+    TrainingRecord,
+    ValidatedOn,
+    ValidationPoint,
+    read_training,
+    write_training,
+)
 from .alignment_links import RECIPES
 from .arguments import parse_args
 from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
@@ -153,49 +165,36 @@ def main(argv=None) -> None:
 def write_training_record(out: Path, args, run: Run, state: dict, data: list[dict], corpora: Corpora,
                           links_seconds: float | None) -> None:
     """``training.json``: the commands, data, schedule, time, machine, sizes and curve, read by the model card."""
-    record = {
-        "commands": state["commands"],
-        **({"started_from": lineage(args.init_from)} if args.init_from else {}),
-        "data": data,
-        "validated_only_on": [{"name": c.name, "val_split": c.val_split} for c in corpora.validate_only]
-        + [{"name": spec} for spec in corpora.named],
-        "architecture": run.model.architecture if run.model.architecture in ARCHITECTURES else args.arch,
-        **({"score": run.model.config.score} if run.model.architecture == "rnn" else {}),
-        "languages": [args.src, args.tgt],
-        "parameters": sum(p.numel() for p in run.model.parameters()),
-        "kept": args.keep,
-        "schedule": {"shape": args.schedule, "lr": args.lr, "warmup_steps": args.warmup_steps,
-                     "planned_steps": run.budget.steps, "minutes": args.minutes, "ema_decay": args.ema_decay},
-        "wall_clock_s": round(state["elapsed_s"], 1),
-        "steps": state["step"],
-        "epochs": state["history"][-1]["epoch"] if state["history"] else 0,
-        "best_val_bleu": state["best_bleu"],
-        "threads": torch.get_num_threads(),
-        "cpu": cpu_name(),
-        "first_step_s": state["first_step_s"],
-        "peak_memory_mib": state["peak_memory_mib"],
-        "processes": run.replicas.world,
-        "device": str(run.model.device),
-        "history": state["history"],
-        **({"guided_alignment": {"reading": Reading(run.guide.layer, run.guide.head, run.guide.shifted).key,
-                                 "weight": run.guide.weight, "links": RECIPES[args.guided_alignment].words,
-                                 "full_context": run.guide.full_context,
-                                 "links_seconds": round(links_seconds, 1)}} if run.guide else {}),
-    }
-    (out / "training.json").write_text(json.dumps(record, indent=1))
+    rnn = run.model.architecture == "rnn"
+    record = TrainingRecord(
+        commands=tuple(state["commands"]), started_from=lineage(args.init_from) if args.init_from else None,
+        data=tuple(TrainedOn(**d) for d in data),
+        validated_only_on=tuple(ValidatedOn(c.name, c.val_split) for c in corpora.validate_only)
+        + tuple(ValidatedOn(spec) for spec in corpora.named),
+        architecture=run.model.architecture if run.model.architecture in ARCHITECTURES else args.arch,
+        score=run.model.config.score if rnn else None, languages=(args.src, args.tgt),
+        parameters=sum(p.numel() for p in run.model.parameters()), kept=args.keep,
+        schedule=Schedule(args.schedule, args.lr, args.warmup_steps, run.budget.steps, args.minutes, args.ema_decay),
+        wall_clock_s=round(state["elapsed_s"], 1), steps=state["step"],
+        epochs=state["history"][-1]["epoch"] if state["history"] else 0.0, best_val_bleu=state["best_bleu"],
+        threads=torch.get_num_threads(), cpu=cpu_name(), first_step_s=tuple(state["first_step_s"]),
+        peak_memory_mib=state["peak_memory_mib"], processes=run.replicas.world, device=str(run.model.device),
+        history=tuple(read_record(ValidationPoint, p, "a validation point") for p in state["history"]),
+        guided_alignment=Guided(Reading(run.guide.layer, run.guide.head, run.guide.shifted).key, run.guide.weight,
+                                RECIPES[args.guided_alignment].words, round(links_seconds, 1),
+                                run.guide.full_context) if run.guide else None)
+    write_training(record, out)
     write_card(out)
 
 
-def lineage(checkpoint: str) -> dict:
+def lineage(checkpoint: str) -> Start:
     """What a continued run started from: the checkpoint and its own training record's commands, data and time
     (and, nested, what that one started from), so the card can give the whole lineage and its total minutes."""
-    path = Path(checkpoint) / "training.json"
-    if not path.exists():
-        return {"checkpoint": checkpoint}
-    before = json.loads(path.read_text())
-    keep = ("commands", "started_from", "data", "architecture", "score", "wall_clock_s", "steps", "epochs", "cpu",
-            "threads", "device")
-    return {"checkpoint": checkpoint, **{k: before[k] for k in keep if k in before}}
+    before = read_training(checkpoint)
+    if before is None:
+        return Start(checkpoint)
+    return Start(checkpoint, before.commands, before.started_from, before.data, before.architecture, before.score,
+                 before.wall_clock_s, before.steps, before.epochs, before.cpu, before.threads, before.device)
 
 
 def cpu_name() -> str:

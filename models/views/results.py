@@ -35,7 +35,7 @@ from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 from ..storage.model_facts import model_facts
 from ..storage.reading_scores import ReadingScore, read_faithfulness, reading_scores
-from ..storage.training_record import best_validation, quality_per_minute, training_summary
+from ..storage.training_record import TrainingRecord, best_validation, quality_per_minute, training_summary
 
 Grid = tuple[list[str], list[str], list[list[float | None]]]  # row labels, column labels, a value a cell
 
@@ -82,9 +82,9 @@ class ModelResults:
     faithfulness_command: str | None
 
 
-def _training(training: dict, evaluation: dict | None) -> Training:
-    return Training(training["parameters"], model_description(training), training_data(training),
-                    training_summary(training), best_validation(training), tuple(training["commands"]),
+def _training(training: TrainingRecord, evaluation: dict | None) -> Training:
+    return Training(training.parameters, model_description(training), training_data(training),
+                    training_summary(training), best_validation(training), training.commands,
                     evaluation["command"] if evaluation else None)
 
 
