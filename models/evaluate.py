@@ -18,18 +18,29 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
+from .storage.evaluation_record import (
+    EVALUATION_FILE,
+    EvaluationRecord,
+    Example,
+    LengthBucket,
+    Scores,
+    TestScores,
+    write_evaluation,
+)
 from .storage.hub import chosen_languages, language_options, load_model
 from .storage.languages import assumed, may_translate, pair_name
 from .storage.loaded import LoadedModel
+from .storage.records import read_record
 from .tables.scores import by_length, scores
 
 
-def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int | None = None) -> dict:
+def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int | None = None) -> TestScores:
     """The scores of one test set, or of its first ``sentences``."""
     test_set = test_set.first(sentences or len(test_set))
     sources, refs = list(test_set.sources), [list(r) for r in test_set.references or ()]
@@ -39,14 +50,13 @@ def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int
     if beam > 1:
         hyps["beam"] = translate_lines(loaded.model, loaded.tokenizers, sources, beam)
     data, _, split = test_set.name.rpartition(" ")
-    result = {"data": data, "split": split, "sentences": len(sources),
-              "references": max(len(r) for r in refs)}
-    for mode, h in hyps.items():
-        result[mode], result["signatures"] = scores(h, refs)
-    result["by_length"] = by_length(sources, hyps, refs)
-    result["examples"] = [{"source": s, "references": r, "greedy": h}
-                          for s, r, h in zip(sources[:5], refs, hyps["greedy"])]
-    return result
+    scored = {mode: scores(h, refs) for mode, h in hyps.items()}  # mode -> (scores, signatures)
+    beam_scores = Scores(**scored["beam"][0]) if "beam" in scored else None
+    return TestScores(data, split, len(sources), max(len(r) for r in refs), Scores(**scored["greedy"][0]),
+                      scored["greedy"][1], tuple(read_record(LengthBucket, b, "a length bucket")
+                                                 for b in by_length(sources, hyps, refs)),
+                      tuple(Example(s, tuple(r), h) for s, r, h in zip(sources[:5], refs, hyps["greedy"])),
+                      beam_scores)
 
 
 def main(argv=None) -> int:
@@ -76,15 +86,15 @@ def main(argv=None) -> int:
                   for spec in args.data]
     except (OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
-    result = {"model": loaded.path.name, "variant": loaded.variant, "beam_size": args.beam, "test_sets": scored}
-    result["command"] = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
+    result = EvaluationRecord(loaded.path.name, loaded.variant, args.beam, tuple(scored), command)
     checkpoint = loaded.path
-    out = Path(args.out) if args.out else checkpoint / "evaluation.json"
-    out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
-    if out == checkpoint / "evaluation.json" and loaded.origin.trained is not None:
+    out = Path(args.out) if args.out else checkpoint / EVALUATION_FILE
+    write_evaluation(result, out)
+    if out == checkpoint / EVALUATION_FILE and loaded.origin.trained is not None:
         write_card(checkpoint)
-    print(json.dumps({f"{t['data']} {t['split']}": {k: t[k] for k in ("greedy", "beam") if k in t}
-                      for t in result["test_sets"]}, indent=1))
+    print(json.dumps({f"{t.data} {t.split}": {mode: asdict(s) for mode, s in (("greedy", t.greedy), ("beam", t.beam))
+                                              if s} for t in result.test_sets}, indent=1))
     return 0
 
 

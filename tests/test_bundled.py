@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
-from models.storage.card import scored_sets
+from models.storage.evaluation_record import read_evaluation
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
 from models.storage.training_record import read_training
@@ -58,8 +58,7 @@ def test_checkpoint_is_small_and_carded(name):
     assert (path / "model.safetensors").stat().st_size <= 25 * 2**20
     card = (path / "README.md").read_text()
     assert card.startswith("---\n") and "model-index" in card and "python -m models.train" in card
-    evaluation = json.loads((path / "evaluation.json").read_text())
-    tests = {(t["data"], t["split"]): t["sentences"] for t in scored_sets(evaluation)}
+    tests = {(t.data, t.split): t.sentences for t in read_evaluation(path).test_sets}
     assert tests[("multi30k", "test_2016_flickr")] == 1000
     trained_on = {d.name for d in read_training(path).data}
     if "tatoeba-en-fr" in trained_on:

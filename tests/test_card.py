@@ -6,7 +6,8 @@ from dataclasses import replace
 import pytest
 
 from models.network.training import DEFAULT_LR
-from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows, scored_sets
+from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows
+from models.storage.evaluation_record import EVALUATION_FILE, EvaluationRecord, Scores, TestScores, read_evaluation
 from models.storage.hub import BUNDLED_DIR
 from models.storage.records import record_json
 from models.storage.training_record import (
@@ -27,27 +28,32 @@ from models.storage.training_record import (
     write_training,
 )
 
-FLICKR = {"data": "multi30k", "split": "test_2016_flickr", "greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0},
-          "beam": {"bleu": 52.0, "bleu_lc": 53.0, "chrf": 71.0}}
-TATOEBA = {"data": "tatoeba-en-fr", "split": "test", "greedy": {"bleu": 40.0, "bleu_lc": 41.0, "chrf": 60.0}}
+FLICKR = TestScores("multi30k", "test_2016_flickr", 1000, 1, Scores(50.0, 51.0, 70.0), {}, (), (),
+                    beam=Scores(52.0, 53.0, 71.0))
+TATOEBA = TestScores("tatoeba-en-fr", "test", 1000, 1, Scores(40.0, 41.0, 60.0), {}, (), ())
 
 
 def test_results_rows_name_each_test_set_and_decoding():
-    rows = results_rows({"beam_size": 5, "test_sets": [FLICKR, TATOEBA]})
+    rows = results_rows(EvaluationRecord("ck", "dot", 5, (FLICKR, TATOEBA), "python -m models.evaluate …"))
     assert [(r["test set"], r["decoding"], r["BLEU"]) for r in rows] == [
         ("Multi30k test_2016_flickr", "greedy", 50.0), ("Multi30k test_2016_flickr", "beam 5", 52.0),
         ("Tatoeba English–French test", "greedy", 40.0)]
 
 
-def test_records_from_before_several_test_sets_read_as_one_multi30k_set():
-    flat = {k: v for k, v in FLICKR.items() if k != "data"} | {"beam_size": 5}
-    assert scored_sets(flat)[0]["data"] == "multi30k"
-    assert results_rows(flat) == results_rows({"beam_size": 5, "test_sets": [FLICKR]})
+@pytest.mark.parametrize("folder", sorted(p.parent for p in BUNDLED_DIR.glob(f"*/{EVALUATION_FILE}")))
+def test_every_bundled_evaluation_record_reads_and_writes_back_as_it_was(folder):
+    assert record_json(read_evaluation(folder)) == json.loads((folder / EVALUATION_FILE).read_text())
+
+
+def test_an_evaluation_record_from_before_several_test_sets_is_refused_naming_its_file(tmp_path):
+    flat = {"greedy": {"bleu": 50.0, "bleu_lc": 51.0, "chrf": 70.0}, "beam_size": 5, "split": "test_2016_flickr"}
+    (tmp_path / EVALUATION_FILE).write_text(json.dumps(flat))
+    with pytest.raises(ValueError, match=EVALUATION_FILE):
+        read_evaluation(tmp_path)
 
 
 def test_bucket_labels():
-    assert [bucket_label({"min_words": lo, "max_words": hi}) for lo, hi in LENGTH_BUCKETS] == [
-        "1–9", "10–14", "15–19", "20–24", "25+"]
+    assert [bucket_label(lo, hi) for lo, hi in LENGTH_BUCKETS] == ["1–9", "10–14", "15–19", "20–24", "25+"]
 
 
 def test_card_states_the_sizes_of_its_config():

@@ -18,6 +18,7 @@ from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
 from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model, save_checkpoint
+from models.storage.records import record_json
 
 from .helpers import make_model, synthetic_pairs
 
@@ -71,8 +72,8 @@ def test_translations_and_corpus_bleu_are_models_evaluates(checkpoints, test_set
         expected = evaluate.evaluate(loaded, read_folder(test_set, "test"), beam=1)
         assert [r[f"{name} translation"] for r in rows] == translate_lines(
             loaded.model, loaded.tokenizers, [r["source"] for r in rows], 1)
-        assert figures["models"][name]["scores"] == expected["greedy"]
-        assert figures["models"][name]["by_length"] == expected["by_length"]
+        assert figures["models"][name]["scores"] == record_json(expected.greedy)
+        assert figures["models"][name]["by_length"] == [record_json(b) for b in expected.by_length]
     assert figures["command"].startswith("python -m models.corpus --model")
 
 

@@ -1,12 +1,12 @@
 """models/analysis/lengths.py: Figure 2's finding, read from the by-length buckets, holds only when it holds."""
 from models.analysis.lengths import LengthEnds, ends, figure_2_finding
+from models.storage.evaluation_record import LengthBucket
 
-BUCKETS = [{"min_words": 1, "max_words": 9, "greedy_bleu": 7.2}, {"min_words": 10, "max_words": 14, "greedy_bleu": 6.7},
-           {"min_words": 25, "max_words": 1000, "greedy_bleu": 2.4}]
+BUCKETS = [LengthBucket(1, 9, 100, 7.2), LengthBucket(10, 14, 80, 6.7), LengthBucket(25, 1000, 12, 2.4)]
 
 
-def label(bucket: dict) -> str:
-    return f"{bucket['min_words']}–{bucket['max_words']}"
+def label(bucket: LengthBucket) -> str:
+    return f"{bucket.min_words}–{bucket.max_words}"
 
 
 def test_the_ends_are_the_shortest_and_longest_buckets():

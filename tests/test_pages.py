@@ -103,23 +103,23 @@ def test_models_page_reads_measured_results():
 
 def test_models_page_says_whether_figure_2_holds_on_each_test_set():
     """Under each BLEU-by-length chart, one sentence read from the no-attention and attention models' buckets."""
-    from models.storage.card import scored_set_name, scored_sets
+    from models.storage.card import scored_set_name
+    from models.storage.evaluation_record import read_evaluation
     from models.storage.hub import BUNDLED_DIR
 
-    evaluation = json.loads((BUNDLED_DIR / "en-fr-none" / "evaluation.json").read_text())
+    evaluation = read_evaluation(BUNDLED_DIR / "en-fr-none")
     at = run_page(page("Models_and_results"))
     findings = [c.value for c in at.caption if c.value.startswith("From the shortest sentences")]
-    assert len(findings) == len({scored_set_name(t) for t in scored_sets(evaluation)})
-    first = scored_sets(evaluation)[0]["by_length"]
-    assert f"{first[0]['greedy_bleu']:.1f} → {first[-1]['greedy_bleu']:.1f} without attention" in findings[0]
-    for test, finding in zip(scored_sets(evaluation), findings):  # the paper's claim, checked from the buckets here
-        without = test["by_length"]
+    assert len(findings) == len({scored_set_name(t) for t in evaluation.test_sets})
+    first = evaluation.test_sets[0].by_length
+    assert f"{first[0].greedy_bleu:.1f} → {first[-1].greedy_bleu:.1f} without attention" in findings[0]
+    for test, finding in zip(evaluation.test_sets, findings):  # the paper's claim, checked from the buckets here
+        without = test.by_length
         grows = []
         for name in ("additive", "dot"):
-            other = json.loads((BUNDLED_DIR / f"en-fr-{name}" / "evaluation.json").read_text())
-            mine = next(t for t in scored_sets(other) if scored_set_name(t) == scored_set_name(test))["by_length"]
-            grows.append(mine[-1]["greedy_bleu"] / without[-1]["greedy_bleu"]
-                         > mine[0]["greedy_bleu"] / without[0]["greedy_bleu"])
+            other = read_evaluation(BUNDLED_DIR / f"en-fr-{name}")
+            mine = next(t for t in other.test_sets if scored_set_name(t) == scored_set_name(test)).by_length
+            grows.append(mine[-1].greedy_bleu / without[-1].greedy_bleu > mine[0].greedy_bleu / without[0].greedy_bleu)
         verdict = "— this agrees with the paper" if all(grows) else "— this does not agree with the paper"
         assert verdict in finding, (scored_set_name(test), finding)
 
@@ -127,7 +127,8 @@ def test_models_page_says_whether_figure_2_holds_on_each_test_set():
 def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card); ``--matrix all`` rows have a table of their own."""
-    from models.storage.alignment_record import BUNDLED_BASELINE, read_alignment, recorded as recorded_beside
+    from models.storage.alignment_record import BUNDLED_BASELINE, read_alignment
+    from models.storage.alignment_record import recorded as recorded_beside
     from models.storage.hub import BUNDLED_DIR
 
     recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
@@ -244,8 +245,8 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
 
 
 def test_models_page_draws_which_heads_matter(monkeypatch):
-    import models.views.results as results
     from models.storage.head_record import HeadScore, HeadsRecord, Pruning
+    from models.views import results
 
     record = HeadsRecord("transformer", ("data",), 6, tuple(HeadScore(k, n, h, 20.0, float(n + h), 0.5)
                                                              for k in ("cross", "encoder", "decoder")

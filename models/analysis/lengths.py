@@ -22,10 +22,11 @@ class LengthEnds:
     long_label: str  # "25+"
 
 
-def ends(buckets: list[dict], label) -> LengthEnds:
-    """The first and last of ``evaluation.json``'s ``by_length`` buckets (``label`` names a bucket)."""
+def ends(buckets, label) -> LengthEnds:
+    """The first and last of a test set's BLEU-by-length buckets (:class:`~models.storage.evaluation_record.
+    LengthBucket`; ``label`` names a bucket)."""
     first, last = buckets[0], buckets[-1]
-    return LengthEnds(first["greedy_bleu"], last["greedy_bleu"], label(first), label(last))
+    return LengthEnds(first.greedy_bleu, last.greedy_bleu, label(first), label(last))
 
 
 def figure_2_finding(without: LengthEnds, attention: dict[str, LengthEnds]) -> str:

@@ -14,6 +14,7 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
+from .evaluation_record import EvaluationRecord, TestScores, read_evaluation
 from .head_record import heads_table
 from .reading_scores import reading_table
 from .timeline import timeline_file
@@ -39,21 +40,16 @@ CORPORA = {  # folder name -> what it is and whom to credit
 }
 
 
-def scored_sets(evaluation: dict) -> list[dict]:
-    """The test sets of ``evaluation.json``; a file from before several test sets held one Multi30k set."""
-    return evaluation["test_sets"] if "test_sets" in evaluation else [{"data": "multi30k", **evaluation}]
+def scored_set_name(test: TestScores) -> str:
+    return f"{CORPORA.get(test.data, test.data).split(' (')[0]} {test.split}"
 
 
-def scored_set_name(test: dict) -> str:
-    return f"{CORPORA.get(test['data'], test['data']).split(' (')[0]} {test['split']}"
-
-
-def _metadata(training: TrainingRecord, evaluation: dict | None) -> ModelCardData:
+def _metadata(training: TrainingRecord, evaluation: EvaluationRecord | None) -> ModelCardData:
     results = [
-        EvalResult(task_type="translation", dataset_type=test["data"], dataset_name=scored_set_name(test),
-                   dataset_split=test["split"], metric_type=key.split("_")[0], metric_name=name,
-                   metric_value=round(test["greedy"][key], 2))
-        for test in (scored_sets(evaluation) if evaluation else [])
+        EvalResult(task_type="translation", dataset_type=test.data, dataset_name=scored_set_name(test),
+                   dataset_split=test.split, metric_type=key.split("_")[0], metric_name=name,
+                   metric_value=round(getattr(test.greedy, key), 2))
+        for test in (evaluation.test_sets if evaluation else ())
         for key, name in (("bleu", "BLEU"), ("bleu_lc", "BLEU (lowercased)"), ("chrf", "chrF"))
     ]
     return ModelCardData(
@@ -65,39 +61,36 @@ def _metadata(training: TrainingRecord, evaluation: dict | None) -> ModelCardDat
     )
 
 
-def results_rows(evaluation: dict) -> list[dict]:
+def results_rows(evaluation: EvaluationRecord) -> list[dict]:
     """One row per test set and decoding of ``evaluation.json``: the card's table and the Models page's."""
-    beam = f"beam {evaluation.get('beam_size')}"
-    return [{"test set": scored_set_name(test), "decoding": mode if mode == "greedy" else beam,
-             "BLEU": test[mode]["bleu"], "BLEU (lowercased)": test[mode]["bleu_lc"], "chrF": test[mode]["chrf"]}
-            for test in scored_sets(evaluation) for mode in ("greedy", "beam") if mode in test]
+    return [{"test set": scored_set_name(test), "decoding": decoding, "BLEU": scores.bleu,
+             "BLEU (lowercased)": scores.bleu_lc, "chrF": scores.chrf}
+            for test in evaluation.test_sets
+            for decoding, scores in (("greedy", test.greedy), (f"beam {evaluation.beam_size}", test.beam)) if scores]
 
 
-def bucket_label(bucket: dict) -> str:
-    """'10–14', or '25+' for the open-ended last bucket of ``evaluation.json``'s ``by_length``."""
-    open_end = bucket["max_words"] >= LENGTH_BUCKETS[-1][1]
-    return f"{bucket['min_words']}+" if open_end else f"{bucket['min_words']}–{bucket['max_words']}"
+def bucket_label(min_words: int, max_words: int) -> str:
+    """'10–14', or '25+' for the open-ended last bucket of a test set's BLEU by length."""
+    return f"{min_words}+" if max_words >= LENGTH_BUCKETS[-1][1] else f"{min_words}–{max_words}"
 
 
-def _results_table(evaluation: dict) -> str:
+def _results_table(evaluation: EvaluationRecord) -> str:
     rows = ["| test set | decoding | BLEU | BLEU (lowercased) | chrF |", "|---|---|---|---|---|"]
     rows += [f"| {r['test set']} | {r['decoding']} | {r['BLEU']:.1f} | {r['BLEU (lowercased)']:.1f} | {r['chrF']:.1f} |"
              for r in results_rows(evaluation)]
-    signatures = dict.fromkeys(s for t in scored_sets(evaluation) for s in t["signatures"].values())  # ordered set
+    signatures = dict.fromkeys(s for t in evaluation.test_sets for s in t.signatures.values())  # ordered set
     sigs = "\n".join(f"- `{s}`" for s in signatures)
-    return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation['command']}\n"
+    return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation.command}\n"
 
 
-def load_records(directory: str | Path) -> tuple[TrainingRecord, dict | None]:
+def load_records(directory: str | Path) -> tuple[TrainingRecord, EvaluationRecord | None]:
     """``training.json`` and, if the checkpoint was evaluated, ``evaluation.json``; ValueError without a training
     record or for one that is not a record of this version."""
     d = Path(directory)
     training = read_training(d)
     if training is None:
         raise ValueError(f"no training.json in {d.name}")
-    evaluation_file = d / "evaluation.json"
-    evaluation = json.loads(evaluation_file.read_text(encoding="utf-8")) if evaluation_file.exists() else None
-    return training, evaluation
+    return training, read_evaluation(d)
 
 
 def training_data(training: TrainingRecord) -> str:

@@ -144,8 +144,8 @@ class Figures:
 
     def by_length(self) -> list[dict]:
         """Each model's BLEU by source length (the paper's Figure 2), where there are references."""
-        return [{"model": name, "source words": bucket_label(b), "first": b["min_words"], "BLEU": b["greedy_bleu"],
-                 "sentences": b["sentences"]}
+        return [{"model": name, "source words": bucket_label(b["min_words"], b["max_words"]), "first": b["min_words"],
+                 "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
                 for name, entry in self.summary["models"].items() for b in entry.get("by_length", [])]
 
     def csv(self) -> str:

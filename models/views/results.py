@@ -25,9 +25,9 @@ from ..storage.card import (
     model_description,
     results_rows,
     scored_set_name,
-    scored_sets,
     training_data,
 )
+from ..storage.evaluation_record import EvaluationRecord
 from ..storage.head_record import importance_grid, read_heads
 from ..storage.hub import bundled_models, resolve
 from ..storage.languages import language_name
@@ -82,10 +82,10 @@ class ModelResults:
     faithfulness_command: str | None
 
 
-def _training(training: TrainingRecord, evaluation: dict | None) -> Training:
+def _training(training: TrainingRecord, evaluation: EvaluationRecord | None) -> Training:
     return Training(training.parameters, model_description(training), training_data(training),
                     training_summary(training), best_validation(training), training.commands,
-                    evaluation["command"] if evaluation else None)
+                    evaluation.command if evaluation else None)
 
 
 def _importance(directory: Path) -> HeadImportance | None:
@@ -104,16 +104,16 @@ def model_results(name: str) -> ModelResults:
         problem = None
     except (OSError, ValueError) as e:
         training, evaluation, problem = None, None, f"no training record ({e})"
-    tests = scored_sets(evaluation) if evaluation else []
-    lengths = [{"test set": scored_set_name(t), "source words": bucket_label(b), "first": b["min_words"],
-                "BLEU": b["greedy_bleu"], "sentences": b["sentences"]} for t in tests for b in t["by_length"]]
+    tests = evaluation.test_sets if evaluation else ()
+    lengths = [{"test set": scored_set_name(t), "source words": bucket_label(b.min_words, b.max_words),
+                "first": b.min_words, "BLEU": b.greedy_bleu, "sentences": b.sentences} for t in tests for b in t.by_length]
     alignment = recorded(directory)
     grids = {shifted: grid for shifted in (False, True) if (grid := aer_by_head(alignment, "test", shifted))}
     faithfulness = read_faithfulness(directory)
     return ModelResults(
         name, training and _training(training, evaluation), problem,
         tuple(results_rows(evaluation)) if evaluation else (), tuple(lengths),
-        {scored_set_name(t): ends(t["by_length"], bucket_label) for t in tests},
+        {scored_set_name(t): ends(t.by_length, lambda b: bucket_label(b.min_words, b.max_words)) for t in tests},
         tuple(quality_per_minute(training)) if training else (), tuple(alignment), grids,
         _importance(directory), tuple(reading_scores(directory)), faithfulness and faithfulness.command)
 
