@@ -388,7 +388,7 @@ def test_every_page_renders_on_the_transformer(server, page, name):
 
 def test_kinds_switch_a_model_view_panel_opens_and_a_head_is_switched_off(server, page, tmp_path):
     text = urllib.parse.quote("A black dog is running on the beach.")
-    page.goto(f"{server}/?text={text}&model=transformer")
+    page.goto(f"{server}/?text={text}&model=transformer&layers=1")
     page.wait_for_selector(CHART)
     wait_idle(page)
     for kind, name in (("decoder", "decoder self-attention"), ("encoder", "encoder self-attention")):

@@ -58,11 +58,12 @@ def said(at) -> str:
     """Everything a page wrote: its text, its widgets' labels and options, its charts' titles."""
     texts = [e.value for kind in ("markdown", "caption", "subheader", "title", "text") for e in at.get(kind)]
     options = [str(o) for w in at.get("button_group") for o in getattr(w, "options", [])]
-    return " ".join([*texts, *options, *(title_of(f) for f in figures(at))])
+    labels = [w.label for w in at.toggle]
+    return " ".join([*texts, *options, *labels, *(title_of(f) for f in figures(at))])
 
 
 def test_the_translate_page_offers_and_draws_the_toys_attentions_by_its_own_names(toy):
-    at = run_page(APP, text="a dog runs on the beach", model=toy)
+    at = run_page(APP, text="a dog runs on the beach", model=toy, layers="1")
     assert not at.exception, [e.message for e in at.exception]
     drawn = said(at)
     assert "the answer reading the question" in drawn.lower() and "encoder" not in drawn.lower()

@@ -119,9 +119,9 @@ def test_human_links_offer_a_shifted_reading(transformer, one_pair_gold):
 def test_each_attention_kind_drives_the_heatmap_grid_and_model_view(transformer, kind):
     from models.decoding.kinds import attention_kinds
 
-    at = run_page(APP, text=TEXT, model=transformer, level="subwords", attn=kind, head="2.1")
+    at = run_page(APP, text=TEXT, model=transformer, level="subwords", attn=kind, head="2.1", layers="1")
     assert not at.exception, [e.message for e in at.exception]
-    assert at.query_params["attn"] == kind and at.selectbox(key="head").value == Reading(1, 0)
+    assert at.query_params["attn"] == kind and at.query_params["layers"] == "1" and at.selectbox(key="head").value == Reading(1, 0)
     loaded = load_model(transformer, device="cpu")
     kinds = attention_kinds(loaded.model, greedy(loaded.model, loaded.tokenizers, TEXT))
     heat, grid, model = figures(at)[0], figures(at)[1], figures(at)[2]
@@ -134,6 +134,18 @@ def test_each_attention_kind_drives_the_heatmap_grid_and_model_view(transformer,
     assert {r["label"] for r in records(grid, "head")} == {"▶ head 1", "head 2"}
     assert len({r["label"] for r in records(model, "head")}) == 4  # 2 layers × 2 heads
     assert any(kind in c.value for c in at.caption if "Rows:" in c.value)
+
+
+def test_the_model_view_is_drawn_only_when_asked_for(transformer):
+    """Dozens of heatmaps hold a browser for seconds: the page opens on the head grid, the model view a toggle away."""
+    at = run_page(APP, text=TEXT, model=transformer)
+    assert not at.exception and at.toggle(key="model_view").value is False and at.query_params["layers"] == "0"
+    before = len(figures(at))
+    assert not any("bertviz's model view" in c.value for c in at.caption)
+    at.toggle(key="model_view").set_value(True).run()
+    assert not at.exception and at.query_params["layers"] == "1" and len(figures(at)) == before + 1
+    assert len({r["label"] for r in records(figures(at)[2], "head")}) == 4  # 2 layers × 2 heads, a panel each
+    assert any("all 2 layers × 2 heads" in c.value for c in at.caption)
 
 
 def test_an_rnn_has_no_kind_switch():

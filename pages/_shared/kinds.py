@@ -52,20 +52,28 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, readin
 
 def pick_panel(heads: int) -> None:
     """A click in the model view opens that layer's head above (runs before the next script run)."""
-    points = st.session_state["model_view"].selection.get("head", [])
+    points = st.session_state["model_view_grid"].selection.get("head", [])
     if points:
         index = int(points[0]["head"])
         st.session_state[evidence.chosen_key("head")] = Reading(index // heads, index % heads)
 
 
 def model_view(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool) -> None:
-    """Every layer × head of ``kind`` at once, a row a layer; clicking a panel opens it."""
+    """Every layer × head of ``kind`` at once, a row a layer, when asked for (in the URL as ``layers``): a grid of
+    dozens of heatmaps holds a browser for seconds; clicking a panel opens it."""
     layers, heads = (trace.attention_shape if kind.stepwise else kinds.of(kind.key).shape[:2])
+    st.subheader("Model view")
+    if "model_view" not in st.session_state:
+        st.session_state["model_view"] = bool(ui.read_url().layers)
+    shown = st.toggle(f"All {layers} layers × {heads} heads of {kind.name}", key="model_view",
+                      help="bertviz's model view: every head of the attention shown, a row a layer.")
+    st.query_params["layers"] = str(int(shown))
+    if not shown:
+        return
     views = [views_of(trace, kinds, kind, Reading(n, h), words) for n in range(layers) for h in range(heads)]
     titles = [f"layer {n + 1} · head {h + 1}" for n in range(layers) for h in range(heads)]
     selected = None if reading.head is None else reading.layer * heads + reading.head
-    st.subheader("Model view")
-    st.altair_chart(charts.head_grid(views, titles, selected, columns=heads), key="model_view",
+    st.altair_chart(charts.head_grid(views, titles, selected, columns=heads), key="model_view_grid",
                     on_select=lambda: pick_panel(heads), selection_mode="head")
     st.caption(f"{kind.named}: all {layers} layers × {heads} heads on this sentence, a "
                f"row a layer (bertviz's model view). {kind.what} Click a panel to open it above.")

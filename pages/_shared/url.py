@@ -40,6 +40,7 @@ class UrlState:
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int | None = None  # 1: the Translate page draws the reading one step later beside the plain one (None:
     # as the model's card chose its reading)
+    layers: int = 0  # 1: the Translate page draws the model view, every layer × head, below the head grid
     attn: str = KINDS[0]  # the attention shown on the Translate page, by the interface's key (a model names it)
     beside: str = "dot"  # what the Context vectors page draws beside the additive RNN: "dot" or "transformer"
     foil: str | None = None  # the piece the step explorer contrasts with the one written, "▁chat" (checked there)
@@ -108,6 +109,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "level": _one_of(LEVELS),
     "step": _int_in(1, MAX_STEP),
     "shifted": _int_in(0, 1),
+    "layers": _int_in(0, 1),
     "attn": _one_of(KINDS),
     "beside": _one_of(("dot", "transformer")),
     "point": _int_in(1, MAX_STEP),
