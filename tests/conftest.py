@@ -46,6 +46,24 @@ def piece_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True, scope="session")
+def components_scanned_once():
+    """Every AppTest scans every installed distribution's metadata for Streamlit components (a second a run on this
+    machine, more than most page runs take); the packages do not change within a session, so one scan serves every
+    AppTest of the process."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    found = scan()
+
+    def scanned(max_workers: int | None = None) -> list:
+        return list(found)
+
+    manifest_scanner.scan_component_manifests = scanned
+    yield
+    manifest_scanner.scan_component_manifests = scan
+
+
+@pytest.fixture(autouse=True, scope="session")
 def pages_from_navigation():
     """Every AppTest run goes through app.py, as a served app's runs do. A server asks once a process whether the
     app is a pages/-folder one, and after its first run st.navigation has said no; AppTest asks afresh at every run,
