@@ -21,7 +21,7 @@ import torch  # noqa: E402
 from models.network.seq2seq import Seq2Seq  # noqa: E402
 from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer  # noqa: E402
 
-from .helpers import make_model, make_transformer, synthetic_pairs  # noqa: E402
+from .helpers import make_model, make_transformer, synthetic_pairs, two_examples  # noqa: E402
 
 
 def threads_per_worker(cpus: int, workers: int) -> int:
@@ -43,6 +43,12 @@ def piece_cache(tmp_path_factory, monkeypatch):
     folder = tmp_path_factory.getbasetemp() / "piece-cache"
     monkeypatch.setenv("ATLAS_CACHE", str(folder))
     return folder
+
+
+@pytest.fixture
+def few_examples(monkeypatch):
+    """Training runs record two curated examples, not all (:func:`.helpers.two_examples`)."""
+    two_examples(monkeypatch)
 
 
 @pytest.fixture(autouse=True, scope="session")

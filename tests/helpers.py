@@ -150,3 +150,13 @@ def assert_resumed_as_left_alone(run, straight, resumed, step: int, monkeypatch)
         for key in a:
             torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
 
+
+
+def two_examples(monkeypatch) -> None:
+    """Training runs record the curated examples' greedy traces at every validation point (the alignment timeline);
+    an untrained tiny model writes each to its length limit, so 40 of them made most of a training test's time. Two
+    keep the timeline whole in form; tests/test_train.py checks that a run records every one."""
+    from models.storage.examples import load_examples
+    from models.train import loop
+
+    monkeypatch.setattr(loop, "load_examples", lambda: load_examples()[:2])

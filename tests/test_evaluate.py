@@ -54,7 +54,7 @@ def test_each_test_set_apart_and_every_reference_counted(tiny_corpus, tmp_path, 
     assert multi["signatures"]["bleu"].startswith("nrefs:2")
 
 
-def test_default_output_refreshes_the_card(tiny_corpus, tmp_path):
+def test_default_output_refreshes_the_card(tiny_corpus, tmp_path, few_examples):
     from models import train
 
     ck = tmp_path / "ck"

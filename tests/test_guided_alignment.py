@@ -22,6 +22,8 @@ from models.train.alignment_links import RECIPES, align_corpus, piece_links, sen
 
 from .helpers import make_transformer, synthetic_pairs, write_gold
 
+pytestmark = pytest.mark.usefixtures("few_examples")  # two curated examples, not 40, a point
+
 
 def test_the_loss_is_zero_where_the_head_attends_as_the_links_say_and_positive_otherwise():
     links = [np.array([[0, 0], [1, 0], [2, 1]]), np.array([[1, 0]])]  # (source piece, target piece)

@@ -17,6 +17,8 @@ from models.datasets.named_corpora import NamedCorpusError, resolve
 from .helpers import synthetic_pairs
 from .test_train import SMALL
 
+pytestmark = pytest.mark.usefixtures("few_examples")  # two curated examples, not 40, a point
+
 TATOEBA = "/OPUS-Tatoeba/v2022-03-03/moses/en-fr.txt.zip"  # what OpusTools' index names for en-fr
 
 

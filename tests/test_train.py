@@ -12,6 +12,8 @@ from models.train import cli, loop
 
 from .helpers import assert_resumed_as_left_alone
 
+pytestmark = pytest.mark.usefixtures("few_examples")  # two curated examples, not 40, a point
+
 SMALL = ["--emb-dim", "16", "--enc-hidden", "16", "--dec-hidden", "24", "--attn-dim", "12", "--vocab-size", "100",
          "--batch-size", "32", "--seed", "3", "--threads", "1"]
 
@@ -126,9 +128,11 @@ def test_two_corpora_with_one_name_are_refused(tiny_corpus, tmp_path):
         train.main(["--data", str(tiny_corpus), str(tiny_corpus), "--out", str(tmp_path / "ck"), *SMALL])
 
 
-def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path):
+def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path, monkeypatch):
     from models.storage.examples import load_examples
     from models.storage.timeline import read_timeline
+
+    monkeypatch.setattr(loop, "load_examples", load_examples)  # every one of them, as a real run records
 
     out = tmp_path / "ck"
     run(tiny_corpus, out, "--epochs", "1", "--validate-every", "0")

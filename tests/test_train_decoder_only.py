@@ -15,7 +15,9 @@ from models.storage.pieces import tokenize_pairs
 from models.train.decoder_only import CHAT_TEMPLATE
 
 from .conftest import corpus_folder
-from .helpers import assert_resumed_as_left_alone
+from .helpers import assert_resumed_as_left_alone, two_examples
+
+pytestmark = pytest.mark.usefixtures("few_examples")
 
 SMALL = ["--arch", "decoder-only", "--d-model", "32", "--heads", "4", "--kv-heads", "2", "--layers", "2",
          "--ffn-dim", "64", "--vocab-size", "320", "--batch-size", "32", "--seed", "3", "--threads", "1",
@@ -30,7 +32,9 @@ def run(corpus, out, *extra):
 def trained(tmp_path_factory):
     corpus = corpus_folder(tmp_path_factory.mktemp("corpus"))
     out = tmp_path_factory.mktemp("run") / "decoder-only"
-    run(corpus, out, "--epochs", "6", "--validate-every", "60", "--val-sentences", "10")  # points at 15, 30, 60
+    with pytest.MonkeyPatch.context() as patch:
+        two_examples(patch)
+        run(corpus, out, "--epochs", "6", "--validate-every", "60", "--val-sentences", "10")  # points at 15, 30, 60
     return corpus, out
 
 

@@ -11,6 +11,8 @@ from models.storage.hub import load_model
 
 from .test_train import SMALL, run
 
+pytestmark = pytest.mark.usefixtures("few_examples")  # two curated examples, not 40, a point
+
 
 def record(out) -> dict:
     return json.loads((out / "training.json").read_text())

@@ -214,7 +214,8 @@ def test_the_model_trained_to_align_opens_on_its_guided_head_named_so():
     assert "Transformer (multi-head), trained to align" in at.selectbox(key="model_pick").options
 
 
-def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context_attention(tiny_corpus, tmp_path):
+def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context_attention(tiny_corpus, tmp_path,
+                                                                                            few_examples):
     """Its card marks layer 1 head 2, trained one step later with the whole translation in view: the page opens on
     the full-context attention at that head, named "trained to align", with its one-step-later rows beside it —
     the same matrix's, not the steps' attention."""
