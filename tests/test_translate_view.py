@@ -118,3 +118,15 @@ def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece
         assert row["per piece"] == pytest.approx(row["log p"] / row["pieces"])
     per_piece = [r["per piece"] for r in found.rows]
     assert per_piece == sorted(per_piece, reverse=True)
+
+
+def test_a_what_if_shows_both_translations_at_the_step_it_forced(transformer):
+    from models.decoding.what_if import what_if
+
+    loaded, trace = transformer
+    found = translate.what_if_view(loaded, TEXT, 1, 0, loaded.reading.layer)
+    expected = what_if(loaded.model, loaded.tokenizers, TEXT, 1, 0, loaded.reading.layer)
+    assert found.step == expected.step == 1 and found.before.translation == trace.translation
+    assert found.after.translation == expected.changed.translation
+    assert found.after.written == expected.changed.target_pieces[1] and found.before.choices == trace.top_k[1]
+    assert "every head of layer" in translate.forcing(0, True) and "the attention" in translate.forcing(0, False)

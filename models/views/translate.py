@@ -14,6 +14,7 @@ from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIn
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import Reading, Trace
+from ..decoding.what_if import what_if
 from ..network.tokenization import is_language_tag, word_index
 from ..network.translator import NamedKind, Translator
 from ..storage.loaded import LoadedModel
@@ -214,3 +215,36 @@ def neighbours(index: StateIndex, trace: Trace, step: int, k: int = 8) -> Neighb
     among = (f"in {len(index.sources):,} training sentences ({len(index.vectors):,} states, cosine similarity over "
              f"{index.vectors.shape[1]} principal components keeping {index.explained:.0%} of their variance)")
     return NeighbourView(found, tuple(index.sources[n.sentence] for n in found), among)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A translation and, at one step, the piece it wrote and its most likely pieces."""
+
+    translation: str
+    written: str  # the step's piece, as the model writes it
+    choices: tuple[tuple[str, float], ...]  # the step's most likely pieces and their probabilities
+
+
+@dataclass(frozen=True)
+class WhatIfView:
+    """The greedy translation as decoded and with one step's attention forced onto one source word."""
+
+    step: int  # 0-based, within the translation as decoded
+    before: Outcome
+    after: Outcome
+
+
+def forcing(layer: int, several: bool) -> str:
+    """What the what-if forces, in a sentence: every head of ``layer``, or the one attention."""
+    where = f"every head of layer {layer + 1}" if several else "the attention"
+    return (f"Force {where} at the chosen step onto one source word and let the decoder carry on from there (greedy "
+            "decoding, whatever the sidebar says).")
+
+
+def what_if_view(loaded: LoadedModel, text: str, step: int, word: int, layer: int) -> WhatIfView:
+    """``text`` decoded greedily, and again with ``layer``'s attention at ``step`` on source word ``word``."""
+    found = what_if(loaded.model, loaded.tokenizers, text, step, word, layer)
+    at = found.step
+    return WhatIfView(at, *(Outcome(t.translation, t.target_pieces[at], tuple(t.top_k[at]))
+                            for t in (found.base, found.changed)))

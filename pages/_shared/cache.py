@@ -7,7 +7,6 @@ import streamlit as st
 
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import Trace
-from models.decoding.what_if import WhatIf, what_if
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking
 from models.views import inside, translate
@@ -81,10 +80,9 @@ def cached_trace(ref: str, revision: str | None, asking: Asking | None, text: st
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_what_if(ref: str, revision: str | None, asking: Asking | None,
-                   text: str, step: int, word: int, layer: int) -> WhatIf:
-    """:func:`models.decoding.what_if.what_if` of the model ``ref``."""
-    loaded = load(ref, revision, asking)
-    return what_if(loaded.model, loaded.tokenizers, text, step, word, layer)
+                   text: str, step: int, word: int, layer: int) -> translate.WhatIfView:
+    """:func:`models.views.translate.what_if_view` of the model ``ref``."""
+    return translate.what_if_view(load(ref, revision, asking), text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -91,20 +91,16 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
             several: bool) -> None:
     """Force the step's attention onto one source word and decode on from there."""
     st.subheader("What if…")
-    where = f"every head of layer {layer + 1}" if several else "the attention"
-    st.caption(f"Force {where} at the chosen step onto one source word and let the decoder carry on from there "
-               "(greedy decoding, whatever the sidebar says).")
+    st.caption(translate.forcing(layer, several))
     focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
         return
     found = cache.cached_what_if(settings.model, settings.revision, settings.asking, text, step, focus, layer)
-    base, changed, step = found.base, found.changed, found.step
+    forced = f"**Looking only at “{for_markdown(source_words[focus])}” at step {found.step + 1}**"
     before, after = st.columns(2)
-    before.markdown("**As decoded**")
-    ui.show_translation(base.translation, before)
-    before.altair_chart(charts.top_k(base.top_k[step], base.target_pieces[step]), width="stretch", key="wi_before")
-    after.markdown(f"**Looking only at “{for_markdown(source_words[focus])}” at step {step + 1}**")
-    ui.show_translation(changed.translation, after)
-    after.altair_chart(charts.top_k(changed.top_k[step], changed.target_pieces[step]), width="stretch",
-                       key="wi_after")
+    for place, title, outcome, key in ((before, "**As decoded**", found.before, "wi_before"),
+                                       (after, forced, found.after, "wi_after")):
+        place.markdown(title)
+        ui.show_translation(outcome.translation, place)
+        place.altair_chart(charts.top_k(outcome.choices, outcome.written), width="stretch", key=key)
