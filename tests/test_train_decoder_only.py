@@ -43,6 +43,10 @@ def test_it_is_saved_in_its_familys_format_with_a_chat_template_of_its_own(train
     config = json.loads((out / "config.json").read_text())
     assert config["model_type"] == "llama" and config["architectures"] == ["LlamaForCausalLM"]
     assert config["num_key_value_heads"] == 2 and config["tie_word_embeddings"]
+    from safetensors import safe_open
+
+    with safe_open(out / "model.safetensors", "pt") as weights:  # the tied output layer is the embedding, saved once
+        assert "model.embed_tokens.weight" in weights.keys() and "lm_head.weight" not in weights.keys()
     assert (out / "tokenizer.json").is_file() and (out / "generation_config.json").is_file()
     from transformers import AutoTokenizer
 

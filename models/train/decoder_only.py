@@ -114,7 +114,10 @@ def save_chat_checkpoint(directory: str | Path, model: DecoderOnlyTranslator, to
     (``tokenizer.json``, the chat template in ``tokenizer_config.json``)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    hf = model.hf
-    weights = {k: v.detach().to(torch.float16) for k, v in hf.state_dict().items()}
+    hf, weights, seen = model.hf, {}, set()
+    for name, tensor in hf.state_dict().items():
+        if tensor.data_ptr() not in seen:  # a tied weight (the output layer is the embedding) is saved once
+            seen.add(tensor.data_ptr())
+            weights[name] = tensor.detach().to(torch.float16)
     hf.save_pretrained(directory, state_dict=weights)
     tokenizers.target.tokenizer.save_pretrained(directory)
