@@ -11,7 +11,7 @@ SENTENCES = 250  # per corpus: the first ones of its validation split
 
 
 def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None:
-    from models.analysis.learning import learning_curve
+    from models.views.learning import learning_curve
     from models.analysis.sharpness import sharpness
     from models.decoding.greedy import greedy
     from models.storage.data import Corpus, read_split

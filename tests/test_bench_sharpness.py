@@ -25,7 +25,7 @@ def test_sharpness_bench_prints_a_row_per_corpus(tmp_path, capsys, monkeypatch):
         assert int(n) >= 3  # at least one written piece per sentence, only the first 3 sentences
         assert 0 < float(max_weight) <= 1 and 0 <= float(entropy) <= float(uniform) and float(spread) > 0
     points = [line.strip(" |").split(" | ") for line in tables[1].splitlines() if line.startswith("| epoch")]
-    assert len(points) == len(read_timeline(load_model("dot").path)["epochs"])
+    assert len(points) == len(read_timeline(load_model("dot").path).points)
     assert all(0 < float(bits) < 5 for _, _, bits in points)
 
 

@@ -1,19 +1,19 @@
-"""models/analysis/learning.py: a point of the record becomes the heatmap and translation of that moment; the
+"""models/views/learning.py: a point of the record becomes the heatmap and translation of that moment; the
 curve gives each point's scores and attention entropy."""
 import numpy as np
 import pytest
 
-from models.analysis.learning import alignment_at, learning_curve, point_label
 from models.decoding.greedy import greedy
 from models.decoding.trace import RNN_READING, Reading
-from models.storage.timeline import append_point, read_timeline, timeline_entry
+from models.storage.timeline import Timeline, TimelinePoint, append_point, read_timeline, timeline_entry
+from models.views.learning import alignment_at, learning_curve, point_label
 
 from .helpers import make_model, make_transformer, training_point
 
 EXAMPLES = ["the red cat sees a dog", "a dog runs"]
 
 
-def record(tmp_path, tokenizers, score="additive") -> dict:
+def record(tmp_path, tokenizers, score="additive") -> Timeline:
     """Two points (half an epoch in, and at its end), each with another model's traces, as the CLI writes them."""
     for epoch, seed in ((0.5, 0), (1, 1)):
         model = make_model(tokenizers, score, seed=seed)
@@ -64,7 +64,7 @@ def test_a_transformers_record_is_read_head_by_head(tmp_path, tiny_tokenizers):
 
 
 def test_records_kept_per_epoch_are_labelled_by_epoch():
-    assert point_label({"epoch": 3, "val_bleu": 1.0}) == "epoch 3"
+    assert point_label(TimelinePoint(3, 1.0, 2.0, ())) == "epoch 3"
 
 
 def test_a_point_outside_the_record_is_refused(tmp_path, tiny_tokenizers):

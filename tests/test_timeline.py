@@ -1,6 +1,7 @@
 """models/storage/timeline.py: points append in order; a redone point replaces what came after it; the record is
 binary (float16) and the JSON records of older checkpoints still read."""
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from models.storage.timeline import (
     LEGACY_FILE,
     TIMELINE_FILE,
     TimelineError,
+    TimelineExample,
     _write,
     append_point,
     read_timeline,
@@ -25,9 +27,9 @@ def test_a_redone_point_replaces_it_and_the_later_ones(tmp_path, tiny_model, tin
     for epoch in (0.25, 0.5, 1, 0.5):  # a run resumed from its point at half an epoch
         append_point(tmp_path, examples, traces, timeline_entry(training_point(epoch, epoch, 1.0), traces))
     timeline = read_timeline(tmp_path)
-    assert [(e["epoch"], e["step"]) for e in timeline["epochs"]] == [(0.25, 25), (0.5, 50)]
-    assert timeline["examples"][1] == {"text": "the red cat", "source_pieces": list(traces[1].source.pieces)}
-    stored = timeline["epochs"][0]["traces"][0]["cross_attention"]
+    assert [(e.epoch, e.step) for e in timeline.points] == [(0.25, 25), (0.5, 50)]
+    assert timeline.examples[1] == TimelineExample("the red cat", traces[1].source.pieces)
+    stored = timeline.points[0].traces[0].cross_attention
     np.testing.assert_allclose(stored, traces[0].cross_attention, atol=5e-4)  # float16: 3 decimals hold
     assert (tmp_path / TIMELINE_FILE).exists() and not (tmp_path / LEGACY_FILE).exists()
 
@@ -44,16 +46,16 @@ def test_the_binary_record_is_far_smaller_than_json(tmp_path, tiny_model, tiny_t
 def legacy_record(tmp_path, tiny_model, tiny_tokenizers) -> dict:
     """What the training command wrote before the binary record: attention as nested lists of 3 decimals."""
     trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
-    entry = timeline_entry(training_point(1, 1.0, 2.0), [trace])
-    entry["traces"][0]["cross_attention"] = trace.cross_attention.round(3).tolist()
+    entry = {**training_point(1, 1.0, 2.0), "traces": [{"target_pieces": list(trace.target_pieces),
+                                                         "cross_attention": trace.cross_attention.round(3).tolist()}]}
     return {"examples": [{"text": "a dog runs", "source_pieces": list(trace.source.pieces)}], "epochs": [entry]}
 
 
 def test_a_json_record_from_before_reads_as_arrays(tmp_path, tiny_model, tiny_tokenizers):
     stored = legacy_record(tmp_path, tiny_model, tiny_tokenizers)
     (tmp_path / LEGACY_FILE).write_text(json.dumps(stored))
-    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
-    np.testing.assert_array_equal(read["cross_attention"], stored["epochs"][0]["traces"][0]["cross_attention"])
+    read = read_timeline(tmp_path).points[0].traces[0]
+    np.testing.assert_array_equal(read.cross_attention, stored["epochs"][0]["traces"][0]["cross_attention"])
 
 
 def test_a_file_from_before_the_heads_reads_as_one_layer_of_one_head(tmp_path, tiny_model, tiny_tokenizers):
@@ -62,8 +64,8 @@ def test_a_file_from_before_the_heads_reads_as_one_layer_of_one_head(tmp_path, t
     old = stored["epochs"][0]["traces"][0]
     old["attention"] = old.pop("cross_attention")[0][0]
     (tmp_path / LEGACY_FILE).write_text(json.dumps(stored))
-    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
-    assert "attention" not in read and read["cross_attention"].tolist() == [[old["attention"]]]
+    read = read_timeline(tmp_path).points[0].traces[0]
+    assert read.cross_attention.tolist() == [[old["attention"]]]
 
 
 def test_appending_to_a_json_record_rewrites_it_binary(tmp_path, tiny_model, tiny_tokenizers):
@@ -72,16 +74,16 @@ def test_appending_to_a_json_record_rewrites_it_binary(tmp_path, tiny_model, tin
     trace = greedy(tiny_model, tiny_tokenizers, "a dog runs")
     append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(2, 2.0, 1.0), [trace]))
     assert not (tmp_path / LEGACY_FILE).exists()
-    points = read_timeline(tmp_path)["epochs"]
-    assert [e["epoch"] for e in points] == [1, 2]
+    points = read_timeline(tmp_path).points
+    assert [e.epoch for e in points] == [1, 2]
     old, new = stored["epochs"][0], points[0]
-    assert {k: new[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")} == {
+    assert {k: getattr(new, k) for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")} == {
         k: old[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")}
-    assert new["traces"][0]["target_pieces"] == old["traces"][0]["target_pieces"]
-    converted = new["traces"][0]["cross_attention"]  # float16 now: within half a unit of the JSON's 3rd decimal
+    assert list(new.traces[0].target_pieces) == old["traces"][0]["target_pieces"]
+    converted = new.traces[0].cross_attention  # float16 now: within half a unit of the JSON's 3rd decimal
     assert converted.shape == np.shape(old["traces"][0]["cross_attention"])
     np.testing.assert_allclose(converted, old["traces"][0]["cross_attention"], atol=5e-4, rtol=0)
-    np.testing.assert_allclose(points[1]["traces"][0]["cross_attention"], trace.cross_attention, atol=5e-4, rtol=0)
+    np.testing.assert_allclose(points[1].traces[0].cross_attention, trace.cross_attention, atol=5e-4, rtol=0)
 
 
 def test_no_timeline_reads_as_none(tmp_path):
@@ -94,8 +96,8 @@ def test_a_model_without_attention_keeps_its_pieces(tmp_path, tiny_tokenizers):
     model = make_model(tiny_tokenizers, "none")
     trace = greedy(model, tiny_tokenizers, "a dog runs")
     append_point(tmp_path, ["a dog runs"], [trace], timeline_entry(training_point(1, 1.0, 2.0), [trace]))
-    read = read_timeline(tmp_path)["epochs"][0]["traces"][0]
-    assert read["cross_attention"] is None and read["target_pieces"] == list(trace.target_pieces)
+    read = read_timeline(tmp_path).points[0].traces[0]
+    assert read.cross_attention is None and read.target_pieces == trace.target_pieces
 
 
 def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
@@ -103,11 +105,12 @@ def test_malformed_files_are_refused(tmp_path, tiny_model, tiny_tokenizers):
     traces = [greedy(tiny_model, tiny_tokenizers, e) for e in examples]
     append_point(tmp_path, examples, traces, timeline_entry(training_point(1, 1.0, 2.0), traces))
     good = read_timeline(tmp_path)
-    first = good["epochs"][0]["traces"][0]
-    short_row = {**good, "epochs": [{**good["epochs"][0], "traces": [
-        {**first, "cross_attention": first["cross_attention"][..., :-1]}]}]}
-    text_score = {**good, "epochs": [{**good["epochs"][0], "val_bleu": "high"}]}
-    missing_trace = {**good, "epochs": [{**good["epochs"][0], "traces": []}]}
+    point = good.points[0]
+    first = point.traces[0]
+    short_row = replace(good, points=(replace(point, traces=(replace(first, cross_attention=first.cross_attention[
+        ..., :-1]),)),))
+    text_score = replace(good, points=(replace(point, val_bleu="high"),))
+    missing_trace = replace(good, points=(replace(point, traces=()),))
     for broken in (short_row, text_score, missing_trace):
         _write(tmp_path, broken)
         with pytest.raises(TimelineError, match="unreadable or malformed"):

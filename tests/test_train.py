@@ -138,16 +138,16 @@ def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path, monk
     run(tiny_corpus, out, "--epochs", "1", "--validate-every", "0")
     run(tiny_corpus, out, "--epochs", "2", "--validate-every", "30", "--resume")  # a resumed run appends
     timeline = read_timeline(out)
-    assert [e["text"] for e in timeline["examples"]] == [e.text for e in load_examples()]
+    assert [e.text for e in timeline.examples] == [e.text for e in load_examples()]
     history = json.loads((out / "training.json").read_text())["history"]
-    assert [e["epoch"] for e in timeline["epochs"]] == [1, 1.5, 2]  # the resumed run validates at step 15 too
-    assert [e["val_bleu"] for e in timeline["epochs"]] == [h["val_bleu"] for h in history]
-    for epoch in timeline["epochs"]:
-        for example, trace in zip(timeline["examples"], epoch["traces"]):
-            (heads,) = trace["cross_attention"]  # an RNN: one layer …
+    assert [e.epoch for e in timeline.points] == [1, 1.5, 2]  # the resumed run validates at step 15 too
+    assert [e.val_bleu for e in timeline.points] == [h["val_bleu"] for h in history]
+    for epoch in timeline.points:
+        for example, trace in zip(timeline.examples, epoch.traces):
+            (heads,) = trace.cross_attention  # an RNN: one layer …
             (attention,) = heads  # … of one head
-            assert len(attention) == len(trace["target_pieces"])  # one row per written piece
-            assert all(len(row) == len(example["source_pieces"]) for row in attention)
+            assert len(attention) == len(trace.target_pieces)  # one row per written piece
+            assert all(len(row) == len(example.source_pieces) for row in attention)
             assert all(abs(sum(row) - 1) < 0.01 for row in attention)  # rounded to 3 decimals
 
 
@@ -155,8 +155,8 @@ def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
     from models.storage.timeline import read_timeline
 
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
-    trace = read_timeline(tmp_path / "ck")["epochs"][0]["traces"][0]
-    assert trace["cross_attention"] is None and trace["target_pieces"]
+    trace = read_timeline(tmp_path / "ck").points[0].traces[0]
+    assert trace.cross_attention is None and trace.target_pieces
 
 
 TRANSFORMER = ["--arch", "transformer", "--d-model", "16", "--heads", "2", "--enc-layers", "2", "--dec-layers", "1",
@@ -175,8 +175,8 @@ def test_trains_a_transformer_with_its_heads_recorded(tiny_corpus, tmp_path):
     assert "Transformer encoder–decoder" in card and "2 encoder and 1 decoder layers, d_model 16, 2 heads" in card
     from models.storage.timeline import read_timeline
 
-    trace = read_timeline(out)["epochs"][-1]["traces"][0]
-    assert [len(layer) for layer in trace["cross_attention"]] == [2]  # one decoder layer of two heads
+    trace = read_timeline(out).points[-1].traces[0]
+    assert [len(layer) for layer in trace.cross_attention] == [2]  # one decoder layer of two heads
 
 
 @pytest.mark.parametrize("arch", [[], TRANSFORMER], ids=["rnn", "transformer"])

@@ -7,7 +7,7 @@ logit growth of Dehghani et al. 2023). A bilinear score, ``(W_q q)·(W_k k)/√A
 projections' norms, which Adam lengthens step after step at a high rate; the additive score saturates in its
 inputs (each term ``v_k · tanh(u_k)`` stays within ±|v_k|), so only ``v`` can widen it. Measured on validation
 sentences by ``python -m bench sharpness --model NAME``, and over training by the Learning page (the
-entropy at each point of the training record, :func:`models.analysis.learning.learning_curve`).
+entropy at each point of the training record, :func:`models.views.learning.learning_curve`).
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ keeps the points before the interruption.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,49 +26,71 @@ TIMELINE_FILE = "alignment_timeline.safetensors"
 LEGACY_FILE = "alignment_timeline.json"  # what checkpoints trained before the binary record hold
 
 
+@dataclass(frozen=True)
+class TimelineExample:
+    text: str
+    source_pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class TimelineTrace:
+    """One example's greedy translation at one point."""
+
+    target_pieces: tuple[str, ...]
+    cross_attention: np.ndarray | None  # [L, heads, T, S] float32; None for a model without attention
+
+
+@dataclass(frozen=True, eq=False)
+class TimelinePoint:
+    """One validation point of the run: when it was, its scores, and every example's trace."""
+
+    epoch: float  # epochs done, a fraction inside an epoch
+    val_bleu: float
+    val_loss: float
+    traces: tuple[TimelineTrace, ...]  # one an example, in the examples' order
+    step: int | None = None  # None: a record kept per epoch, from before validation inside epochs
+    minutes: float | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Timeline:
+    examples: tuple[TimelineExample, ...]
+    points: tuple[TimelinePoint, ...]  # in the order of training
+
+
 def timeline_file(directory: str | Path) -> Path | None:
     """The timeline file beside a checkpoint (the binary one first), None without one."""
     return next((p for p in (Path(directory) / TIMELINE_FILE, Path(directory) / LEGACY_FILE) if p.exists()), None)
 
 
-def timeline_entry(record: dict, traces: list[Trace]) -> dict:
-    """One point of the timeline: when it was (step, epochs, minutes), its validation scores, and each example's
-    pieces and cross-attention [L, heads, T, S]."""
-    return {
-        **{k: record[k] for k in ("step", "epoch", "minutes", "val_bleu", "val_loss")},
-        "traces": [{"target_pieces": list(t.target_pieces), "cross_attention": t.cross_attention} for t in traces],
-    }
+def timeline_entry(record: dict, traces: list[Trace]) -> TimelinePoint:
+    """One point of the timeline: a validation point of the training CLI (its step, epochs, minutes and scores),
+    and each example's pieces and cross-attention [L, heads, T, S]."""
+    return TimelinePoint(record["epoch"], record["val_bleu"], record["val_loss"],
+                         tuple(TimelineTrace(t.target_pieces, t.cross_attention) for t in traces),
+                         record["step"], record["minutes"])
 
 
-def _as_heads(trace: dict) -> dict:
-    """One example at one point of a JSON record with its attention as a ``cross_attention`` array
-    [L, heads, T, S] (the oldest files' ``attention`` [T, S] becomes [1, 1, T, S])."""
-    if "cross_attention" not in trace:
-        rows = trace.pop("attention")
-        trace["cross_attention"] = None if rows is None else [[rows]]
-    heads = trace["cross_attention"]
-    return {**trace, "cross_attention": None if heads is None else np.asarray(heads, dtype=np.float32)}
-
-
-def append_point(directory: str | Path, examples: list[str], traces: list[Trace], entry: dict) -> None:
+def append_point(directory: str | Path, examples: list[str], traces: list[Trace], entry: TimelinePoint) -> None:
     """Add ``entry`` to the directory's timeline, dropping any point at or after it (a resumed run redoes those)."""
-    heads = {"examples": [{"text": e, "source_pieces": list(t.source.pieces)} for e, t in zip(examples, traces)]}
+    heads = tuple(TimelineExample(e, t.source.pieces) for e, t in zip(examples, traces))
     timeline = read_timeline(directory) if timeline_file(directory) else None
-    if timeline is None or timeline["examples"] != heads["examples"]:
-        timeline = {**heads, "epochs": []}
-    timeline["epochs"] = [e for e in timeline["epochs"] if e["epoch"] < entry["epoch"]] + [entry]
-    _write(Path(directory), timeline)
+    points = () if timeline is None or timeline.examples != heads else timeline.points
+    _write(Path(directory), Timeline(heads, tuple(p for p in points if p.epoch < entry.epoch) + (entry,)))
 
 
-def _write(directory: Path, timeline: dict) -> None:
+def _write(directory: Path, timeline: Timeline) -> None:
     tensors, points = {}, []
-    for p, entry in enumerate(timeline["epochs"]):
-        for e, trace in enumerate(entry["traces"]):
-            if trace["cross_attention"] is not None:
-                tensors[f"{p}/{e}"] = np.ascontiguousarray(trace["cross_attention"], dtype=np.float16)
-        points.append({**entry, "traces": [{"target_pieces": t["target_pieces"],
-                                            "attention": t["cross_attention"] is not None} for t in entry["traces"]]})
-    meta = json.dumps({"examples": timeline["examples"], "epochs": points}, ensure_ascii=False, separators=(",", ":"))
+    for p, entry in enumerate(timeline.points):
+        for e, trace in enumerate(entry.traces):
+            if trace.cross_attention is not None:
+                tensors[f"{p}/{e}"] = np.ascontiguousarray(trace.cross_attention, dtype=np.float16)
+        when = {k: v for k, v in (("step", entry.step), ("minutes", entry.minutes)) if v is not None}
+        points.append({"epoch": entry.epoch, **when, "val_bleu": entry.val_bleu, "val_loss": entry.val_loss,
+                       "traces": [{"target_pieces": list(t.target_pieces), "attention": t.cross_attention is not None}
+                                  for t in entry.traces]})
+    examples = [{"text": e.text, "source_pieces": list(e.source_pieces)} for e in timeline.examples]
+    meta = json.dumps({"examples": examples, "epochs": points}, ensure_ascii=False, separators=(",", ":"))
     save_file(tensors, directory / TIMELINE_FILE, metadata={"timeline": meta})
     (directory / LEGACY_FILE).unlink(missing_ok=True)  # one record: the binary one now holds every point
 
@@ -77,48 +100,59 @@ class TimelineError(ValueError):
 
 
 def _read_binary(path: Path) -> dict:
+    """The file's JSON, each trace's ``cross_attention`` its tensor (None where it has none)."""
     with safe_open(path, framework="numpy") as f:
         timeline = json.loads(f.metadata()["timeline"])
     tensors = load_file(path)
     for p, entry in enumerate(timeline["epochs"]):
-        entry["traces"] = [{"target_pieces": t["target_pieces"], "cross_attention":
-                            tensors[f"{p}/{e}"].astype(np.float32) if t["attention"] else None}
+        entry["traces"] = [{"target_pieces": t["target_pieces"],
+                            "cross_attention": tensors[f"{p}/{e}"] if t["attention"] else None}
                            for e, t in enumerate(entry["traces"])]
     return timeline
 
 
 def _read_json(path: Path) -> dict:
+    """A JSON record's, its oldest files' ``attention`` [T, S] read as ``cross_attention`` [1, 1, T, S]."""
     timeline = json.loads(path.read_text(encoding="utf-8"))
     for entry in timeline["epochs"]:
-        entry["traces"] = [_as_heads(t) for t in entry["traces"]]
+        for trace in entry["traces"]:
+            if "cross_attention" not in trace:
+                rows = trace.pop("attention")
+                trace["cross_attention"] = None if rows is None else [[rows]]
     return timeline
 
 
-def read_timeline(directory: str | Path) -> dict | None:
+def read_timeline(directory: str | Path) -> Timeline | None:
     """The timeline beside a checkpoint, or None when it was trained without one; raises :class:`TimelineError`."""
     path = timeline_file(directory)
     if path is None:
         return None
     try:
-        timeline = _read_binary(path) if path.name == TIMELINE_FILE else _read_json(path)
-        _check(timeline)
+        return _typed(_read_binary(path) if path.name == TIMELINE_FILE else _read_json(path))
     except (ValueError, TypeError, KeyError, AttributeError, SafetensorError) as e:  # JSON, Unicode: ValueErrors
         raise TimelineError(f"{path.name} is unreadable or malformed ({type(e).__name__}: {e}).") from e
-    return timeline
 
 
-def _check(timeline: dict) -> None:
-    """Every point has a numeric epoch and scores and, per example, pieces and an attention matrix of the right
-    shape."""
-    widths = [len(e["source_pieces"]) for e in timeline["examples"]]
-    if not all(isinstance(e["text"], str) for e in timeline["examples"]):
+def _typed(found: dict) -> Timeline:
+    """The record read, checked: a numeric epoch and scores at every point and, per example, pieces and an
+    attention matrix of the right shape."""
+    examples = tuple(TimelineExample(e["text"], tuple(e["source_pieces"])) for e in found["examples"])
+    if not all(isinstance(e.text, str) for e in examples):
         raise ValueError("an example's text is not a string")
-    for entry in timeline["epochs"]:
-        if not isinstance(entry["epoch"], (int, float)) or len(entry["traces"]) != len(widths):
-            raise ValueError(f"point {entry.get('epoch')!r} does not hold one trace per example")
-        if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
-            raise ValueError(f"point {entry['epoch']} has no numeric validation scores")
-        for width, trace in zip(widths, entry["traces"]):
-            heads = trace["cross_attention"]
-            if heads is not None and (heads.ndim != 4 or heads.shape[2:] != (len(trace["target_pieces"]), width)):
-                raise ValueError(f"an attention matrix of point {entry['epoch']} does not fit its pieces")
+    return Timeline(examples, tuple(_point(entry, examples) for entry in found["epochs"]))
+
+
+def _point(entry: dict, examples: tuple[TimelineExample, ...]) -> TimelinePoint:
+    if not isinstance(entry["epoch"], (int, float)) or len(entry["traces"]) != len(examples):
+        raise ValueError(f"point {entry.get('epoch')!r} does not hold one trace per example")
+    if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
+        raise ValueError(f"point {entry['epoch']} has no numeric validation scores")
+    traces = []
+    for example, trace in zip(examples, entry["traces"]):
+        heads = None if trace["cross_attention"] is None else np.asarray(trace["cross_attention"], dtype=np.float32)
+        pieces = tuple(trace["target_pieces"])
+        if heads is not None and (heads.ndim != 4 or heads.shape[2:] != (len(pieces), len(example.source_pieces))):
+            raise ValueError(f"an attention matrix of point {entry['epoch']} does not fit its pieces")
+        traces.append(TimelineTrace(pieces, heads))
+    return TimelinePoint(entry["epoch"], entry["val_bleu"], entry["val_loss"], tuple(traces), entry.get("step"),
+                         entry.get("minutes"))

@@ -1,25 +1,85 @@
 """What the Learning page replays: a training run's record beside its checkpoint (the curated examples decoded at
-every validation point), as the learning curve and each example's alignment at a moment of training."""
+every validation point, :mod:`models.storage.timeline`), as the learning curve and each example's alignment at a
+moment of training — when the diagonal of a monotone sentence appears, when "a red car" learns to look at *car*
+before *red* ("une voiture rouge")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.learning import LearnedAlignment, LearningCurve, alignment_at, learning_curve
+from ..analysis.alignment import AttentionView, piece_label
+from ..analysis.sharpness import sharpness
 from ..decoding.trace import Reading
-from ..storage.timeline import read_timeline, timeline_file
+from ..network.tokenization import WORD_MARK, is_marker
+from ..storage.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
+
+
+@dataclass(frozen=True)
+class LearningCurve:
+    """The record's points in order: when each was, and its validation scores."""
+
+    epochs: tuple[float, ...]  # epochs done, a fraction inside an epoch
+    labels: tuple[str, ...]  # 'epoch 0.29 · step 1,000 · 13 min', or 'epoch 2' for records kept per epoch
+    val_bleu: tuple[float, ...]  # mean over the validation corpora, as the training CLI chose on
+    val_loss: tuple[float, ...]
+    entropy_bits: tuple[float, ...]  # the examples' mean attention entropy at each point; () without attention
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedAlignment:
+    label: str  # when, as in :attr:`LearningCurve.labels`
+    translation: str  # what greedy decoding wrote at this point
+    view: AttentionView | None  # pieces × source pieces; None for a model without attention
+
+
+def point_label(point: TimelinePoint) -> str:
+    """When a point of the record was, in the words the page shows."""
+    parts = [f"epoch {point.epoch:g}" if float(point.epoch).is_integer() else f"epoch {point.epoch:.2f}"]
+    if point.step is not None:
+        parts.append(f"step {point.step:,}")
+    if point.minutes is not None:
+        parts.append(f"{point.minutes:.0f} min")
+    return " · ".join(parts)
+
+
+def learning_curve(timeline: Timeline, reading: Reading) -> LearningCurve:
+    """The record's points, with the entropy of ``reading`` of the examples' attention at each."""
+    points = timeline.points
+    attends = bool(points) and all(t.cross_attention is not None for p in points for t in p.traces)
+    return LearningCurve(
+        tuple(float(p.epoch) for p in points), tuple(point_label(p) for p in points),
+        tuple(float(p.val_bleu) for p in points), tuple(float(p.val_loss) for p in points),
+        tuple(sharpness([reading.of(t.cross_attention) for t in p.traces]).entropy_bits for p in points)
+        if attends else (),
+    )
+
+
+def alignment_at(timeline: Timeline, example: int, point: int, reading: Reading) -> LearnedAlignment:
+    """Example ``example`` at the record's point ``point`` (both 0-based; IndexError if absent), as ``reading``
+    of its attention reads it."""
+    if not 0 <= point < len(timeline.points):
+        raise IndexError(f"point {point + 1} is not in this record of {len(timeline.points)}")
+    entry = timeline.points[point]
+    source, trace = timeline.examples[example].source_pieces, entry.traces[example]
+    translation = "".join(p for p in trace.target_pieces if not is_marker(p)).replace(WORD_MARK, " ").strip()
+    if trace.cross_attention is None:
+        return LearnedAlignment(point_label(entry), translation, None)
+    view = AttentionView(rows=tuple(piece_label(p) for p in trace.target_pieces),
+                         columns=tuple(piece_label(p) for p in source), unknown=(False,) * len(source),
+                         weights=reading.of(trace.cross_attention), energies=None)
+    return LearnedAlignment(point_label(entry), translation, view)
 
 
 @dataclass(frozen=True, eq=False)
 class Replay:
     """One training run's record, to replay point by point."""
 
-    timeline: dict
+    timeline: Timeline
 
     @property
     def examples(self) -> list[str]:
         """The curated examples it decoded at every point."""
-        return [e["text"] for e in self.timeline["examples"]]
+        return [e.text for e in self.timeline.examples]
 
     def curve(self, reading: Reading | None) -> LearningCurve:
         """Validation BLEU, loss and attention entropy at every point."""
@@ -40,4 +100,4 @@ def replay(directory: str | Path) -> Replay | None:
     """The record beside the checkpoint in ``directory``; None without one, or with no point recorded; a
     ValueError (``TimelineError``) where it cannot be read."""
     timeline = read_timeline(directory)
-    return Replay(timeline) if timeline is not None and timeline["epochs"] else None
+    return Replay(timeline) if timeline is not None and timeline.points else None
