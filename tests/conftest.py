@@ -226,3 +226,37 @@ def http_files():
     served.base, served.stop = f"http://127.0.0.1:{server.server_port}", server.shutdown
     yield served
     server.shutdown()
+
+
+#: The browser tests' human-aligned gold, two pairs (they never read ../shared).
+E2E_GOLD = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
+            ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3")]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """One app server for every browser test of a process: starting one and loading its models took each module
+    as long as several of its tests."""
+    from bench.server import Server
+
+    gold = tmp_path_factory.mktemp("gold")
+    for ext, column in (("en", 0), ("fr", 1), ("gold", 2)):
+        (gold / f"test.{ext}").write_text("\n".join(p[column] for p in E2E_GOLD) + "\n")
+    with Server(env={"ATLAS_GOLD": str(gold)}) as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def page():
+    """A browser tab for a module's tests (Playwright's sync API runs one instance at a time in a thread, and some
+    tests start their own: so a browser lives no longer than its module)."""
+    from playwright import sync_api
+
+    from bench.server import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(90_000)
+        yield tab
+        browser.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP, Server
+from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP
 
 PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
          "Corpus", "Which_reading"]
@@ -19,33 +19,11 @@ X_LABELS = ("[...document.querySelectorAll('.vega-embed svg')[{n}].querySelector
             ".flatMap(a => [...a.querySelectorAll('g.role-axis-label text')].map(t => t.textContent))")
 TITLE = ("[...document.querySelectorAll('.vega-embed svg')[{n}].querySelectorAll('g.role-title-text text')]"
          ".map(t => t.textContent).join(' ')")
-GOLD = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
-        ("the black cat sleeps", "le chat noir dort", "1-1 2-3 3-2 4-4 3p3")]
-
 if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs Debian's chromium package")
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    gold = tmp_path_factory.mktemp("gold")  # a tiny human-aligned set: the tests never read ../shared
-    for ext, column in (("en", 0), ("fr", 1), ("gold", 2)):
-        (gold / f"test.{ext}").write_text("\n".join(p[column] for p in GOLD) + "\n")
-    with Server(env={"ATLAS_GOLD": str(gold)}) as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(90_000)
-        yield page
-        browser.close()
 
 
 def shoot(page, tmp_path, name, element=None):

@@ -6,7 +6,7 @@ import pytest
 
 from bench.server import HEATMAP
 
-from .test_e2e_browser import FIRST_HEATMAP, assert_no_exception, page, server, wait_idle  # noqa: F401  (fixtures shared)
+from .test_e2e_browser import FIRST_HEATMAP, assert_no_exception, wait_idle
 from .test_e2e_many_to_many import _picked
 
 TEXT = "a dog runs on the beach"

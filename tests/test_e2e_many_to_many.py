@@ -6,7 +6,7 @@ import pytest
 
 from bench.server import HEATMAP
 
-from .test_e2e_browser import assert_no_exception, open_options, page, server, wait_idle  # noqa: F401  (fixtures shared)
+from .test_e2e_browser import assert_no_exception, open_options, wait_idle
 
 TEXT = "a dog runs on the beach"
 

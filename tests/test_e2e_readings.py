@@ -5,7 +5,7 @@ import urllib.parse
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
-from .test_e2e_browser import CHART, TITLE, assert_no_exception, page, server, wait_idle  # noqa: F401  (fixtures shared)
+from .test_e2e_browser import CHART, TITLE, assert_no_exception, wait_idle
 
 TEXT = "A black dog is running on the beach."
 PANELS = ("[...document.querySelectorAll('.vega-embed svg')[0].querySelectorAll('g.role-title-text text, text')]"
