@@ -76,7 +76,10 @@ def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> 
     st.subheader("Nearest training states")
     index = cache.neighbour_index(settings.model, settings.revision)
     if isinstance(index, translate.Unindexed):
-        (st.warning if index.broken else st.info)(for_markdown(index.why) if index.broken else index.why)
+        if index.broken:  # its message quotes the file's error: escaped
+            st.warning(for_markdown(index.why))
+        else:
+            st.info(index.why)
         return
     found = translate.neighbours(index, trace, step)
     st.caption(f"The decoder state that wrote **{for_markdown(written)}** is closest to the states that wrote the "
