@@ -36,7 +36,7 @@ with head_at:
     reading = evidence.head_picker(loaded, shifted=True, matrix=matrix)
 
 model = (settings.model, settings.revision, settings.asking)
-forced = cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target))
+forced = ui.or_stop(cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target)))
 if not evidence.affordable(loaded, forced, matrix):
     st.stop()
 gold = evidence.cached_gold_view(*model, pair, matrix, reading)

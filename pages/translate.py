@@ -12,7 +12,7 @@ from pages._shared import kinds as kinds_ui
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
-    result = cache.cached_beam(settings.model, settings.revision, settings.asking, text, settings.beam)
+    result = ui.or_stop(cache.cached_beam(settings.model, settings.revision, settings.asking, text, settings.beam))
     st.subheader("Beam search")
     st.dataframe(list(result.rows), hide_index=True, key="nbest",
                  column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("log p", "per piece")})

@@ -39,29 +39,51 @@ def test_loading_a_hub_repo_keeps_the_cache_under_the_policys_total(tmp_path, of
     assert kept == ["models--someone--opus-mt-tiny-2"]  # the one just loaded
 
 
-def test_a_public_server_bounds_its_hub_disk_by_default_and_a_setting_changes_it(monkeypatch):
-    from pages._shared import deploy
+def policy(**settings: str):
+    """The load policy of a deployment of these settings (the rest unset)."""
+    from models.views.deployment import deployment
 
-    monkeypatch.delenv("ATLAS_HUB_DISK_MB", raising=False)
-    monkeypatch.delenv("ATLAS_PUBLIC", raising=False)
-    assert deploy.load_policy().max_cache_mb is None  # one's own machine: the HF cache as the user keeps it
-    monkeypatch.setenv("ATLAS_PUBLIC", "1")
-    assert deploy.load_policy().max_cache_mb == deploy.PUBLIC_HUB_DISK_MB == 2000
-    monkeypatch.setenv("ATLAS_HUB_DISK_MB", "500")
-    assert deploy.load_policy().max_cache_mb == 500
+    return deployment(lambda name: settings.get(name, "")).load_policy
+
+
+def test_a_public_server_bounds_its_hub_disk_by_default_and_a_setting_changes_it():
+    from models.views.deployment import PUBLIC_HUB_DISK_MB
+
+    assert policy().max_cache_mb is None  # one's own machine: the HF cache as the user keeps it
+    assert policy(ATLAS_PUBLIC="1").max_cache_mb == PUBLIC_HUB_DISK_MB == 2000
+    assert policy(ATLAS_PUBLIC="1", ATLAS_HUB_DISK_MB="500").max_cache_mb == 500
+    assert policy(ATLAS_HUB_DISK_MB="500").max_cache_mb == 500  # one's own machine may bound it too
 
 
 def test_a_public_server_keeps_its_caps_and_ones_own_machine_follows_its_memory(monkeypatch):
     from models.storage import load_limits
-    from pages._shared import deploy
 
-    for name in ("ATLAS_PUBLIC", "ATLAS_MAX_PARAMETERS", "ATLAS_MAX_DOWNLOAD_MB"):
-        monkeypatch.delenv(name, raising=False)
+    for name in ("ATLAS_MAX_PARAMETERS", "ATLAS_MAX_DOWNLOAD_MB"):
+        monkeypatch.delenv(name, raising=False)  # LoadPolicy() reads them for one's own machine
     monkeypatch.setattr(load_limits, "physical_memory", lambda: 8 * 2**30)
-    own = deploy.load_policy()
+    own = policy()
     assert own.max_parameters == 268_435_456 > 235_000_000 and own.max_download_mb > 1_000  # tc-big admitted
-    monkeypatch.setenv("ATLAS_PUBLIC", "1")
-    public = deploy.load_policy()
+    public = policy(ATLAS_PUBLIC="1")
     assert (public.max_parameters, public.max_download_mb) == (100_000_000, 400.0)  # today's caps
-    monkeypatch.setenv("ATLAS_MAX_PARAMETERS", "250000000")
-    assert deploy.load_policy().max_parameters == 250_000_000  # a setting raises even a public server's
+    # a setting raises even a public server's
+    assert policy(ATLAS_PUBLIC="1", ATLAS_MAX_PARAMETERS="250000000").max_parameters == 250_000_000
+    assert policy(ATLAS_PUBLIC="yes", ATLAS_HUB_ALLOW="a/b, c/d").hub_allow == {"a/b", "c/d"}
+    assert policy(ATLAS_PUBLIC="1").local_paths is False and policy().local_paths is True
+
+
+def test_a_deployment_reads_its_limits_and_falls_back_on_a_malformed_setting():
+    from models.views.deployment import PUBLIC_ATTRIBUTION_S, PUBLIC_CORPUS, deployment
+
+    def of(**settings: str):
+        return deployment(lambda name: settings.get(name, ""))
+
+    own, public = of(), of(ATLAS_PUBLIC="1")
+    assert (own.attribution_limit_s, own.corpus_sentences, own.corpus_seconds, own.test_set_mb) == (None,) * 4
+    assert (public.corpus_sentences, public.corpus_seconds) == PUBLIC_CORPUS
+    assert public.attribution_limit_s == PUBLIC_ATTRIBUTION_S
+    assert of(ATLAS_PUBLIC="1", ATLAS_CORPUS_SENTENCES="many").corpus_sentences == PUBLIC_CORPUS[0]
+    assert of(ATLAS_CORPUS_SENTENCES="0").corpus_sentences == 1  # at least one sentence a table
+    assert of(ATLAS_TORCH_THREADS="x").torch_threads == 1 and of(ATLAS_HUB_MODELS="0").hub_models_kept == 1
+    assert of(ATLAS_HUB_REPO="someone/opus-mt-en-de").default_model == "someone/opus-mt-en-de"
+    assert of(ATLAS_GOLD="/gold").gold_folder.as_posix() == "/gold"
+    assert of(ATLAS_DATA="/data").data_folder.as_posix() == "/data"

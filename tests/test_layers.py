@@ -195,10 +195,10 @@ def defining_modules_of(paths: list[Path]) -> set[tuple[str, ...]]:
 
 def test_the_pages_reach_few_models_modules():
     """Pages draw: what they show comes from a few models modules made for them (models/views) and the records and
-    types they pass around, each name counted in the module that defines it: 25 so counted before issue 76, 21 now
-    (it asks for 20: the pages still call greedy decoding and name a few records' types); none more."""
+    types they pass around, each name counted in the module that defines it: 25 so counted before issue 76, 20 now;
+    none more."""
     reached = defining_modules_of(UI)
-    assert len(reached) <= 21, sorted(".".join(n) for n in reached)
+    assert len(reached) <= 20, sorted(".".join(n) for n in reached)
 
 
 def test_the_count_follows_a_name_to_where_it_is_written():

@@ -12,10 +12,11 @@ from ..analysis.alignment import AttentionView, piece_columns, piece_label, sour
 from ..analysis.matrices import MATRICES
 from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
 from ..decoding.beam import BeamNode, beam_search
+from ..decoding.greedy import forced, greedy
 from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import Reading, Trace
 from ..decoding.what_if import what_if
-from ..network.tokenization import is_language_tag, word_index
+from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import NamedKind, Translator
 from ..storage.loaded import LoadedModel
 from .kinds import kind_view
@@ -31,6 +32,23 @@ UNFORCEABLE = ("This model's attention cannot be forced to look elsewhere: the l
                "place to set a layer's weights, so there is no what-if here.")
 
 
+@dataclass(frozen=True)
+class Refused:
+    """Why a model translates nothing of a text (empty, or nothing it can read): a sentence for the visitor."""
+
+    reason: str
+
+
+def translation(loaded: LoadedModel, text: str, target: str | tuple[int, ...] | None = None) -> Trace | Refused:
+    """``text`` translated greedily, or, given ``target`` (its text or ids), made to write it; or why not."""
+    try:
+        if target is None:
+            return greedy(loaded.model, loaded.tokenizers, text)
+        return forced(loaded.model, loaded.tokenizers, text, target)
+    except InputError as e:
+        return Refused(str(e))
+
+
 @dataclass(frozen=True, eq=False)
 class BeamView:
     """A beam search's final hypotheses, best first, as the n-best list shows them, and its tree."""
@@ -41,9 +59,13 @@ class BeamView:
     ends: tuple[int, ...]  # the node each hypothesis ends with
 
 
-def beam(loaded: LoadedModel, text: str, width: int) -> BeamView:
-    """``text`` translated by a beam ``width`` wide: every hypothesis it ended with and how it searched."""
-    found = beam_search(loaded.model, loaded.tokenizers, text, width)
+def beam(loaded: LoadedModel, text: str, width: int) -> BeamView | Refused:
+    """``text`` translated by a beam ``width`` wide: every hypothesis it ended with and how it searched; or why
+    not."""
+    try:
+        found = beam_search(loaded.model, loaded.tokenizers, text, width)
+    except InputError as e:
+        return Refused(str(e))
     rows = tuple({"#": i + 1, "translation": h.translation, "log p": h.logprob,
                   "per piece": h.logprob / len(h.target_ids), "pieces": len(h.target_ids)}
                  for i, h in enumerate(found.hypotheses))

@@ -58,10 +58,10 @@ def _public_set(found: corpus.Sources) -> Sentences | None:
     if test_set is None:
         return None
     if test_set in cached:
-        return _named(test_set, found.pair, deploy.test_set_mb())
+        return _named(test_set, found.pair, deploy.now().test_set_mb)
     with st.status(f"Fetching {test_set.label} ({test_set.name}) into sacreBLEU's cache…") as status:
         try:
-            sentences = _named(test_set, found.pair, deploy.test_set_mb())
+            sentences = _named(test_set, found.pair, deploy.now().test_set_mb)
         except (OSError, ValueError):
             status.update(label=f"{test_set.label}: not fetched", state="error", expanded=False)
             raise
@@ -73,7 +73,7 @@ def _public_set(found: corpus.Sources) -> Sentences | None:
 def pick_sentences(languages: Languages) -> Sentences | None:
     """The sentences chosen for a model of ``languages``: a test split of the data folder, a public test set of
     its pair, the app's examples, pasted or uploaded lines; None (with a prompt or the reason) when there are none."""
-    found = corpus.sources(deploy.data_folder(), languages)
+    found = corpus.sources(deploy.now().data_folder, languages)
     choice = st.radio("Sentences", [EXAMPLES, *found.folders, *([PUBLIC] if found.public else []), PASTE, UPLOAD],
                       key="corpus_from",
                       help="Public test sets come by name through sacreBLEU, in the model's language pair; test sets "
@@ -109,7 +109,7 @@ def _prompt(text: str) -> None:
 
 def within_limit(sentences: Sentences) -> Sentences:
     """The first sentences a public server takes, said before anything is computed."""
-    most, seconds = deploy.corpus_limits()
+    most, seconds = deploy.now().corpus_sentences, deploy.now().corpus_seconds
     if most is not None and len(sentences) > most:
         st.info(f"This server translates at most {most} sentences a table"
                 + (f" and spends at most {seconds:g} s on one request" if seconds is not None else "")
@@ -151,7 +151,7 @@ def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[di
     found, rows, stopped = st.session_state.get(_JOB, (None, [], False))
     if found != job:
         rows, stopped = [], False
-    n, (_, seconds) = len(sentences), deploy.corpus_limits()
+    n, seconds = len(sentences), deploy.now().corpus_seconds
     if len(rows) < n and not stopped:
         slot = st.empty()
         with slot.container():

@@ -11,8 +11,6 @@ trial set (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside t
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from models.analysis.matrices import (
@@ -30,8 +28,6 @@ from models.views import naming
 from models.views import readings as views
 
 from . import cache, deploy, ui
-
-DEFAULT_GOLD = deploy.DEFAULT_DATA / "hansards-en-fr-align"
 
 #: Which step a reading of the attention uses, and why (shown wherever a shifted reading can be picked).
 STEP_NOTE = ("A row is the step that *writes* its word, from the words before it; read one step later (SHIFT-ATT, "
@@ -54,7 +50,7 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
                 matrix: str = ATTENTION) -> Reading | None:
-    """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`.url.UrlState`;
+    """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`models.views.query_string.UrlState`;
     the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
     ``shifted`` one step later too (for pages that read attention as word alignment); of another attention than
     the cross-attention when ``shape`` (its layers, heads) is given; of ``matrix``'s layers (and heads where it
@@ -102,7 +98,7 @@ def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = 
 
 def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
     """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
-    reason = views.too_costly(loaded.model, trace, matrix, deploy.attribution_limit_s())
+    reason = views.too_costly(loaded.model, trace, matrix, deploy.now().attribution_limit_s)
     if reason:
         st.warning(reason)
     return reason is None
@@ -123,7 +119,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
         bar.progress(done, text=f"Computing {matrix}: {done:.0%}")
 
     try:
-        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words, deploy.attribution_limit_s(),
+        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words, deploy.now().attribution_limit_s,
                                   progress, found)
     except views.Unaffordable as e:
         st.warning(str(e))
@@ -147,7 +143,7 @@ def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
     """Where this model's human links come from and their splits (:func:`models.views.readings.gold_source`: the
     Hansards folder, ``ATLAS_GOLD`` else the data folder's, for an English→French model; else its pair's set by
     name); None, said in a sentence, when no set links its languages."""
-    found = views.gold_source(loaded.languages, Path(deploy.setting("ATLAS_GOLD") or DEFAULT_GOLD))
+    found = views.gold_source(loaded.languages, deploy.now().gold_folder)
     if isinstance(found, str):
         st.info(found)
         return None

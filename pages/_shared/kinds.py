@@ -37,7 +37,7 @@ def cached_kinds(ref: str, revision: str | None, asking: Asking | None,
                  text: str, target: tuple[int, ...]) -> AttentionKinds:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
-    trace = cache.cached_forced(ref, revision, asking, text, target)
+    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
     return kinds_views.sentence_kinds(cache.load(ref, revision, asking).model, trace, len(target))
 
 

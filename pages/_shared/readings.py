@@ -9,7 +9,7 @@ from models.decoding.trace import Reading
 from models.storage.languages import Asking
 from models.views import readings as views
 
-from . import cache, charts, deploy
+from . import cache, charts, deploy, ui
 
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
@@ -18,8 +18,8 @@ def cached_contrast(ref: str, revision: str | None, asking: Asking | None, text:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
     loaded = cache.load(ref, revision, asking)
-    return views.contrast(loaded.model, cache.cached_forced(ref, revision, asking, text, target), matrix, step,
-                          foil, deploy.attribution_limit_s())
+    return views.contrast(loaded.model, ui.or_stop(cache.cached_forced(ref, revision, asking, text, target)), matrix, step,
+                          foil, deploy.now().attribution_limit_s)
 
 
 def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
@@ -27,9 +27,9 @@ def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
     """``text`` written as ``target`` read as every matrix this server affords, each at the reading it aligns
     with, side by side; their deletion scores where the server affords those too, else said why not."""
     loaded = cache.load(ref, revision, asking)
-    trace = cache.cached_forced(ref, revision, asking, text, target)
-    chosen = views.panel_readings(loaded, trace, deploy.attribution_limit_s())
-    refused = views.deletions_refused(trace, len(chosen) + 1, deploy.attribution_limit_s())
+    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
+    chosen = views.panel_readings(loaded, trace, deploy.now().attribution_limit_s)
+    refused = views.deletions_refused(trace, len(chosen) + 1, deploy.now().attribution_limit_s)
     if refused:
         st.info(refused)
     return _every_way(ref, revision, asking, text, target, tuple(chosen.items()), refused is None)
@@ -39,7 +39,7 @@ def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
 def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str, target: tuple[int, ...],
                chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
     loaded = cache.load(ref, revision, asking)
-    return views.every_way(loaded, cache.cached_forced(ref, revision, asking, text, target), dict(chosen), scored)
+    return views.every_way(loaded, ui.or_stop(cache.cached_forced(ref, revision, asking, text, target)), dict(chosen), scored)
 
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:

@@ -7,6 +7,7 @@ Streamlit does not list this folder as a page. Nothing here does math. The query
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 import streamlit as st
@@ -14,19 +15,20 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
-from models.network.tokenization import InputError
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, language_name, pair_name
 from models.views import naming
+from models.views import query_string as url
+from models.views.translate import Refused
 
-from . import url
+from . import deploy
 from .cache import cached_trace, load
-from .deploy import default_model
 from .labels import for_markdown
 
 HUB_CHOICE = "Hugging Face Hub repo…"
 _SETTINGS = "_atlas_settings"  # session-state key of the sidebar's Settings
 _SENTENCE = "_atlas_sentence"  # session-state key of the sentence, shared by every page
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     if choice == HUB_CHOICE:
         typed = st.text_input("Hub repo id", value="" if wanted in bundled else wanted, max_chars=url.MAX_REF_CHARS,
                               placeholder="owner/name", key=f"{key}_repo").strip()
-        choice = typed or default_model()
+        choice = typed or deploy.now().default_model
         revision = st.text_input("Revision (optional)", value=revision or "", max_chars=url.MAX_REVISION_CHARS,
                                  key=f"{key}_rev").strip() or None
     else:
@@ -79,7 +81,7 @@ def sidebar() -> None:
         st.toast(notice, icon=":material/warning:")
     with st.sidebar:
         st.header("Settings")
-        choice, revision = model_picker("Model", state.model or default_model(), "model", state.model_rev)
+        choice, revision = model_picker("Model", state.model or deploy.now().default_model, "model", state.model_rev)
         languages = language_pickers(choice, revision, state)
         instruction = instruction_box(choice, revision, state)
         mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
@@ -220,11 +222,15 @@ def _keep_sentence() -> None:
 
 def trace_or_stop(settings: Settings, text: str) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
-    try:
-        return cached_trace(settings.model, settings.revision, settings.asking, text, settings.beam)
-    except InputError as e:
-        st.info(str(e))
+    return or_stop(cached_trace(settings.model, settings.revision, settings.asking, text, settings.beam))
+
+
+def or_stop(found: T | Refused) -> T:
+    """What a model made of a text, or why it made nothing of it, said, and the end of this run."""
+    if isinstance(found, Refused):
+        st.info(found.reason)
         st.stop()
+    return found
 
 
 def source_notices(trace: Trace) -> None:

@@ -1,4 +1,4 @@
-"""The query string, parsed and validated in one place.
+"""The query string every page reads, parsed and validated in one place.
 
 Any visitor can type any URL, so every parameter a page reads goes through
 :func:`parse`: a value that is missing, malformed or out of range becomes the
@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
-from models.network.translator import KINDS
-from models.storage.languages import MAX_INSTRUCTION_CHARS
+from ..network.translator import KINDS
+from ..storage.languages import MAX_INSTRUCTION_CHARS
 
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
 MAX_BEAM = 8

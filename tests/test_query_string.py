@@ -1,8 +1,8 @@
-"""pages/_shared/url.py: every query parameter validated; nothing a visitor types can raise."""
+"""models/views/query_string.py: every query parameter validated; nothing a visitor types can raise."""
 import pytest
 
-from pages._shared import url
-from pages._shared.url import UrlState, parse
+from models.views import query_string as url
+from models.views.query_string import UrlState, parse
 
 
 def test_defaults_when_nothing_is_given():
