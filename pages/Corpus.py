@@ -27,8 +27,8 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.model, s.revision, s.asking, r and r.key, naming.model_name(s.model)
-                               + ("" if m.model.attention_shape in {(0, 0), (1, 1)} else f" {r.key}"))
+models = tuple(corpus_ui.Model(s.model, s.revision, s.asking, r and r.key,
+                               naming.model_reading(s.model, m.model, r, short=True))
                for (s, m), r in zip(chosen, readings))
 models = corpus_ui.of_one_pair(models)
 
@@ -55,7 +55,7 @@ st.subheader("Sentence by sentence")
 shown = corpus_ui.sorted_and_filtered(frame, models)
 picked = st.dataframe(shown, hide_index=True, key="corpus_table", on_select="rerun", selection_mode="single-row",
                       column_config=corpus_ui.column_help(frame, models),
-                      column_order=corpus.column_order(list(frame.columns), names))
+                      column_order=figures.columns(names))
 st.caption("Click a column's header to sort by it too; tick a row to open its sentence.")
 if picked.selection.rows and picked.selection.rows[0] < len(shown):  # a filter may have shortened the table
     corpus_ui.open_row(shown.iloc[picked.selection.rows[0]], models)

@@ -118,3 +118,17 @@ def test_a_public_test_set_neither_cached_nor_reachable_gets_a_message(monkeypat
     assert not at.exception, [e.message for e in at.exception]
     assert any("wmt08/europarl is not in sacreBLEU's cache" in e.value.replace("\\", "") for e in at.error)
     assert at.status[0].state == "error" and "not fetched" in at.status[0].label
+
+
+def test_the_shown_rows_contain_the_text_in_any_case_and_sort_with_missing_values_last():
+    import pandas as pd
+
+    from models.views.corpus import shown
+
+    frame = pd.DataFrame({"#": [1, 2, 3], "source": ["A Dog", "a cat", "Birds"],
+                          "additive translation": ["un chien", None, "des oiseaux"], "additive entropy": [0.5, None, 0.2]})
+    assert list(shown(frame, ["additive"], " dog", "#", False)["#"]) == [1]  # any case, spaces trimmed
+    assert list(shown(frame, ["additive"], "OISEAU", "#", False)["#"]) == [3]  # a translation is searched too
+    assert list(shown(frame, ["additive"], "", "additive entropy", True)["#"]) == [1, 3, 2]  # no value: last
+    assert list(shown(frame, ["additive"], "", "additive entropy", False)["#"]) == [3, 1, 2]
+    assert shown(frame, ["additive"], "zebra", "#", False).empty

@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from ..datasets.sentences import (
     MAX_BYTES,
     Sentences,
@@ -16,7 +18,6 @@ from ..datasets.sentences import (
     as_text,
     found_test_sets,
     parse_lines,
-    read_folder,
     read_named,
     with_links,
 )
@@ -56,10 +57,6 @@ def sources(data_folder: str | Path, languages: Languages) -> Sources:
 
 def examples() -> Sentences:
     return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
-
-
-def from_folder(folder: str | Path, split: str) -> Sentences:
-    return read_folder(folder, split)
 
 
 def from_public(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:
@@ -148,6 +145,10 @@ class Figures:
                  "BLEU": b["greedy_bleu"], "sentences": b["sentences"]}
                 for name, entry in self.summary["models"].items() for b in entry.get("by_length", [])]
 
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`)."""
+        return order(list(self.rows[0]) if self.rows else [], names)
+
     def csv(self) -> str:
         """The rows, a line each."""
         return table_csv(self.rows)
@@ -161,14 +162,14 @@ class Figures:
 TEXTS = ("source", "reference", "translation")
 
 
-def column_order(columns: Sequence[str], names: Sequence[str]) -> list[str]:
-    """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`)."""
-    return order(columns, names)
-
-
-def text_columns(columns: Sequence[str], names: Sequence[str]) -> list[str]:
-    """The columns a filter searches: the source, the references and each model's translation."""
-    return [c for c in columns if parse(c, names)[1] in TEXTS]
+def shown(frame: pd.DataFrame, names: Sequence[str], containing: str, by: str, highest: bool) -> pd.DataFrame:
+    """The table's rows whose source, references or translations contain ``containing`` (any case; "" keeps every
+    row), sorted by column ``by`` (rows without a value last; ties keep the sentences' order)."""
+    wanted = containing.strip().lower()
+    if wanted:
+        texts = frame[[c for c in frame.columns if parse(c, names)[1] in TEXTS]]
+        frame = frame[texts.apply(lambda c: c.str.lower().str.contains(wanted, regex=False, na=False)).any(axis=1)]
+    return frame.sort_values(by, ascending=not highest, na_position="last", kind="stable")
 
 
 def meanings(names: Sequence[str]) -> dict[str, str]:

@@ -44,6 +44,14 @@ def model_name(ref: str) -> str:
     return f"{label}, trained to align" if bundled_cards()[ref].guided else label
 
 
+def model_reading(ref: str, model: Translator, reading: Reading | None, short: bool = False) -> str:
+    """``ref``'s name, and ``reading``'s where the model has more than one reading to tell apart: its key
+    (``short``, a table's column) or its label."""
+    if reading is None or model.attention_shape == (1, 1):
+        return model_name(ref)
+    return f"{model_name(ref)} {reading.key}" if short else f"{model_name(ref)} · {reading.label}"
+
+
 def language_label(code: str) -> str:
     """A language code with its name first: "French · fra_Latn"."""
     return f"{language_name(code, code)} · {code}"

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from models.datasets.sentences import Sentences, read_folder
 from models.storage.languages import Asking, Languages, pair_name
 from models.views import corpus
-from models.views.corpus import EXAMPLES, Sentences, TestSet
+from models.views.corpus import EXAMPLES, TestSet
 
 from . import cache, deploy, ui
 from .labels import for_markdown
@@ -38,7 +39,7 @@ class Model:
 
 @st.cache_data(max_entries=8, show_spinner="Reading the test set…")
 def _folder(folder: str, split: str) -> Sentences:
-    return corpus.from_folder(folder, split)
+    return read_folder(folder, split)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -194,19 +195,15 @@ def summary_frame(figures: corpus.Figures) -> pd.DataFrame:
 
 
 def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.DataFrame:
-    """The table as the widgets above it ask: rows whose source or translations contain a text, sorted by a
-    column (disagreement first, where there are two models)."""
+    """The table as the widgets above it ask (:func:`models.views.corpus.shown`): rows whose source or translations
+    contain a text, sorted by a column (disagreement first, where there are two models)."""
     text, by, order = st.columns([2, 2, 1])
-    wanted = text.text_input("Only sentences containing", key="corpus_filter", max_chars=200).strip().lower()
+    wanted = text.text_input("Only sentences containing", key="corpus_filter", max_chars=200)
     columns = list(frame.columns)
     first, highest = corpus.first_sort(columns)
     key = by.selectbox("Sort by", columns, index=columns.index(first), key="corpus_sort")
-    descending = order.toggle("Highest first", value=highest, key="corpus_desc")
-    if wanted:
-        names = [m.name for m in models]
-        texts = frame[corpus.text_columns(columns, names)]
-        frame = frame[texts.apply(lambda c: c.str.lower().str.contains(wanted, regex=False)).any(axis=1)]
-    return frame.sort_values(key, ascending=not descending, na_position="last", kind="stable")
+    highest = order.toggle("Highest first", value=highest, key="corpus_desc")
+    return corpus.shown(frame, [m.name for m in models], wanted, key, highest)
 
 
 def column_help(frame: pd.DataFrame, models: tuple[Model, ...]) -> dict:
