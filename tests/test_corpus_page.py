@@ -126,7 +126,8 @@ def test_the_shown_rows_contain_the_text_in_any_case_and_sort_with_missing_value
     from models.views.corpus import shown
 
     frame = pd.DataFrame({"#": [1, 2, 3], "source": ["A Dog", "a cat", "Birds"],
-                          "additive translation": ["un chien", None, "des oiseaux"], "additive entropy": [0.5, None, 0.2]})
+                          "additive translation": ["un chien", None, "des oiseaux"],
+                          "additive entropy": [0.5, None, 0.2]})
     assert list(shown(frame, ["additive"], " dog", "#", False)["#"]) == [1]  # any case, spaces trimmed
     assert list(shown(frame, ["additive"], "OISEAU", "#", False)["#"]) == [3]  # a translation is searched too
     assert list(shown(frame, ["additive"], "", "additive entropy", True)["#"]) == [1, 3, 2]  # no value: last

@@ -18,9 +18,9 @@ from .deploy import now, set_serving_threads
 def load(ref: str, revision: str | None, asking: Asking | None = None) -> LoadedModel:
     """The model ``ref`` under this deployment's policy (the policy is part of the cache key), asked as ``asking``
     says (a many-to-many or chat model's pair, a chat model's instruction; None: as it loads). The bundled models
-    and local folders stay loaded; of Hub repos the server keeps the :data:`~models.views.deployment.HUB_MODELS_KEPT` used last, so
-    visitors asking for one model after another cannot exhaust its memory. A pair shares the loaded model's
-    weights."""
+    and local folders stay loaded; of Hub repos the server keeps the last few used
+    (:data:`~models.views.deployment.HUB_MODELS_KEPT`), so visitors asking for one model after another cannot
+    exhaust its memory. A pair shares the loaded model's weights."""
     if asking is not None:
         return _asked(ref, revision, asking, now().load_policy)
     if stays_loaded(ref, now().load_policy):

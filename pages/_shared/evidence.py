@@ -119,8 +119,8 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
         bar.progress(done, text=f"Computing {matrix}: {done:.0%}")
 
     try:
-        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words, deploy.now().attribution_limit_s,
-                                  progress, found)
+        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words,
+                                  deploy.now().attribution_limit_s, progress, found)
     except views.Unaffordable as e:
         st.warning(str(e))
         st.stop()

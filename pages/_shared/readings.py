@@ -17,9 +17,9 @@ def cached_contrast(ref: str, revision: str | None, asking: Asking | None, text:
                     target: tuple[int, ...], matrix: str, step: int, foil: int) -> tuple[str, np.ndarray]:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
-    loaded = cache.load(ref, revision, asking)
-    return views.contrast(loaded.model, ui.or_stop(cache.cached_forced(ref, revision, asking, text, target)), matrix, step,
-                          foil, deploy.now().attribution_limit_s)
+    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
+    return views.contrast(cache.load(ref, revision, asking).model, trace, matrix, step, foil,
+                          deploy.now().attribution_limit_s)
 
 
 def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
@@ -38,8 +38,8 @@ def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
 @st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
 def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str, target: tuple[int, ...],
                chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
-    loaded = cache.load(ref, revision, asking)
-    return views.every_way(loaded, ui.or_stop(cache.cached_forced(ref, revision, asking, text, target)), dict(chosen), scored)
+    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
+    return views.every_way(cache.load(ref, revision, asking), trace, dict(chosen), scored)
 
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:
