@@ -1,16 +1,19 @@
 """How the app names what it shows: a model by its variant or its reference, what each of the project's variants
-is, a language by name beside its code, a code a model does not know; and the example sentences a visitor is
-offered, in a model's source language."""
+is, a language by name beside its code, a code a model does not know, the readings a head picker offers; and the
+example sentences a visitor is offered, in a model's source language."""
 from __future__ import annotations
 
-from ..analysis.matrices import MATRICES, not_applicable
-from ..decoding.trace import Reading
+from dataclasses import dataclass
+
+from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable
+from ..decoding.trace import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf_languages import unknown_code
 from ..network.translator import Translator
 from ..storage.examples import Example, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_variants
 from ..storage.languages import language_key, language_name
+from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 
 #: What each variant of the project's models is, for a page's first line.
@@ -70,19 +73,51 @@ def examples_in(source: str | None) -> tuple[list[Example], Example | None]:
     return found, first_example(found) if found else None
 
 
-def reading_name(reading: Reading, matrix: str, default: Reading | None, supervised: Reading | None = None) -> str:
-    """A reading as a head picker lists it: its name under ``matrix``, and whether it is the one shown first and
-    the head trained to align."""
-    first = " — shown first" if reading == default else ""
-    aligner = " — trained to align" if supervised is not None and reading == supervised else ""
-    return MATRICES[matrix].label(reading).capitalize() + first + aligner
+@dataclass(frozen=True)
+class HeadChoice:
+    """What a head picker offers of a model's ``matrix`` (the model's default reading first named so) and how it
+    names each; the head trained to align, where the card names one among them."""
+
+    options: tuple[Reading, ...]
+    default: Reading
+    matrix: str
+    supervised: Reading | None
+
+    def wanted(self, linked: Reading | None) -> Reading:
+        """The reading a link (or an earlier choice) names, as offered here: itself, its plain reading where only
+        plain ones are, else the default."""
+        if linked in self.options:
+            return linked
+        return linked.plain if linked is not None and linked.plain in self.options else self.default
+
+    def name(self, reading: Reading) -> str:
+        """A reading as listed: its name under the matrix, and whether it is shown first and trained to align."""
+        first = " — shown first" if reading == self.default else ""
+        aligner = " — trained to align" if reading == self.supervised else ""
+        return MATRICES[self.matrix].label(reading).capitalize() + first + aligner
+
+    @property
+    def help(self) -> str:
+        """What the picker offers, and, where the model's card says so, what its head trained to align is."""
+        return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
+                "averages them. Read one step later, each word's row is the step where it is the decoder's input."
+                + (f" {SUPERVISION}" if self.supervised is not None else ""))
 
 
-def heads_help(supervised: bool) -> str:
-    """What a head picker offers, and, where the model's card says so, what its head trained to align is."""
-    return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
-            "averages them. Read one step later, each word's row is the step where it is the decoder's input."
-            + (f" {SUPERVISION}" if supervised else ""))
+def head_choice(loaded: LoadedModel, matrix: str, shifted: bool = False,
+                shape: tuple[int, int] | None = None) -> HeadChoice | None:
+    """The readings of ``matrix`` a page may pick among (:func:`~models.analysis.matrices.matrix_readings`; with
+    ``shifted`` one step later too; of another attention of ``shape`` layers × heads); None where there is nothing to
+    pick: a model without attention, or a matrix of the whole sentence (an attribution)."""
+    if loaded.reading is None or MATRICES[matrix].per == "sentence":
+        return None
+    options = tuple(readings(shape, shifted) if shape else matrix_readings(loaded.model, matrix, shifted))
+    default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
+    default = default if default in options else options[-1]  # another kind may have fewer layers
+    # a head trained one step later is named on its plain reading too, where a page offers only those
+    aligner = loaded.supervised if matrix == loaded.card.aligning_matrix else None
+    supervised = next((r for r in (aligner, aligner and aligner.plain) if r is not None and r in options), None)
+    return HeadChoice(options, default, matrix, supervised)
 
 
 def matrix_name(matrix: str) -> str:

@@ -15,13 +15,11 @@ import streamlit as st
 
 from models.analysis.matrices import (
     ATTENTION,
-    MATRICES,
     applicable,
     layer_reading,
-    matrix_readings,
     slug,
 )
-from models.decoding.trace import Reading, Trace, readings
+from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
 from models.storage.languages import Asking, Languages
 from models.views import naming
@@ -50,30 +48,21 @@ def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
                 matrix: str = ATTENTION) -> Reading | None:
-    """Which reading of the model's attention to draw (in the URL under ``key``, a field of :class:`models.views.query_string.UrlState`;
-    the model's default reading first): a head or a layer's mean, read at the step that writes each piece, or with
-    ``shifted`` one step later too (for pages that read attention as word alignment); of another attention than
-    the cross-attention when ``shape`` (its layers, heads) is given; of ``matrix``'s layers (and heads where it
-    has its own). An RNN's only plain reading needs no widget; None without attention or for an attribution."""
-    if loaded.reading is None or MATRICES[matrix].per == "sentence":
-        return None
-    options = readings(shape, shifted) if shape else matrix_readings(loaded.model, matrix, shifted)
-    default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
-    default = default if default in options else options[-1]  # another kind may have fewer layers
-    if len(options) == 1:
-        return options[0]
+    """Which reading of the model's attention to draw (in the URL under ``key``, a field of
+    :class:`models.views.query_string.UrlState`), of those :func:`models.views.naming.head_choice` offers: a head or
+    a layer's mean, with ``shifted`` one step later too; of another attention when ``shape`` (its layers, heads) is
+    given; of ``matrix``'s layers. An RNN's only plain reading needs no widget; None without attention or for an
+    attribution."""
+    choice = naming.head_choice(loaded, matrix, shifted, shape)
+    if choice is None or len(choice.options) == 1:
+        return choice and choice.options[0]
     chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
-    if st.session_state.get(chosen) not in options:  # first run, or another model: the link's, else the default
-        wanted = layer_reading(loaded.model, matrix, url_reading(loaded, getattr(ui.read_url(), key), default))
-        st.session_state[chosen] = wanted if wanted in options else wanted.plain if wanted.plain in options else default
+    if st.session_state.get(chosen) not in choice.options:  # first run, or another model: the link's, else default
+        linked = url_reading(loaded, getattr(ui.read_url(), key), choice.default)
+        st.session_state[chosen] = choice.wanted(layer_reading(loaded.model, matrix, linked))
     st.session_state[key] = st.session_state[chosen]
-    # a head trained one step later is named on its plain reading too, where a page offers only those
-    supervised = next((r for r in (loaded.supervised, loaded.supervised and loaded.supervised.plain) if r in options),
-                      None) if matrix == loaded.card.aligning_matrix else None
-    reading = st.selectbox(label, options, key=key,
-                           format_func=lambda r: naming.reading_name(r, matrix, default, supervised),
-                           on_change=lambda: st.session_state.update({chosen: st.session_state[key]}),
-                           help=naming.heads_help(supervised is not None))
+    reading = st.selectbox(label, choice.options, key=key, format_func=choice.name, help=choice.help,
+                           on_change=lambda: st.session_state.update({chosen: st.session_state[key]}))
     st.query_params[key] = reading.key
     return reading
 

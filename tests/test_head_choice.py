@@ -1,0 +1,41 @@
+"""models.views.naming.head_choice: what a head picker offers of a model, how it names each reading, and where a
+link's reading lands among them."""
+from models.analysis.matrices import ATTENTION, MATRICES, matrix_readings
+from models.decoding.trace import Reading
+from models.storage.hub import load_model
+from models.views.naming import head_choice
+
+
+def test_a_transformers_picker_offers_every_head_and_mean_and_opens_on_the_models_own():
+    loaded = load_model("transformer")
+    choice = head_choice(loaded, ATTENTION)
+    assert choice.options == tuple(matrix_readings(loaded.model, ATTENTION, False))
+    assert choice.default == loaded.reading.plain and choice.name(choice.default).endswith(" — shown first")
+    assert all(not r.shifted for r in choice.options)
+    later = head_choice(loaded, ATTENTION, shifted=True)
+    assert set(choice.options) < set(later.options) and any(r.shifted for r in later.options)
+
+
+def test_a_link_lands_on_its_reading_its_plain_one_or_the_default():
+    choice = head_choice(load_model("transformer"), ATTENTION)
+    head = choice.options[0]
+    assert choice.wanted(head) == head
+    assert choice.wanted(Reading(head.layer, head.head, shifted=True)) == head  # only plain readings offered here
+    assert choice.wanted(Reading(99, 0)) == choice.default
+    assert choice.wanted(None) == choice.default
+
+
+def test_the_head_trained_to_align_is_named_so_and_explained():
+    loaded = load_model("transformer-align")
+    plain, later = head_choice(loaded, ATTENTION), head_choice(loaded, ATTENTION, shifted=True)
+    assert later.supervised == loaded.supervised and later.supervised.shifted
+    assert plain.supervised == loaded.supervised.plain  # named on its plain reading where only those are offered
+    assert plain.name(plain.supervised).endswith(" — trained to align") and "trained" in plain.help.lower()
+    assert head_choice(load_model("transformer"), ATTENTION).supervised is None
+
+
+def test_nothing_to_pick_without_attention_or_for_an_attribution():
+    assert head_choice(load_model("none"), ATTENTION) is None
+    sentence_wide = next(m for m, spec in MATRICES.items() if spec.per == "sentence")
+    assert head_choice(load_model("transformer"), sentence_wide) is None
+    assert len(head_choice(load_model("additive"), ATTENTION).options) == 1  # an RNN's one reading: no widget
