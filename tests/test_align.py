@@ -99,7 +99,7 @@ def test_save_records_one_result_per_reading_beside_the_checkpoint(gold, tiny_to
     for method in ("argmax", "union", "argmax"):  # the second argmax replaces the first
         align.main(["--model", model, "--data", str(gold), "--method", method, "--save"])
     recorded = read_alignment(tmp_path / "additive" / ALIGNMENT_FILE)
-    assert [(r.matrix, r.method) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
+    assert [(r.matrix, str(r.method)) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
     assert recorded[1].command.startswith("python -m models.align --model")
 
 

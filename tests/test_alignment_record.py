@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from models.decoding.link_rule import LinkRule
 from models.decoding.trace import RNN_READING, Reading
 from models.storage.alignment_record import (
+    ALIGNER,
     ALIGNMENT_FILE,
     PUBLISHED,
     AlignmentRow,
@@ -20,7 +22,7 @@ from models.storage.alignment_record import (
 
 
 def result(split, reading, aer, method="union", **more):
-    return AlignmentRow("m", split, 3, "attention", method, aer, 50.0, 50.0, 4, reading=reading,
+    return AlignmentRow("m", split, 3, "attention", LinkRule.parse(method), aer, 50.0, 50.0, 4, reading=reading,
                         command=f"align {split} {reading} {method}", **more)
 
 
@@ -44,6 +46,17 @@ def test_every_bundled_record_reads_as_rows():
     for path in [*ROOT.glob("assets/checkpoints/*/alignment.json"), ROOT / "assets" / "eflomal.json"]:
         rows = read_alignment(path)
         assert rows and all(r.to_json() == found for r, found in zip(rows, json.loads(path.read_text()))), path
+        # a matrix's rule travels as a LinkRule; the statistical aligner's direction as its own words
+        assert all(isinstance(r.method, LinkRule) != (r.matrix == ALIGNER) for r in rows), path
+
+
+def test_a_matrixs_unknown_rule_is_refused_and_the_aligners_direction_kept(tmp_path):
+    (tmp_path / ALIGNMENT_FILE).write_text(json.dumps([{**result("test", "1.1", 60.0).to_json(), "method": "best"}]))
+    with pytest.raises(ValueError, match="link rule"):
+        read_alignment(tmp_path / ALIGNMENT_FILE)
+    aligner = dataclasses.replace(result("test", None, 20.0), model=ALIGNER, matrix=ALIGNER, method="forward")
+    record_alignment(tmp_path / ALIGNMENT_FILE, [aligner])
+    assert read_alignment(tmp_path / ALIGNMENT_FILE) == [aligner]
 
 
 def test_a_result_replaces_only_the_one_that_measured_the_same(tmp_path):

@@ -128,7 +128,7 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED, "--out",
                        str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["method"] == probe.chosen.rule
+    assert printed["method"] == str(probe.chosen.rule)
     from models.storage.gold import read_gold
     assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from models.analysis import link_rules, word_links
-from models.analysis.link_rules import METHODS, LinkRule, above, columns_argmax, grown_diagonally, rows_argmax
+from models.analysis.link_rules import METHODS, above, columns_argmax, grown_diagonally, read_links, rows_argmax
+from models.decoding.link_rule import METHOD_NAMES, LinkRule
 
 from .helpers import make_model, make_transformer
 
@@ -179,9 +180,10 @@ def test_a_written_word_gives_its_row_to_every_token_it_stands_for(tiny_tokenize
 
 
 def test_a_recorded_rule_name_reads_back_as_its_rule():
-    assert LinkRule.parse("union").links(ALPHA) == METHODS["union"](ALPHA)
-    assert LinkRule.parse("threshold 0.25").links(ALPHA) == above(0.25)(ALPHA)
-    assert LinkRule.parse("threshold 0.6").links(ALPHA) == {(0, 0), (0, 1), (2, 2)}
+    assert read_links(LinkRule.parse("union"), ALPHA) == METHODS["union"](ALPHA)
+    assert read_links(LinkRule.parse("threshold 0.25"), ALPHA) == above(0.25)(ALPHA)
+    assert read_links(LinkRule.parse("threshold 0.6"), ALPHA) == {(0, 0), (0, 1), (2, 2)}
+    assert tuple(METHODS) == METHOD_NAMES  # every rule a record may name is one the analysis applies
     for name in (*METHODS, "threshold 0.05", "threshold 0.3"):
         assert str(LinkRule.parse(name)) == name  # as a record writes it
 

@@ -39,10 +39,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.link_rules import METHODS, LinkRule
+from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..datasets.gold_sets import load_gold
+from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
 from ..storage.card import write_card
@@ -99,7 +100,7 @@ def default_rule(args: argparse.Namespace, loaded) -> str:
     best = trial_best(loaded.path, loaded.model.attention_shape, args.matrix)
     own = loaded.reading and loaded.reading.key
     default = args.matrix == loaded.card.aligning_matrix and args.reading in (None, own)
-    return best.method if best and default else "argmax"
+    return str(best.method) if best and default else "argmax"
 
 
 def rules(args: argparse.Namespace) -> list[LinkRule]:
@@ -166,10 +167,10 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     results, own = [], record(args.matrix).own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
-            chosen_on_trial = own is not None and str(rule) == own.rule and args.split == "test"
-            predicted = [rule.links(m[n]) for m in per_pair]
+            chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
+            predicted = [read_links(rule, m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
-            result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, str(rule), round(score.aer, 2),
+            result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, french=args.french,
                                   trained_to_align=reading is not None and reading == loaded.supervised

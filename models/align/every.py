@@ -17,10 +17,11 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.link_rules import METHODS, LinkRule
+from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import load_gold
+from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import AlignmentRow
 from ..storage.gold import GoldPair, format_links
@@ -53,7 +54,7 @@ def matrices_of(loaded: LoadedModel, rows: dict[str, list[Reading | None]], pair
 
 
 def _score(weights: list[np.ndarray], rule: LinkRule, pairs: list[GoldPair]):
-    predicted = [rule.links(w) for w in weights]
+    predicted = [read_links(rule, w) for w in weights]
     return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
 
 
@@ -77,11 +78,11 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
         for reading in chosen:
             name = row_name(matrix, reading)
             own = MATRICES[matrix].own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
-            tried = ({LinkRule.parse(own.rule): own.aer} if own else
+            tried = ({own.rule: own.aer} if own else
                      {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)
-            result = AlignmentRow(loaded.path.name, "test", len(test), matrix, str(rule), round(score.aer, 2),
+            result = AlignmentRow(loaded.path.name, "test", len(test), matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
                                   french=args.french)

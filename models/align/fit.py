@@ -22,7 +22,7 @@ from tqdm import tqdm
 from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
 from ..analysis.fitted import word_grid
-from ..analysis.link_rules import LinkRule
+from ..analysis.link_rules import read_links
 from ..analysis.matrices import layered
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
@@ -52,7 +52,7 @@ def summary(probe: Probe, path: Path) -> dict:
     used = probe.used()
     return {"probe": str(path), "fit on": f"{probe.data.gold} {probe.data.split} ({probe.data.pairs} pairs)",
             "cross-validated AER": probe.chosen.aer, "labels": probe.chosen.labels, "C": probe.chosen.strength,
-            "rule": probe.chosen.rule, "features used": f"{len(used)} of {len(probe.features)}",
+            "rule": str(probe.chosen.rule), "features used": f"{len(used)} of {len(probe.features)}",
             "largest": [f"{f.name}: {w:+.2f}" for f, w in used[:5]], "fitting seconds": probe.seconds}
 
 
@@ -103,8 +103,8 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
         raise SystemExit(f"error: {e}") from e
     features = (*features_of(loaded.model), *map(Feature, EXTERNAL))
     probe = fit_probe(with_links(examples_of(loaded, trial, "trial"), on_trial), features, args.data, "trial")
-    rule = LinkRule.parse(probe.chosen.rule)
-    links = [rule.links(probe.probability(e.x)) for e in with_links(examples_of(loaded, test, "test"), on_test)]
+    rule = probe.chosen.rule
+    links = [read_links(rule, probe.probability(e.x)) for e in with_links(examples_of(loaded, test, "test"), on_test)]
     score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])
     print(json.dumps({**summary(probe, Path("(not saved)")), "external": "eflomal (its links as two features)",
                       "test AER": round(score.aer, 2), "precision": round(score.precision, 2),

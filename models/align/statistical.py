@@ -27,7 +27,7 @@ from ..analysis.link_rules import grown_diagonally
 from ..datasets.gold_sets import load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
-from ..storage.alignment_record import AlignmentRow, record_alignment
+from ..storage.alignment_record import ALIGNER, AlignmentRow, record_alignment
 from ..storage.data import Corpus, read_parallel
 from ..storage.gold import GoldPair, Link
 from ..storage.languages import EN_FR
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
                         ("intersection", [f & r for f, r in zip(forward, reverse)]),
                         ("grow-diag", [grown_diagonally(f, r) for f, r in zip(forward, reverse)])):
         score = alignment_score(links, sure, possible)
-        result = AlignmentRow("eflomal", args.split, len(pairs), "eflomal", name, round(score.aer, 2),
+        result = AlignmentRow(ALIGNER, args.split, len(pairs), ALIGNER, name, round(score.aer, 2),
                               round(score.precision, 2), round(score.recall, 2), score.links,
                               training_pairs=training)
         print(json.dumps(result.to_json()))

@@ -2,14 +2,15 @@
 how two directions' links are symmetrised — the rules ``python -m models.align`` compares, each tuned on the gold's
 trial set only. Links are 0-based ``(source, target)`` pairs, as in the gold.
 
-A rule is a :class:`LinkRule`, written in records as its name (``union``, ``threshold 0.2``) and parsed back there.
+A rule is a :class:`~models.decoding.link_rule.LinkRule` (``union``, ``threshold 0.2``); :func:`read_links` applies it.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
+
+from ..decoding.link_rule import METHOD_NAMES, LinkRule
 
 Links = set[tuple[int, int]]
 
@@ -117,33 +118,9 @@ def above(threshold: float) -> Callable[[np.ndarray], Links]:
 
 
 #: ``--method`` choices (``threshold`` takes ``--threshold``).
-METHODS = {"argmax": rows_argmax, "intersection": intersection, "union": union, "grow-diag": grow_diag}
+METHODS = dict(zip(METHOD_NAMES, (rows_argmax, intersection, union, grow_diag), strict=True))
 
 
-@dataclass(frozen=True)
-class LinkRule:
-    """One way to read links: a method of :data:`METHODS` by name, or every weight of at least ``threshold``."""
-
-    method: str  # a name of METHODS, or "threshold"
-    threshold: float | None = None  # the least weight linked: "threshold" only
-
-    def __post_init__(self):
-        if self.method not in (*METHODS, "threshold") or (self.method == "threshold") != (self.threshold is not None):
-            raise ValueError(f"unknown link rule {self!r}; expected one of {tuple(METHODS)} or 'threshold W'")
-
-    @classmethod
-    def parse(cls, name: str) -> LinkRule:
-        """The rule a record names: ``union`` or ``threshold 0.2``."""
-        if name.startswith("threshold "):
-            try:
-                return cls("threshold", float(name.removeprefix("threshold ")))
-            except ValueError:
-                raise ValueError(f"unknown link rule {name!r}: a threshold is a number") from None
-        return cls(name)
-
-    def __str__(self) -> str:
-        return self.method if self.threshold is None else f"threshold {self.threshold:g}"
-
-    def links(self, weights: np.ndarray) -> Links:
-        """The links of a word matrix [F, E]."""
-        return (above(self.threshold) if self.threshold is not None else METHODS[self.method])(weights)
+def read_links(rule: LinkRule, weights: np.ndarray) -> Links:
+    """The links ``rule`` reads in a word matrix [F, E]."""
+    return (above(rule.threshold) if rule.threshold is not None else METHODS[rule.method])(weights)

@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..decoding.link_rule import LinkRule
 from ..decoding.probe import Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
 from ..network.translator import Translator
@@ -24,7 +25,6 @@ from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
 from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
 from .fitted import fitted_matrix
-from .link_rules import LinkRule
 from .rollout import alti_rollout, attention_rollout
 
 Progress = Callable[[float], None] | None
@@ -100,7 +100,7 @@ class Matrix:
 
     def own_rule(self, model: Translator) -> LinkRule | None:
         choice = self.own_choice(model)
-        return LinkRule.parse(choice.rule) if choice else None
+        return choice.rule if choice else None
 
     @property
     def slug(self) -> str:

@@ -18,10 +18,11 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from ..decoding.link_rule import LinkRule
+from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, Tried
 from ..network.translator import Translator
 from .aer import alignment_score
-from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, Tried
-from .link_rules import METHODS, LinkRule
+from .link_rules import METHODS, read_links
 from .matrices import ATTENTION, FITTED, MATRICES, applicable, matrix_readings, one_pass
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
@@ -91,7 +92,7 @@ def _predict(fitted: tuple[StandardScaler, LogisticRegression], example: Example
 
 
 def _aer(probabilities: list[np.ndarray], examples: list[Example], rule: LinkRule) -> float:
-    return alignment_score([rule.links(p) for p in probabilities], [e.sure for e in examples],
+    return alignment_score([read_links(rule, p) for p in probabilities], [e.sure for e in examples],
                            [e.possible for e in examples]).aer
 
 
@@ -115,7 +116,7 @@ def choose(examples: list[Example], k: int = FOLDS, seed: int = SEED) -> list[Tr
             predicted = out_of_fold(examples, which, strength, k, seed)
             scores = {rule: _aer(predicted, examples, rule) for rule in RULES}
             rule = min(scores, key=scores.get)
-            tried.append(Tried(which, strength, str(rule), round(scores[rule], 2)))
+            tried.append(Tried(which, strength, rule, round(scores[rule], 2)))
     return tried
 
 
@@ -141,5 +142,5 @@ def cross_fitted(examples: list[Example], features: tuple[Feature, ...], gold: s
         kept = [e for i, e in enumerate(examples) if i not in set(held.tolist())]
         probe = fit_probe(kept, features, gold, "test", k, seed)
         for i in held:
-            found[i] = LinkRule.parse(probe.chosen.rule).links(probe.probability(examples[i].x))
+            found[i] = read_links(probe.chosen.rule, probe.probability(examples[i].x))
     return found, fit_probe(examples, features, gold, "test", k, seed, cross_fitted=True)

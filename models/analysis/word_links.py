@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..decoding.greedy import forced
+from ..decoding.link_rule import LinkRule
 from ..decoding.trace import RNN_READING, Reading
 from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
 from .aer import alignment_score
 from .alignment import word_view
 from .contributions import Sentence
-from .link_rules import LinkRule, Links, rows_argmax
+from .link_rules import Links, read_links, rows_argmax
 from .matrices import ATTENTION, layer_reading, layered, read_layered, record
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
@@ -101,8 +102,8 @@ def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str,
     matrix's default) and the matrix's threshold."""
     chosen, least = chosen or record(matrix).rule, record(matrix).least_weight
     rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-             f"{chosen} (chosen on the trial set)": chosen.links,
-             f"every weight ≥ {least:g}": LinkRule("threshold", least).links}
+             f"{chosen} (chosen on the trial set)": lambda w: read_links(chosen, w),
+             f"every weight ≥ {least:g}": lambda w: read_links(LinkRule("threshold", least), w)}
     scores = {name: alignment_score([rule(weights)], [sure], [possible]) for name, rule in rules.items()}
     return [{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
              "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()]

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from .link_rule import LinkRule
 from .trace import Reading
 
 Scale = Literal["as read", "÷ row max", "÷ column max"]
@@ -66,7 +67,7 @@ class Tried:
 
     labels: Literal["sure", "possible"]
     strength: float  # scikit-learn's C
-    rule: str  # how links are read from p(link), as models.analysis.link_rules.LinkRule writes it
+    rule: LinkRule  # how links are read from p(link)
     aer: float  # cross-validated AER on the pairs fit on, percent
 
 

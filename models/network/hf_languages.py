@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from importlib import import_module
 
+
 def language_tags(tokenizer) -> dict[str, int]:
     """``{code: tag id}`` of every language the tokenizer knows, by the model's own codes (``fr``, ``fra_Latn``,
     ``fr_XX``); ``{}`` for a tokenizer of one language pair (Marian, whose module lists no language codes)."""

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
+from ..decoding.link_rule import LinkRule
 from ..decoding.trace import ATTENTION, RNN_READING, Reading, readings
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
+ALIGNER = "eflomal"  # the statistical aligner: its rows' matrix, their method its direction or symmetrisation
 #: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 #: Fields the file spells with a space, as the commands have always printed them.
@@ -28,7 +30,7 @@ class AlignmentRow:
     split: str  # "test" or "trial"
     pairs: int
     matrix: str  # a matrix of models.analysis.matrices, or the statistical aligner's name ("eflomal")
-    method: str  # the link rule as LinkRule writes it; a statistical aligner's direction or symmetrisation
+    method: LinkRule | str  # a matrix's link rule; the statistical aligner's direction or symmetrisation, its words
     aer: float  # %
     precision: float  # %
     recall: float  # %
@@ -59,15 +61,16 @@ class AlignmentRow:
         unknown = set(found) - set(names)
         if unknown:
             raise ValueError(f"an alignment result with unknown fields {sorted(unknown)}")
-        return cls(**{names[k]: v for k, v in found.items()})
+        row = cls(**{names[k]: v for k, v in found.items()})
+        return row if row.matrix == ALIGNER else dataclasses.replace(row, method=LinkRule.parse(row.method))
 
     def to_json(self) -> dict:
         """As the file and the commands' printed lines have it: fields left at their defaults left out."""
-        return {_SPELLED.get(f.name, f.name): getattr(self, f.name) for f in dataclasses.fields(self)
-                if getattr(self, f.name) != f.default}
+        return {_SPELLED.get(f.name, f.name): str(v) if f.name == "method" else v for f in dataclasses.fields(self)
+                if (v := getattr(self, f.name)) != f.default}
 
     def _key(self) -> tuple:
-        return self.split, self.matrix, self.method, self.reading, self.chosen_on_trial
+        return self.split, self.matrix, str(self.method), self.reading, self.chosen_on_trial
 
 
 def record_alignment(path: str | Path, results: list[AlignmentRow]) -> None:
@@ -150,7 +153,7 @@ def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[Align
             for label, found in results.items() for r in found
             if (not r.reading or r.split == "test") and not r.chosen_on_trial]
     rows += [(f"eflomal ({r.method} links)", r) for r in baseline]
-    table = [{"links from": name, "read as": r.method, "split": r.split, "AER %": r.aer,
+    table = [{"links from": name, "read as": str(r.method), "split": r.split, "AER %": r.aer,
               "precision %": r.precision, "recall %": r.recall} for name, r in rows]
     return table + [{"links from": name, "read as": None, "split": "test", "AER %": aer, "precision %": None,
                      "recall %": None} for name, aer in PUBLISHED.items()]

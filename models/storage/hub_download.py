@@ -17,8 +17,8 @@ from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 
 from ..network.tokenization import SOURCE_FILE, TARGET_FILE
 from .hf_checkpoint import listing_refusal
-from .loaded import CheckpointError
 from .load_limits import DOWNLOAD_SETTING
+from .loaded import CheckpointError
 
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
 # optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models (Marian's *.spm,

@@ -10,6 +10,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ..decoding.link_rule import LinkRule
 from ..decoding.probe import Feature, FitData, Probe, Tried
 from .records import read_json_file
 
@@ -17,7 +18,7 @@ PROBE_FILE = "probe.json"
 
 
 def _tried(t: Tried) -> dict:
-    return dataclasses.asdict(t)
+    return {**dataclasses.asdict(t), "rule": str(t.rule)}
 
 
 def probe_json(probe: Probe) -> dict:
@@ -37,7 +38,7 @@ def _strict(cls, found: dict, where: str):
 
 def _read_tried(found: dict, where: str) -> Tried:
     found = _strict(Tried, found, where)
-    return Tried(found["labels"], float(found["strength"]), str(found["rule"]), float(found["aer"]))
+    return Tried(found["labels"], float(found["strength"]), LinkRule.parse(str(found["rule"])), float(found["aer"]))
 
 
 def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:

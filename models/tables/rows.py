@@ -22,13 +22,14 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from ..analysis.aer import alignment_score
 from ..analysis.alignment import word_view
-from ..analysis.link_rules import LinkRule
+from ..analysis.link_rules import read_links
 from ..analysis.matrices import ATTENTION, MATRICES
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
+from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading, Trace
 from ..storage.alignment_record import trial_best
 from ..storage.gold import GoldPair
@@ -53,7 +54,7 @@ class Side:
     def aer_rule(self) -> LinkRule:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None
-        return LinkRule.parse(best.method) if best else MATRICES[ATTENTION].rule
+        return best.method if best else MATRICES[ATTENTION].rule
 
 
 def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:
@@ -102,7 +103,7 @@ def _aer(side: Side, pair: GoldPair) -> float:
     weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target, ATTENTION,
                           side.reading)
     try:
-        return alignment_score([side.aer_rule.links(weights)], [pair.sure], [pair.possible]).aer
+        return alignment_score([read_links(side.aer_rule, weights)], [pair.sure], [pair.possible]).aer
     except ValueError:
         return np.nan
 

@@ -18,7 +18,6 @@ from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
 from ..analysis.faithfulness import DELETIONS
 from ..analysis.faithfulness import estimated_seconds as deletion_seconds
-from ..analysis.link_rules import LinkRule
 from ..analysis.matrices import (
     ATTENTION,
     MATRICES,
@@ -188,7 +187,7 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading
     view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                          energies=None)
     best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
-    chosen = MATRICES[matrix].own_rule(loaded.model) or (LinkRule.parse(best.method) if best else None)
+    chosen = MATRICES[matrix].own_rule(loaded.model) or (best.method if best else None)
     return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, chosen)))
 
 
