@@ -55,8 +55,8 @@ def test_a_matrixs_unknown_rule_is_refused_and_the_aligners_direction_kept(tmp_p
     with pytest.raises(ValueError, match="link rule"):
         read_alignment(tmp_path / ALIGNMENT_FILE)
     aligner = dataclasses.replace(result("test", None, 20.0), model=ALIGNER, matrix=ALIGNER, method="forward")
-    record_alignment(tmp_path / ALIGNMENT_FILE, [aligner])
-    assert read_alignment(tmp_path / ALIGNMENT_FILE) == [aligner]
+    record_alignment(tmp_path / "eflomal.json", [aligner])
+    assert read_alignment(tmp_path / "eflomal.json") == [aligner]
 
 
 def test_a_result_replaces_only_the_one_that_measured_the_same(tmp_path):

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ..decoding.greedy import greedy, translate_batch
+from ..decoding.greedy import greedy_batch, translate_batch
 from ..network.guided import GuidedAlignment, link_targets
 from ..network.schedule import Budget
 from ..network.tokenization import PAD_ID, TokenizerPair
@@ -178,7 +178,8 @@ def validate(model: nn.Module, tokenizers: TokenizerPair, pairs, sources, target
 
 
 def record_alignments(out: Path, model: nn.Module, tokenizers: TokenizerPair, record: dict) -> None:
-    """Append this point's greedy traces of the curated examples to the alignment timeline."""
+    """Append this point's greedy traces of the curated examples to the alignment timeline (decoded as one batch:
+    an early model writes each to its length limit)."""
     examples = [e.text for e in load_examples()]
-    traces = [greedy(model, tokenizers, text) for text in examples]
+    traces = greedy_batch(model, tokenizers, examples)
     append_point(out, examples, traces, timeline_entry(record, traces))
