@@ -1,11 +1,11 @@
-"""pages/_shared/exports.py: the downloadable matrix, links and images."""
+"""The downloadable matrix (models/analysis/alignment.py writes it), links and images (pages/_shared/exports.py)."""
 import io
 import json
 
 import numpy as np
 import pandas as pd
 
-from models.analysis.alignment import AttentionView
+from models.analysis.alignment import AttentionView, matrix_csv, matrix_json
 from pages._shared import exports
 
 from .pages_helpers import APP, cells, figures, run_page
@@ -15,13 +15,13 @@ VIEW = AttentionView(("un", "chien", "</s>"), ("a", "dog", "</s>"), (False, Fals
 
 
 def test_csv_round_trips():
-    frame = pd.read_csv(io.StringIO(exports.matrix_csv(VIEW)), index_col=0)
+    frame = pd.read_csv(io.StringIO(matrix_csv(VIEW)), index_col=0)
     assert list(frame.index) == list(VIEW.rows) and list(frame.columns) == list(VIEW.columns)
     np.testing.assert_allclose(frame.to_numpy(), VIEW.weights)
 
 
 def test_json_has_labels_and_matrix():
-    data = json.loads(exports.matrix_json(VIEW))
+    data = json.loads(matrix_json(VIEW))
     assert data["target"] == list(VIEW.rows) and data["attention"][1] == [0.2, 0.8, 0.0]
 
 
@@ -42,5 +42,5 @@ def test_images_render_on_the_server_without_a_browser():
 
 
 def test_an_attribution_is_exported_under_its_own_name():
-    data = json.loads(exports.matrix_json(VIEW, "integrated-gradients"))
+    data = json.loads(matrix_json(VIEW, "integrated-gradients"))
     assert "attention" not in data and data["integrated-gradients"] == VIEW.weights.round(6).tolist()

@@ -4,10 +4,13 @@ A view is built from a trace's pieces and one ``[T, S]`` matrix (:mod:`.views` m
 cross-attention, what it adds, or an attribution). Word-level attention sums a word's source pieces (how much of
 α_t fell on the word, so rows still sum to 1) and averages a word's target pieces (a word's typical step). Hard
 alignments link each target word to the source word it attends most, written in Pharaoh ``src-tgt`` format
-(0-based).
+(0-based); the matrix itself as CSV or JSON.
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +105,23 @@ def _word_numbers(labels: tuple[str, ...]) -> list[int | None]:
 def pharaoh(pairs: list[tuple[int, int]]) -> str:
     """Pharaoh format: ``"0-0 1-2 …"`` (source-target)."""
     return " ".join(f"{s}-{t}" for s, t in pairs)
+
+
+def matrix_csv(view: AttentionView) -> str:
+    """One row per target token, one column per source token (the csv module: no pandas import on the first page)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["", *view.columns])
+    writer.writerows([row, *map(repr, weights)] for row, weights in zip(view.rows, view.weights.tolist()))
+    return out.getvalue()
+
+
+def matrix_json(view: AttentionView, name: str = "attention") -> str:
+    """The matrix under ``name`` (``attention``, or the attribution shown in its place), with its labels."""
+    data = {"target": view.rows, "source": view.columns, name: view.weights.round(6).tolist()}
+    if view.energies is not None:
+        data["energies"] = view.energies.round(6).tolist()
+    return json.dumps(data, ensure_ascii=False, indent=1)
 
 
 def source_word_weights(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:

@@ -1,32 +1,11 @@
-"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links, PNG and SVG."""
+"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links (:mod:`models.analysis.alignment` writes
+them), PNG and SVG."""
 from __future__ import annotations
-
-import csv
-import io
-import json
 
 import altair as alt
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, hard_alignments, pharaoh
-
-
-def matrix_csv(view: AttentionView) -> str:
-    """One row per target token, one column per source token (the csv module: no pandas import on the first page)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["", *view.columns])
-    writer.writerows([row, *map(repr, weights)] for row, weights in zip(view.rows, view.weights.tolist()))
-    return out.getvalue()
-
-
-def matrix_json(view: AttentionView, name: str = "attention") -> str:
-    """The matrix under ``name`` (``attention``, or the attribution shown in its place), with its labels."""
-    data = {"target": view.rows, "source": view.columns, name: view.weights.round(6).tolist()}
-    if view.energies is not None:
-        data["energies"] = view.energies.round(6).tolist()
-    return json.dumps(data, ensure_ascii=False, indent=1)
-
+from models.analysis.alignment import AttentionView, hard_alignments, matrix_csv, matrix_json, pharaoh
 
 IMAGE_COLUMN_PX = 28  # an exported heatmap's width per source token (a file has no page to stretch to)
 

@@ -96,10 +96,7 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
     """For a many-to-many model, two pickers of its languages by name, kept in the URL (``src_lang``,
     ``tgt_lang``) in its own codes; a code it does not know is said, with the close matches, and its default used.
     None for a model of one pair (or one that cannot be loaded: the page says why)."""
-    try:
-        loaded = load(ref, revision)
-    except CheckpointError:
-        loaded = None
+    loaded = _loaded_or_none(ref, revision)
     if loaded is None or not loaded.codes:
         for key in ("src_lang", "tgt_lang"):
             st.query_params.pop(key, None)
@@ -121,10 +118,7 @@ def instruction_box(ref: str, revision: str | None, state: url.UrlState) -> str 
     """For a chat model, the instruction it is asked with, editable and kept in the URL (``instruction``) when it is
     not the model's own; one it cannot be asked with is said and the model's own used. None: the model's own, or a
     model that reads no instruction."""
-    try:
-        loaded = load(ref, revision)
-    except CheckpointError:
-        loaded = None
+    loaded = _loaded_or_none(ref, revision)
     if loaded is None or loaded.instruction is None:
         st.query_params.pop("instruction", None)
         return None
@@ -141,6 +135,14 @@ def instruction_box(ref: str, revision: str | None, state: url.UrlState) -> str 
     else:
         st.query_params["instruction"] = wanted
     return wanted
+
+
+def _loaded_or_none(ref: str, revision: str | None) -> LoadedModel | None:
+    """The model as it loads, or None where it cannot be (the page says why when it loads it)."""
+    try:
+        return load(ref, revision)
+    except CheckpointError:
+        return None
 
 
 def settings() -> Settings:
