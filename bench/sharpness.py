@@ -11,12 +11,12 @@ SENTENCES = 250  # per corpus: the first ones of its validation split
 
 
 def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None:
-    from models.views.learning import learning_curve
     from models.analysis.sharpness import sharpness
     from models.decoding.greedy import greedy
     from models.storage.data import Corpus, read_split
     from models.storage.hub import load_model
     from models.storage.timeline import read_timeline
+    from models.views.learning import learning_curve
 
     loaded = load_model(model_ref, device=device)
     if loaded.reading is None:

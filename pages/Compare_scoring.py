@@ -34,10 +34,8 @@ if not (loaded_a.model.has_attention and loaded_b.model.has_attention):
 with st.sidebar:
     readings = (evidence.head_picker(loaded_a, "left_head", "Left model's head"),
                 evidence.head_picker(loaded_b, "right_head", "Right model's head"))
-names = tuple(naming.model_reading(s.model, m.model, r)
-              for s, r, m in ((left, readings[0], loaded_a), (right, readings[1], loaded_b)))
-if names[0] == names[1]:  # the same model and head on both sides still needs two names
-    names = (f"{names[0]} (left)", f"{names[1]} (right)")
+names = naming.two_sides(*(naming.model_reading(s.model, m.model, r)
+                            for s, r, m in ((left, readings[0], loaded_a), (right, readings[1], loaded_b))))
 
 text = ui.sentence_input(loaded_a.languages[0])
 if text is None:

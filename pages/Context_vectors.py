@@ -70,7 +70,4 @@ left, right = st.columns(2)
 with left:
     ui.source_notices(rnn_column(settings, "additive", text))
 with right:
-    if beside == "dot":
-        rnn_column(settings, "dot", text)
-    else:
-        head_column(settings, text)
+    {"dot": lambda: rnn_column(settings, "dot", text), "transformer": lambda: head_column(settings, text)}[beside]()

@@ -27,12 +27,11 @@ curve = record.curve(reading)
 texts = record.examples
 example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")
 points = range(len(curve.epochs))
-wanted = ui.read_url().point
-if wanted is not None and wanted > len(points):
-    st.toast(f"Point {wanted} is not in this model's record (points 1–{len(points)}); showing the last.",
-             icon=":material/warning:")
+linked, notice = record.linked_point(ui.read_url().point)
+if notice:
+    st.toast(notice, icon=":material/warning:")
 if "point" not in st.session_state or st.session_state.point not in points:
-    st.session_state.point = wanted - 1 if wanted is not None and wanted <= len(points) else points[-1]
+    st.session_state.point = linked
 if len(points) > 1:
     point = st.select_slider("Moment of training", options=points, format_func=lambda i: curve.labels[i], key="point")
 else:  # a slider needs two stops

@@ -4,7 +4,7 @@ import streamlit as st
 from models.analysis.alignment import step_of_row
 from models.analysis.matrices import MATRICES
 from models.decoding.trace import Reading, Trace
-from models.network.translator import NamedKind
+from models.network.contract import NamedKind
 from models.views import naming, translate
 from pages._shared import cache, charts, evidence, exports, steps, ui
 from pages._shared import kinds as kinds_ui
@@ -125,7 +125,7 @@ if main.stepwise:
 if main.heads:
     head_grid(trace, main.kinds, kind, reading, settings.words)
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
-steps.step_explorer(trace, drawn, settings, text, steps_reading, loaded.model)
+steps.step_explorer(trace, drawn, settings, text, steps_reading, loaded)
 if main.heads_off:
     kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import tempfile
 
 # sacreBLEU reads SACREBLEU once, when it is imported: the tests' own cache, never the user's ~/.sacrebleu, and sets
@@ -161,6 +162,27 @@ def local_hub(monkeypatch):
     monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", f"http://127.0.0.1:{server.server_port}")
     yield asked, answer
     server.shutdown()
+
+
+def pytest_unconfigure(config):
+    """The process's own sacreBLEU cache goes with it (every xdist worker runs this hook as it ends)."""
+    shutil.rmtree(os.environ["SACREBLEU"], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def many_to_many(tmp_path_factory):
+    """The tiny many-to-many model of a family (m2m100, nllb, mbart50), trained 300 steps once a process and shared
+    by the modules that only read it (each took ten seconds to train, and three modules trained m2m100's)."""
+    from .hf_helpers import tiny_many_to_many
+
+    trained = {}
+
+    def folder(family: str):
+        if family not in trained:
+            trained[family] = tiny_many_to_many(tmp_path_factory.mktemp(family), family, steps=300)
+        return trained[family]
+
+    return folder
 
 
 @pytest.fixture(scope="session")

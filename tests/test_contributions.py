@@ -9,8 +9,8 @@ import torch
 from models.analysis import contributions, matrices, rollout
 from models.analysis.contributions import Sentence, alti_terms, attention_norm, sentence_parts, value_zeroing
 from models.decoding.greedy import greedy
+from models.network.contract import KINDS
 from models.network.parts import Sublayer, Zeroed, recording
-from models.network.translator import KINDS
 
 from .helpers import make_model, make_transformer
 

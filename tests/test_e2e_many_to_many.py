@@ -12,10 +12,8 @@ TEXT = "a dog runs on the beach"
 
 
 @pytest.fixture(scope="module")
-def m2m_folder(tmp_path_factory):
-    from tests.hf_helpers import tiny_many_to_many
-
-    return tiny_many_to_many(tmp_path_factory.mktemp("m2m"), "m2m100", steps=300)
+def m2m_folder(many_to_many):
+    return many_to_many("m2m100")
 
 
 def _translation(folder, target: str) -> str:

@@ -11,7 +11,7 @@ import torch
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy, max_target_len, translate_batch
 from models.decoding.penalties import banned_ngrams, ruled
-from models.network.translator import GenerationRules
+from models.network.contract import GenerationRules
 from models.storage.hub import load_model
 
 from .hf_helpers import ENGLISH, tiny_marian

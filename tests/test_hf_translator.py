@@ -148,7 +148,7 @@ def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
 
     memory, cache, prev = run([0, 1])
     swap = torch.tensor([1, 0])
-    from models.network.translator import select_rows
+    from models.network.contract import select_rows
 
     with torch.no_grad():
         moved = model.decode_step(prev[swap], model.reorder(cache, swap), select_rows(memory, swap))[0]
@@ -173,7 +173,7 @@ def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flag
 
 
 def test_the_what_if_is_refused_with_its_reason(marian):
-    from models.network.translator import Focus
+    from models.network.contract import Focus
 
     model = marian[0]
     memory = model.encode(torch.tensor([[5, 6, 0]]), torch.ones(1, 3, dtype=torch.bool))

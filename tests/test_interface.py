@@ -8,8 +8,9 @@ import torch
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy
 from models.decoding.trace import RNN_READING, Reading, readings
+from models.network.contract import select_rows
 from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
-from models.network.translator import Translator, select_rows
+from models.network.translator import Translator
 from models.storage.hub import load_model
 
 SENTENCES = ["A black dog is running on the beach.", "The children are jumping into the swimming pool.",
@@ -117,7 +118,7 @@ def test_decoding_starts_and_stops_with_the_models_own_special_ids(tiny_tokenize
     at its end-of-sentence id (made the third step's choice)."""
     from dataclasses import replace
 
-    from models.network.translator import Specials
+    from models.network.contract import Specials
 
     from .helpers import make_model
 

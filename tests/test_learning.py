@@ -76,3 +76,13 @@ def test_a_model_without_attention_has_translations_only(tmp_path, tiny_tokenize
     learned = alignment_at(record(tmp_path, tiny_tokenizers, "none"), 1, 1, RNN_READING)
     assert learned.view is None and learned.translation == greedy(
         make_model(tiny_tokenizers, "none", seed=1), tiny_tokenizers, EXAMPLES[1]).translation
+
+
+def test_a_links_point_opens_that_moment_and_one_the_record_lacks_opens_the_last_saying_so(tmp_path, tiny_tokenizers):
+    from models.views.learning import Replay
+
+    replay = Replay(record(tmp_path, tiny_tokenizers))  # two points
+    assert replay.linked_point(None) == (1, None) and replay.linked_point(1) == (0, None)
+    assert replay.linked_point(2) == (1, None)
+    last, notice = replay.linked_point(7)
+    assert last == 1 and "Point 7" in notice and "1–2" in notice

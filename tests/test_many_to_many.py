@@ -24,11 +24,11 @@ TEXTS = [*ENGLISH[:4], "a dog", "the cat", "two girls play"]
 
 
 @pytest.fixture(scope="module", params=FAMILIES)
-def family(request, tmp_path_factory):
+def family(request, many_to_many):
     """(family, folder, the library's model, its tokenizer) of one tiny model."""
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-    folder = tiny_many_to_many(tmp_path_factory.mktemp(request.param), request.param, steps=300)
+    folder = many_to_many(request.param)
     library = AutoModelForSeq2SeqLM.from_pretrained(folder, attn_implementation="eager").eval()
     return request.param, folder, library, AutoTokenizer.from_pretrained(folder)
 

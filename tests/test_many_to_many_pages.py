@@ -5,7 +5,7 @@ import pytest
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
-from .hf_helpers import CODES, tiny_many_to_many
+from .hf_helpers import CODES
 from .pages_helpers import APP, figures, page, run_page
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
@@ -14,8 +14,8 @@ TEXT = "a dog runs on the beach"
 
 
 @pytest.fixture(scope="module")
-def m2m(tmp_path_factory):
-    return str(tiny_many_to_many(tmp_path_factory.mktemp("m2m"), "m2m100", steps=300))
+def m2m(many_to_many):
+    return str(many_to_many("m2m100"))
 
 
 def test_the_url_picks_the_languages_and_the_german_is_drawn_under_its_chart(m2m):
@@ -70,8 +70,8 @@ def test_the_sentence_box_and_the_public_test_sets_follow_the_pair_picked(m2m):
 
 
 @pytest.mark.parametrize("family", ["nllb", "mbart50"])
-def test_the_other_families_translate_into_the_language_picked_on_the_page(tmp_path, family):
-    folder = str(tiny_many_to_many(tmp_path / family, family, steps=150))
+def test_the_other_families_translate_into_the_language_picked_on_the_page(many_to_many, family):
+    folder = str(many_to_many(family))
     source, _, german = CODES[family]
     at = run_page(APP, text=TEXT, model=folder, src_lang=source, tgt_lang=german)
     assert not at.exception, [e.message for e in at.exception]

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pytest
 
 from models.network import architectures
+from models.network.contract import NamedKind
 from models.network.transformer import TransformerConfig, TransformerTranslator
-from models.network.translator import NamedKind
 from models.storage.hub import BUNDLED_DIR
 
 from .pages_helpers import APP, figures, page, run_page, title_of

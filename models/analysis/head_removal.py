@@ -24,8 +24,9 @@ import sacrebleu
 from ..decoding.greedy import greedy, translate_batch
 from ..decoding.kinds import KINDS, attention_kinds
 from ..decoding.trace import Reading
+from ..network.contract import Head
 from ..network.tokenization import TokenizerPair
-from ..network.translator import Head, Translator
+from ..network.translator import Translator
 
 
 def every_head(model: Translator) -> list[Head]:

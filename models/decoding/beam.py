@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from ..network.contract import Step, select_rows
 from ..network.tokenization import TokenizerPair
-from ..network.translator import Step, Translator, select_rows
+from ..network.translator import Translator
 from .greedy import encode_batch, max_target_len, source_limit
 from .penalties import read_before_writing, ruled
 from .trace import Trace, trace_row

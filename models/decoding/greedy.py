@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
+from ..network.contract import Focus, Step
 from ..network.tokenization import PROMPT, Encoded, InputError, TokenizerPair
-from ..network.translator import Focus, Step, Translator
+from ..network.translator import Translator
 from .penalties import read_before_writing, ruled
 from .trace import Trace, trace_row, written
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..network.contract import KINDS
 from ..network.tokenization import BOS
-from ..network.translator import KINDS, Translator
+from ..network.translator import Translator
 from .trace import Trace
 
 __all__ = ["KINDS", "AttentionKinds", "attention_kinds"]  # KINDS: what a page's kind switch offers

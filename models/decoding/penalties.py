@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from ..network.contract import GenerationRules
 from ..network.tokenization import Encoded
-from ..network.translator import GenerationRules, Translator
+from ..network.translator import Translator
 
 
 def read_before_writing(model: Translator, sources: Sequence[Encoded]) -> list[list[int]]:

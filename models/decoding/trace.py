@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from ..network.contract import KINDS, Step
 from ..network.tokenization import Encoded, TokenizerPair
-from ..network.translator import KINDS, Step
 
 TOP_K = 5
 #: The two matrices a :class:`Reading` reads head by head from a pass's weights (named here, beneath the analysis

@@ -29,6 +29,7 @@ module never holds per-sentence state.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import torch
@@ -63,25 +64,25 @@ SCORES = {
 }
 
 
-class Attention(nn.Module):
-    """Base class: subclasses define :meth:`project_query`, :meth:`project_keys` and :meth:`terms`."""
+class Attention(nn.Module, ABC):
+    """A score of the RNN's attention: each defines its projections, its energy and the terms that add up to it."""
 
+    @abstractmethod
     def project_query(self, query: Tensor) -> Tensor:
         """Query projection, [B, T, Dq] -> [B, T, *]."""
-        raise NotImplementedError
 
+    @abstractmethod
     def project_keys(self, keys: Tensor) -> Tensor:
         """Per-sentence key projection, [B, S, Dk] -> [B, S, *]."""
-        raise NotImplementedError
 
+    @abstractmethod
     def terms(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         """The A terms whose sum is each energy, [B, T, S, A] (for looking inside one score; memory grows with A)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def score(self, query: Tensor, proj_keys: Tensor) -> Tensor:
         """Energies [B, T, S] for queries [B, T, Dq] against projected keys: the sum of :meth:`terms`, computed
         without the [B, T, S, A] tensor."""
-        raise NotImplementedError
 
     def energies(self, query: Tensor, keys: Tensor, proj_keys: Tensor | None = None) -> Tensor:
         """Raw energies before the softmax, [B, T, S]."""

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from .contract import Attentions, Focus, GenerationRules, NamedKind, Specials, Step
 from .hf_translator import LibraryTranslator, zero_removed_heads
 from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
-from .translator import Attentions, Focus, GenerationRules, NamedKind, Specials, Step
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).

@@ -28,9 +28,10 @@ import torch
 from torch import Tensor, nn
 
 from .arithmetic import float32_arithmetic
+from .contract import Attentions, Focus, GenerationRules, Specials, Step
 from .hf_layouts import LAYOUTS
 from .parts import Site
-from .translator import Attentions, Focus, GenerationRules, Specials, Step, Translator
+from .translator import Translator
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.hf_layouts`).
 MODEL_TYPES = tuple(LAYOUTS)

@@ -23,8 +23,9 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
+from .contract import Focus, RNNStep, Step
 from .parts import AttentionParts, Sublayer, Zeroed
-from .translator import FORMAT_VERSION, Focus, RNNStep, Step, Translator, check_identity
+from .translator import FORMAT_VERSION, Translator, check_identity
 
 
 @dataclass(frozen=True)

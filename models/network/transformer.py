@@ -27,9 +27,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from .contract import Attentions, Focus, Step
 from .multihead import MultiHeadAttention
 from .parts import Site
-from .translator import FORMAT_VERSION, Attentions, Focus, Step, Translator, check_identity
+from .translator import FORMAT_VERSION, Translator, check_identity
 
 
 @dataclass(frozen=True)

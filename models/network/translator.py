@@ -29,55 +29,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection
-from dataclasses import dataclass, fields, is_dataclass
 
 import torch
 from torch import Tensor, nn
 
+from .contract import (
+    ENCODER_DECODER_KINDS,
+    KINDS,
+    OWN_SPECIALS,
+    Attentions,
+    Focus,
+    GenerationRules,
+    Head,
+    NamedKind,
+    Specials,
+    Step,
+    select_rows,
+)
 from .parts import AttentionParts, Site, Zeroed, assemble, recording
-from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 #: Bumped whenever the meaning of a saved config or weight changes.
 FORMAT_VERSION = 1
-
-#: The attentions an encoder–decoder can have: the decoder reading the source, the encoder reading the source, the
-#: decoder reading what it has written (bertviz's three), cross first (every attentional model has it).
-KINDS = ("cross", "encoder", "decoder")
-
-Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
-
-
-@dataclass(frozen=True)
-class NamedKind:
-    """One of a model's attentions as the model names it for people; the interface reads it by ``key``."""
-
-    key: str  # one of KINDS: where the interface holds it (the cross-attention is each decoding step's row)
-    name: str  # in a sentence: "cross-attention", "the translation reading the prompt"
-    word: str  # on the kind switch, a word or two
-    what: str  # its rows and its columns, one sentence
-
-    @property
-    def named(self) -> str:
-        """Its name to begin a sentence with."""
-        return self.name[:1].upper() + self.name[1:]
-
-    @property
-    def stepwise(self) -> bool:
-        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
-        attention): a click opens a step, a row can be read one step later."""
-        return self.key == KINDS[0]
-
-
-#: An encoder–decoder's three attentions (bertviz's).
-ENCODER_DECODER_KINDS = (
-    NamedKind("cross", "cross-attention", "cross", "Rows: the pieces the decoder wrote, one a step; columns: the "
-              "source pieces each step read."),
-    NamedKind("encoder", "encoder self-attention", "encoder", "Rows: each source piece as the encoder rebuilds it; "
-              "columns: the source pieces it read to do so."),
-    NamedKind("decoder", "decoder self-attention", "decoder", "Rows: the pieces the decoder wrote, one a step; "
-              "columns: its inputs, <s> and each piece written before — a step never reads a later one."),
-)
-
 
 def check_identity(config, architecture: str) -> None:
     """What every config checks first: that it describes ``architecture`` in the format this code reads."""
@@ -86,97 +58,6 @@ def check_identity(config, architecture: str) -> None:
     if config.format_version != FORMAT_VERSION:
         raise ValueError(f"checkpoint format {config.format_version} is not supported (this code reads "
                          f"{FORMAT_VERSION})")
-
-
-@dataclass(frozen=True)
-class Specials:
-    """The special token ids a model was trained with: what decoding pads with, starts from and stops at."""
-
-    pad: int
-    eos: int
-    start: int  # the decoder's first input: <s> for this project's models; Marian's is its <pad>
-    unk: int
-    also_end: tuple[int, ...] = ()  # other ids that end a translation as ``eos`` does: a chat model's other stops
-
-    @property
-    def ends(self) -> tuple[int, ...]:
-        """Every id that ends a translation, ``eos`` first: what ``generate`` stops at (its ``eos_token_id``)."""
-        return (self.eos, *self.also_end)
-
-
-#: This project's checkpoints: the first four ids of both tokenizers (:data:`.tokenization.SPECIALS`).
-OWN_SPECIALS = Specials(pad=PAD_ID, eos=EOS_ID, start=BOS_ID, unk=UNK_ID)
-
-
-@dataclass(frozen=True)
-class RNNStep:
-    """What only the attentional RNN has at a step: the query it asked and the context it read (2015, §3.1)."""
-
-    query: Tensor  # [B, H]  s_{t-1}, the attention query of this step
-    context: Tensor  # [B, Dv]  c_t = Σ_s α_ts h_s
-
-
-@dataclass(frozen=True)
-class GenerationRules:
-    """What a model's generation config asks every search to do to the scores beside its banned pieces, as
-    ``generate``'s logits processors do: a repetition penalty over every token read so far (a chat model's prompt
-    too), and a ban on writing an n-gram again. The defaults ask nothing."""
-
-    repetition_penalty: float = 1.0  # a seen token's score s becomes s / p where s > 0, else s · p
-    no_repeat_ngram: int = 0  # n: no n-gram of the tokens read so far is written twice; 0: any may be
-
-    @property
-    def any(self) -> bool:
-        return self.repetition_penalty != 1.0 or self.no_repeat_ngram > 0
-
-    @classmethod
-    def of(cls, generation) -> GenerationRules:
-        """The rules a ``transformers`` generation config sets (unset: none)."""
-        return cls(float(generation.repetition_penalty or 1.0), int(generation.no_repeat_ngram_size or 0))
-
-
-@dataclass(frozen=True)
-class Step:
-    """One decoding step for a batch, the same for every architecture."""
-
-    log_probs: Tensor  # [B, V]  log-probabilities of the next piece, after the model's generation rules (-inf: never)
-    attention: Tensor | None  # [B, L, heads, S]  each layer's heads' weights over the source; None without
-    energies: Tensor | None  # [B, L, heads, S]  the scores before the softmax
-    state: Tensor  # [B, H]  the decoder's output that writes this piece (RNN: s_t; Transformer: its last layer)
-    rnn: RNNStep | None = None  # the RNN's query and context; None for other architectures
-    #: [B, V] the scores before the softmax (banned pieces at −∞), which greedy search penalises as ``generate`` does
-    #: where the model has :class:`GenerationRules`; None for a model without any
-    logits: Tensor | None = None
-
-
-@dataclass(frozen=True)
-class Attentions:
-    """Every attention of one teacher-forced pass over a batch (bertviz's three, layer-first)."""
-
-    encoder: Tensor  # [B, L_enc, heads, S, S]  row: the source position that reads
-    decoder: Tensor  # [B, L_dec, heads, T, T]  causal: row t reads the target inputs ≤ t
-    cross: Tensor  # [B, L_dec, heads, T, S]
-    values: Tensor  # [B, L_dec, heads, S, d_k]  the cross-attention's value vectors W_v h_s, head by head
-
-
-@dataclass(frozen=True)
-class Focus:
-    """A what-if: the weights one layer's heads must use at a step instead of their own."""
-
-    layer: int  # 0-based decoder layer; every head of it reads the same weights
-    weights: Tensor  # [B, S], rows sum to 1
-
-
-def select_rows(x, index: Tensor):
-    """Rows ``index`` of a batch-first tensor, or of every tensor inside a (frozen) dataclass or tuple; other
-    values (None, ints) pass through unchanged."""
-    if isinstance(x, Tensor):
-        return x.index_select(0, index)
-    if isinstance(x, tuple):
-        return tuple(select_rows(v, index) for v in x)
-    if is_dataclass(x):
-        return type(x)(**{f.name: select_rows(getattr(x, f.name), index) for f in fields(x)})
-    return x
 
 
 class Translator(nn.Module, ABC):

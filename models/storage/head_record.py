@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..network.translator import KINDS
+from ..network.contract import KINDS
 from .records import read_record, read_record_file, write_record_file
 
 HEADS_FILE = "heads.json"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 
+from ..network.contract import Specials
 from ..network.hf_decoder_only import DecoderOnlyTranslator
 from ..network.hf_languages import unknown_code
 from ..network.hf_prompt import (
@@ -21,7 +22,6 @@ from ..network.hf_prompt import (
     controls,
 )
 from ..network.tokenization import TokenizerPair
-from ..network.translator import Specials
 from .languages import EN_FR, MAX_INSTRUCTION_CHARS, language_name
 from .load_limits import read_in
 

@@ -10,7 +10,8 @@ from ..decoding.greedy import greedy
 from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from ..decoding.trace import Reading, Trace
 from ..extras import EXTRAS, available
-from ..network.translator import NamedKind, Translator
+from ..network.contract import NamedKind
+from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
 
 

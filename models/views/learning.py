@@ -85,6 +85,14 @@ class Replay:
         """Validation BLEU, loss and attention entropy at every point."""
         return learning_curve(self.timeline, reading)
 
+    def linked_point(self, wanted: int | None) -> tuple[int, str | None]:
+        """The 0-based point a link's 1-based ``point=`` names; the last where it names none, or one the record has
+        not (with a sentence saying so)."""
+        last = len(self.timeline.points) - 1
+        if wanted is not None and wanted > last + 1:
+            return last, f"Point {wanted} is not in this model's record (points 1–{last + 1}); showing the last."
+        return (last if wanted is None else wanted - 1), None
+
     def at(self, example: int, point: int, reading: Reading | None) -> LearnedAlignment:
         """Example ``example``'s translation and attention at validation point ``point``."""
         return alignment_at(self.timeline, example, point, reading)

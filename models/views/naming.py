@@ -55,6 +55,11 @@ def model_reading(ref: str, model: Translator, reading: Reading | None, short: b
     return f"{model_name(ref)} {reading.key}" if short else f"{model_name(ref)} · {reading.label}"
 
 
+def two_sides(left: str, right: str) -> tuple[str, str]:
+    """Two sides' names, told apart where they are one (the same model and reading on both sides)."""
+    return (left, right) if left != right else (f"{left} (left)", f"{right} (right)")
+
+
 def language_label(code: str) -> str:
     """A language code with its name first: "French · fra_Latn"."""
     return f"{language_name(code, code)} · {code}"

@@ -16,8 +16,9 @@ from ..decoding.greedy import forced, greedy
 from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import Reading, Trace
 from ..decoding.what_if import what_if
+from ..network.contract import NamedKind
 from ..network.tokenization import InputError, is_language_tag, word_index
-from ..network.translator import NamedKind, Translator
+from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
 from .kinds import kind_view
 from .readings import MatrixView

@@ -7,7 +7,7 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView
 from models.decoding.trace import Reading, Trace
-from models.network.translator import NamedKind
+from models.network.contract import NamedKind
 from models.storage.hub import LoadedModel
 from models.storage.languages import Asking
 from models.views import kinds as kinds_views

@@ -6,7 +6,7 @@ import streamlit as st
 
 from models.analysis.alignment import piece_label
 from models.decoding.trace import Reading, Trace
-from models.network.translator import Translator
+from models.storage.loaded import LoadedModel
 from models.views import translate
 from models.views.readings import MatrixView
 
@@ -16,7 +16,7 @@ from .labels import for_markdown, plain
 
 @st.fragment
 def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: str, reading: Reading | None,
-                  model: Translator) -> None:
+                  loaded: LoadedModel) -> None:
     """The chosen step's attention (or attribution), next-piece choices and links, and the what-if; reruns alone."""
     st.subheader("Step explorer")
     pieces = len(trace.target_pieces)
@@ -27,7 +27,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if pieces > 1:
         step = st.slider("Decoding step", 1, pieces, key="step", help="Each step writes one subword.") - 1
     st.query_params["step"] = str(step + 1)
-    found = translate.step_view(model, trace, shown, step, settings.words, reading)
+    found = translate.step_view(loaded.model, trace, shown, step, settings.words, reading)
     st.markdown(f"Step **{step + 1}** wrote **{for_markdown(found.written)}**.")
     if found.forced:
         st.caption(found.forced)
@@ -42,7 +42,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
         contrast(trace, settings, text, step, shown.matrix.name)
     neighbours(trace, settings, step, found.written)
     if found.what_if:
-        what_if(settings, text, step, found.source_words, reading.layer, model.several_heads)
+        what_if(settings, text, step, found.source_words, reading.layer, loaded.model.several_heads)
     elif found.no_what_if:
         st.subheader("What if…")
         st.caption(found.no_what_if)
