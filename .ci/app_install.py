@@ -1,12 +1,16 @@
 """The app's own install is enough (issue 57): run in a venv made from requirements-app.txt alone, it builds a tiny
 Marian translator, a tiny NLLB-200 and a tiny Qwen2 chat model offline, translates with each through the command line
 (NLLB into German, by ``--src-lang`` / ``--tgt-lang``), and opens every page on each under Streamlit's AppTest, each
-without an exception — also on a Marian with 64 positions, given a sentence longer than that (issue 65). The test suite runs in the
-development install, which has more; this proves a user's install. Exits non-zero, saying what broke, otherwise."""
+without an exception — also on a Marian with 64 positions, given a sentence longer than that (issue 65). Each
+translator is built and checked in a process of its own, two at a time (``python .ci/app_install.py NAME`` checks
+one). The test suite runs in the development install, which has more; this proves a user's install. Exits non-zero,
+saying what broke, otherwise."""
 import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -44,20 +48,40 @@ def check(folder: str, languages: tuple[str, str] | None, text: str) -> str | No
     return None
 
 
+#: The translators checked, each built by the tests' own helpers: how to build it in a folder, its languages, a text.
+MODELS = {"marian": (partial(tiny_marian, steps=60), None, TEXT),
+          "nllb": (partial(tiny_many_to_many, family="nllb", steps=300), ("eng_Latn", "deu_Latn"), TEXT),
+          "short": (partial(tiny_marian, steps=60, positions=64), None, LONG),
+          "qwen2": (partial(tiny_llm, family="qwen2"), ("en", "fr"), TEXT)}
+
+
+def build_and_check(name: str) -> int:
+    """One translator built in a folder of its own and checked; 1 (saying what broke) if anything did."""
+    build, languages, text = MODELS[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = check(str(build(Path(tmp) / name)), languages, text)
+    if broken:
+        print(broken, file=sys.stderr)
+    return int(broken is not None)
+
+
+def run_apart(name: str) -> subprocess.CompletedProcess:
+    """``build_and_check(name)`` in a process of its own, one torch thread, its output kept."""
+    return subprocess.run([sys.executable, __file__, name], capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+
+
 def main() -> int:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["ATLAS_GOLD_URL"] = "http://127.0.0.1:1"  # human links by name: nothing fetched from the internet
-    with tempfile.TemporaryDirectory() as tmp:
-        models = [(str(tiny_marian(Path(tmp) / "marian", steps=60)), None, TEXT),
-                  (str(tiny_many_to_many(Path(tmp) / "nllb", "nllb", steps=300)), ("eng_Latn", "deu_Latn"), TEXT),
-                  (str(tiny_marian(Path(tmp) / "short", steps=60, positions=64)), None, LONG),
-                  (str(tiny_llm(Path(tmp) / "qwen2", "qwen2")), ("en", "fr"), TEXT)]
-        for folder, languages, text in models:
-            if broken := check(folder, languages, text):
-                print(broken, file=sys.stderr)
-                return 1
-    return 0
+    # two at a time, each in a process of its own: the checks are most of CI's wait before the suite, and the
+    # development install beside them leaves a core
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(run_apart, MODELS))
+    for run in done:
+        print(run.stdout + run.stderr, end="")
+    return int(any(run.returncode for run in done))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(build_and_check(sys.argv[1]) if len(sys.argv) > 1 else main())
