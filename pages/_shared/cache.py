@@ -21,11 +21,12 @@ def load(ref: str, revision: str | None, asking: Asking | None = None) -> Loaded
     and local folders stay loaded; of Hub repos the server keeps the last few used
     (:data:`~models.views.deployment.HUB_MODELS_KEPT`), so visitors asking for one model after another cannot
     exhaust its memory. A pair shares the loaded model's weights."""
+    policy = now().load_policy  # read once a call: it reads the settings and the machine's memory
     if asking is not None:
-        return _asked(ref, revision, asking, now().load_policy)
-    if stays_loaded(ref, now().load_policy):
-        return _load(ref, revision, now().load_policy)
-    return _load_hub(ref, revision, now().load_policy)
+        return _asked(ref, revision, asking, policy)
+    if stays_loaded(ref, policy):
+        return _load(ref, revision, policy)
+    return _load_hub(ref, revision, policy)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")

@@ -110,7 +110,8 @@ def _prompt(text: str) -> None:
 
 def within_limit(sentences: Sentences) -> Sentences:
     """The first sentences a public server takes, said before anything is computed."""
-    most, seconds = deploy.now().corpus_sentences, deploy.now().corpus_seconds
+    limits = deploy.now()
+    most, seconds = limits.corpus_sentences, limits.corpus_seconds
     if most is not None and len(sentences) > most:
         st.info(f"This server translates at most {most} sentences a table"
                 + (f" and spends at most {seconds:g} s on one request" if seconds is not None else "")
