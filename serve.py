@@ -29,7 +29,7 @@ async def warm(_app):
     PagesManager.uses_pages_directory = False
     pair_name(EN_FR)  # langcodes reads its languages' names once a process: not on a visitor's time
     try:
-        cache.load(deploy.now().default_model, None)
+        cache.load(cache.ModelKey(deploy.now().default_model))
     except Exception as e:  # an unreachable Hub default: the page says why when a visitor comes
         get_logger(__name__).warning("default model not preloaded: %s", e)
     yield

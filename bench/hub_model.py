@@ -134,7 +134,7 @@ from models.decoding.greedy import forced
 def rss(): return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
 found = []
 for ref in sys.argv[1:]:
-    loaded = cache.load(ref, None)
+    loaded = cache.load(cache.ModelKey(ref))
     forced(loaded.model, loaded.tokenizers, 'The committee met on Tuesday.', list(range(100, 110)))
     del loaded
     found.append(round(rss()))

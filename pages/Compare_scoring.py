@@ -62,7 +62,7 @@ else:
 if not target.strip():
     st.info(f"Type the {target_language} sentence both models should be forced to produce.")
     st.stop()
-forced = tuple(ui.or_stop(cache.cached_forced(s.model, s.revision, s.asking, text, target)) for s in (left, right))
+forced = tuple(ui.or_stop(cache.cached_forced(s.key, text, target)) for s in (left, right))
 found = compared(forced, readings, settings.words, names)
 views, comparison = found.views, found.comparison
 if found.by_words and not settings.words:

@@ -52,7 +52,7 @@ def head_column(settings: ui.Settings, text: str) -> None:
         st.info(inside.ONE_HEAD)
         return
     trace = ui.trace_or_stop(settings, text)
-    kinds = kinds_ui.cached_kinds(settings.model, settings.revision, settings.asking, text, trace.target_ids)
+    kinds = kinds_ui.cached_kinds(settings.key, text, trace.target_ids)
     name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
     draw_path(trace, inside.head_path(trace, kinds, reading), name, "head")

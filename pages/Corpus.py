@@ -27,8 +27,7 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.model, s.revision, s.asking, r and r.key,
-                               naming.model_reading(s.model, m.model, r, short=True))
+models = tuple(corpus_ui.Model(s.key, r and r.key, naming.model_reading(s.model, m.model, r, short=True))
                for (s, m), r in zip(chosen, readings))
 models = corpus_ui.of_one_pair(models)
 
@@ -48,7 +47,7 @@ figures = corpus_ui.figures(job, len(rows), models, sentences, rows)
 frame, names = pd.DataFrame(rows), [m.name for m in models]
 
 st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
-st.dataframe(corpus_ui.summary_frame(figures), hide_index=True, key="corpus_summary")
+st.dataframe(figures.by_model(), hide_index=True, key="corpus_summary")
 st.markdown(figures.pair_line())
 
 st.subheader("Sentence by sentence")
@@ -65,7 +64,7 @@ right.download_button("Table and figures (JSON)", figures.json(), "corpus.json",
                       key="corpus_json")
 
 st.subheader("Across the corpus")
-numeric = [c for c in frame.columns if c != "#" and pd.api.types.is_numeric_dtype(frame[c])]
+numeric = corpus.numeric(frame)
 stat = st.selectbox("Distribution of", corpus.statistics(numeric, names), key="corpus_stat")
 columns = {name: frame[c] for name, c in corpus.statistic_columns(stat, list(frame.columns), names).items()}
 st.altair_chart(charts.distribution(columns, f"{stat} per sentence"), width="stretch", key="corpus_hist")

@@ -35,11 +35,10 @@ with show_at:
 with head_at:
     reading = evidence.head_picker(loaded, shifted=True, matrix=matrix)
 
-model = (settings.model, settings.revision, settings.asking)
-forced = ui.or_stop(cache.cached_forced(*model, " ".join(pair.source), " ".join(pair.target)))
+forced = ui.or_stop(cache.cached_forced(settings.key, " ".join(pair.source), " ".join(pair.target)))
 if not evidence.affordable(loaded, forced, matrix):
     st.stop()
-gold = evidence.cached_gold_view(*model, pair, matrix, reading)
+gold = evidence.cached_gold_view(settings.key, pair, matrix, reading)
 shown = MATRICES[matrix]
 heads = fitted_heads(loaded)  # which heads a probe fit to people weighs, beside the heatmap; None without one
 chart_at, heads_at = st.columns([3, 1]) if heads else (st.container(), None)

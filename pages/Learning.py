@@ -12,7 +12,7 @@ st.caption("Slide through training to watch the diagonal form and the adjectiveâ
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 try:
-    record = cache.replay(settings.model, settings.revision)
+    record = cache.replay(settings.key)
 except ValueError as e:  # a record that cannot be read
     st.warning(f"This model's training record cannot be shown: {for_markdown(str(e))}")
     st.stop()

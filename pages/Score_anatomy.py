@@ -27,7 +27,7 @@ t = step_at.select_slider("Decoding step (additive model's output)", range(len(t
                           format_func=lambda i: plain(target[i]), key="anatomy_step")
 s = token_at.select_slider("Source token", range(len(source)), format_func=lambda i: plain(source[i]),
                            value=inside.looked_at(trace, t))
-dot_trace = ui.or_stop(cache.cached_forced(dot_settings.model, None, None, text, trace.target_ids))
+dot_trace = ui.or_stop(cache.cached_forced(dot_settings.key, text, trace.target_ids))
 
 left, right = st.columns(2)
 for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):

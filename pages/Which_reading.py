@@ -16,7 +16,7 @@ if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)
 ui.show_translation(trace.translation)
-found = readings.every_way(settings.model, settings.revision, settings.asking, text, trace.target_ids)
+found = readings.every_way(settings.key, text, trace.target_ids)
 
 views = [ui.view_of(trace, p.weights, None, settings.words) for p in found.panels]
 event = st.altair_chart(charts.head_grid(views, list(found.titles), None, columns=3, measure="share"),

@@ -4,7 +4,6 @@ import streamlit as st
 from models.analysis.alignment import step_of_row
 from models.analysis.matrices import MATRICES
 from models.decoding.trace import Reading, Trace
-from models.network.contract import NamedKind
 from models.views import naming, translate
 from pages._shared import cache, charts, evidence, exports, steps, ui
 from pages._shared import kinds as kinds_ui
@@ -12,7 +11,7 @@ from pages._shared import kinds as kinds_ui
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     """The n-best list and the search tree; returns the hypothesis picked for the views below."""
-    result = ui.or_stop(cache.cached_beam(settings.model, settings.revision, settings.asking, text, settings.beam))
+    result = ui.or_stop(cache.cached_beam(settings.key, text, settings.beam))
     st.subheader("Beam search")
     st.dataframe(list(result.rows), hide_index=True, key="nbest",
                  column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("log p", "per piece")})
@@ -62,22 +61,6 @@ def follow_click(event, trace: Trace, words: bool) -> None:
         st.session_state.step = step + 1
 
 
-def pick_head() -> None:
-    """A click in the head grid opens that head of the layer shown (runs before the next script run)."""
-    points, chosen = st.session_state["head_grid"].selection.get("head", []), evidence.chosen_key("head")
-    if points and isinstance(st.session_state.get(chosen), Reading):
-        st.session_state[chosen] = Reading(st.session_state[chosen].layer, int(points[0]["head"]))
-
-
-def head_grid(trace: Trace, kinds, kind: NamedKind, reading: Reading | None, words: bool) -> None:
-    """Every head of the shown layer at a glance; clicking one opens it above."""
-    heads = trace.attention_shape[1]
-    views = [kinds_ui.views_of(trace, kinds, kind, Reading(reading.layer, h), words) for h in range(heads)]
-    st.altair_chart(charts.head_grid(views, [f"head {h + 1}" for h in range(heads)], reading.head),
-                    key="head_grid", on_select=pick_head, selection_mode="head")
-    st.caption(f"Layer {reading.layer + 1}'s {heads} heads on this sentence. Click a head to open it above.")
-
-
 settings, loaded = ui.model_or_fallback(ui.settings())
 st.caption(f"{ui.direction(loaded)} translation by {naming.about(loaded.variant)}"
            " — and, at every word it writes, where its attention looks.")
@@ -105,8 +88,7 @@ if note := translate.no_attention(loaded.model):
     st.caption(note)
 steps_reading = translate.steps_reading(loaded, kind, reading)  # the step explorer follows decoding steps
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
-kinds = None if kind.stepwise else kinds_ui.cached_kinds(settings.model, settings.revision, settings.asking, text,
-                                                          trace.target_ids)
+kinds = None if kind.stepwise else kinds_ui.cached_kinds(settings.key, text, trace.target_ids)
 main = translate.heatmap(loaded.model, drawn, kind, reading, kinds)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=drawn.matrix.unit)
 with later_at:
@@ -123,7 +105,9 @@ if trace.source.prompt:  # a chat model's prompt, a T5's task prefix: what it re
 if main.stepwise:
     follow_click(clicked, trace, settings.words)
 if main.heads:
-    head_grid(trace, main.kinds, kind, reading, settings.words)
+    kinds_ui.head_grid(trace, main.kinds, kind, reading, settings.words, range(reading.layer, reading.layer + 1),
+                       "head_grid")
+    st.caption(f"Layer {reading.layer + 1}'s heads on this sentence. Click a head to open it above.")
     kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
 steps.step_explorer(trace, drawn, settings, text, steps_reading, loaded)
 if main.heads_off:

@@ -133,3 +133,36 @@ def test_the_shown_rows_contain_the_text_in_any_case_and_sort_with_missing_value
     assert list(shown(frame, ["additive"], "", "additive entropy", True)["#"]) == [1, 3, 2]  # no value: last
     assert list(shown(frame, ["additive"], "", "additive entropy", False)["#"]) == [3, 1, 2]
     assert shown(frame, ["additive"], "zebra", "#", False).empty
+
+
+def test_a_public_servers_limit_keeps_the_first_sentences_and_says_so_and_no_limit_keeps_all():
+    from models.datasets.sentences import Sentences
+    from models.views.corpus import within_limit
+
+    sentences = Sentences("mine", tuple(f"sentence {k}" for k in range(5)), None)
+    kept, note = within_limit(sentences, 3, 20.0)
+    assert kept.sources == sentences.sources[:3]
+    assert "at most 3 sentences" in note and "at most 20 s" in note and "first 3 of 5" in note
+    assert "s on one request" not in within_limit(sentences, 3, None)[1]
+    assert within_limit(sentences, None, 20.0) == (sentences, None)
+    assert within_limit(sentences, 5, None) == (sentences, None)  # within the limit: nothing said
+
+
+def test_a_rows_compare_link_names_both_models_with_only_the_revisions_and_readings_they_have():
+    from models.views.corpus import compare_link
+
+    assert compare_link([("additive", None, None), ("you/model", "v2", "2.mean")]) == {
+        "left": "additive", "right": "you/model", "right_rev": "v2", "right_head": "2.mean"}
+
+
+def test_the_numeric_columns_leave_the_sentence_number_and_texts_out_and_the_summary_drops_empty_columns():
+    import pandas as pd
+
+    from models.views.corpus import Figures, numeric
+
+    frame = pd.DataFrame({"#": [1, 2], "source": ["a", "b"], "words": [1, 1], "JSD": [0.1, None]})
+    assert numeric(frame) == ["words", "JSD"]
+    summary = {"models": {"m": {"means": {"entropy": 1.23456, "BLEU": 3.0}}}}
+    by_model = Figures(summary, []).by_model()
+    assert list(by_model.columns) == ["model", "mean entropy"]  # no references: no corpus BLEU or chrF column
+    assert by_model["mean entropy"][0] == 1.235

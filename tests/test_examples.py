@@ -1,4 +1,5 @@
-"""models/storage/examples.py: the curated sentences, each with its note."""
+"""models/storage/examples.py: the curated sentences, each with its note; the sentence box that offers them
+(models/views/naming.py)."""
 from models.storage.examples import first_example, load_examples
 
 
@@ -25,3 +26,27 @@ def test_a_new_visitor_opens_on_the_marked_sentence():
     at = run_page(APP)
     assert at.text_area(key="text").value == "The little black dog jumps over the white fence."
     assert at.text[0].value == "Le petit chien noir saute par-dessus la clôture blanche."  # read from its output
+
+
+def test_the_sentence_box_offers_the_examples_to_english_readers_only_and_asks_in_the_models_language():
+    from models.storage.examples import first_example
+    from models.views.naming import sentence_box
+
+    english = sentence_box("en")
+    examples = load_examples()
+    assert list(english.examples) == [e.text for e in examples] and english.first == first_example(examples).text
+    assert all(label.startswith(e.group + ": ") for e, label in zip(examples, english.examples.values()) if e.group)
+    assert english.prompt == "Type an English sentence above (or pick an example) to see its translation and attention."
+    assert sentence_box(None).examples == english.examples  # a model that does not say may read English
+    german = sentence_box("deu_Latn")
+    assert german.examples == {} and german.first == ""
+    assert german.prompt == "Type a German sentence above to see its translation and attention."
+
+
+def test_a_long_text_is_cut_to_the_most_characters_and_said_so():
+    from models.views.naming import sentence_box
+
+    box = sentence_box("en")
+    assert box.cut("abcdef", 6) == ("abcdef", None)
+    text, warning = box.cut("x" * 1234, 1000)
+    assert text == "x" * 1000 and warning == "The text is 1,234 characters long; only the first 1000 are translated."

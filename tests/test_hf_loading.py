@@ -150,10 +150,10 @@ def test_a_server_keeps_the_hub_models_used_last_and_lets_the_others_go(marian_f
     repos = [f"someone/opus-mt-tiny-{k}" for k in range(3)]
     for repo in repos:
         populate_hf_cache(tmp_path, repo, marian_folder)
-    code = ("import sys; from pages._shared.cache import load; r = sys.argv[1:]; "
-            "first, second = load(r[0], None), load(r[1], None); bundled = load('additive', None); "
-            "third = load(r[2], None); print(load(r[1], None) is second, load(r[2], None) is third, "
-            "load('additive', None) is bundled, load(r[0], None) is first)")
+    code = ("import sys; from pages._shared.cache import ModelKey, load; r = [ModelKey(a) for a in sys.argv[1:]]; "
+            "first, second = load(r[0]), load(r[1]); bundled = load(ModelKey('additive')); "
+            "third = load(r[2]); print(load(r[1]) is second, load(r[2]) is third, "
+            "load(ModelKey('additive')) is bundled, load(r[0]) is first)")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path), "ATLAS_HUB_MODELS": "2"}
     out = subprocess.run([sys.executable, "-c", code, *repos], capture_output=True, text=True, check=True, env=env,
                          cwd=Path(__file__).resolve().parent.parent).stdout

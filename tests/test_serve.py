@@ -35,7 +35,7 @@ def test_the_default_model_is_loaded_before_the_first_visitor(counted_loads, mon
     monkeypatch.delenv("ATLAS_HUB_REPO", raising=False)
     start(serve.app)
     assert counted_loads == ["additive"]
-    cache.load("additive", None)  # the first visitor's page asks for it: already in the cache
+    cache.load(cache.ModelKey("additive"))  # the first visitor's page asks for it: already in the cache
     assert counted_loads == ["additive"]
 
 

@@ -111,6 +111,31 @@ class Table:
         return Figures(summary(self.sides, sentences, rows), rows)
 
 
+def within_limit(sentences: Sentences, most: int | None, seconds: float | None) -> tuple[Sentences, str | None]:
+    """The first ``most`` of ``sentences`` (None: no limit), and what a public server says of its limits before it
+    computes anything (None when the sentences are within them); ``seconds``: its limit on one request's work."""
+    if most is None or len(sentences) <= most:
+        return sentences, None
+    spent = f" and spends at most {seconds:g} s on one request" if seconds is not None else ""
+    return sentences.first(most), (f"This server translates at most {most} sentences a table{spent}: the first "
+                                   f"{most} of {len(sentences):,} are used. Run the app locally, or "
+                                   "`python -m models.corpus`, for the whole set.")
+
+
+def compare_link(sides: Sequence[tuple[str, str | None, str | None]]) -> dict[str, str]:
+    """The Compare scoring page's query string for two models, each a (reference, revision, reading key)."""
+    params = {}
+    for side, (ref, revision, reading) in zip(("left", "right"), sides):
+        params |= {side: ref} | ({f"{side}_rev": revision} if revision else {}) | (
+            {f"{side}_head": reading} if reading else {})
+    return params
+
+
+def numeric(frame: pd.DataFrame) -> list[str]:
+    """The table's columns of numbers a chart can show (the sentence's number aside)."""
+    return [c for c in frame.columns if c != SENTENCE[0] and pd.api.types.is_numeric_dtype(frame[c])]
+
+
 def batches(done: int, n: int) -> Iterator[tuple[int, int]]:
     """The (start, stop) of each batch still to compute of ``n`` rows, ``done`` done: as ``models.evaluate`` batches."""
     return ((start, min(start + BATCH, n)) for start in range(done, n, BATCH))
@@ -123,12 +148,13 @@ class Figures:
     summary: dict
     rows: list[dict]
 
-    def by_model(self) -> list[dict]:
-        """A row a model: corpus BLEU and chrF (where there are references) and the mean of each statistic."""
-        return [{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
+    def by_model(self) -> pd.DataFrame:
+        """A row a model: corpus BLEU and chrF (where there are references) and the mean of each statistic, to
+        three decimals; a column no model has a figure in is left out."""
+        return pd.DataFrame([{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
                  "corpus chrF": entry.get("scores", {}).get("chrf"),
                  **{f"mean {k}": v for k, v in entry["means"].items() if k not in ("BLEU", "chrF")}}
-                for name, entry in self.summary["models"].items()]
+                for name, entry in self.summary["models"].items()]).dropna(axis=1, how="all").round(3)
 
     def pair_line(self) -> str:
         """The two models' mean disagreement, in Markdown ("" with one model)."""

@@ -10,7 +10,7 @@ from ..decoding.trace import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf_languages import unknown_code
 from ..network.translator import Translator
-from ..storage.examples import Example, first_example, load_examples
+from ..storage.examples import first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_variants
 from ..storage.languages import language_key, language_name
 from ..storage.loaded import LoadedModel
@@ -70,12 +70,33 @@ def unknown_language(code: str, codes) -> str:
     return unknown_code(code, codes, "This model")
 
 
-def examples_in(source: str | None) -> tuple[list[Example], Example | None]:
-    """The curated examples a visitor may pick for a model reading ``source`` (they are English: a model of
-    another language gets none; None, a model that does not say, may suit them), and the one shown first."""
-    english = source is None or language_key(source) == "en"
-    found = load_examples() if english else []
-    return found, first_example(found) if found else None
+@dataclass(frozen=True)
+class SentenceBox:
+    """The sentence box of a model reading ``source``: its language's name, the curated examples offered (text →
+    label; they are English: a model of another language gets none, and None, a model that does not say, may suit
+    them), the text it opens on, and what it asks for while empty."""
+
+    language: str
+    examples: dict[str, str]
+    first: str
+    prompt: str
+
+    def cut(self, text: str, most: int) -> tuple[str, str | None]:
+        """``text`` cut to ``most`` characters, and the warning that says so (None when it is not cut)."""
+        if len(text) <= most:
+            return text, None
+        return text[:most], f"The text is {len(text):,} characters long; only the first {most} are translated."
+
+
+def sentence_box(source: str | None) -> SentenceBox:
+    """The sentence box for a model reading ``source`` (a language code, None where the model does not say)."""
+    language = language_name(source, "Source")
+    found = load_examples() if source is None or language_key(source) == "en" else []
+    labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in found}
+    article = "an" if language[0] in "AEIOU" else "a"
+    return SentenceBox(language, labels, first_example(found).text if found else "",
+                       f"Type {article} {language} sentence above" + " (or pick an example)" * bool(found)
+                       + " to see its translation and attention.")
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ traces once per sentence and setting (data). Nothing here does math: it calls ``
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import streamlit as st
 
 from models.decoding.trace import Trace
@@ -15,89 +17,95 @@ from models.views.learning import replay as replay_of
 from .deploy import now, set_serving_threads
 
 
-def load(ref: str, revision: str | None, asking: Asking | None = None) -> LoadedModel:
-    """The model ``ref`` under this deployment's policy (the policy is part of the cache key), asked as ``asking``
-    says (a many-to-many or chat model's pair, a chat model's instruction; None: as it loads). The bundled models
-    and local folders stay loaded; of Hub repos the server keeps the last few used
+@dataclass(frozen=True)
+class ModelKey:
+    """A model as the page cache keys it: a bundled name, a Hub repo id or a folder (``ref``), its revision, and
+    what it is asked (a many-to-many or chat model's pair, a chat model's instruction; None: as it loads)."""
+
+    ref: str
+    revision: str | None = None
+    asking: Asking | None = None
+
+
+def load(key: ModelKey) -> LoadedModel:
+    """The model ``key`` names, under this deployment's policy (the policy is part of the cache key). The bundled
+    models and local folders stay loaded; of Hub repos the server keeps the last few used
     (:data:`~models.views.deployment.HUB_MODELS_KEPT`), so visitors asking for one model after another cannot
-    exhaust its memory. A pair shares the loaded model's weights."""
+    exhaust its memory. A model asked for a pair or an instruction shares the loaded model's weights."""
     policy = now().load_policy  # read once a call: it reads the settings and the machine's memory
-    if asking is not None:
-        return _asked(ref, revision, asking, policy)
-    if stays_loaded(ref, policy):
-        return _load(ref, revision, policy)
-    return _load_hub(ref, revision, policy)
+    if key.asking is not None:
+        return _asked(key, policy)
+    return (_load if stays_loaded(key.ref, policy) else _load_hub)(key, policy)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")
-def _load(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
+def _load(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
-    return load_model(ref, revision, policy=policy)
+    return load_model(key.ref, key.revision, policy=policy)
 
 
 @st.cache_resource(max_entries=now().hub_models_kept, show_spinner="Loading the model from the Hugging Face Hub…")
-def _load_hub(ref: str, revision: str | None, policy: LoadPolicy) -> LoadedModel:
+def _load_hub(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
     set_serving_threads()
-    return load_model(ref, revision, policy=policy)
+    return load_model(key.ref, key.revision, policy=policy)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Setting the model's languages…")
-def _asked(ref: str, revision: str | None, asking: Asking, policy: LoadPolicy) -> LoadedModel:
-    return load(ref, revision).asked(asking)
+def _asked(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
+    return load(replace(key, asking=None)).asked(key.asking)
 
 
-def neighbour_index(ref: str, revision: str | None) -> translate.Indexed:
+def neighbour_index(key: ModelKey) -> translate.Indexed:
     """The neighbour index beside the model, or why there is none to use (:func:`models.views.translate.
-    neighbour_index`). Cached by the file's modification time too, so an index built while the app runs is seen."""
-    return _index(ref, revision, now().load_policy, translate.index_stamp(load(ref, revision)))
+    neighbour_index`), whatever the model is asked. Cached by the file's modification time too, so an index built
+    while the app runs is seen."""
+    key = replace(key, asking=None)
+    return _index(key, now().load_policy, translate.index_stamp(load(key)))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
-def _index(ref: str, revision: str | None, policy: LoadPolicy, stamp: int | None) -> translate.Indexed:
-    return translate.neighbour_index(load(ref, revision))
+def _index(key: ModelKey, policy: LoadPolicy, stamp: int | None) -> translate.Indexed:
+    return translate.neighbour_index(load(key))
 
 
-def replay(ref: str, revision: str | None) -> Replay | None:
+def replay(key: ModelKey) -> Replay | None:
     """The model's training record to replay (:func:`models.views.learning.replay`), None without one; a
     ValueError if unusable. Cached by the file's modification time too, so a record rewritten while the app runs
     is seen."""
-    return _replay(ref, revision, now().load_policy, record_stamp(load(ref, revision).path))
+    key = replace(key, asking=None)
+    return _replay(key, now().load_policy, record_stamp(load(key).path))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _replay(ref: str, revision: str | None, policy: LoadPolicy, stamp: tuple | None) -> Replay | None:
-    return replay_of(load(ref, revision).path)
+def _replay(key: ModelKey, policy: LoadPolicy, stamp: tuple | None) -> Replay | None:
+    return replay_of(load(key).path)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(ref: str, revision: str | None, asking: Asking | None, text: str,
-                 beam: int) -> Trace | translate.Refused:
+def cached_trace(key: ModelKey, text: str, beam: int) -> Trace | translate.Refused:
     """The best-beam trace of ``text``, or greedy (:func:`models.views.translate.translation`)."""
     if beam > 1:
-        found = cached_beam(ref, revision, asking, text, beam)
+        found = cached_beam(key, text, beam)
         return found.hypotheses[0] if isinstance(found, translate.BeamView) else found
-    return translate.translation(load(ref, revision, asking), text)
+    return translate.translation(load(key), text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_what_if(ref: str, revision: str | None, asking: Asking | None,
-                   text: str, step: int, word: int, layer: int) -> translate.WhatIfView:
-    """:func:`models.views.translate.what_if_view` of the model ``ref``."""
-    return translate.what_if_view(load(ref, revision, asking), text, step, word, layer)
+def cached_what_if(key: ModelKey, text: str, step: int, word: int, layer: int) -> translate.WhatIfView:
+    """:func:`models.views.translate.what_if_view` of the model ``key`` names."""
+    return translate.what_if_view(load(key), text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(ref: str, revision: str | None, asking: Asking | None, text: str,
-                beam: int) -> translate.BeamView | translate.Refused:
+def cached_beam(key: ModelKey, text: str, beam: int) -> translate.BeamView | translate.Refused:
     """Every final hypothesis of a beam search and its tree."""
-    return translate.beam(load(ref, revision, asking), text, beam)
+    return translate.beam(load(key), text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(ref: str, revision: str | None, asking: Asking | None,
-                  text: str, target: str | tuple[int, ...]) -> Trace | translate.Refused:
+def cached_forced(key: ModelKey, text: str, target: str | tuple[int, ...]) -> Trace | translate.Refused:
     """``text`` made to translate as ``target`` (:func:`models.views.translate.translation`)."""
-    return translate.translation(load(ref, revision, asking), text, target)
+    return translate.translation(load(key), text, target)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from models.datasets.sentences import Sentences, read_folder
-from models.storage.languages import Asking, Languages, pair_name
+from models.storage.languages import Languages, pair_name
 from models.views import corpus
 from models.views.corpus import EXAMPLES, TestSet
 
@@ -27,12 +27,9 @@ _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
 
 @dataclass(frozen=True)
 class Model:
-    """One model of the table as the page names it: reference, revision, what it is asked (a model of several
-    pairs' pair, a chat model's instruction), reading key and column name."""
+    """One model of the table as the page names it: the model, its reading's key and its column's name."""
 
-    ref: str
-    revision: str | None
-    asking: Asking | None
+    key: cache.ModelKey
     reading: str | None
     name: str
 
@@ -109,21 +106,18 @@ def _prompt(text: str) -> None:
 
 
 def within_limit(sentences: Sentences) -> Sentences:
-    """The first sentences a public server takes, said before anything is computed."""
+    """The first sentences a public server takes (:func:`models.views.corpus.within_limit`), said before anything
+    is computed."""
     limits = deploy.now()
-    most, seconds = limits.corpus_sentences, limits.corpus_seconds
-    if most is not None and len(sentences) > most:
-        st.info(f"This server translates at most {most} sentences a table"
-                + (f" and spends at most {seconds:g} s on one request" if seconds is not None else "")
-                + f": the first {most} of {len(sentences):,} are used. Run the app locally, or "
-                "`python -m models.corpus`, for the whole set.")
-        return sentences.first(most)
+    sentences, note = corpus.within_limit(sentences, limits.corpus_sentences, limits.corpus_seconds)
+    if note:
+        st.info(note)
     return sentences
 
 
 def _table(models: tuple[Model, ...]) -> corpus.Table:
     """The table of ``models``, each loaded through the one cached loader."""
-    loaded = [cache.load(m.ref, m.revision, m.asking) for m in models]
+    loaded = [cache.load(m.key) for m in models]
     return corpus.Table.of(loaded, [m.name for m in models], [m.reading for m in models])
 
 
@@ -190,11 +184,6 @@ def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentenc
     return _table(_models).figures(_sentences, _rows)
 
 
-def summary_frame(figures: corpus.Figures) -> pd.DataFrame:
-    """A row a model: corpus BLEU and chrF (where there are references), and the mean of each statistic."""
-    return pd.DataFrame(figures.by_model()).dropna(axis=1, how="all").round(3)
-
-
 def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.DataFrame:
     """The table as the widgets above it ask (:func:`models.views.corpus.shown`): rows whose source or translations
     contain a text, sorted by a column (disagreement first, where there are two models)."""
@@ -222,7 +211,5 @@ def open_row(row: pd.Series, models: tuple[Model, ...]) -> None:
         ui.open_sentence("pages/translate.py", row["source"], first)
     if len(models) == 2 and there.button("Open on Compare scoring", key="corpus_open_compare",
                                          icon=":material/compare_arrows:"):
-        params = {"left": models[0].ref, "right": models[1].ref,
-                  **{f"{side}_rev": m.revision for side, m in zip(("left", "right"), models) if m.revision},
-                  **{f"{side}_head": m.reading for side, m in zip(("left", "right"), models) if m.reading}}
-        ui.open_sentence("pages/Compare_scoring.py", row["source"], params)
+        ui.open_sentence("pages/Compare_scoring.py", row["source"],
+                         corpus.compare_link([(m.key.ref, m.key.revision, m.reading) for m in models]))

@@ -21,7 +21,7 @@ from models.analysis.matrices import (
 )
 from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
-from models.storage.languages import Asking, Languages
+from models.storage.languages import Languages
 from models.views import naming
 from models.views import readings as views
 
@@ -98,8 +98,8 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
     """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.views.readings.matrix_view`), each
     matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
     attention stands in for a matrix this server cannot afford, and the page's end where nothing can."""
-    loaded = cache.load(settings.model, settings.revision, settings.asking)
-    found = _found(settings.model, settings.revision, settings.asking, text, trace.target_ids)
+    loaded = cache.load(settings.key)
+    found = _found(settings.key, text, trace.target_ids)
     bar = None
 
     def progress(done: float) -> None:
@@ -121,8 +121,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _found(ref: str, revision: str | None, asking: Asking | None, text: str,
-           target: tuple[int, ...]) -> dict:
+def _found(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> dict:
     """The matrices read so far of ``text`` written as ``target``, by name: one sentence's
     :attr:`~models.analysis.contributions.Sentence.found`, kept across reruns and visitors (arrays, no model)."""
     return {}
@@ -156,7 +155,6 @@ def _cached_gold(spec: str, languages: Languages, split: str) -> list:
 
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…")
-def cached_gold_view(ref: str, revision: str | None, asking: Asking | None, pair,
-                     matrix: str, reading: Reading | None) -> views.GoldView:
+def cached_gold_view(key: cache.ModelKey, pair, matrix: str, reading: Reading | None) -> views.GoldView:
     """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
-    return views.gold_view(cache.load(ref, revision, asking), pair, matrix, reading)
+    return views.gold_view(cache.load(key), pair, matrix, reading)

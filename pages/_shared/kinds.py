@@ -9,7 +9,6 @@ from models.analysis.alignment import AttentionView
 from models.decoding.trace import Reading, Trace
 from models.network.contract import NamedKind
 from models.storage.hub import LoadedModel
-from models.storage.languages import Asking
 from models.views import kinds as kinds_views
 from models.views.kinds import AttentionKinds
 
@@ -33,12 +32,11 @@ def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(ref: str, revision: str | None, asking: Asking | None,
-                 text: str, target: tuple[int, ...]) -> AttentionKinds:
+def cached_kinds(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> AttentionKinds:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
-    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
-    return kinds_views.sentence_kinds(cache.load(ref, revision, asking).model, trace, len(target))
+    trace = ui.or_stop(cache.cached_forced(key, text, target))
+    return kinds_views.sentence_kinds(cache.load(key).model, trace, len(target))
 
 
 def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading,
@@ -50,12 +48,22 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, readin
     return kinds_views.kind_view(kinds, kind.key, reading)
 
 
-def pick_panel(heads: int) -> None:
-    """A click in the model view opens that layer's head above (runs before the next script run)."""
-    points = st.session_state["model_view_grid"].selection.get("head", [])
-    if points:
-        index = int(points[0]["head"])
-        st.session_state[evidence.chosen_key("head")] = Reading(index // heads, index % heads)
+def head_grid(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool,
+              layers: range, key: str) -> None:
+    """The heads of ``kind`` in ``layers`` as small multiples, a row a layer where there are several, the shown
+    ``reading``'s marked; a click opens that head above (its callback runs before the next script run)."""
+    heads = (trace.attention_shape if kind.stepwise else kinds.of(kind.key).shape)[1]
+    cells = [Reading(n, h) for n in layers for h in range(heads)]
+    titles = [(f"layer {r.layer + 1} · " if len(layers) > 1 else "") + f"head {r.head + 1}" for r in cells]
+    selected = next((i for i, r in enumerate(cells) if (r.layer, r.head) == (reading.layer, reading.head)), None)
+
+    def open_head() -> None:
+        if points := st.session_state[key].selection.get("head", []):
+            st.session_state[evidence.chosen_key("head")] = cells[int(points[0]["head"])]
+
+    st.altair_chart(charts.head_grid([views_of(trace, kinds, kind, r, words) for r in cells], titles, selected,
+                                     columns=heads if len(layers) > 1 else 4),
+                    key=key, on_select=open_head, selection_mode="head")
 
 
 def model_view(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool) -> None:
@@ -70,11 +78,7 @@ def model_view(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, read
     st.query_params["layers"] = str(int(shown))
     if not shown:
         return
-    views = [views_of(trace, kinds, kind, Reading(n, h), words) for n in range(layers) for h in range(heads)]
-    titles = [f"layer {n + 1} · head {h + 1}" for n in range(layers) for h in range(heads)]
-    selected = None if reading.head is None else reading.layer * heads + reading.head
-    st.altair_chart(charts.head_grid(views, titles, selected, columns=heads), key="model_view_grid",
-                    on_select=lambda: pick_panel(heads), selection_mode="head")
+    head_grid(trace, kinds, kind, reading, words, range(layers), "model_view_grid")
     st.caption(f"{kind.named}: all {layers} layers × {heads} heads on this sentence, a "
                f"row a layer (bertviz's model view). {kind.what} Click a panel to open it above.")
 
@@ -88,10 +92,9 @@ def linked_heads(loaded: LoadedModel) -> list[str]:
 
 
 @st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
-def cached_heads_off(ref: str, revision: str | None, asking: Asking | None,
-                     text: str, off: tuple[str, ...]) -> Trace:
+def cached_heads_off(key: cache.ModelKey, text: str, off: tuple[str, ...]) -> Trace:
     """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
-    return kinds_views.without(cache.load(ref, revision, asking), text, off)
+    return kinds_views.without(cache.load(key), text, off)
 
 
 def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Reading, words: bool) -> None:
@@ -109,9 +112,8 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     if not off:
         st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
         return
-    model = (settings.model, settings.revision, settings.asking)
-    trace = cache.cached_trace(*model, text, 1)  # greedy, as the heads-off decoding
-    changed = cached_heads_off(*model, text, tuple(off))
+    trace = cache.cached_trace(settings.key, text, 1)  # greedy, as the heads-off decoding
+    changed = cached_heads_off(settings.key, text, tuple(off))
     marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
                       for w, new in kinds_views.changed(trace.translation, changed.translation))
     left, right = st.columns(2)
@@ -126,10 +128,9 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_bertviz(ref: str, revision: str | None, asking: Asking | None,
-                   text: str, target: tuple[int, ...]) -> str:
+def cached_bertviz(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> str:
     """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
-    return kinds_views.bertviz(cached_kinds(ref, revision, asking, text, target))
+    return kinds_views.bertviz(cached_kinds(key, text, target))
 
 
 def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace) -> None:
@@ -141,8 +142,7 @@ def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trac
         st.caption(f"bertviz's model view of this sentence: {missing}")
         return
     st.download_button("bertviz model view (HTML)",
-                       lambda: cached_bertviz(settings.model, settings.revision, settings.asking, text,
-                                              trace.target_ids),
+                       lambda: cached_bertviz(settings.key, text, trace.target_ids),
                        "bertviz-model-view.html", "text/html", on_click="ignore",
                        help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
                             "browser; the page fetches require.js and d3 from their CDNs.")

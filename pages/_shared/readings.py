@@ -6,40 +6,37 @@ import numpy as np
 import streamlit as st
 
 from models.decoding.trace import Reading
-from models.storage.languages import Asking
 from models.views import readings as views
 
 from . import cache, charts, deploy, ui
 
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
-def cached_contrast(ref: str, revision: str | None, asking: Asking | None, text: str,
-                    target: tuple[int, ...], matrix: str, step: int, foil: int) -> tuple[str, np.ndarray]:
+def cached_contrast(key: cache.ModelKey, text: str, target: tuple[int, ...], matrix: str, step: int,
+                    foil: int) -> tuple[str, np.ndarray]:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
-    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
-    return views.contrast(cache.load(ref, revision, asking).model, trace, matrix, step, foil,
+    trace = ui.or_stop(cache.cached_forced(key, text, target))
+    return views.contrast(cache.load(key).model, trace, matrix, step, foil,
                           deploy.now().attribution_limit_s)
 
 
-def every_way(ref: str, revision: str | None, asking: Asking | None, text: str,
-              target: tuple[int, ...]) -> views.EveryWay:
+def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.EveryWay:
     """``text`` written as ``target`` read as every matrix this server affords, each at the reading it aligns
     with, side by side; their deletion scores where the server affords those too, else said why not."""
-    loaded = cache.load(ref, revision, asking)
-    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
+    loaded = cache.load(key)
+    trace = ui.or_stop(cache.cached_forced(key, text, target))
     chosen = views.panel_readings(loaded, trace, deploy.now().attribution_limit_s)
     refused = views.deletions_refused(trace, len(chosen) + 1, deploy.now().attribution_limit_s)
     if refused:
         st.info(refused)
-    return _every_way(ref, revision, asking, text, target, tuple(chosen.items()), refused is None)
+    return _every_way(key, text, target, tuple(chosen.items()), refused is None)
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def _every_way(ref: str, revision: str | None, asking: Asking | None, text: str, target: tuple[int, ...],
-               chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
-    trace = ui.or_stop(cache.cached_forced(ref, revision, asking, text, target))
-    return views.every_way(cache.load(ref, revision, asking), trace, dict(chosen), scored)
+def _every_way(key: cache.ModelKey, text: str, target: tuple[int, ...], chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
+    trace = ui.or_stop(cache.cached_forced(key, text, target))
+    return views.every_way(cache.load(key), trace, dict(chosen), scored)
 
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:

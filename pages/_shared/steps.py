@@ -63,8 +63,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                    "(contrastive attribution, Yin & Neubig 2022).")
         return
     st.query_params["foil"] = foil
-    method, weights = readings.cached_contrast(settings.model, settings.revision, settings.asking, text,
-                                               trace.target_ids, matrix, step, options[foil])
+    method, weights = readings.cached_contrast(settings.key, text, trace.target_ids, matrix, step, options[foil])
     view, title = translate.contrast_view(trace, step, foil, method, weights)
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "
@@ -74,7 +73,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:
     """Training sentences in which the decoder was in the state nearest to this step's."""
     st.subheader("Nearest training states")
-    index = cache.neighbour_index(settings.model, settings.revision)
+    index = cache.neighbour_index(settings.key)
     if isinstance(index, translate.Unindexed):
         if index.broken:  # its message quotes the file's error: escaped
             st.warning(for_markdown(index.why))
@@ -99,7 +98,7 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step
         return
-    found = cache.cached_what_if(settings.model, settings.revision, settings.asking, text, step, focus, layer)
+    found = cache.cached_what_if(settings.key, text, step, focus, layer)
     forced = f"**Looking only at “{for_markdown(source_words[focus])}” at step {found.step + 1}**"
     before, after = st.columns(2)
     for place, title, outcome, key in ((before, "**As decoded**", found.before, "wi_before"),

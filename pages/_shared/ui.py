@@ -16,13 +16,13 @@ from streamlit.runtime.pages_manager import PagesManager
 from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
-from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, language_name, pair_name
+from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
 from models.views import naming
 from models.views import query_string as url
 from models.views.translate import Refused
 
 from . import deploy
-from .cache import cached_trace, load
+from .cache import ModelKey, cached_trace, load
 from .labels import for_markdown
 
 HUB_CHOICE = "Hugging Face Hub repo…"
@@ -38,6 +38,11 @@ class Settings:
     beam: int
     words: bool  # word-level (True) or subword view
     asking: Asking | None = None  # a model of several pairs' pair, a chat model's instruction; None: as it loads
+
+    @property
+    def key(self) -> ModelKey:
+        """The model as the page cache keys it."""
+        return ModelKey(self.model, self.revision, self.asking)
 
     def for_model(self, model: str, revision: str | None = None) -> Settings:
         """These settings for another model, asked as it loads (what is picked belongs to the sidebar's)."""
@@ -140,7 +145,7 @@ def instruction_box(ref: str, revision: str | None, state: url.UrlState) -> str 
 def _loaded_or_none(ref: str, revision: str | None) -> LoadedModel | None:
     """The model as it loads, or None where it cannot be (the page says why when it loads it)."""
     try:
-        return load(ref, revision)
+        return load(ModelKey(ref, revision))
     except CheckpointError:
         return None
 
@@ -163,11 +168,11 @@ def settings() -> Settings:
 def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tuple[Settings, LoadedModel]:
     """Load the chosen model; if it cannot be loaded, say why and use the bundled ``fallback``."""
     try:
-        loaded = load(settings.model, settings.revision, settings.asking)
+        loaded = load(settings.key)
     except CheckpointError as e:
         st.error(f"{for_markdown(str(e))} Using the bundled {naming.model_name(fallback)} model instead.")
         settings = settings.for_model(fallback)
-        loaded = load(fallback, None)
+        loaded = load(ModelKey(fallback))
     label, name = naming.variant_label(loaded.variant), naming.model_name(settings.model)
     where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
     st.sidebar.caption(f"{where}**{label}**, running on **{loaded.device}**")
@@ -186,28 +191,25 @@ def sentence_input(source: str | None = "en") -> str | None:
     The sentence lives under a session key of its own, so it follows the visitor from page to page
     (each page's text box is a new widget).
     """
-    language = language_name(source, "Source")
-    examples, first = naming.examples_in(source)
-    labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in examples}
+    found = naming.sentence_box(source)
     if _SENTENCE not in st.session_state:
         linked = read_url().text
-        st.session_state[_SENTENCE] = (first.text if first else "") if linked is None else linked
-    box, side = st.columns([3, 1], vertical_alignment="bottom") if examples else (st.container(), None)
-    if examples:  # beside the box, not above it: the picture below starts higher
-        pick = side.selectbox("Examples", list(labels), index=None, placeholder="Pick an example…",
-                              format_func=labels.get)
+        st.session_state[_SENTENCE] = found.first if linked is None else linked
+    box, side = st.columns([3, 1], vertical_alignment="bottom") if found.examples else (st.container(), None)
+    if found.examples:  # beside the box, not above it: the picture below starts higher
+        pick = side.selectbox("Examples", list(found.examples), index=None, placeholder="Pick an example…",
+                              format_func=found.examples.get)
         if pick and st.session_state.get("_picked") != pick:
             st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
     st.session_state["text"] = st.session_state[_SENTENCE]
-    text = box.text_area(f"{language} sentence", key="text", height=80, on_change=_keep_sentence,
-                         placeholder=f"Type a sentence in {language}…")
-    if len(text) > url.MAX_TEXT_CHARS:
-        st.warning(f"The text is {len(text):,} characters long; only the first {url.MAX_TEXT_CHARS} are translated.")
-        text = text[: url.MAX_TEXT_CHARS]
+    text, cut = found.cut(box.text_area(f"{found.language} sentence", key="text", height=80,
+                                        on_change=_keep_sentence, placeholder=f"Type a sentence in {found.language}…"),
+                          url.MAX_TEXT_CHARS)
+    if cut:
+        st.warning(cut)
     st.query_params["text"] = text
     if not text.strip():
-        st.info(f"Type {'an' if language[0] in 'AEIOU' else 'a'} {language} sentence above"
-                + (" (or pick an example)" * bool(examples)) + " to see its translation and attention.")
+        st.info(found.prompt)
         return None
     return text
 
@@ -224,7 +226,7 @@ def _keep_sentence() -> None:
 
 def trace_or_stop(settings: Settings, text: str) -> Trace:
     """The cached trace, or a friendly message and the end of this run."""
-    return or_stop(cached_trace(settings.model, settings.revision, settings.asking, text, settings.beam))
+    return or_stop(cached_trace(settings.key, text, settings.beam))
 
 
 def or_stop(found: T | Refused) -> T:
