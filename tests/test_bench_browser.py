@@ -23,11 +23,12 @@ def test_every_session_gets_its_own_sentences():
 
 
 @needs_browser
-def test_three_concurrent_sessions_see_the_cli_translations_beside_a_visitor_asking_for_integrated_gradients():
+def test_two_concurrent_sessions_see_the_cli_translations_beside_a_visitor_asking_for_integrated_gradients():
     """Correctness under concurrency (no timing asserts): each browser shows what `models.translate` writes while
-    another asks for an attribution; one server for both (a server and its browser are most of the test's time)."""
-    results, server, attributed = app_bench.load_test(3, per_session=2, attribution=True)
-    assert [r.error for r in results] == [None, None, None]
+    another session and a visitor asking for an attribution share the server (a server and its browsers are most
+    of the test's time: two sessions are the fewest that run at once)."""
+    results, server, attributed = app_bench.load_test(2, per_session=2, attribution=True)
+    assert [r.error for r in results] == [None, None]
     assert all(len(r.rerun_ms) == 2 and r.load_ms for r in results)
     assert len(attributed) >= 1 and all(ms > 0 for ms in attributed)
     assert server.peak_rss_mib() > 100  # the sampler read the server's /proc entry
