@@ -2,6 +2,7 @@
 or one head (or layer mean) of the Transformer."""
 import streamlit as st
 
+from models.analysis.alignment import reading_view
 from models.storage.languages import language_name
 from models.views import naming
 from models.views.readings import compared
@@ -14,11 +15,6 @@ st.caption("Two models' attention on one sentence: each on its own translation, 
                 "e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A — and the Transformer scores by "
                 "scaled dot products too, in several heads per layer: pick one head, or a layer's mean, to set "
                 "beside an RNN (the sidebar).")
-
-
-def view(trace, reading, words: bool):
-    """One reading of a trace's attention at word or piece level."""
-    return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
 
 
 settings, url = ui.settings(), ui.read_url()
@@ -47,7 +43,7 @@ ui.source_notices(traces[0])
 for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)
-    column.altair_chart(charts.heatmap(view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
+    column.altair_chart(charts.heatmap(reading_view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
 
 st.subheader("Same target, two attentions")
 target_language = language_name(loaded_a.languages[1], "target-language")

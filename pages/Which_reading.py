@@ -3,6 +3,7 @@ translation depends on the words it points at; a click opens one on the Translat
 import pandas as pd
 import streamlit as st
 
+from models.analysis.alignment import view_at
 from models.views.readings import EVERY_WAY, fitted_heads
 from pages._shared import charts, readings, ui
 
@@ -18,7 +19,7 @@ trace = ui.trace_or_stop(settings, text)
 ui.show_translation(trace.translation)
 found = readings.every_way(settings.key, text, trace.target_ids)
 
-views = [ui.view_of(trace, p.weights, None, settings.words) for p in found.panels]
+views = [view_at(trace, p.weights, None, settings.words) for p in found.panels]
 event = st.altair_chart(charts.head_grid(views, list(found.titles), None, columns=3, measure="share"),
                         key="readings", on_select="rerun", selection_mode="head")
 st.caption("Each panel: rows are the words written, columns the source words, darker is more. Click one to open it "

@@ -18,7 +18,7 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
     chosen = st.radio("Show hypothesis", range(len(result.hypotheses)), horizontal=True, key="hypothesis",
                       format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")
     chosen = min(chosen, len(result.hypotheses) - 1)
-    st.altair_chart(charts.beam_tree(result.nodes, result.ends, chosen), width="stretch", key="beam_tree")
+    st.altair_chart(charts.beam_tree(result.tree(chosen)), width="stretch", key="beam_tree")
     st.caption("Each column is a decoding step; higher is better. Blue: kept in the beam; grey: the best pruned; "
                "orange: the hypothesis shown; squares end with </s>.")
     return result.hypotheses[chosen]

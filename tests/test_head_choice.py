@@ -1,5 +1,5 @@
-"""models.views.naming.head_choice: what a head picker offers of a model, how it names each reading, and where a
-link's reading lands among them."""
+"""models.views.naming.head_choice and matrix_choice: what a head picker offers of a model, how it names each reading,
+and where a link's reading lands among them; which matrices the picker beside it offers."""
 from models.analysis.matrices import ATTENTION, MATRICES, matrix_readings
 from models.decoding.trace import Reading
 from models.storage.hub import load_model
@@ -39,3 +39,16 @@ def test_nothing_to_pick_without_attention_or_for_an_attribution():
     sentence_wide = next(m for m, spec in MATRICES.items() if spec.per == "sentence")
     assert head_choice(load_model("transformer"), sentence_wide) is None
     assert len(head_choice(load_model("additive"), ATTENTION).options) == 1  # an RNN's one reading: no widget
+
+
+def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the_models_own():
+    from models.analysis.matrices import applicable, slug
+    from models.views.naming import matrix_choice
+
+    loaded = load_model("transformer")
+    choices, opened = matrix_choice(loaded, None)
+    assert choices == list(applicable(loaded.model)) and len(choices) > 1
+    assert opened == (loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0])
+    other = next(m for m in choices if m != opened)
+    assert matrix_choice(loaded, slug(other)) == (choices, other)
+    assert matrix_choice(loaded, "no-such-matrix")[1] == opened  # a link naming none: the model's own

@@ -120,6 +120,22 @@ def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece
     assert per_piece == sorted(per_piece, reverse=True)
 
 
+def test_the_beam_tree_marks_the_chosen_hypothesis_as_one_chain_and_ranks_each_steps_pieces(transformer):
+    loaded, _ = transformer
+    found = translate.beam(loaded, TEXT, 4)
+    for chosen, hypothesis in enumerate(found.hypotheses):
+        points, edges = found.tree(chosen)
+        assert len(points) == len(found.nodes) and len(edges) == sum(n.parent is not None for n in found.nodes)
+        marked = sorted((p for p in points if p["group"] == "chosen"), key=lambda p: p["step"])
+        assert [p["step"] for p in marked] == list(range(len(hypothesis.target_ids)))  # a piece a step, to its end
+        assert marked[-1]["end"] == "</s>" or len(marked) == len(hypothesis.target_ids)
+        assert sum(e["group"] == "chosen" for e in edges) == len(marked) - 1  # joined piece to piece
+        for step in {p["step"] for p in points}:
+            here = sorted((p for p in points if p["step"] == step), key=lambda p: -p["y"])
+            assert [p["y"] for p in here] == [-r for r in range(len(here))]  # ranks 0, 1, … best highest
+            assert [p["log p"] for p in here] == sorted((p["log p"] for p in here), reverse=True)
+
+
 def test_a_what_if_shows_both_translations_at_the_step_it_forced(transformer):
     from models.decoding.what_if import what_if
 

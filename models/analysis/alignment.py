@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.trace import Trace
+from ..decoding.trace import Reading, Trace
 from ..network.tokenization import WORD_MARK, is_marker, piece_groups, word_groups
 
 
@@ -78,6 +78,17 @@ def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
         weights=np.stack([by_src[g].mean(axis=0) for g in tgt_groups]),  # [Tw, Sw]
         energies=None,
     )
+
+
+def view_at(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> AttentionView:
+    """``weights`` [T, S] of ``trace`` at word level (``words``) or piece by piece, with the energies behind them
+    (a word has no single energy)."""
+    return word_view(trace, weights) if words else piece_view(trace, weights, energies)
+
+
+def reading_view(trace: Trace, reading: Reading, words: bool) -> AttentionView:
+    """One reading of ``trace``'s attention (:meth:`Trace.read`) at word level or piece by piece."""
+    return view_at(trace, trace.read(reading), trace.read_energies(reading), words)
 
 
 def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable
+from ..analysis.matrices import MATRICES, applicable, layer_reading, matrix_readings, not_applicable, slug
 from ..decoding.trace import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf_languages import unknown_code
@@ -144,6 +144,14 @@ def head_choice(loaded: LoadedModel, matrix: str, shifted: bool = False,
     aligner = loaded.supervised if matrix == loaded.card.aligning_matrix else None
     supervised = next((r for r in (aligner, aligner and aligner.plain) if r is not None and r in options), None)
     return HeadChoice(options, default, matrix, supervised)
+
+
+def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[str], str]:
+    """The matrices a picker offers for ``loaded`` (every one it has: :func:`applicable`) and the one it opens on:
+    the one a link names by its slug, else the model's own (the one its head trained to align is read under)."""
+    choices = list(applicable(loaded.model))
+    own = loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0]
+    return choices, {slug(m): m for m in choices}.get(linked or "", own)
 
 
 def matrix_name(matrix: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.alignment import AttentionView, piece_view, word_view
+from ..analysis.alignment import AttentionView, reading_view, view_at
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
@@ -87,7 +87,7 @@ def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading |
     layers = layered(sentence, found.name, progress)
     weights = read_layered(layers, at)  # [T, S]
     energies = trace.read_energies(at) if found.name == ATTENTION and not words else None
-    view = word_view(trace, weights) if words else piece_view(trace, weights, energies)
+    view = view_at(trace, weights, energies, words)
     several = at is not None and (trace.attention_shape[1] > 1 or found.name != ATTENTION)
     name = found.title + (f" ({found.label(at)})" if several else "")
     prefix = None if at is None or layers.prefix is None else layers.prefix[at.layer]
@@ -275,8 +275,7 @@ def compared(traces: tuple[Trace, Trace], readings: tuple[Reading, Reading], wor
     """``traces`` (one sentence forced to one target by two models) each at its reading, compared piece by piece
     where both cut the sentences alike and ``words`` is not asked for, else word by word."""
     def views(by_words: bool) -> tuple[AttentionView, AttentionView]:
-        return tuple((word_view(t, t.read(r)) if by_words else piece_view(t, t.read(r), t.read_energies(r)))
-                     for t, r in zip(traces, readings))
+        return tuple(reading_view(t, r, by_words) for t, r in zip(traces, readings))
 
     found, by_words = views(words), words
     if not same_cells(*found) and not words:  # e.g. a Hub model with tokenizers of its own

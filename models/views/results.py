@@ -4,7 +4,6 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from ..storage.model_card import SUPERVISION
 from ..storage.model_facts import model_facts
 from ..storage.reading_scores import ReadingScore, read_faithfulness, reading_scores
 from ..storage.training_record import TrainingRecord, best_validation, quality_per_minute, training_summary
+from .naming import model_name
 
 Grid = tuple[list[str], list[str], list[list[float | None]]]  # row labels, column labels, a value a cell
 
@@ -123,11 +123,11 @@ def bundled_results() -> list[ModelResults]:
     return [model_results(name) for name in bundled_models()]
 
 
-def figure_2(results: list[ModelResults], test: str, label: Callable[[str], str]) -> str | None:
+def figure_2(results: list[ModelResults], test: str) -> str | None:
     """Bahdanau et al.'s Figure 2 on ``test``, in a sentence: the no-attention model against the attention models
-    (each named by ``label``) from the shortest sentences to the longest; None without those models' figures."""
+    from the shortest sentences to the longest; None without those models' figures."""
     found = {r.name: r.ends[test] for r in results if test in r.ends}
-    attention = {label(m): found[m] for m in ("additive", "dot") if m in found}
+    attention = {model_name(m): found[m] for m in ("additive", "dot") if m in found}
     return figure_2_finding(found["none"], attention) if "none" in found and attention else None
 
 
@@ -146,12 +146,52 @@ def in_use(loaded: LoadedModel) -> dict[str, str] | None:
             "no head, as far as its card says"}
 
 
-def alignment(results: list[ModelResults], label: Callable[[str], str]) -> tuple[list[dict], list[str]]:
-    """The table of AER against people (each model named by ``label``, eflomal's links, the published figures) by
-    column title, and the commands that measured it."""
-    found = {label(r.name): list(r.alignment) for r in results if r.alignment}
+def alignment(results: list[ModelResults]) -> tuple[list[dict], list[str]]:
+    """The table of AER against people (the models, eflomal's links, the published figures) by column title, and
+    the commands that measured it."""
+    found = {model_name(r.name): list(r.alignment) for r in results if r.alignment}
     baseline = read_alignment(BUNDLED_BASELINE)
     return alignment_table(found, baseline), alignment_commands(found, baseline)
+
+
+@dataclass(frozen=True)
+class ResultsPage:
+    """What the Models & results page draws of the bundled models, each named as the page names it
+    (:func:`models.views.naming.model_name`): tables in rows by column title, each chart's rows, key and title."""
+
+    problems: tuple[str, ...]  # a model whose training record cannot be read, and why
+    tests: tuple[dict, ...]  # a row a model and test set: BLEU, chrF
+    trained: tuple[tuple[str, Training], ...]  # (model, how it was made)
+    lengths: dict[str, tuple[tuple[dict, ...], str | None]]  # by test set: BLEU by length, Figure 2 in a sentence
+    curves: tuple[dict, ...]  # validation BLEU against training minutes
+    alignment: tuple[list[dict], list[str]]  # AER against people, and its commands
+    believed: tuple[dict, ...]  # which matrix to believe
+    believe_commands: tuple[str, ...]
+    aer_grids: tuple[tuple[str, str, Grid], ...]  # (chart key, title, each head's AER)
+    importance: tuple[tuple[str, str, HeadImportance], ...]  # (chart key, title, each head's BLEU drop)
+
+
+def results_page(results: list[ModelResults]) -> ResultsPage:
+    """The page's figures of ``results`` (:func:`bundled_results`)."""
+    name = {r.name: model_name(r.name) for r in results}
+    tests = dict.fromkeys(point["test set"] for r in results for point in r.lengths)  # in the order first seen
+    lengths = {test: (tuple({"model": name[r.name], **point} for r in results for point in r.lengths
+                            if point["test set"] == test), figure_2(results, test)) for test in tests}
+    when = {False: "", True: ", read one step later"}
+    return ResultsPage(
+        tuple(f"{r.name}: {r.problem}." for r in results if r.problem),
+        tuple({"model": name[r.name], **row} for r in results for row in r.tests),
+        tuple((name[r.name], r.training) for r in results if r.training),
+        lengths,
+        tuple({"model": name[r.name], **point} for r in results for point in r.curve),
+        alignment(results),
+        tuple({"model": name[r.name], **score.table_row()} for r in results for score in r.scores),
+        tuple(dict.fromkeys(r.faithfulness_command for r in results if r.faithfulness_command)),
+        tuple((f"aer_heads_{r.name}{'_shifted' * shifted}", f"{name[r.name]}: which head aligns{when[shifted]}? AER "
+               "on the test set, each layer's heads and their mean", grid)
+              for r in results for shifted, grid in r.aer_grids.items()),
+        tuple((f"head_importance_{r.name}", f"{name[r.name]}: which heads matter? Validation BLEU lost when a head "
+               "alone is switched off", r.importance) for r in results if r.importance is not None))
 
 
 #: What the "which matrix to believe" table scores, in words.

@@ -59,6 +59,26 @@ class BeamView:
     nodes: tuple[BeamNode, ...]  # the search tree
     ends: tuple[int, ...]  # the node each hypothesis ends with
 
+    def tree(self, chosen: int) -> tuple[list[dict], list[dict]]:
+        """The search tree laid out for the ``chosen`` hypothesis: a point per piece (its ``step``, ``y``: minus
+        its rank among its step's pieces, so higher is better, ``piece``, ``log p``, ``group``: chosen, kept or
+        pruned, ``end``) and an edge per piece from the one before it (``step``, ``step2``, ``y``, ``y2``,
+        ``group``)."""
+        nodes, rank = self.nodes, {}
+        for step in sorted({n.step for n in nodes}):
+            here = sorted((i for i, n in enumerate(nodes) if n.step == step), key=lambda i: -nodes[i].score)
+            rank |= {i: r for r, i in enumerate(here)}
+        path, node = set(), self.ends[chosen]
+        while node is not None:
+            path.add(node)
+            node = nodes[node].parent
+        group = ["chosen" if i in path else "kept" if n.kept else "pruned" for i, n in enumerate(nodes)]
+        points = [{"step": n.step, "y": -rank[i], "piece": piece_label(n.piece), "log p": n.score, "group": group[i],
+                   "end": "</s>" if n.finished else "piece"} for i, n in enumerate(nodes)]
+        edges = [{"step": n.step - 1, "step2": n.step, "y": -rank[n.parent], "y2": -rank[i], "group": group[i]}
+                 for i, n in enumerate(nodes) if n.parent is not None]
+        return points, edges
+
 
 def beam(loaded: LoadedModel, text: str, width: int) -> BeamView | Refused:
     """``text`` translated by a beam ``width`` wide: every hypothesis it ended with and how it searched; or why

@@ -13,12 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.analysis.matrices import (
-    ATTENTION,
-    applicable,
-    layer_reading,
-    slug,
-)
+from models.analysis.matrices import ATTENTION, layer_reading, slug
 from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
@@ -36,9 +31,7 @@ STEP_NOTE = ("A row is the step that *writes* its word, from the words before it
 def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
     """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`), opening on
     its own (the one its head trained to align is read under)."""
-    choices = list(applicable(loaded.model))
-    own = loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0]
-    wanted = {slug(m): m for m in choices}.get(ui.read_url().read or "", own)
+    choices, wanted = naming.matrix_choice(loaded, ui.read_url().read)
     matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
                           help=naming.show_help(loaded.model))
     st.query_params["read"] = slug(matrix)

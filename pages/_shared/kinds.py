@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.analysis.alignment import AttentionView
+from models.analysis.alignment import AttentionView, reading_view
 from models.decoding.trace import Reading, Trace
 from models.network.contract import NamedKind
 from models.storage.hub import LoadedModel
@@ -44,7 +44,7 @@ def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, readin
     """What the heatmap draws of ``kind``: the trace's own, step by step (words or pieces), else another attention
     piece by piece."""
     if kind.stepwise:
-        return ui.view_of(trace, trace.read(reading), trace.read_energies(reading), words)
+        return reading_view(trace, reading, words)
     return kinds_views.kind_view(kinds, kind.key, reading)
 
 

@@ -9,11 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-import numpy as np
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from models.analysis.alignment import AttentionView, piece_view, word_view
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
@@ -254,8 +252,4 @@ def show_translation(text: str, where=st, help: str | None = None) -> None:
     (``python -m bench open``)."""
     where.text(text or "(empty)", help=help)
 
-
-def view_of(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> AttentionView:
-    """``weights`` [T, S] of ``trace`` (and the energies behind them) at word or piece level."""
-    return word_view(trace, weights) if words else piece_view(trace, weights, energies)
 

@@ -60,24 +60,11 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str
     return alt.layer(lines, above, below).properties(height=220, autosize=FIT_WIDTH)
 
 
-def beam_tree(nodes, ends: tuple[int, ...], chosen: int) -> alt.LayerChart:
-    """The search, step by step: kept pieces (blue), the best pruned (grey), the chosen hypothesis (orange);
-    higher is better, squares end with </s>."""
-    rank: dict[int, int] = {}
-    for step in sorted({n.step for n in nodes}):
-        here = sorted((i for i, n in enumerate(nodes) if n.step == step), key=lambda i: -nodes[i].score)
-        rank |= {i: r for r, i in enumerate(here)}
-    path, node = set(), ends[chosen]
-    while node is not None:
-        path.add(node)
-        node = nodes[node].parent
-    group = ["chosen" if i in path else "kept" if n.kept else "pruned" for i, n in enumerate(nodes)]
-    points = pd.DataFrame({"step": [n.step for n in nodes], "y": [-rank[i] for i in range(len(nodes))],
-                           "piece": piece_text([n.piece for n in nodes]), "log p": [n.score for n in nodes],
-                           "group": group, "end": ["</s>" if n.finished else "piece" for n in nodes]})
-    edges = pd.DataFrame([{"step": n.step - 1, "step2": n.step, "y": -rank[n.parent], "y2": -rank[i],
-                           "group": group[i]} for i, n in enumerate(nodes) if n.parent is not None],
-                         columns=["step", "step2", "y", "y2", "group"])
+def beam_tree(tree: tuple[list[dict], list[dict]]) -> alt.LayerChart:
+    """The search laid out (:meth:`models.views.translate.BeamView.tree`), step by step: kept pieces (blue), the
+    best pruned (grey), the chosen hypothesis (orange); higher is better, squares end with </s>."""
+    points = pd.DataFrame(tree[0])
+    edges = pd.DataFrame(tree[1], columns=["step", "step2", "y", "y2", "group"])
     colour = alt.Color("group:N", scale=alt.Scale(domain=["chosen", "kept", "pruned"], range=[ORANGE, BLUE, GREY]),
                        legend=alt.Legend(title=None, orient="bottom"))
     x, y = alt.X("step:Q", title="decoding step", axis=alt.Axis(tickMinStep=1)), alt.Y("y:Q", axis=None)
