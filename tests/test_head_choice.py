@@ -1,5 +1,6 @@
-"""models.views.naming.head_choice and matrix_choice: what a head picker offers of a model, how it names each reading,
-and where a link's reading lands among them; which matrices the picker beside it offers."""
+"""models.views.naming's pickers: what a head picker offers of a model (head_choice), how it names each reading, and
+where a link's reading lands among them (linked_reading); which matrices the picker beside it offers
+(matrix_choice); which language a many-to-many model's picker opens on (language_choice)."""
 from models.analysis.matrices import ATTENTION, MATRICES, matrix_readings
 from models.decoding.trace import Reading
 from models.storage.hub import load_model
@@ -52,3 +53,24 @@ def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the
     other = next(m for m in choices if m != opened)
     assert matrix_choice(loaded, slug(other)) == (choices, other)
     assert matrix_choice(loaded, "no-such-matrix")[1] == opened  # a link naming none: the model's own
+
+
+def test_a_links_reading_is_read_or_ignored_with_why():
+    from models.views.naming import linked_reading
+
+    loaded = load_model("transformer")
+    assert linked_reading(loaded, None) == (loaded.reading, None)
+    assert linked_reading(loaded, "2.1") == (Reading(1, 0), None)
+    fallback = Reading(0, 1)
+    reading, notice = linked_reading(loaded, "9.9", fallback)
+    assert reading == fallback and notice.startswith("Ignored head='9.9' from the link: ")
+
+
+def test_a_language_picker_opens_on_a_links_code_it_knows_else_its_default_saying_why():
+    from models.views.naming import language_choice
+
+    codes = ("eng_Latn", "fra_Latn", "deu_Latn")
+    assert language_choice(codes, "fra_Latn", "eng_Latn") == ("fra_Latn", None)
+    assert language_choice(codes, None, "eng_Latn") == ("eng_Latn", None)
+    code, notice = language_choice(codes, "fra", "eng_Latn")
+    assert code == "eng_Latn" and "has no language 'fra'" in notice and "fra_Latn" in notice

@@ -65,9 +65,24 @@ def language_label(code: str) -> str:
     return f"{language_name(code, code)} · {code}"
 
 
-def unknown_language(code: str, codes) -> str:
-    """Why ``code`` is not one of a model's ``codes``, with the close matches."""
-    return unknown_code(code, codes, "This model")
+def language_choice(codes, wanted: str | None, default: str) -> tuple[str, str | None]:
+    """The language a picker of a model's ``codes`` opens on: ``wanted`` (a link's) where the model knows it, else
+    ``default``; and, for a code it does not know, why, with the close matches (None otherwise)."""
+    if wanted is None or wanted in codes:
+        return wanted or default, None
+    return default, unknown_code(wanted, codes, "This model")
+
+
+def linked_reading(loaded: LoadedModel, key: str | None, default: Reading | None = None) -> tuple[Reading, str | None]:
+    """The reading a link names (``head=`` and the like), else ``default`` (the model's own by default); and, for
+    a key that names none of the model's heads, what was ignored and why (None otherwise)."""
+    default = default or loaded.reading
+    if key is None:
+        return default, None
+    try:
+        return Reading.parse(key, loaded.model.attention_shape), None
+    except ValueError as e:
+        return default, f"Ignored head={key[:20]!r} from the link: {e}."
 
 
 @dataclass(frozen=True)

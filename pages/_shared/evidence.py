@@ -51,7 +51,9 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
         return choice and choice.options[0]
     chosen = chosen_key(key)  # kept apart from the widget's own state, which a page switch resets
     if st.session_state.get(chosen) not in choice.options:  # first run, or another model: the link's, else default
-        linked = url_reading(loaded, getattr(ui.read_url(), key), choice.default)
+        linked, notice = naming.linked_reading(loaded, getattr(ui.read_url(), key), choice.default)
+        if notice:
+            st.toast(notice, icon=":material/warning:")
         st.session_state[chosen] = choice.wanted(layer_reading(loaded.model, matrix, linked))
     st.session_state[key] = st.session_state[chosen]
     reading = st.selectbox(label, choice.options, key=key, format_func=choice.name, help=choice.help,
@@ -63,19 +65,6 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
 def chosen_key(key: str) -> str:
     """The session key that keeps a head picker's choice across pages and reruns."""
     return f"_atlas_chosen_{key}"
-
-
-def url_reading(loaded: LoadedModel, key: str | None, default: Reading | None = None) -> Reading:
-    """The reading a link names, or ``default`` (the model's own by default), with a notice when the link names
-    none of its heads."""
-    default = default or loaded.reading
-    if key is None:
-        return default
-    try:
-        return Reading.parse(key, loaded.model.attention_shape)
-    except ValueError as e:
-        st.toast(f"Ignored head={key[:20]!r} from the link: {e}.", icon=":material/warning:")
-        return default
 
 
 def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:

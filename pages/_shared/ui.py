@@ -107,9 +107,9 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
     chosen = []
     for key, label, wanted, default in zip(("src_lang", "tgt_lang"), ("From", "Into"),
                                            (state.src_lang, state.tgt_lang), loaded.languages):
-        if wanted is not None and wanted not in loaded.codes:
-            st.toast(naming.unknown_language(wanted, loaded.codes), icon=":material/warning:")
-        code = wanted if wanted in loaded.codes else default
+        code, notice = naming.language_choice(loaded.codes, wanted, default)
+        if notice:
+            st.toast(notice, icon=":material/warning:")
         chosen.append(st.selectbox(label, loaded.codes, index=loaded.codes.index(code), key=f"{key}_pick",
                                    format_func=naming.language_label,
                                    help="The model's languages (type to search); the URL keeps its own code."))
