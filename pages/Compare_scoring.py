@@ -43,7 +43,8 @@ ui.source_notices(traces[0])
 for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)
-    column.altair_chart(charts.heatmap(reading_view(trace, reading, settings.words)), width="stretch", key=f"own_{side}")
+    column.altair_chart(charts.heatmap(reading_view(trace, reading, settings.words)), width="stretch",
+                        key=f"own_{side}")
 
 st.subheader("Same target, two attentions")
 target_language = language_name(loaded_a.languages[1], "target-language")

@@ -151,10 +151,11 @@ class Figures:
     def by_model(self) -> pd.DataFrame:
         """A row a model: corpus BLEU and chrF (where there are references) and the mean of each statistic, to
         three decimals; a column no model has a figure in is left out."""
-        return pd.DataFrame([{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
+        rows = [{"model": name, "corpus BLEU": entry.get("scores", {}).get("bleu"),
                  "corpus chrF": entry.get("scores", {}).get("chrf"),
                  **{f"mean {k}": v for k, v in entry["means"].items() if k not in ("BLEU", "chrF")}}
-                for name, entry in self.summary["models"].items()]).dropna(axis=1, how="all").round(3)
+                for name, entry in self.summary["models"].items()]
+        return pd.DataFrame(rows).dropna(axis=1, how="all").round(3)
 
     def pair_line(self) -> str:
         """The two models' mean disagreement, in Markdown ("" with one model)."""

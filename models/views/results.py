@@ -174,9 +174,9 @@ class ResultsPage:
 def results_page(results: list[ModelResults]) -> ResultsPage:
     """The page's figures of ``results`` (:func:`bundled_results`)."""
     name = {r.name: model_name(r.name) for r in results}
-    tests = dict.fromkeys(point["test set"] for r in results for point in r.lengths)  # in the order first seen
+    test_sets = dict.fromkeys(point["test set"] for r in results for point in r.lengths)  # in the order first seen
     lengths = {test: (tuple({"model": name[r.name], **point} for r in results for point in r.lengths
-                            if point["test set"] == test), figure_2(results, test)) for test in tests}
+                            if point["test set"] == test), figure_2(results, test)) for test in test_sets}
     when = {False: "", True: ", read one step later"}
     return ResultsPage(
         tuple(f"{r.name}: {r.problem}." for r in results if r.problem),

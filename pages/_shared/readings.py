@@ -34,7 +34,8 @@ def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def _every_way(key: cache.ModelKey, text: str, target: tuple[int, ...], chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
+def _every_way(key: cache.ModelKey, text: str, target: tuple[int, ...],
+               chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
     trace = ui.or_stop(cache.cached_forced(key, text, target))
     return views.every_way(cache.load(key), trace, dict(chosen), scored)
 
