@@ -9,21 +9,21 @@ model's language pair) or given as a data folder's split (``DIR[:split=SPLIT]``)
 Reports, for each test set separately, BLEU (cased and lowercased) and chrF
 with their signatures, for greedy decoding and beam search, plus BLEU by source
 length (Bahdanau et al. 2015, Figure 2). A split with ``{split}.refs.jsonl.gz``
-is scored against every reference it lists. Results go to ``--out`` (default:
-``evaluation.json`` inside the checkpoint directory, whose card is then refreshed).
+is scored against every reference it lists. Results go to ``--out`` (default: merged by test set into
+``evaluation.json`` inside the checkpoint directory, whose card is then refreshed: the other sets' scores, and the
+commands that measured them, are kept).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 from dataclasses import asdict
-from pathlib import Path
 
+from .checks import at_least, data_given, file_out, run
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
+from .storage.commands import command_line
 from .storage.evaluation_record import (
     EVALUATION_FILE,
     EvaluationRecord,
@@ -40,8 +40,9 @@ from .storage.records import read_record
 from .tables.scores import by_length, scores
 
 
-def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int | None = None) -> TestScores:
-    """The scores of one test set, or of its first ``sentences``."""
+def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, command: str,
+             sentences: int | None = None) -> TestScores:
+    """The scores of one test set, or of its first ``sentences``, measured by ``command``."""
     test_set = test_set.first(sentences or len(test_set))
     sources, refs = list(test_set.sources), [list(r) for r in test_set.references or ()]
     if len(refs) != len(sources):
@@ -56,10 +57,10 @@ def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, sentences: int
                       scored["greedy"][1], tuple(read_record(LengthBucket, b, "a length bucket")
                                                  for b in by_length(sources, hyps, refs)),
                       tuple(Example(s, tuple(r), h) for s, r, h in zip(sources[:5], refs, hyps["greedy"])),
-                      beam_scores)
+                      beam, command, beam_scores)
 
 
-def main(argv=None) -> int:
+def arguments() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True)
     p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
@@ -72,24 +73,33 @@ def main(argv=None) -> int:
     p.add_argument("--device")
     p.add_argument("--sentences", type=int, help="score only the first N sentences of each set (a quick look; the "
                    "default, every sentence, is what a card reports)")
-    p.add_argument("--out", help="JSON file to write (default: evaluation.json in the checkpoint)")
-    args = p.parse_args(argv)
-    if args.sentences and not args.out:
+    p.add_argument("--out", help="JSON file to write (default: the checkpoint's evaluation.json, into which each set "
+                   "scored is merged, replacing that set's earlier scores and keeping every other set's)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = arguments().parse_args(argv)
+    at_least("--beam", args.beam, 1)
+    at_least("--sentences", args.sentences, 1)
+    out = file_out("--out", args.out)
+    data_given("--data", args.data)
+    if args.sentences and not out:
         raise SystemExit("error: --sentences scores part of each set; give --out so the card's evaluation stays whole")
     loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
     languages = assumed((args.src or loaded.languages[0], args.tgt or loaded.languages[1]))
     if not may_translate(loaded.languages, languages):
         raise SystemExit(f"error: {args.model} translates {pair_name(loaded.languages)}, not "
                          f"{pair_name(languages)}; give --src and --tgt of its languages")
+    command = command_line("models.evaluate", argv)
     try:
-        scored = [evaluate(loaded, read_named(spec, languages, args.split), args.beam, args.sentences)
-                  for spec in args.data]
+        test_sets = [read_named(spec, languages, args.split) for spec in args.data]  # every set read before any work
+        scored = [evaluate(loaded, t, args.beam, command, args.sentences) for t in test_sets]
     except (OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
-    command = "python -m models.evaluate " + shlex.join(sys.argv[1:] if argv is None else argv)
-    result = EvaluationRecord(loaded.path.name, loaded.variant, args.beam, tuple(scored), command)
+    result = EvaluationRecord(loaded.path.name, loaded.variant, tuple(scored))
     checkpoint = loaded.path
-    out = Path(args.out) if args.out else checkpoint / EVALUATION_FILE
+    out = out or checkpoint / EVALUATION_FILE
     write_evaluation(result, out)
     if out == checkpoint / EVALUATION_FILE and loaded.origin.trained is not None:
         write_card(checkpoint)
@@ -99,4 +109,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

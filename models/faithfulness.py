@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 
 import numpy as np
 from tqdm import tqdm
@@ -23,10 +21,12 @@ from tqdm import tqdm
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
+from .checks import run
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
 from .storage.card import write_card
+from .storage.commands import command_line
 from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import assumed
 from .storage.loaded import LoadedModel
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
             _, comp, suff = found.setdefault(name, (what, [], []))
             comp.append(f.comprehensiveness)
             suff.append(f.sufficiency)
-    command = "python -m models.faithfulness " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("models.faithfulness", argv)
     record = Faithfulness(loaded.path.name, args.data, len(traces), DELETIONS, tuple(
         FaithfulnessRow(name, matrix, round(float(np.concatenate(comp).mean()), 3),
                         round(float(np.concatenate(suff).mean()), 3), int(sum(map(len, comp))), reading and reading.key)
@@ -101,4 +101,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

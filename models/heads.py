@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
 from .analysis.head_removal import every_head, importance, pruning
+from .checks import run
 from .datasets.sentences import read_named
 from .storage.card import write_card
+from .storage.commands import command_line
 from .storage.head_record import HEADS_FILE, heads_record, write_heads
 from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from .storage.languages import Languages, assumed
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
         rows = importance(loaded.model, loaded.tokenizers, sources, references, lambda done, total: bar.update(1))
     found = heads_record({"model": loaded.path.name, "data": args.data, "sentences": len(sources), "heads": rows,
                           "pruning": pruning(loaded.model, loaded.tokenizers, sources, references, rows, args.budget),
-                          "command": "python -m models.heads " + shlex.join(sys.argv[1:] if argv is None else argv)})
+                          "command": command_line("models.heads", argv)})
     out = write_heads(found, Path(args.out) if args.out else loaded.path / HEADS_FILE)
     if out == loaded.path / HEADS_FILE and loaded.origin.trained is not None:
         write_card(loaded.path)
@@ -75,4 +75,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

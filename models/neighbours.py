@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .analysis.neighbours import build_index, save_index
+from .checks import run
 from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
@@ -58,4 +59,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from .analysis.bertviz_export import VIEWS, bertviz_html
+from .checks import run
 from .decoding.beam import beam_search
 from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
@@ -103,4 +104,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

@@ -27,10 +27,10 @@ for name, made in found.trained:  # below the table, folded: how each was made, 
         st.markdown(f"{made.description}  \nTrained on {made.data}, for {made.summary}; best validation BLEU "
                     f"{made.best}.")
         st.code("\n".join(made.commands), language="bash")
-        if made.evaluation is None:
-            st.info("Not evaluated yet.")
+        if made.evaluations:
+            st.code("\n".join(made.evaluations), language="bash")
         else:
-            st.code(made.evaluation, language="bash")
+            st.info("Not evaluated yet.")
 if found.lengths:
     st.subheader("BLEU against sentence length")
     st.caption("After Bahdanau et al. (2015), Figure 2: without attention, quality falls as sentences get longer.")

@@ -6,8 +6,15 @@ from dataclasses import replace
 import pytest
 
 from models.network.training import DEFAULT_LR
-from models.storage.card import LENGTH_BUCKETS, bucket_label, render_card, results_rows
-from models.storage.evaluation_record import EVALUATION_FILE, EvaluationRecord, Scores, TestScores, read_evaluation
+from models.storage.card import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
+from models.storage.evaluation_record import (
+    EVALUATION_FILE,
+    EvaluationRecord,
+    Scores,
+    TestScores,
+    read_evaluation,
+    write_evaluation,
+)
 from models.storage.hub import BUNDLED_DIR
 from models.storage.records import record_json
 from models.storage.training_record import (
@@ -28,16 +35,29 @@ from models.storage.training_record import (
     write_training,
 )
 
-FLICKR = TestScores("multi30k", "test_2016_flickr", 1000, 1, Scores(50.0, 51.0, 70.0), {}, (), (),
-                    beam=Scores(52.0, 53.0, 71.0))
-TATOEBA = TestScores("tatoeba-en-fr", "test", 1000, 1, Scores(40.0, 41.0, 60.0), {}, (), ())
+FLICKR = TestScores("multi30k", "test_2016_flickr", 1000, 1, Scores(50.0, 51.0, 70.0), {}, (), (), 5,
+                    "python -m models.evaluate --data multi30k --beam 5", beam=Scores(52.0, 53.0, 71.0))
+TATOEBA = TestScores("tatoeba-en-fr", "test", 1000, 1, Scores(40.0, 41.0, 60.0), {}, (), (), 1,
+                     "python -m models.evaluate --data tatoeba-en-fr:split=test --beam 1")
 
 
 def test_results_rows_name_each_test_set_and_decoding():
-    rows = results_rows(EvaluationRecord("ck", "dot", 5, (FLICKR, TATOEBA), "python -m models.evaluate …"))
+    rows = results_rows(EvaluationRecord("ck", "dot", (FLICKR, TATOEBA)))
     assert [(r["test set"], r["decoding"], r["BLEU"]) for r in rows] == [
         ("Multi30k test_2016_flickr", "greedy", 50.0), ("Multi30k test_2016_flickr", "beam 5", 52.0),
         ("Tatoeba English–French test", "greedy", 40.0)]
+
+
+def test_an_evaluation_merges_in_by_test_set_keeping_every_other_set_and_its_command(tmp_path):
+    path = tmp_path / EVALUATION_FILE
+    write_evaluation(EvaluationRecord("ck", "dot", (FLICKR, TATOEBA)), path)
+    again = replace(FLICKR, greedy=Scores(55.0, 56.0, 72.0), command="python -m models.evaluate --data multi30k")
+    write_evaluation(EvaluationRecord("ck", "dot", (again,)), path)
+    found = read_evaluation(tmp_path)
+    assert found.test_sets == (again, TATOEBA)  # the set measured again replaced in its place, the other kept
+    assert found.commands == (again.command, TATOEBA.command)
+    card = _results_table(found)
+    assert again.command in card and TATOEBA.command in card and FLICKR.command not in card
 
 
 @pytest.mark.parametrize("folder", sorted(p.parent for p in BUNDLED_DIR.glob(f"*/{EVALUATION_FILE}")))

@@ -17,8 +17,8 @@ def test_writes_results_json(tiny_corpus, tmp_path, tiny_model, tiny_tokenizers)
     out = tmp_path / "results.json"
     evaluate.main(["--model", str(ck), "--data", str(tiny_corpus), "--beam", "2", "--out", str(out)])
     result = json.loads(out.read_text())
-    assert result["beam_size"] == 2 and result["command"].startswith("python -m models.evaluate --model")
     (test,) = result["test_sets"]
+    assert test["beam_size"] == 2 and test["command"].startswith("python -m models.evaluate --model")
     for mode in ("greedy", "beam"):
         assert set(test[mode]) == {"bleu", "bleu_lc", "chrf"}
     assert test["split"] == "test_2016_flickr" and test["sentences"] == 40 and test["references"] == 1

@@ -19,6 +19,17 @@ ENFR = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
 ROEN = [(f"unu doi {n}", f"one two {n}", "1-1 2-2 3p3") for n in range(20)]
 
 
+#: The Hansards' trial pairs, as the Berkeley Aligner publishes them: ``<s snum=N>`` lines, 0-based French-English
+#: links with -P for Possible; and the same pairs in the gold's own format.
+TRIAL = [("<s snum=1001> the house rose . </s>", "<s snum=1001> la chambre se lève . </s>", "0-0 1-1 2-2-P 3-2 4-3"),
+         ("<s snum=1002> thank you </s>", "<s snum=1002> merci </s>", "0-0-P 0-1")]
+TRIAL_GOLD = ["1-1 2-2 3p3 3-4 4-5", "1p1 2-1"]
+
+
+def berkeley_layout(pairs) -> dict[str, bytes]:
+    return {name: "".join(f"{p[n]}\n" for p in pairs).encode() for n, name in enumerate(("e", "f", "align"))}
+
+
 def layout(pairs) -> dict[str, bytes]:
     """awesome-align's two files of a set: ``source ||| target`` a line, and the links."""
     return {"src-tgt": "".join(f"{s} ||| {t}\n" for s, t, _ in pairs).encode(),
@@ -31,11 +42,18 @@ def mirror(monkeypatch, tmp_path, http_files):
     files = http_files.files
     files.update({f"/examples/{stem}.{ext}": data for stem, pairs in (("enfr", ENFR), ("roen", ROEN))
                   for ext, data in layout(pairs).items()})
+    files.update({f"/dev/trial.{ext}": data for ext, data in berkeley_layout(TRIAL).items()})
     asked = http_files.asked
-    pinned = tuple(replace(g, sha256=tuple(hashlib.sha256(files[f"/examples/{f}"]).hexdigest() for f in g.files))
-                   if g.stem in ("enfr", "roen") else g for g in gold_sets.GOLD_SETS)
+
+    def digests(folder: str, names) -> tuple[str, ...]:
+        return tuple(hashlib.sha256(files[f"/{folder}/{f}"]).hexdigest() for f in names)
+
+    pinned = tuple(replace(g, sha256=digests("examples", g.files), trial=g.trial and replace(
+        g.trial, sha256=digests("dev", g.trial.files))) if g.stem in ("enfr", "roen") else g
+        for g in gold_sets.GOLD_SETS)
     monkeypatch.setattr(gold_sets, "GOLD_SETS", pinned)
     monkeypatch.setenv("ATLAS_GOLD_URL", f"{http_files.base}/examples")
+    monkeypatch.setenv("ATLAS_GOLD_TRIAL_URL", f"{http_files.base}/dev")
     monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
     yield files, asked, http_files
     import streamlit as st
@@ -60,10 +78,31 @@ def test_sets_are_found_by_name_in_either_direction():
         find_gold("gold:de-en")
 
 
-def test_the_pins_are_awesome_aligns_files_at_its_commit():
+def test_the_pins_are_awesome_aligns_files_at_its_commit_and_the_berkeley_aligners_trial_at_its():
     assert gold_sets.COMMIT == "5f150d45bbe51e167daf0a84abebaeb07c3323d1" and gold_sets.COMMIT in gold_sets.DEFAULT_URL
+    assert gold_sets.TRIAL_COMMIT in gold_sets.TRIAL_URL and "mhajiloo/berkeleyaligner" in gold_sets.TRIAL_URL
     assert [g.stem for g in gold_sets.GOLD_SETS] == ["enfr", "roen", "jaen", "zhen"]
-    assert all(len(d) == 64 and int(d, 16) >= 0 for g in gold_sets.GOLD_SETS for d in g.sha256)
+    assert [g.stem for g in gold_sets.GOLD_SETS if g.trial] == ["enfr"]
+    digests = [d for g in gold_sets.GOLD_SETS for d in (*g.sha256, *(g.trial.sha256 if g.trial else ()))]
+    assert len(digests) == 11 and all(len(d) == 64 and int(d, 16) >= 0 for d in digests)
+
+
+def test_the_hansards_trial_pairs_come_by_name_from_the_berkeley_aligners_layout_as_in_a_gold_folder(
+        mirror, tmp_path):
+    from models.storage.gold import read_gold
+
+    folder = tmp_path / "gold"
+    folder.mkdir()
+    for ext, lines in (("en", [e for e, _, _ in TRIAL]), ("fr", [f for _, f, _ in TRIAL]), ("gold", TRIAL_GOLD)):
+        text = [line.split("> ", 1)[1].removesuffix(" </s>") if ext != "gold" else line for line in lines]
+        (folder / f"trial.{ext}").write_text("\n".join(text) + "\n", encoding="utf-8")
+    trial, languages = load_gold("gold:en-fr", ("en", "fr"), "trial")
+    assert languages == ("en", "fr") and trial == read_gold(folder, "trial")
+    assert trial[1].sure == {(1, 0)} and trial[1].possible == {(0, 0), (1, 0)}
+    assert len(load_gold("gold:en-fr", ("en", "fr"), "test")[0]) == len(ENFR)  # the test split is all of it
+    turned, _ = load_gold("gold:en-fr", ("fr", "en"), "trial")
+    assert turned[0].source == ("la", "chambre", "se", "lève", ".") and turned[0].sure == {(0, 0), (1, 1), (3, 2),
+                                                                                           (4, 3)}
 
 
 def test_align_scores_a_set_by_name_as_the_same_pairs_in_a_folder_and_offline_the_second_time(
@@ -96,8 +135,8 @@ def test_a_model_of_the_other_direction_reads_the_set_turned_round_and_a_tenth_i
     assert pairs[0].sure == {(0, 0), (1, 1)} and pairs[0].possible == {(0, 0), (1, 1), (2, 2)}
     trial, _ = load_gold("gold:ro-en", ("ro", "en"), "trial")
     assert [p.source[2] for p in trial] == ["0", "1"]  # the first tenth, held out of test
-    with pytest.raises(GoldSetError, match="gold:en-fr has no split 'trial': its trial set .* is not published"):
-        load_gold("gold:en-fr", ("en", "fr"), "trial")
+    with pytest.raises(GoldSetError, match="gold:ro-en has no split 'val': its splits are test and trial"):
+        load_gold("gold:ro-en", ("ro", "en"), "val")
     with pytest.raises(GoldSetError, match="links Romanian→English words; this model translates German→English"):
         load_gold("gold:ro-en", ("de", "en"), "test")
 

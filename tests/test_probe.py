@@ -112,7 +112,7 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     real = align.fit.load_gold
     monkeypatch.setattr(align.fit, "load_gold", lambda data, languages, split: asked.append(split) or real(
         data, languages, split))
-    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial"]) == 0
+    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial", "--save"]) == 0
     assert asked == ["trial"]
     probe = read_probe(tmp_path / "m")
     assert (probe.data.split, probe.data.pairs, probe.data.cross_fitted) == ("trial", 15, False)
@@ -149,14 +149,14 @@ def test_the_fitted_matrix_reads_back_as_the_probes_own_word_grid(tiny_tokenizer
 @pytest.mark.parametrize("family", ["marian", "qwen2"])
 def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_says_so(mirror, tmp_path,  # noqa: F811
                                                                                     capsys, family):
-    """A Marian, and a chat model over its sentence's columns, fit by cross-fitting on gold:en-fr (no trial split
-    by name); its record says so, the Human links page draws its head grid and its matrix is read there."""
+    """A Marian, and a chat model over its sentence's columns, fit by cross-fitting on gold:en-fr's test pairs;
+    its record says so, the Human links page draws its head grid and its matrix is read there."""
     from .hf_helpers import tiny_marian
     from .llm_helpers import tiny_llm
     from .pages_helpers import figures, page, run_page, title_of
 
     folder = tiny_marian(tmp_path / "opus") if family == "marian" else tiny_llm(tmp_path / "chat", family, steps=0)
-    assert align.main(["--model", str(folder), "--data", "gold:en-fr", "--fit-on", "folds"]) == 0
+    assert align.main(["--model", str(folder), "--data", "gold:en-fr", "--fit-on", "folds", "--save"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert "cross-fitted AER" in printed[0]
     probe = load_model(str(folder)).model.fitted_reading
@@ -173,15 +173,32 @@ def test_eflomals_links_as_two_more_features_are_fit_on_trial_scored_on_test_onc
         tiny_tokenizers, tiny_corpus, tmp_path, capsys):
     save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers, seed=1), tiny_tokenizers)
     gold = gold_folder(tmp_path / "gold", {"trial": 12, "test": 6})
-    out = tmp_path / "links.txt"
+    out = tmp_path / "out"
     assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial", "--external",
                        "eflomal", "--corpus", str(tiny_corpus), "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert printed["external"].startswith("eflomal") and printed["pairs"] == 6
     assert printed["features used"].endswith(f"of {len(features_of(load_model(str(tmp_path / 'm')).model)) + 2}")
     from models.storage.gold import read_gold
-    assert printed["test AER"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)
-    assert not (tmp_path / "m" / PROBE_FILE).exists()
+    assert printed["test AER"] == pytest.approx(file_aer(out / "links.txt", read_gold(gold, "test")), abs=0.01)
+    assert not (tmp_path / "m" / PROBE_FILE).exists() and not (out / PROBE_FILE).exists()
+
+
+def test_a_fit_is_kept_beside_the_model_only_with_save_else_in_out_or_only_printed(tiny_tokenizers, tmp_path,
+                                                                                    capsys):
+    save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers, seed=1), tiny_tokenizers)
+    gold = gold_folder(tmp_path / "gold", {"trial": 12})
+    before = {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()}
+    fit = ["--model", str(tmp_path / "m"), "--data", str(gold), "--fit-on", "trial"]
+    assert align.main(fit) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["probe"].startswith("not saved (--save keeps it")
+    assert align.main([*fit, "--out", str(tmp_path / "tried")]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["probe"] == str(tmp_path / "tried" / PROBE_FILE)
+    assert {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()} == before  # the model's folder untouched
+    assert read_probe(tmp_path / "tried").data.split == "trial"
+    assert align.main([*fit, "--save"]) == 0
+    saved, tried = read_probe(tmp_path / "m"), read_probe(tmp_path / "tried")
+    assert saved.chosen.labels == tried.chosen.labels and saved.weights == pytest.approx(tried.weights, abs=1e-6)
 
 
 def test_the_fitted_matrix_reads_only_the_matrices_its_probe_weighs(tiny_tokenizers):

@@ -32,8 +32,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shlex
-import sys
 from pathlib import Path
 
 from tqdm import tqdm
@@ -42,14 +40,17 @@ from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
-from ..datasets.gold_sets import load_gold
+from ..checks import file_out, folder_out
+from ..datasets.gold_sets import GoldSetError, check_gold, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
 from ..storage.card import write_card
-from ..storage.gold import format_links
+from ..storage.commands import command_line
+from ..storage.gold import write_links
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import language_key
+from ..storage.probe_record import PROBE_FILE
 from .every import SWEPT, every_row
 from .fit import FIT_ON, fit_command
 
@@ -76,12 +77,13 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--reading", help="LAYER.HEAD or LAYER.mean (a multi-head model), either with .shifted (read "
                    "one step later), or all (default: the model's default reading)")
     p.add_argument("--out", help="write the predicted links here, one line per sentence pair (with --matrix all: a "
-                   "folder, one file per row)")
+                   "folder, one file per row; with --fit-on: a folder, for the probe and its links)")
     p.add_argument("--save", action="store_true", help=f"record the result in the model's {ALIGNMENT_FILE} "
-                   "(shown by its card's table and the app's Models page)")
+                   "(shown by its card's table and the app's Models page); with --fit-on, the probe as its "
+                   f"{PROBE_FILE}, which the app and every command then read")
     p.add_argument("--fit-on", choices=FIT_ON, help="fit the model's heads to the gold's links instead of scoring: "
-                   "on its trial split (the test split never read), or folds (a set with no trial split, "
-                   "cross-fitted); saved beside the model as the matrix 'fit to human links'")
+                   "on its trial split (the test split never read), or folds (a folder with no trial split, "
+                   "cross-fitted); kept with --save (beside the model) or --out (a folder), else only printed")
     p.add_argument("--external", choices=["eflomal"], help="with --fit-on trial: the aligner's links as two more "
                    "features (it learns from --corpus and the gold's sentences, never their links); scored on the "
                    "test split at once and printed, not saved (a new sentence has no such links)")
@@ -128,8 +130,32 @@ def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     return [layer_reading(loaded.model, args.matrix, reading)]
 
 
+def checked(args: argparse.Namespace) -> argparse.Namespace:
+    """Every argument that can be checked before the model is loaded or a pair is read, refused with its reason."""
+    several = args.matrix is not None and (len(args.matrix) > 1 or args.matrix == ["all"])
+    if args.sweep and (args.out or args.save or several):
+        raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
+    if args.external and args.fit_on != "trial":
+        raise SystemExit("error: --external fits on the trial split and scores the test split: --fit-on trial")
+    if args.reading == "all" and args.out and not several:
+        raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
+    if several and args.split != "test":
+        raise SystemExit("error: --matrix all chooses each row's rule on the trial set and scores the test set; "
+                         "leave --split out")
+    if args.fit_on:
+        splits = ("trial", "test") if args.external else (("trial",) if args.fit_on == "trial" else ("test",))
+    else:
+        splits = ("trial", "test") if several else (args.split,)
+    try:
+        check_gold(args.data, splits)
+    except GoldSetError as e:
+        raise SystemExit(f"error: --data {e}") from e
+    (folder_out if args.fit_on or several else file_out)("--out", args.out)
+    return args
+
+
 def main(argv=None) -> int:
-    args = arguments().parse_args(argv)
+    args = checked(arguments().parse_args(argv))
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         if args.fit_on:  # reads the split it fits on, and nothing else
@@ -142,11 +168,9 @@ def main(argv=None) -> int:
     matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     if args.french == "written" and language_key(languages[1]) != "fr":
         raise SystemExit("error: --french written rewrites French contractions; this set's targets are not French")
-    if args.sweep and (args.out or args.save or args.matrix == "all"):
-        raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
     if args.method is None:
         args.method = default_rule(args, loaded)
-    command = "python -m models.align " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("models.align", argv)
     results = (every_row(args, loaded, matrices, command) if args.matrix == "all"
                else one_matrix(args, loaded, pairs, command))
     if args.save:
@@ -159,7 +183,7 @@ def main(argv=None) -> int:
 def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[AlignmentRow]:
     """Score ``--matrix`` at the readings and rules asked for; print each result and return them."""
     chosen = chosen_readings(args, loaded)
-    if args.out and len(chosen) > 1:
+    if args.out and len(chosen) > 1:  # known once the model says how many readings it has
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {args.matrix: chosen},
                               written=args.french == "written")[args.matrix]
@@ -180,5 +204,5 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))
     if args.out:
-        Path(args.out).write_text("".join(format_links(links) + "\n" for links in predicted), encoding="utf-8")
+        write_links(Path(args.out), predicted)
     return results

@@ -1,5 +1,4 @@
-import sys
-
+from ..checks import run
 from . import main
 
-sys.exit(main())
+run(main)

@@ -24,7 +24,7 @@ from ..datasets.gold_sets import load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import AlignmentRow
-from ..storage.gold import GoldPair, format_links
+from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
@@ -62,9 +62,6 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
               command: str) -> list[AlignmentRow]:
     """Score every row of ``matrices``; print each as a JSON line and return them; write links files under
     ``args.out``."""
-    if args.split != "test":
-        raise SystemExit("error: --matrix all chooses each row's rule on the trial set and scores the test set; "
-                         "leave --split out")
     trial, _ = load_gold(args.data, loaded.languages, "trial")
     test, _ = load_gold(args.data, loaded.languages, "test")
     written, rows = args.french == "written", rows_of(loaded, matrices)
@@ -89,5 +86,5 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
             print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
             results.append(dataclasses.replace(result, command=command))
             if out:
-                (out / f"{name}.txt").write_text("".join(format_links(p) + "\n" for p in predicted), encoding="utf-8")
+                write_links(out / f"{name}.txt", predicted)
     return results

@@ -1,11 +1,13 @@
 """``python -m models.align --fit-on trial`` (or ``folds``): fit a model's reading to human links
-(:mod:`models.analysis.probe_fit`) and save it beside the model (``probe.json``), where the loader, the app and every
-command read it as the matrix ``fit to human links``.
+(:mod:`models.analysis.probe_fit`). With ``--save`` it is kept beside the model (``probe.json``), where the loader,
+the app and every command read it as the matrix ``fit to human links``; with ``--out DIR`` in that folder
+(``probe.json``, and the links it read); with neither it is only printed. A bundled model's probe is never
+rewritten unless asked.
 
 ``trial`` fits on the gold's trial split alone (the Hansards' 37 pairs, or the first tenth of a set by name); the
-test split is never read. ``folds`` is for a set with no trial split (``gold:en-fr`` fetched by name): its pairs
-are cross-fitted — each fold's links read by a probe chosen and fit on the other folds — and that AER is printed,
-said to be cross-fitted; the probe saved is fit on every pair and says so wherever it is shown.
+test split is never read. ``folds`` is for a folder with no trial split: its pairs are cross-fitted — each fold's
+links read by a probe chosen and fit on the other folds — and that AER is printed, said to be cross-fitted; the
+probe kept is fit on every pair and says so wherever it is shown.
 
 ``--external eflomal`` adds the statistical aligner's forward and reverse links (learnt from ``--corpus`` and the
 gold's sentences, never its links) as two features: fit on trial, scored on test at once and printed, not saved.
@@ -29,7 +31,7 @@ from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
 from ..decoding.probe import EXTERNAL, Feature, Probe
 from ..extras import MissingExtra
-from ..storage.gold import GoldPair, format_links
+from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
 from ..storage.probe_record import write_probe
 from .statistical import eflomal_links, read_corpora
@@ -48,33 +50,43 @@ def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str) -> list[E
     return found
 
 
-def summary(probe: Probe, path: Path) -> dict:
+def summary(probe: Probe, where: str) -> dict:
     used = probe.used()
-    return {"probe": str(path), "fit on": f"{probe.data.gold} {probe.data.split} ({probe.data.pairs} pairs)",
+    return {"probe": where, "fit on": f"{probe.data.gold} {probe.data.split} ({probe.data.pairs} pairs)",
             "cross-validated AER": probe.chosen.aer, "labels": probe.chosen.labels, "C": probe.chosen.strength,
             "rule": str(probe.chosen.rule), "features used": f"{len(used)} of {len(probe.features)}",
             "largest": [f"{f.name}: {w:+.2f}" for f, w in used[:5]], "fitting seconds": probe.seconds}
 
 
+def kept(args: argparse.Namespace, loaded: LoadedModel, probe: Probe, links: list[set] | None) -> str:
+    """Where the probe (and links) went: beside the model with ``--save``, into ``--out``'s folder, or nowhere."""
+    places = []
+    if args.save:
+        places.append(str(write_probe(loaded.path, probe)))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(exist_ok=True)
+        places.append(str(write_probe(out, probe)))
+        if links is not None:
+            places.append(str(write_links(out / "links.txt", links)))
+    return ", ".join(places) or "not saved (--save keeps it beside the model, --out DIR in a folder)"
+
+
 def fit_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
-    """Fit, print what was fit (and, cross-fitted, the set's AER), save it beside the model."""
+    """Fit, print what was fit (and, cross-fitted, the set's AER), keep it where asked."""
     if args.external:
-        if args.fit_on != "trial":
-            raise SystemExit("error: --external fits on the trial split and scores the test split: --fit-on trial")
         return external_command(args, loaded)
     if args.fit_on == "trial":
         pairs, _ = load_gold(args.data, loaded.languages, "trial")
         probe = fit_probe(examples_of(loaded, pairs, "trial"), features_of(loaded.model), args.data, "trial")
+        links = None
     else:
         pairs, _ = load_gold(args.data, loaded.languages, "test")
         links, probe = cross_fitted(examples_of(loaded, pairs, "test"), features_of(loaded.model), args.data)
         score = alignment_score(links, [p.sure for p in pairs], [p.possible for p in pairs])
         print(json.dumps({"cross-fitted AER": round(score.aer, 2), "precision": round(score.precision, 2),
                           "recall": round(score.recall, 2), "links": score.links, "pairs": len(pairs)}))
-        if args.out:
-            Path(args.out).write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
-    path = write_probe(loaded.path, probe)
-    print(json.dumps(summary(probe, path), ensure_ascii=False))
+    print(json.dumps(summary(probe, kept(args, loaded, probe, links)), ensure_ascii=False))
     return 0
 
 
@@ -106,10 +118,12 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     rule = probe.chosen.rule
     links = [read_links(rule, probe.probability(e.x)) for e in with_links(examples_of(loaded, test, "test"), on_test)]
     score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])
-    print(json.dumps({**summary(probe, Path("(not saved)")), "external": "eflomal (its links as two features)",
+    print(json.dumps({**summary(probe, "not saved (a new sentence has no eflomal links)"),
+                      "external": "eflomal (its links as two features)",
                       "test AER": round(score.aer, 2), "precision": round(score.precision, 2),
                       "recall": round(score.recall, 2), "links": score.links, "pairs": len(test)},
                      ensure_ascii=False))
     if args.out:
-        Path(args.out).write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
+        Path(args.out).mkdir(exist_ok=True)
+        write_links(Path(args.out) / "links.txt", links)
     return 0

@@ -17,17 +17,17 @@ import argparse
 import dataclasses
 import json
 import re
-import shlex
-import sys
 import tempfile
 from pathlib import Path
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import grown_diagonally
+from ..checks import run
 from ..datasets.gold_sets import load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
 from ..storage.alignment_record import ALIGNER, AlignmentRow, record_alignment
+from ..storage.commands import command_line
 from ..storage.data import Corpus, read_parallel
 from ..storage.gold import GoldPair, Link
 from ..storage.languages import EN_FR
@@ -119,10 +119,10 @@ def main(argv=None) -> int:
                               training_pairs=training)
         print(json.dumps(result.to_json()))
         if args.save:
-            command = "python -m models.align.statistical " + shlex.join(sys.argv[1:] if argv is None else argv)
+            command = command_line("models.align.statistical", argv)
             record_alignment(args.save, [dataclasses.replace(result, command=command)])
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run(main)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from tqdm import tqdm
 
 from ..datasets.sentences import read_named
 from ..decoding.trace import Reading
+from ..storage.commands import command_line
 from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
 from ..storage.languages import assumed
 from ..tables.files import table_csv, table_json
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     with tqdm(total=len(sentences), unit="sentence", desc=sentences.name, disable=None) as bar:
         rows = corpus_rows(chosen, sentences, lambda done: bar.update(done - bar.n))
     figures = {**summary(chosen, sentences, rows), "data": sentences.name,
-               "command": "python -m models.corpus " + shlex.join(sys.argv[1:] if argv is None else argv)}
+               "command": command_line("models.corpus", argv)}
     out = Path(args.out)
     out.write_text(table_json(rows, figures) if out.suffix == ".json" else table_csv(rows), encoding="utf-8")
     print(json.dumps({name: {k: v for k, v in entry.items() if k in ("reading", "scores", "means")}

@@ -66,7 +66,7 @@ def results_rows(evaluation: EvaluationRecord) -> list[dict]:
     return [{"test set": scored_set_name(test), "decoding": decoding, "BLEU": scores.bleu,
              "BLEU (lowercased)": scores.bleu_lc, "chrF": scores.chrf}
             for test in evaluation.test_sets
-            for decoding, scores in (("greedy", test.greedy), (f"beam {evaluation.beam_size}", test.beam)) if scores]
+            for decoding, scores in (("greedy", test.greedy), (f"beam {test.beam_size}", test.beam)) if scores]
 
 
 def bucket_label(min_words: int, max_words: int) -> str:
@@ -80,7 +80,8 @@ def _results_table(evaluation: EvaluationRecord) -> str:
              for r in results_rows(evaluation)]
     signatures = dict.fromkeys(s for t in evaluation.test_sets for s in t.signatures.values())  # ordered set
     sigs = "\n".join(f"- `{s}`" for s in signatures)
-    return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n    {evaluation.command}\n"
+    commands = "\n".join(f"    {c}" for c in evaluation.commands)
+    return "\n".join(rows) + f"\n\nsacreBLEU signatures:\n{sigs}\n\nMeasured with:\n\n{commands}\n"
 
 
 def load_records(directory: str | Path) -> tuple[TrainingRecord, EvaluationRecord | None]:

@@ -1,6 +1,7 @@
 """The evaluation record (``evaluation.json``, written by :mod:`models.evaluate`) as frozen dataclasses, read and
 written here alone: each test set's sacreBLEU scores, greedy and with a beam, their signatures, BLEU by source
-length and a few examples."""
+length, a few examples and the command that measured them. A later evaluation is merged in by test set
+(:func:`merged`): it replaces the sets it measured again and keeps every other."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,18 +53,36 @@ class TestScores:
     signatures: dict[str, str]  # each metric's sacreBLEU signature
     by_length: tuple[LengthBucket, ...]
     examples: tuple[Example, ...]
+    beam_size: int  # 1: greedy only
+    command: str  # the evaluation that measured this set
     beam: Scores | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.data, self.split
 
 
 @dataclass(frozen=True)
 class EvaluationRecord:
-    """What ``python -m models.evaluate`` measured of a checkpoint, and the command that did."""
+    """What ``python -m models.evaluate`` measured of a checkpoint, a test set at a time."""
 
     model: str  # the checkpoint's folder name
     variant: str
-    beam_size: int  # 1: greedy only
     test_sets: tuple[TestScores, ...]
-    command: str
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The commands that measured its sets, each once, in order."""
+        return tuple(dict.fromkeys(t.command for t in self.test_sets))
+
+
+def merged(before: EvaluationRecord | None, new: EvaluationRecord) -> EvaluationRecord:
+    """``new`` with every test set of ``before`` that it did not measure again, in their first order."""
+    if before is None:
+        return new
+    fresh = {t.key: t for t in new.test_sets}
+    kept = [fresh.pop(t.key, t) for t in before.test_sets]
+    return EvaluationRecord(new.model, new.variant, (*kept, *fresh.values()))
 
 
 def read_evaluation(directory: str | Path) -> EvaluationRecord | None:
@@ -73,4 +92,5 @@ def read_evaluation(directory: str | Path) -> EvaluationRecord | None:
 
 
 def write_evaluation(record: EvaluationRecord, path: Path) -> Path:
-    return write_record_file(record, path)
+    """``record`` merged into the evaluation already at ``path`` (by test set), written there."""
+    return write_record_file(merged(read_record_file(EvaluationRecord, path), record), path)

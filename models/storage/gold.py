@@ -65,3 +65,9 @@ def read_gold(folder: str | Path, split: str) -> list[GoldPair]:
 def format_links(links: set[Link] | frozenset[Link]) -> str:
     """Links in the gold's own format, 1-based, sorted: ``1-1 2-3``."""
     return " ".join(f"{i + 1}-{j + 1}" for i, j in sorted(links))
+
+
+def write_links(path: Path, pairs: list[set[Link]] | list[frozenset[Link]]) -> Path:
+    """Each pair's links, a line each, in the gold's own format (any AER tool rescores them)."""
+    path.write_text("".join(format_links(links) + "\n" for links in pairs), encoding="utf-8")
+    return path

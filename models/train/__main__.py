@@ -1,3 +1,4 @@
+from ..checks import run
 from .cli import main
 
-main()
+run(main)

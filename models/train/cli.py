@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..network.tokenization import TokenizerPair
 from ..network.training import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
 from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
+from ..storage.commands import command_line
 from ..storage.hub import load_model, save_checkpoint
 from ..storage.records import read_record
 from ..storage.training_record import (
@@ -148,7 +148,7 @@ def main(argv=None) -> None:
     elif replicas.main:
         run.save(out, run.model, tokenizers)
     launcher = "python" if replicas.world == 1 else f"torchrun --nproc_per_node {replicas.world}"
-    command = f"{launcher} -m models.train " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("models.train", argv, launcher)
     state["commands"] = [*state["commands"], command]  # an interrupted run is the sum of its invocations
     state = fit(run, state, started)
     if not replicas_agree(run.model, replicas):

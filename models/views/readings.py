@@ -200,7 +200,7 @@ def gold_source(languages: Languages, folder: Path) -> tuple[str, list[str]] | s
         return str(folder), splits
     gold_set = gold_for(assumed(languages))
     if gold_set:
-        return gold_set.name, ["test"] + ([] if gold_set.own_trial else ["trial"])
+        return gold_set.name, ["test", "trial"]
     names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
     return (f"People's links come by name for {names} (either way); this model translates {pair_name(languages)}, "
             "so there is nothing of its to lay over them.")

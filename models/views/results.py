@@ -50,7 +50,7 @@ class Training:
     summary: str  # steps, minutes, machine
     best: str  # its best validation BLEU and where
     commands: tuple[str, ...]
-    evaluation: str | None  # the evaluation's command; None: not evaluated
+    evaluations: tuple[str, ...]  # the commands that measured its test sets; none: not evaluated
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class ModelResults:
 def _training(training: TrainingRecord, evaluation: EvaluationRecord | None) -> Training:
     return Training(training.parameters, model_description(training), training_data(training),
                     training_summary(training), best_validation(training), training.commands,
-                    evaluation.command if evaluation else None)
+                    evaluation.commands if evaluation else ())
 
 
 def _importance(directory: Path) -> HeadImportance | None:

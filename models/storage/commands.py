@@ -1,0 +1,24 @@
+"""The command lines that records keep (``training.json``, ``evaluation.json``, ``alignment.json``, …): as typed,
+but with every absolute path made relative to the project, so that nothing shipped names one machine's folders."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]  # the folder the commands are run from
+
+
+def _portable(word: str) -> str:
+    """``word`` with an absolute path at its start (a folder, or ``DIR:split=test``) made relative to the project."""
+    if not word.startswith(os.sep):
+        return word
+    path, colon, options = word.partition(":")
+    return os.path.relpath(path, PROJECT) + colon + options
+
+
+def command_line(program: str, argv: list[str] | None, launcher: str = "python") -> str:
+    """``python -m PROGRAM ARGS…`` as the record keeps it (``argv``: the arguments given; None: ``sys.argv``'s)."""
+    words = sys.argv[1:] if argv is None else argv
+    return f"{launcher} -m {program} " + shlex.join(_portable(w) for w in words)
