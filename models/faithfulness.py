@@ -21,7 +21,7 @@ from tqdm import tqdm
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
-from .checks import run
+from .checks import at_least, data_given, run
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
@@ -67,8 +67,8 @@ def main(argv=None) -> int:
     language_options(p)
     p.add_argument("--device")
     args = p.parse_args(argv)
-    if args.sentences < 1:
-        raise SystemExit("error: --sentences must be at least 1")
+    at_least("--sentences", args.sentences, 1)
+    data_given("--data", [args.data])
     if args.save and args.matrix:
         raise SystemExit("error: --save writes every matrix's rows; leave --matrix out")
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .analysis.head_removal import every_head, importance, pruning
-from .checks import run
+from .checks import at_least, data_given, file_out, run
 from .datasets.sentences import read_named
 from .storage.card import write_card
 from .storage.commands import command_line
@@ -51,6 +51,10 @@ def main(argv=None) -> int:
     p.add_argument("--device")
     p.add_argument("--out", help=f"JSON file to write (default: {HEADS_FILE} in the checkpoint)")
     args = p.parse_args(argv)
+    at_least("--sentences", args.sentences, 1)
+    at_least("--budget", args.budget, 0)
+    file_out("--out", args.out)
+    data_given("--data", args.data)
     try:
         loaded = load_model(args.model, device=args.device, languages=chosen_languages(args))
         languages = assumed(loaded.languages)

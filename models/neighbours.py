@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from .analysis.neighbours import build_index, save_index
-from .checks import run
+from .checks import at_least, data_given, folder_out, run
 from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
@@ -43,6 +43,10 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="directory to write to (default: the checkpoint's own)")
     args = p.parse_args(argv)
+    at_least("--sentences", args.sentences, 1)
+    at_least("--dim", args.dim, 1)
+    folder_out("--out", args.out)
+    data_given("--data", args.data, ("multi30k",))
     try:
         loaded = load_model(args.model, device="cpu")
         pairs = sample_pairs(args.data, args.sentences, args.seed)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .analysis.bertviz_export import VIEWS, bertviz_html
-from .checks import run
+from .checks import at_least, file_out, run
 from .decoding.beam import beam_search
 from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
@@ -84,6 +84,8 @@ def main(argv=None) -> int:
                    "attention as bertviz's model view (a Transformer; bertviz is an optional extra)")
     p.add_argument("--bertviz-view", choices=VIEWS, default="model", help="bertviz's model_view or head_view")
     args = p.parse_args(argv)
+    at_least("--beam", args.beam, 1)
+    file_out("--bertviz", args.bertviz)
     try:
         loaded = load_model(args.model, args.revision, args.device, languages=chosen_languages(args))
         loaded = loaded.instructed(args.instruction and args.instruction.replace("\\n", "\n"))

@@ -80,8 +80,11 @@ def test_attribution_aligns_a_model_without_attention(gold, tiny_tokenizers, tmp
 
 
 def test_a_missing_gold_set_is_a_clear_error(tiny_tokenizers, tmp_path):
-    with pytest.raises(SystemExit, match="error: .*test.en"):
+    with pytest.raises(SystemExit, match="error: .*nowhere is neither a human-aligned set by name .* nor a folder"):
         align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(tmp_path / "nowhere")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match="error: --data empty has no test split: test.en, test.fr, test.gold missing"):
+        align.main(["--model", checkpoint(tmp_path, tiny_tokenizers), "--data", str(tmp_path / "empty")])
 
 
 def test_a_sweep_scores_every_rule_from_one_pass(gold, tiny_tokenizers, tmp_path, capsys):

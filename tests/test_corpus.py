@@ -69,7 +69,7 @@ def test_translations_and_corpus_bleu_are_models_evaluates(checkpoints, test_set
     for ref in checkpoints:
         loaded = load_model(ref, device="cpu")
         name = ref  # a model's columns carry the name it was given
-        expected = evaluate.evaluate(loaded, read_folder(test_set, "test"), beam=1)
+        expected = evaluate.evaluate(loaded, read_folder(test_set, "test"), beam=1, command="")
         assert [r[f"{name} translation"] for r in rows] == translate_lines(
             loaded.model, loaded.tokenizers, [r["source"] for r in rows], 1)
         assert figures["models"][name]["scores"] == record_json(expected.greedy)

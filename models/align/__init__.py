@@ -41,7 +41,7 @@ from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import file_out, folder_out
-from ..datasets.gold_sets import GoldSetError, check_gold, load_gold
+from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
@@ -200,7 +200,7 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
                                   trained_to_align=reading is not None and reading == loaded.supervised
                                   and args.matrix == loaded.card.aligning_matrix,
                                   row=row_name(args.matrix, reading) if chosen_on_trial else None,
-                                  trial_aer=own.aer if chosen_on_trial else None)
+                                  trial_aer=own.aer if chosen_on_trial else None, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))
     if args.out:

@@ -20,7 +20,7 @@ from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import word_matrices
-from ..datasets.gold_sets import load_gold
+from ..datasets.gold_sets import gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.alignment_record import AlignmentRow
@@ -82,7 +82,7 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
             result = AlignmentRow(loaded.path.name, "test", len(test), matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
-                                  french=args.french)
+                                  french=args.french, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
             results.append(dataclasses.replace(result, command=command))
             if out:

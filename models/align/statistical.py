@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import grown_diagonally
-from ..checks import run
-from ..datasets.gold_sets import load_gold
+from ..checks import data_given, file_out, run
+from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
 from ..storage.alignment_record import ALIGNER, AlignmentRow, record_alignment
@@ -99,6 +99,12 @@ def main(argv=None) -> int:
                    "by name (multi30k, opus:CORPUS)")
     p.add_argument("--save", help="record the results in this JSON file (the bundled one: assets/eflomal.json)")
     args = p.parse_args(argv)
+    file_out("--save", args.save)
+    data_given("--corpus", args.corpus, ("multi30k",))
+    try:
+        check_gold(args.data, (args.split,))
+    except GoldSetError as e:
+        raise SystemExit(f"error: --data {e}") from e
     try:
         pairs, _ = load_gold(args.data, EN_FR, args.split)
         corpora = read_corpora(args.corpus)
@@ -116,7 +122,7 @@ def main(argv=None) -> int:
         score = alignment_score(links, sure, possible)
         result = AlignmentRow(ALIGNER, args.split, len(pairs), ALIGNER, name, round(score.aer, 2),
                               round(score.precision, 2), round(score.recall, 2), score.links,
-                              training_pairs=training)
+                              training_pairs=training, data=gold_name(args.data))
         print(json.dumps(result.to_json()))
         if args.save:
             command = command_line("models.align.statistical", argv)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..checks import data_given, file_out
 from ..datasets.sentences import read_named
 from ..decoding.trace import Reading
 from ..storage.commands import command_line
@@ -54,6 +55,10 @@ def _reading(loaded, key: str | None) -> Reading | None:
 
 def main(argv=None) -> int:
     args = arguments().parse_args(argv)
+    if Path(args.out).suffix not in (".csv", ".json"):
+        raise SystemExit(f"error: --out {args.out}: a table is written as .csv, or .json with the corpus figures")
+    file_out("--out", args.out)
+    data_given("--data", [args.data])
     refs = [args.model] + ([args.compare] if args.compare else [])
     keys = [args.reading, args.compare_reading]
     try:

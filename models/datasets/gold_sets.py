@@ -229,3 +229,9 @@ def check_gold(spec: str, splits: tuple[str, ...]) -> None:
             why = (" (rules, readings and fits are chosen on the trial split: give a folder that has one, or "
                    "gold:en-fr)" if split == "trial" else "")
             raise GoldSetError(f"{folder.name} has no {split} split: {', '.join(missing)} missing{why}.")
+
+
+def gold_name(spec: str) -> str:
+    """What a record calls the human links ``spec`` names: a set by its name (``gold:en-fr``, either direction
+    written as published), a folder by its own name."""
+    return find_gold(spec).name if spec.startswith(PREFIX) else Path(spec).name

@@ -41,6 +41,7 @@ class AlignmentRow:
     french: str | None = None  # "written" or "tokens": how the gold's French was forced
     trained_to_align: bool = False  # the model's card marks this reading's head as trained to align
     training_pairs: int | None = None  # a statistical aligner's: the pairs it was trained on
+    data: str | None = None  # the human links scored against: a set by name (gold:en-fr) or a folder's name
     command: str | None = None
 
     @property
@@ -70,12 +71,12 @@ class AlignmentRow:
                 if (v := getattr(self, f.name)) != f.default}
 
     def _key(self) -> tuple:
-        return self.split, self.matrix, str(self.method), self.reading, self.chosen_on_trial
+        return self.data, self.split, self.matrix, str(self.method), self.reading, self.chosen_on_trial
 
 
 def record_alignment(path: str | Path, results: list[AlignmentRow]) -> None:
-    """Add ``results`` to the file at ``path``, replacing earlier results that measured the same thing (split,
-    matrix, rule, reading, and whether the rule was chosen on the trial set)."""
+    """Add ``results`` to the file at ``path``, replacing earlier results that measured the same thing (gold set,
+    split, matrix, rule, reading, and whether the rule was chosen on the trial set) and keeping every other."""
     path = Path(path)
     new = {r._key() for r in results}
     kept = [r for r in read_alignment(path) if r._key() not in new]

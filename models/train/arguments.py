@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..checks import at_least, data_given, folder_out
 from ..network.architectures import ARCHITECTURES
 from ..network.attention import SCORES
 from ..network.guided import DEFAULT_WEIGHT
@@ -104,4 +105,21 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "time a validation point takes on long sets such as a news year's 3,000 sentences")
     p.add_argument("--resume", action="store_true", help="continue from --out/train_state")
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the checkpoint to this Hub model repo")
-    return p.parse_args(argv)
+    return checked(p.parse_args(argv))
+
+
+def checked(args: argparse.Namespace) -> argparse.Namespace:
+    """The line's numbers, folders and corpora, checked before any corpus is read or model built."""
+    for flag, least in (("steps", 1), ("epochs", 1), ("minutes", 0.01), ("batch_size", 1), ("batch_tokens", 1),
+                        ("validate_every", 0), ("val_sentences", 1), ("threads", 1), ("vocab_size", 16),
+                        ("warmup_steps", 0)):
+        at_least("--" + flag.replace("_", "-"), getattr(args, flag), least)
+    if args.lr <= 0:
+        raise SystemExit(f"error: --lr must be above 0, not {args.lr:g}")
+    folder_out("--out", args.out)
+    data_given("--data", args.data, ("multi30k",))
+    data_given("--val-data", args.val_data or [], ("multi30k",))
+    for flag, folder in (("--tokenizers", args.tokenizers), ("--init-from", args.init_from)):
+        if folder is not None and not Path(folder).is_dir():
+            raise SystemExit(f"error: {flag} {folder}: no such checkpoint folder")
+    return args
