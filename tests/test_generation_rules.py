@@ -100,3 +100,64 @@ def test_an_ngram_ban_forbids_what_followed_the_last_ids_before():
     assert sorted(banned_ngrams([4, 2, 4], 1)) == [2, 4, 4]  # n = 1: every id read so far
     found = ruled(torch.zeros(1, 8), [[5, 6, 7, 5, 6]], GenerationRules(no_repeat_ngram=3))
     assert found[0, 7] == float("-inf") and torch.isfinite(found[0, :7]).all()
+
+
+#: Qwen2.5-Instruct's published generation config (sampling settings a greedy search leaves aside, its repetition
+#: penalty), with its token ids the tiny model's own; each case varies the penalty or adds an n-gram ban.
+QWEN25 = {"do_sample": True, "temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.05}
+LONG = "the dog the dog the dog runs and runs and the cat sleeps on the mat while two men walk by the old house"
+
+
+@pytest.fixture(scope="module")
+def untrained_chat(tmp_path_factory):
+    """A Qwen2 of random weights whose config, like Qwen2.5's, declares bfloat16 and pads its vocabulary far past
+    its tokenizer's (Qwen2.5: 151,936 rows for 151,665 tokens), its scores spread (the final norm's weights ×30) so
+    that a beam's candidates are not tied to float32's last bit: a search that applies a rule to other scores or
+    another history than ``generate`` writes another token within a few steps, and nothing ends it early."""
+    from transformers import AutoModelForCausalLM
+
+    from . import llm_helpers
+
+    plain = llm_helpers._config
+
+    def config(family, tokenizer, positions):
+        found = plain(family, tokenizer, positions)
+        found.vocab_size, found.dtype = len(tokenizer) + 20_000, "bfloat16"
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(llm_helpers, "_config", config)
+        folder = tiny_llm(tmp_path_factory.mktemp("qwen25"), "qwen2", steps=0)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    with torch.no_grad():
+        model.model.norm.weight.mul_(30)
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("rules", [{}, {"repetition_penalty": 1.3}, {"no_repeat_ngram_size": 3}],
+                         ids=["published", "penalty 1.3", "3-gram ban"])
+def test_qwen25s_published_generation_config_decodes_as_generate_for_more_than_50_steps_at_either_dtype(
+        untrained_chat, tmp_path, monkeypatch, dtype, rules):
+    """Greedy and a beam of 3 equal ``generate``'s, token for token, when both run the weights at one dtype and with
+    one attention kernel: the app at float32 by default (``ATLAS_DTYPE=bfloat16`` for the config's own), eager.
+    (``from_pretrained``'s default, the config's bfloat16 with SDPA, against the app's float32 parts within tens
+    of steps, at penalty 1.0 too: their scores differ by bfloat16's rounding, and near-ties fall the other way.)"""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = with_generation(untrained_chat, tmp_path, "published", **{**QWEN25, **rules})
+    monkeypatch.setenv("ATLAS_DTYPE", dtype)
+    loaded = load_model(str(folder), device="cpu")
+    library = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype), attn_implementation="eager")
+    library.eval()
+    inputs = prompted(AutoTokenizer.from_pretrained(folder), LONG)
+    trace = greedy(loaded.model, loaded.tokenizers, LONG)
+    assert len(trace.target_ids) > 50 and loaded.model.generation_rules.any
+    out = library.generate(**inputs, do_sample=False, num_beams=1, max_new_tokens=len(trace.target_ids))
+    assert list(trace.target_ids) == out[0, inputs.input_ids.shape[1]:].tolist()
+    beams = library.generate(**inputs, do_sample=False, num_beams=3, max_new_tokens=len(trace.target_ids))
+    ours = beam_search(loaded.model, loaded.tokenizers, LONG, 3).hypotheses[0].target_ids
+    eos = loaded.model.specials.eos
+    theirs = beams[0, inputs.input_ids.shape[1]:].tolist()
+    assert list(ours) == (theirs[: theirs.index(eos) + 1] if eos in theirs else theirs)
