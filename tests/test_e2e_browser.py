@@ -43,9 +43,11 @@ def shoot(page, tmp_path, name, element=None):
 
 
 def wait_idle(page):
-    """Wait until the script run finishes (Streamlit shows its status widget while running)."""
+    """Wait until the script run finishes: the app says its script is not running, and its status widget is gone
+    (a test then waits for what it asserts, drawn after the run as the browser gets to it)."""
     page.wait_for_timeout(300)
-    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=120_000)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=120_000)
 
 
 def assert_no_exception(page):
@@ -160,8 +162,9 @@ def test_beam_explorer_and_neighbours(server, page, tmp_path):
     page.wait_for_function("document.body.innerText.includes('Beam search')")
     page.wait_for_function("document.body.innerText.includes('Nearest training states')")
     wait_idle(page)
-    assert page.get_by_role("radio", name="#2").count() == 1  # several hypotheses to pick from
-    assert page.locator("ol li").count() >= 8  # the nearest training states, as a numbered list
+    page.get_by_role("radio", name="#2").wait_for()  # several hypotheses to pick from, once drawn
+    page.wait_for_function("document.querySelectorAll('ol li').length >= 8")  # the nearest training states, a list
+    assert page.get_by_role("radio", name="#2").count() == 1
     shoot(page, tmp_path, "Beam_explorer")
 
 
@@ -340,9 +343,11 @@ def test_human_links_lie_over_the_heatmap(server, page, tmp_path):
     page.goto(f"{server}/Human_links?pair=2")
     page.wait_for_selector(CHART)
     wait_idle(page)
-    links = page.evaluate("[...document.querySelector('.vega-embed svg').querySelectorAll('g.role-mark path')]"
-                          ".map(p => p.getAttribute('aria-label') || '').filter(l => l.includes('link: '))"
-                          ".map(l => l.split('link: ')[1])")
+    people = ("[...document.querySelector('.vega-embed svg').querySelectorAll('g.role-mark path')]"
+              ".map(p => p.getAttribute('aria-label') || '').filter(l => l.includes('link: '))"
+              ".map(l => l.split('link: ')[1])")
+    page.wait_for_function(f"({people}).length >= 5")  # every link drawn, as the browser gets to it
+    links = page.evaluate(people)
     assert sorted(links) == ["Possible (people)"] + ["Sure (people)"] * 4  # four Sure links, one only Possible
     legend = page.locator(".vega-embed").first.locator("g.role-legend-label text").all_text_contents()
     assert legend[-2:] == ["Sure (people)", "Possible (people)"]

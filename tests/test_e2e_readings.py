@@ -19,9 +19,12 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     page.wait_for_selector(CHART)
     wait_idle(page)
     assert_no_exception(page)
+    names = ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing", "integrated gradients",
+             "fit to human links", "random")
+    page.wait_for_function(f"(() => {{ const t = {PANELS}; return {list(names)}.every(n => t.some(x => "
+                           "x.startsWith(n))) })()")  # every panel drawn, as the browser gets to it
     texts = page.evaluate(PANELS)
-    for name in ("attention norm", "ALTI", "ALTI+ rollout", "attention rollout", "value zeroing",
-                 "integrated gradients", "fit to human links", "random"):
+    for name in names:
         assert any(t.startswith(name) for t in texts), name
     page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI ']").first.click()
     page.wait_for_function(f"location.search.includes('read=ALTI') && document.querySelector('.vega-embed svg') "
