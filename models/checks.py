@@ -1,18 +1,53 @@
-"""What every command checks of its line before it loads a model or reads data, and how it refuses: one line on
-stderr, ``error: …``, and exit status 2 (argparse's own for a bad line), never a traceback.
+"""What every command checks of its line before it loads a model or reads data, how it refuses, and how quiet it
+is: a refusal is one line on stderr, ``error: …``, with exit status 2 (argparse's own for a bad line), never a
+traceback; the libraries' own progress bars, logs and warnings stay off unless ``--verbose``.
 
 Each check raises ``SystemExit("error: …")``, which a test can catch with its message; :func:`run` is the
 commands' entry point, which prints that message alone and exits 2.
 """
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+VERBOSE = "--verbose"
+
+
+def command_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """A command's parser, with the option every command has: ``--verbose``."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument(VERBOSE, action="store_true", help="show the libraries' progress bars, logs and warnings, and "
+                   "where an unexpected error happened")
+    return p
+
+
+def quiet_libraries() -> None:
+    """Transformers' and the Hub's progress bars ("Loading weights"), their logs below errors, and every library's
+    warnings off: what a command prints is its own."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers reads the Hub's, once imported
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging
+
+        logging.disable_progress_bar()
+        logging.set_verbosity_error()
+    warnings.filterwarnings("ignore", module=r"^(?!models\.)")
+
 
 def run(main: Callable[[], int | None]) -> None:
-    """Run a command's ``main``; a refusal (``SystemExit`` with a message) is printed as one line, exit 2."""
+    """Run a command's ``main``: quiet unless ``--verbose``; a refusal (``SystemExit`` with a message) printed as
+    one line, exit 2; an unexpected error as one line too, exit 1 (``--verbose``: its traceback)."""
+    verbose = VERBOSE in sys.argv[1:]
+    if not verbose:
+        quiet_libraries()
     try:
         code = main()
     except SystemExit as e:
@@ -23,6 +58,11 @@ def run(main: Callable[[], int | None]) -> None:
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
         raise SystemExit(130) from None
+    except Exception as e:
+        if verbose:
+            raise
+        print(f"error: {type(e).__name__}: {e} (--verbose shows where)", file=sys.stderr)
+        raise SystemExit(1) from None
     raise SystemExit(code or 0)
 
 

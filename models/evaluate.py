@@ -19,7 +19,7 @@ import argparse
 import json
 from dataclasses import asdict
 
-from .checks import at_least, data_given, file_out, run
+from .checks import at_least, command_parser, data_given, file_out, run
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
@@ -61,7 +61,7 @@ def evaluate(loaded: LoadedModel, test_set: Sentences, beam: int, command: str,
 
 
 def arguments() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.evaluate", __doc__.split("\n")[0])
     p.add_argument("--model", required=True)
     p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
                    help="test sets, each scored apart")

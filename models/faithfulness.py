@@ -12,7 +12,6 @@ checkpoint, which its card and the app's Models page show beside the alignment t
 """
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -21,7 +20,7 @@ from tqdm import tqdm
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
-from .checks import at_least, data_given, run
+from .checks import at_least, command_parser, data_given, run
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
@@ -55,7 +54,7 @@ def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[str] | N
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.faithfulness", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.faithfulness", __doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--data", required=True, help="sacrebleu:NAME, gold:SRC-TGT or DIR[:split=SPLIT]")
     p.add_argument("--split", default="test_2016_flickr", help="the split of a --data folder that names none")

@@ -11,14 +11,13 @@ fallen by more than ``--budget``. Writes ``heads.json`` beside the checkpoint (i
 """
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 from tqdm import tqdm
 
 from .analysis.head_removal import every_head, importance, pruning
-from .checks import at_least, data_given, file_out, run
+from .checks import at_least, command_parser, data_given, file_out, run
 from .datasets.sentences import read_named
 from .storage.card import write_card
 from .storage.commands import command_line
@@ -41,7 +40,7 @@ def validation_sentences(specs: list[str], languages: Languages, n: int) -> tupl
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.heads", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.heads", __doc__.split("\n")[0])
     p.add_argument("--model", default="transformer", help="a Transformer: bundled name, directory or Hub repo id")
     p.add_argument("--data", required=True, nargs="+", metavar="sacrebleu:NAME | DIR[:split=SPLIT]",
                    help="validation sets (a set by name in the model's language pair)")

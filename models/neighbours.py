@@ -8,14 +8,13 @@ the app's step explorer searches (:mod:`models.analysis.neighbours`).
 """
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 from pathlib import Path
 
 from .analysis.neighbours import build_index, save_index
-from .checks import at_least, data_given, folder_out, run
+from .checks import at_least, command_parser, data_given, folder_out, run
 from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
@@ -34,7 +33,7 @@ def sample_pairs(specs: list[str], per_corpus: int, seed: int) -> list[tuple[str
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.neighbours", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.neighbours", __doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
     p.add_argument("--data", required=True, nargs="+", metavar="DIR[:train=SPLIT] | multi30k | opus:CORPUS",
                    help="corpora to sample training pairs from")

@@ -9,13 +9,12 @@ writes the first sentence's three attentions as bertviz draws them (a Transforme
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from .analysis.bertviz_export import VIEWS, bertviz_html
-from .checks import at_least, file_out, run
+from .checks import at_least, command_parser, file_out, run
 from .decoding.beam import beam_search
 from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
@@ -23,6 +22,7 @@ from .decoding.trace import Trace
 from .extras import MissingExtra
 from .network.tokenization import PROMPT
 from .storage.hub import DEFAULT_MODEL, CheckpointError, chosen_languages, language_options, load_model
+from .tables.doubts import notices
 
 
 def trace_json(trace: Trace) -> dict:
@@ -69,7 +69,7 @@ def write_bertviz(loaded, lines: list[str], beam: int, out: str, view: str) -> s
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.translate", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.translate", __doc__.split("\n")[0])
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name, local directory or Hub repo id")
     p.add_argument("--revision", help="Hub revision (branch, tag or commit)")
     language_options(p)
@@ -101,7 +101,8 @@ def main(argv=None) -> int:
         return 0
     for line in lines:
         trace = beam_search(loaded.model, loaded.tokenizers, line, args.beam).hypotheses[0] if line.strip() else None
-        print(json.dumps(trace_json(trace) if trace else None, ensure_ascii=False))
+        said = trace and notices(trace, loaded.model.specials.ends, loaded.languages, line).warnings
+        print(json.dumps({**trace_json(trace), "notices": list(said)} if trace else None, ensure_ascii=False))
     return 0
 
 

@@ -39,7 +39,7 @@ if text is None:
 
 st.subheader("Each model's own translation")
 traces = [ui.trace_or_stop(s, text) for s in (left, right)]
-ui.source_notices(traces[0])
+ui.say_notices(loaded_a, traces[0], text)
 for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)

@@ -36,12 +36,13 @@ def draw_path(trace: Trace, path: inside.PathView, name: str, key: str) -> None:
                     width="stretch", key=f"sim_{key}")
 
 
-def rnn_column(settings: ui.Settings, model: str, text: str) -> Trace:
-    """An RNN's contexts among its annotations; returns its trace."""
-    trace = ui.trace_or_stop(ui.model_or_fallback(settings.for_model(model), model)[0], text)
+def rnn_column(settings: ui.Settings, model: str, text: str) -> None:
+    """An RNN's contexts among its annotations."""
+    settings, loaded = ui.model_or_fallback(settings.for_model(model), model)
+    trace = ui.trace_or_stop(settings, text)
+    ui.say_notices(loaded, trace, text)
     st.markdown(f"**{naming.model_name(model)}** — {for_markdown(trace.translation)}")
     draw_path(trace, inside.rnn_path(trace), naming.model_name(model), model)
-    return trace
 
 
 def head_column(settings: ui.Settings, text: str) -> None:
@@ -52,6 +53,7 @@ def head_column(settings: ui.Settings, text: str) -> None:
         st.info(inside.ONE_HEAD)
         return
     trace = ui.trace_or_stop(settings, text)
+    ui.say_notices(loaded, trace, text)
     kinds = kinds_ui.cached_kinds(settings.key, text, trace.target_ids)
     name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
@@ -68,6 +70,6 @@ beside = st.segmented_control("Beside the additive RNN", list(BESIDE), default=w
 st.query_params["beside"] = beside
 left, right = st.columns(2)
 with left:
-    ui.source_notices(rnn_column(settings, "additive", text))
+    rnn_column(settings, "additive", text)
 with right:
     {"dot": lambda: rnn_column(settings, "dot", text), "transformer": lambda: head_column(settings, text)}[beside]()

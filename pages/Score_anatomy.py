@@ -17,7 +17,7 @@ if text is None:
     st.stop()
 settings, loaded = ui.model_or_fallback(replace(settings.for_model("additive"), beam=1))
 trace = ui.trace_or_stop(settings, text)
-ui.source_notices(trace)
+ui.say_notices(loaded, trace, text)
 dot_settings, dot_loaded = ui.model_or_fallback(settings.for_model("dot"), "dot")
 
 target = charts.piece_text(trace.target_pieces)

@@ -16,6 +16,7 @@ text = ui.sentence_input(loaded.languages[0])
 if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)
+ui.say_notices(loaded, trace, text)
 ui.show_translation(trace.translation)
 found = readings.every_way(settings.key, text, trace.target_ids)
 

@@ -68,7 +68,7 @@ text = ui.sentence_input(loaded.languages[0])
 if text is None:
     st.stop()
 trace = ui.trace_or_stop(settings, text)
-ui.source_notices(trace)
+ui.say_notices(loaded, trace, text)
 
 ui.show_translation(trace.translation, help="The model's translation: greedy, or with a beam wider than 1 (the "
                                              "sidebar) the hypothesis picked below.")

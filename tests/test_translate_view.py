@@ -9,7 +9,7 @@ from models.analysis.matrices import ATTENTION
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
 from models.storage.hub import load_model
-from models.views import translate
+from models.views import inside, translate
 from models.views.readings import matrix_view
 
 TEXT = "A man is riding a red bicycle down the street."
@@ -89,9 +89,9 @@ def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one
 
 def test_the_nearest_training_states_are_found_best_first_among_the_index_beside_the_model(transformer):
     loaded, trace = transformer
-    index = translate.neighbour_index(loaded)
-    assert not isinstance(index, translate.Unindexed)
-    found = translate.neighbours(index, trace, 2, k=5)
+    index = inside.neighbour_index(loaded)
+    assert not isinstance(index, inside.Unindexed)
+    found = inside.neighbours(index, trace, 2, k=5)
     similarities = [n.similarity for n in found.neighbours]
     assert len(found.neighbours) == len(found.sources) == 5 and similarities == sorted(similarities, reverse=True)
     assert found.sources[0] == index.sources[found.neighbours[0].sentence]
@@ -102,10 +102,10 @@ def test_a_model_without_an_index_or_with_a_broken_one_says_which(tmp_path):
     import shutil
 
     copy = shutil.copytree(load_model("none").path, tmp_path / "none", ignore=shutil.ignore_patterns("neighbours.*"))
-    assert translate.neighbour_index(load_model(str(copy))) == translate.Unindexed(translate.NO_INDEX, broken=False)
+    assert inside.neighbour_index(load_model(str(copy))) == inside.Unindexed(inside.NO_INDEX, broken=False)
     (copy / "neighbours.safetensors").write_bytes(b"not an index")
-    broken = translate.neighbour_index(load_model(str(copy)))
-    assert broken.broken and "cannot be used" in broken.why and translate.index_stamp(load_model(str(copy)))
+    broken = inside.neighbour_index(load_model(str(copy)))
+    assert broken.broken and "cannot be used" in broken.why and inside.index_stamp(load_model(str(copy)))
 
 
 def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece(transformer):

@@ -40,7 +40,7 @@ from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
-from ..checks import file_out, folder_out
+from ..checks import command_parser, file_out, folder_out
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
@@ -56,7 +56,7 @@ from .fit import FIT_ON, fit_command
 
 
 def arguments() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m models.align", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.align", __doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--data", required=True, help="gold:SRC-TGT (en-fr, ro-en, ja-en, zh-en, either direction), or "
                    "a folder of {split}.en, {split}.fr and {split}.gold")

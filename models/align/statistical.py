@@ -13,7 +13,6 @@ directions are).
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import re
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import grown_diagonally
-from ..checks import data_given, file_out, run
+from ..checks import command_parser, data_given, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
@@ -91,7 +90,7 @@ def read_corpora(specs: list[str]) -> list[tuple[list[str], list[str]]]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.align.statistical", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.align.statistical", __doc__.split("\n")[0])
     p.add_argument("--data", required=True,
                    help="gold:en-fr, or the gold folder ({split}.en, {split}.fr, {split}.gold)")
     p.add_argument("--split", default="test")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,10 +33,10 @@ class AttentionView:
 
 def piece_label(piece: str) -> str:
     """A target piece as text: the ``▁`` word marker dropped, unless it is all there is."""
-    return _word([piece], [0])
+    return word_text([piece], [0])
 
 
-def _word(pieces, group: list[int]) -> str:
+def word_text(pieces: Sequence[str], group: Sequence[int]) -> str:
     """The text of a word made of ``pieces[group]``: word markers dropped (a bare "▁" stays visible)."""
     return "".join(pieces[i].replace(WORD_MARK, "") for i in group) or WORD_MARK
 
@@ -72,7 +73,7 @@ def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
     tgt_groups = word_groups(pieces)
     src_groups = word_groups(trace.source.pieces)
     return AttentionView(
-        rows=tuple(_word(pieces, g) for g in tgt_groups),
+        rows=tuple(word_text(pieces, g) for g in tgt_groups),
         columns=columns,
         unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
         weights=np.stack([by_src[g].mean(axis=0) for g in tgt_groups]),  # [Tw, Sw]

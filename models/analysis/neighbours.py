@@ -27,7 +27,7 @@ from safetensors.torch import save_file
 from ..decoding.greedy import forced
 from ..network.tokenization import TokenizerPair, word_groups
 from ..network.translator import Translator
-from .alignment import piece_label
+from .alignment import word_text
 
 INDEX_FILE = "neighbours.safetensors"
 INDEX_FORMAT = "atlas-neighbours-1"
@@ -105,7 +105,7 @@ def _neighbour(index: StateIndex, row: int, similarity: float) -> Neighbour:
 def highlight(pieces: Sequence[str], position: int) -> tuple[str, str, str]:
     """The words before the one holding piece ``position``, that word, and the words after."""
     groups = word_groups(pieces)
-    words = ["".join(piece_label(pieces[i]) for i in g) for g in groups]
+    words = [word_text(pieces, g) for g in groups]  # a bare ▁ inside a word is no letter of it
     w = next(n for n, g in enumerate(groups) if position in g)
     return " ".join(words[:w]), words[w], " ".join(words[w + 1 :])
 

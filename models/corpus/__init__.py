@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..checks import data_given, file_out
+from ..checks import command_parser, data_given, file_out
 from ..datasets.sentences import read_named
 from ..decoding.trace import Reading
 from ..storage.commands import command_line
@@ -33,7 +33,7 @@ from ..tables.rows import corpus_rows, language_refusal, sides, summary
 
 
 def arguments() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m models.corpus", description=__doc__.split("\n")[0])
+    p = command_parser("python -m models.corpus", __doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--compare", help="a second model, set beside the first")
     p.add_argument("--data", required=True, metavar="sacrebleu:NAME | DIR[:split=SPLIT] | FILE")

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..checks import at_least, data_given, folder_out
+from ..checks import at_least, command_parser, data_given, folder_out
 from ..network.architectures import ARCHITECTURES
 from ..network.attention import SCORES
 from ..network.guided import DEFAULT_WEIGHT
@@ -20,7 +20,7 @@ from .decoder_only import add_arguments
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m models.train", description=sys.modules["models.train"].__doc__)
+    p = command_parser("python -m models.train", sys.modules["models.train"].__doc__)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--data", required=True, nargs="+", metavar="(DIR | opus:CORPUS | multi30k)[:weight=W,…]",
                    help="folders of {split}.{lang}.gz files, or corpora by name (opus:Tatoeba, opus:Europarl, …: "

@@ -1,6 +1,7 @@
-"""The two pages that open an attention up, decided here and drawn there: the path the context vector takes among
-what it mixes (Context vectors: an RNN's annotations, or one Transformer head's value vectors), and one energy
-taken apart term by term beside the scaling playground (Score anatomy)."""
+"""What opens a model up, decided here and drawn there: the path the context vector takes among what it mixes
+(Context vectors: an RNN's annotations, or one Transformer head's value vectors), one energy taken apart term by
+term beside the scaling playground (Score anatomy), and the training states nearest to a step's decoder state (the
+Translate page's step explorer)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -10,9 +11,11 @@ import numpy as np
 from ..analysis.alignment import source_word_weights
 from ..analysis.anatomy import scaling_curves, score_anatomy
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
+from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
 from ..decoding.kinds import AttentionKinds
 from ..decoding.trace import RNN_READING, Reading, Trace
 from ..network.translator import Translator
+from ..storage.loaded import LoadedModel
 
 RNN_POINTS = ("annotations h_s", "contexts c_t")
 HEAD_POINTS = ("value vectors W_v h_s", "head outputs")
@@ -81,3 +84,51 @@ def scaling(max_dim: int) -> list[dict]:
     """The scaling playground's points, every width up to ``max_dim``: the softmax of random energies scored three
     ways (``dim``, ``method``, ``max_weight``, ``entropy_bits``, ``gradient``)."""
     return [asdict(p) for p in scaling_curves([d for d in WIDTHS if d <= max_dim])]
+
+
+NO_INDEX = ("This model has no neighbour index. Build one beside its checkpoint with "
+            "`python -m models.neighbours --model … --data …`.")
+
+
+@dataclass(frozen=True)
+class Unindexed:
+    """Why a model's steps have no nearest training states, in a sentence: it has no index, or one that is
+    ``broken``."""
+
+    why: str
+    broken: bool
+
+
+Indexed = StateIndex | Unindexed
+
+
+def index_stamp(loaded: LoadedModel) -> int | None:
+    """When the model's neighbour index was written (None: it has none): an index built while the app runs is new."""
+    file = loaded.path / INDEX_FILE
+    return file.stat().st_mtime_ns if file.exists() else None
+
+
+def neighbour_index(loaded: LoadedModel) -> Indexed:
+    """The neighbour index beside the model, or why there is none to use."""
+    try:
+        index = load_index(loaded.path, loaded.model)
+    except IndexFileError as e:
+        return Unindexed(f"This model's neighbour index cannot be used: {e}", broken=True)
+    return Unindexed(NO_INDEX, broken=False) if index is None else index
+
+
+@dataclass(frozen=True, eq=False)
+class NeighbourView:
+    """The training states nearest to one step's decoder state, best first, and what they were searched among."""
+
+    neighbours: tuple[Neighbour, ...]
+    sources: tuple[str, ...]  # each neighbour's source sentence
+    among: str  # "in N training sentences (M states, …)"
+
+
+def neighbours(index: StateIndex, trace: Trace, step: int, k: int = 8) -> NeighbourView:
+    """The ``k`` training states nearest to the decoder's at ``step`` (0-based)."""
+    found = tuple(nearest(index, trace.states[step], k=k))
+    among = (f"in {len(index.sources):,} training sentences ({len(index.vectors):,} states, cosine similarity over "
+             f"{index.vectors.shape[1]} principal components keeping {index.explained:.0%} of their variance)")
+    return NeighbourView(found, tuple(index.sources[n.sentence] for n in found), among)

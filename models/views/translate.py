@@ -1,6 +1,6 @@
-"""The Translate page, decided here and laid out there: which reading its main heatmap draws (of which attention,
-titled, captioned, clickable or not), what the page offers beside it and why not, one decoding step of its step
-explorer, a step's contrast with another candidate and the training states nearest to it. Each is a frozen record;
+"""The Translate page, decided here and laid out there: the translation and what to doubt in it, which reading its
+main heatmap draws (of which attention, titled, captioned, clickable or not), what the page offers beside it and why
+not, one decoding step of its step explorer and a step's contrast with another candidate. Each is a frozen record;
 the page only draws it."""
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import numpy as np
 
 from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
 from ..analysis.matrices import MATRICES
-from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.kinds import AttentionKinds
@@ -20,6 +19,7 @@ from ..network.contract import NamedKind
 from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
+from ..tables.doubts import Notices, notices
 from .kinds import kind_view
 from .readings import MatrixView
 
@@ -27,8 +27,6 @@ FORCED = ("Forced, not chosen: a many-to-many model is made to write the target 
           "generate's forced_bos_token_id does). The attention is the step's own; its choices are not.")
 NO_ATTENTION = ("This model has no attention: the decoder sees one fixed summary of the sentence at every step. "
                 "Attribution still shows which source words each output word depended on.")
-NO_INDEX = ("This model has no neighbour index. Build one beside its checkpoint with "
-            "`python -m models.neighbours --model … --data …`.")
 UNFORCEABLE = ("This model's attention cannot be forced to look elsewhere: the library it comes from offers no "
                "place to set a layer's weights, so there is no what-if here.")
 
@@ -38,6 +36,11 @@ class Refused:
     """Why a model translates nothing of a text (empty, or nothing it can read): a sentence for the visitor."""
 
     reason: str
+
+
+def doubts(loaded: LoadedModel, trace: Trace, text: str) -> Notices:
+    """What to say of ``trace``, ``loaded``'s translation of ``text`` (its ends, its languages)."""
+    return notices(trace, loaded.model.specials.ends, loaded.languages, text)
 
 
 def translation(loaded: LoadedModel, text: str, target: str | tuple[int, ...] | None = None) -> Trace | Refused:
@@ -214,50 +217,6 @@ def contrast_view(trace: Trace, step: int, foil: str, method: str, weights: np.n
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
                          weights=weights, energies=None)
     return view, f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
-
-
-@dataclass(frozen=True)
-class Unindexed:
-    """Why a model's steps have no nearest training states, in a sentence: it has no index, or one that is
-    ``broken``."""
-
-    why: str
-    broken: bool
-
-
-Indexed = StateIndex | Unindexed
-
-
-def index_stamp(loaded: LoadedModel) -> int | None:
-    """When the model's neighbour index was written (None: it has none): an index built while the app runs is new."""
-    file = loaded.path / INDEX_FILE
-    return file.stat().st_mtime_ns if file.exists() else None
-
-
-def neighbour_index(loaded: LoadedModel) -> Indexed:
-    """The neighbour index beside the model, or why there is none to use."""
-    try:
-        index = load_index(loaded.path, loaded.model)
-    except IndexFileError as e:
-        return Unindexed(f"This model's neighbour index cannot be used: {e}", broken=True)
-    return Unindexed(NO_INDEX, broken=False) if index is None else index
-
-
-@dataclass(frozen=True, eq=False)
-class NeighbourView:
-    """The training states nearest to one step's decoder state, best first, and what they were searched among."""
-
-    neighbours: tuple[Neighbour, ...]
-    sources: tuple[str, ...]  # each neighbour's source sentence
-    among: str  # "in N training sentences (M states, …)"
-
-
-def neighbours(index: StateIndex, trace: Trace, step: int, k: int = 8) -> NeighbourView:
-    """The ``k`` training states nearest to the decoder's at ``step`` (0-based)."""
-    found = tuple(nearest(index, trace.states[step], k=k))
-    among = (f"in {len(index.sources):,} training sentences ({len(index.vectors):,} states, cosine similarity over "
-             f"{index.vectors.shape[1]} principal components keeping {index.explained:.0%} of their variance)")
-    return NeighbourView(found, tuple(index.sources[n.sentence] for n in found), among)
 
 
 @dataclass(frozen=True)

@@ -55,17 +55,17 @@ def _asked(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
     return load(replace(key, asking=None)).asked(key.asking)
 
 
-def neighbour_index(key: ModelKey) -> translate.Indexed:
+def neighbour_index(key: ModelKey) -> inside.Indexed:
     """The neighbour index beside the model, or why there is none to use (:func:`models.views.translate.
     neighbour_index`), whatever the model is asked. Cached by the file's modification time too, so an index built
     while the app runs is seen."""
     key = replace(key, asking=None)
-    return _index(key, now().load_policy, translate.index_stamp(load(key)))
+    return _index(key, now().load_policy, inside.index_stamp(load(key)))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the neighbour index…")
-def _index(key: ModelKey, policy: LoadPolicy, stamp: int | None) -> translate.Indexed:
-    return translate.neighbour_index(load(key))
+def _index(key: ModelKey, policy: LoadPolicy, stamp: int | None) -> inside.Indexed:
+    return inside.neighbour_index(load(key))
 
 
 def replay(key: ModelKey) -> Replay | None:

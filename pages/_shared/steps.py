@@ -7,7 +7,7 @@ import streamlit as st
 from models.analysis.alignment import piece_label
 from models.decoding.trace import Reading, Trace
 from models.storage.loaded import LoadedModel
-from models.views import translate
+from models.views import inside, translate
 from models.views.readings import MatrixView
 
 from . import cache, charts, readings, ui
@@ -74,13 +74,13 @@ def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> 
     """Training sentences in which the decoder was in the state nearest to this step's."""
     st.subheader("Nearest training states")
     index = cache.neighbour_index(settings.key)
-    if isinstance(index, translate.Unindexed):
+    if isinstance(index, inside.Unindexed):
         if index.broken:  # its message quotes the file's error: escaped
             st.warning(for_markdown(index.why))
         else:
             st.info(index.why)
         return
-    found = translate.neighbours(index, trace, step)
+    found = inside.neighbours(index, trace, step)
     st.caption(f"The decoder state that wrote **{for_markdown(written)}** is closest to the states that wrote the "
                f"bold words below, {found.among}.")
     st.markdown("\n".join(

@@ -17,7 +17,7 @@ from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bund
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
 from models.views import naming
 from models.views import query_string as url
-from models.views.translate import Refused
+from models.views.translate import Refused, doubts
 
 from . import deploy
 from .cache import ModelKey, cached_trace, load
@@ -235,15 +235,13 @@ def or_stop(found: T | Refused) -> T:
     return found
 
 
-def source_notices(trace: Trace) -> None:
-    """Say when the source was cut, and which of its pieces the model does not know."""
-    if trace.source.truncated:
-        st.warning(f"The sentence is longer than the {len(trace.source.ids)} pieces this model reads at once: only "
-                   "the beginning was translated.")
-    unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
-    if unknown:
-        st.caption("Unknown to the model (marked ⁇ in the charts): "
-                   + ", ".join(for_markdown(u) for u in dict.fromkeys(unknown)))
+def say_notices(loaded: LoadedModel, trace: Trace, text: str) -> None:
+    """Say what to doubt in a translation (:mod:`models.views.notices`): one warning, then the unknown pieces."""
+    found = doubts(loaded, trace, text)
+    if found.warnings:
+        st.warning(for_markdown(" ".join(found.warnings)))
+    if found.caption:
+        st.caption(for_markdown(found.caption))
 
 
 def show_translation(text: str, where=st, help: str | None = None) -> None:
