@@ -164,6 +164,22 @@ def local_hub(monkeypatch):
     server.shutdown()
 
 
+def _bundled_records() -> dict[str, bytes]:
+    from models.storage.hub import BUNDLED_DIR
+
+    return {str(f): f.read_bytes() for f in sorted(BUNDLED_DIR.rglob("*")) if f.is_file() and f.stat().st_size < 2**20}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def bundled_records_untouched():
+    """No test writes into a bundled model's folder (its records and card): a command run on one writes into a
+    copy, or to --out."""
+    before = _bundled_records()
+    yield
+    changed = [name for name, data in _bundled_records().items() if before.get(name) != data]
+    assert not changed, f"a test wrote into the bundled models: {changed}"
+
+
 def pytest_unconfigure(config):
     """The process's own sacreBLEU cache goes with it (every xdist worker runs this hook as it ends)."""
     shutil.rmtree(os.environ["SACREBLEU"], ignore_errors=True)

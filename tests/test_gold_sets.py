@@ -11,6 +11,7 @@ from models import align
 from models.datasets import gold_sets
 from models.datasets.gold_sets import GoldSetError, find_gold, gold_for, load_gold
 
+from .helpers import synthetic_pairs
 from .pages_helpers import figures, page, run_page
 
 ENFR = [("a dog runs .", "un chien court .", "1-1 2-2 3-3 4p4"),
@@ -22,8 +23,12 @@ ROEN = [(f"unu doi {n}", f"one two {n}", "1-1 2-2 3p3") for n in range(20)]
 #: The Hansards' trial pairs, as the Berkeley Aligner publishes them: ``<s snum=N>`` lines, 0-based French-English
 #: links with -P for Possible; and the same pairs in the gold's own format.
 TRIAL = [("<s snum=1001> the house rose . </s>", "<s snum=1001> la chambre se lève . </s>", "0-0 1-1 2-2-P 3-2 4-3"),
-         ("<s snum=1002> thank you </s>", "<s snum=1002> merci </s>", "0-0-P 0-1")]
-TRIAL_GOLD = ["1-1 2-2 3p3 3-4 4-5", "1p1 2-1"]
+         ("<s snum=1002> thank you </s>", "<s snum=1002> merci </s>", "0-0-P 0-1"),
+         *((f"<s snum={1003 + n}> {e} </s>", f"<s snum={1003 + n}> {f} </s>",  # a reversed order, word for word
+            " ".join(f"{len(e.split()) - 1 - i}-{i}" for i in range(len(e.split()))))
+           for n, (e, f) in enumerate(synthetic_pairs(8, 30)))]
+TRIAL_GOLD = ["1-1 2-2 3p3 3-4 4-5", "1p1 2-1", *(" ".join(f"{i + 1}-{len(e.split()) - i}" for i in range(len(e.split())))
+                                                 for e, _ in synthetic_pairs(8, 30))]
 
 
 def berkeley_layout(pairs) -> dict[str, bytes]:
