@@ -76,3 +76,17 @@ def test_each_other_command_changes_only_the_files_it_makes(checkpoint, tmp_path
         assert faithfulness.main([*model, "--data", str(gold), *line]) == 0
     after = files(checkpoint)
     assert {k for k in after if after[k] != before.get(k)} == made
+
+
+def test_what_ships_in_assets_names_no_machines_absolute_path():
+    """Recorded commands name data by name or relative to the project (``storage/commands.py``)."""
+    import re
+
+    from models.storage.commands import command_line
+
+    found = {str(f): m.group(0) for f in BUNDLED_DIR.parent.rglob("*") if f.suffix in (".json", ".md")
+             for m in [re.search(r"(?<![\w.])/(tmp|home|root|work|Users|var|mnt)/\S*", f.read_text(errors="replace"))]
+             if m}
+    assert not found, found
+    line = command_line("models.evaluate", ["--data", str(BUNDLED_DIR / "x") + ":split=test", "--beam", "1"])
+    assert line == "python -m models.evaluate --data assets/checkpoints/x:split=test --beam 1"
