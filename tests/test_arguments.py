@@ -39,7 +39,7 @@ BAD = [
     ("models.translate", "--model additive --beam 0", "--beam must be at least 1"),
     ("models.train", "--data {gold} --out {file}", "is a file; give a folder"),
     ("models.train", "--data {gold} --out {dir}/run --minutes 0", "--minutes must be at least"),
-    ("models.train", "--data {gold} --out {dir}/run --lr 0", "--lr must be above 0"),
+    ("models.train", "--data {gold} --out {dir}/run --lr -1", "--lr must be at least 0"),
     ("models.train", "--data {dir}/missing --out {dir}/run", "no such folder or file"),
     ("models.train", "--data {gold} --out {dir}/run --init-from {dir}/missing", "no such checkpoint folder"),
 ]

@@ -114,8 +114,7 @@ def checked(args: argparse.Namespace) -> argparse.Namespace:
                         ("validate_every", 0), ("val_sentences", 1), ("threads", 1), ("vocab_size", 16),
                         ("warmup_steps", 0)):
         at_least("--" + flag.replace("_", "-"), getattr(args, flag), least)
-    if args.lr <= 0:
-        raise SystemExit(f"error: --lr must be above 0, not {args.lr:g}")
+    at_least("--lr", args.lr, 0)  # 0 keeps the weights: a run that only validates
     folder_out("--out", args.out)
     data_given("--data", args.data, ("multi30k",))
     data_given("--val-data", args.val_data or [], ("multi30k",))
