@@ -44,15 +44,18 @@ def test_a_foil_that_is_no_candidate_is_dropped():
     assert "foil" not in at.query_params
 
 
-@pytest.mark.parametrize(("model", "panels"), [("transformer", 11), ("additive", 6), ("none", 3)])
-def test_which_reading_sets_every_matrix_beside_the_random_floor(model, panels):
+@pytest.mark.parametrize(("model", "panels"), [("transformer", 12), ("additive", 7), ("none", 4)])
+def test_which_reading_sets_every_matrix_beside_the_position_and_random_floors_in_plain_words(model, panels):
     at = run_page(page("Which_reading"), model=model, text=TEXT)
     assert not at.exception and not at.error
     grid = figures(at)[0]
     assert len({c["head"] for c in cells(grid)}) == panels
+    assert max(c["weight"] for c in cells(grid)) <= 1 + 1e-6  # the random panel on the scale its legend shows
     table = at.dataframe[0].value
-    assert list(table["matrix"])[-1] == "random" and len(table) == panels
+    assert list(table["matrix"])[-2:] == ["position floor", "random"] and len(table) == panels
     assert table["comprehensiveness"].notna().all()
+    words = " ".join(map(str, [*table["reading"], *table["aligned at"], *{c["label"] for c in cells(grid)}]))
+    assert ".shifted" not in words and ".mean" not in words and "None" not in words and "deletion" not in words
 
 
 def test_a_public_server_leaves_out_value_zeroing_it_cannot_afford(monkeypatch):

@@ -111,5 +111,7 @@ def faithfulness(model: Translator, trace: Trace, matrices: Mapping[str, np.ndar
 
 
 def random_matrix(trace: Trace, seed: int) -> np.ndarray:
-    """The floor: weights drawn uniformly at random, [T, S]."""
-    return np.random.default_rng(seed).random((len(trace.target_ids), len(trace.source.ids)))
+    """The floor: weights drawn uniformly at random, each row a distribution (so drawn on the scale of every other
+    reading; only its ranking counts for a deletion score), [T, S]."""
+    w = np.random.default_rng(seed).random((len(trace.target_ids), len(trace.source.ids)))
+    return w / w.sum(1, keepdims=True)

@@ -66,7 +66,7 @@ def word_grid(sentence: Sentence, read: Callable[[str], Layered], features: tupl
     x = np.zeros((F, E, len(features)))
     for k, feature in enumerate(features):
         if feature.source in POSITIONS:
-            x[:, :, k] = _position(feature.source, [view.rows[r] for r in rows], [view.columns[c] for c in columns])
+            x[:, :, k] = position(feature.source, [view.rows[r] for r in rows], [view.columns[c] for c in columns])
             continue
         key = (feature.source, feature.reading)
         if key not in read_once:
@@ -98,8 +98,8 @@ def _neighbour(w: np.ndarray, at: At) -> np.ndarray:
     return found
 
 
-def _position(name: str, target: list[str], source: list[str]) -> np.ndarray:
-    """[F, E] one of :data:`POSITIONS`."""
+def position(name: str, target: list[str], source: list[str]) -> np.ndarray:
+    """[F, E] one of :data:`POSITIONS` between target words and source words: all a position floor reads."""
     F, E = len(target), len(source)
     if name == "diagonal distance":
         return np.abs((np.arange(F)[:, None] + 0.5) / max(F, 1) - (np.arange(E)[None, :] + 0.5) / max(E, 1))

@@ -62,6 +62,9 @@ PARTS = Need(lambda model: model.parts_readable, "this model normalises what its
 PROBED = Need(lambda model: model.fitted_reading is not None, "no reading of this model's heads has been fit to "
               "human links yet: python -m models.align --model … --data gold:… --fit-on trial fits one (seconds)")
 
+FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled: python -m "
+               "models.align.floor --data gold:en-fr --save assets/position_floor.json fits one (seconds)")
+
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")
 
@@ -138,8 +141,17 @@ def _fitted(sentence: Sentence, progress: Progress) -> Layered:
     return fitted_matrix(sentence, sentence.model.fitted_reading, lambda name: layered(sentence, name))
 
 
+def _floor(sentence: Sentence, progress: Progress) -> Layered:
+    return fitted_matrix(sentence, sentence.model.position_floor, lambda name: layered(sentence, name))
+
+
 #: The reading fit to people's links (:mod:`.fitted`), read from the other matrices of the same pass.
 FITTED = "fit to human links"
+#: The floor every reading is read beside: p(link) from where the words sit alone (how far from the diagonal, the
+#: same word or punctuation), fit on the same human links as the probe; the model's weights play no part.
+FLOOR = "position floor"
+#: Readings that are fit to people's links rather than read off the model: never a feature of a probe.
+PROBES = (FITTED, FLOOR)
 
 # ATTENTION (decoding/trace.py), the weights themselves, is the one matrix every page can draw, and the one a server
 # falls back to; FULL_CONTEXT is where a head trained to align with the whole translation in view aligns.
@@ -185,6 +197,10 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "
            "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED),
            own_choice=lambda model: model.fitted_reading.chosen if model.fitted_reading else None),
+    Matrix(FLOOR, "Position floor: p(link) from where the words sit alone, no model read", "p(link)",
+           "the floor: how far a cell lies from the diagonal and whether both words are the same, weighed by a "
+           "logistic regression fit on the same human-aligned pairs; what any reading must beat", "sentence",
+           _floor, (FLOORED,), own_choice=lambda model: model.position_floor.chosen if model.position_floor else None),
 )}
 
 

@@ -23,7 +23,7 @@ from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, Tried
 from ..network.translator import Translator
 from .aer import alignment_score
 from .link_rules import METHODS, read_links
-from .matrices import ATTENTION, FITTED, MATRICES, applicable, matrix_readings, one_pass
+from .matrices import ATTENTION, MATRICES, PROBES, applicable, matrix_readings, one_pass
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
 STRENGTHS = (0.003, 0.01, 0.03, 0.1)
@@ -40,7 +40,7 @@ def features_of(model: Translator) -> tuple[Feature, ...]:
     or an attribution, which cost a pass a piece), at each of its readings and one step later, in each scale; the
     attention's cells beside it on the diagonal, each divided by its row's largest (chosen on the Hansards trial
     pairs: 7.62 → 7.12 cross-validated AER on the bundled Transformer); then the words' own."""
-    cheap = [m for m in applicable(model) if MATRICES[m].seconds is one_pass and m != FITTED]
+    cheap = [m for m in applicable(model) if MATRICES[m].seconds is one_pass and m not in PROBES]
     cells = [Feature(m, r and r.key, scale) for m in cheap for r in matrix_readings(model, m, shifted=True)
              for scale in SCALES]
     return (*cells, *(Feature(f.source, f.reading, f.scale, at) for f in cells if f.source == ATTENTION

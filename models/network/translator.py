@@ -147,6 +147,9 @@ class Translator(nn.Module, ABC):
     #: Its heads' reading fit to human links (:class:`models.decoding.probe.Probe`), where the loader found one
     #: beside its weights; None otherwise. Kept on the model so every copy of it (a many-to-many pair) reads it too.
     fitted_reading: object | None = None
+    #: The position floor (a :class:`models.decoding.probe.Probe` of where the words sit alone, fit on the same human
+    #: links), which the loader gives every model so it is read beside each reading; None where none is bundled.
+    position_floor: object | None = None
 
     def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor | None:
         """The cross-attention [B, L, heads, T, S] of one teacher-forced pass over ``tgt_in`` [B, T] with the

@@ -38,7 +38,7 @@ from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
 from .model_card import CardFacts, read_card
-from .probe_record import read_probe
+from .probe_record import bundled_floor, read_probe
 from .training_record import trained_variant
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
@@ -270,6 +270,7 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy) -> Loade
     target, card = pick_device(device), read_card(path)
     try:
         model.fitted_reading = read_probe(path)  # its heads' reading fit to people, where one was fit
+        model.position_floor = bundled_floor()  # where the words sit alone: the floor every reading is read beside
         trained = trained_variant(path)
     except (ValueError, KeyError, TypeError) as e:  # a record beside the weights that is not one
         raise CheckpointError(f"{path.name}: {e}") from e

@@ -7,14 +7,19 @@ file's name, so a record written by another version never reads as something it 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 
+from .. import ROOT
 from ..decoding.link_rule import LinkRule
 from ..decoding.probe import Feature, FitData, Probe, Tried
 from .records import read_json_file
 
 PROBE_FILE = "probe.json"
+#: The position floor: a probe of the words' positions alone, fit on the Hansards' trial pairs, read for every model
+#: (``python -m models.align.floor --data gold:en-fr --save assets/position_floor.json``).
+BUNDLED_FLOOR = ROOT / "assets" / "position_floor.json"
 
 
 def _tried(t: Tried) -> dict:
@@ -57,15 +62,23 @@ def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:
         raise ValueError(f"{where}: not a probe record ({e})") from None
 
 
-def write_probe(directory: str | Path, probe: Probe) -> Path:
-    path = Path(directory) / PROBE_FILE
+def write_probe(directory: str | Path, probe: Probe, name: str = PROBE_FILE) -> Path:
+    """``probe`` as ``name`` in ``directory``."""
+    path = Path(directory) / name
     path.write_text(json.dumps(probe_json(probe), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
 
-def read_probe(directory: str | Path) -> Probe | None:
-    """The probe beside a model, or None without one; ValueError for a file that is not one."""
-    path = Path(directory) / PROBE_FILE
+@functools.lru_cache(maxsize=1)
+def bundled_floor() -> Probe | None:
+    """The position floor every model is read beside (None where none is bundled)."""
+    return read_probe(BUNDLED_FLOOR.parent, BUNDLED_FLOOR.name)
+
+
+def read_probe(directory: str | Path, name: str = PROBE_FILE) -> Probe | None:
+    """The probe ``name`` in ``directory`` (beside a model: its ``probe.json``), or None without one; ValueError for
+    a file that is not one."""
+    path = Path(directory) / name
     found = read_json_file(path)
     if found is None:
         return None

@@ -35,7 +35,7 @@ from ..datasets.gold_sets import GOLD_SETS, PREFIX, GoldSet, GoldSetError, find_
 from ..decoding.probe import Probe
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
-from ..storage.alignment_record import aer_by_head, recorded, trial_best
+from ..storage.alignment_record import AlignmentRow, aer_by_head, recorded, trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
@@ -146,15 +146,23 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[str, Reading | Non
     panels = side_by_side(loaded.model, trace, chosen, scored)
     recorded = aligned(loaded.path)
 
-    def title(p: Panel) -> str:
-        at = "" if p.reading is None else f" {p.reading.key.removesuffix('.mean')}"
-        return f"{p.matrix}{at}" + ("" if p.comprehensiveness is None else f" · deletion {p.comprehensiveness:.2f}")
+    def at(p: Panel) -> str:
+        return "" if p.reading is None else MATRICES[p.matrix].label(p.reading)
 
-    table = [{"matrix": p.matrix, "reading": "" if p.reading is None else MATRICES[p.matrix].label(p.reading),
-              "AER % (gold test set)": recorded[p.matrix].aer if p.matrix in recorded else None,
-              "aligned at": (f"{recorded[p.matrix].reading or ''} {recorded[p.matrix].method}".strip()
-                             if p.matrix in recorded else ""),
-              "comprehensiveness": p.comprehensiveness, "sufficiency": p.sufficiency} for p in panels]
+    def title(p: Panel) -> str:  # plain words, the score named as the table names it
+        return ", ".join(filter(None, (p.matrix, at(p)))) + (
+            "" if p.comprehensiveness is None else f" · comprehensiveness {p.comprehensiveness:.2f}")
+
+    def aligned_at(row: AlignmentRow) -> str:  # "layer 1, head 4, read one step later · grow-diag"
+        reading = MATRICES[row.matrix].label(Reading.from_key(row.reading)) if row.reading else ""
+        return " · ".join(filter(None, (reading, str(row.method))))
+
+    missing = float("nan")  # a number column holds numbers: no score is NaN, which the table shows as a dash
+    table = [{"matrix": p.matrix, "reading": at(p),
+              "AER % (gold test set)": recorded[p.matrix].aer if p.matrix in recorded else missing,
+              "aligned at": aligned_at(recorded[p.matrix]) if p.matrix in recorded else "",
+              "comprehensiveness": missing if p.comprehensiveness is None else p.comprehensiveness,
+              "sufficiency": missing if p.sufficiency is None else p.sufficiency} for p in panels]
     links = [None if p.matrix == RANDOM else {"read": MATRICES[p.matrix].slug,
                                                **({"head": p.reading.key} if p.reading else {})} for p in panels]
     return EveryWay(tuple(panels), tuple(map(title, panels)), tuple(table), tuple(links), bool(recorded))
