@@ -16,6 +16,7 @@ from pages._shared import deploy, ui  # noqa: E402
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
 page = st.navigation([
     st.Page("pages/translate.py", title="Translate & align", icon=":material/translate:", default=True),
+    st.Page("pages/Answer.py", title="Is attention an alignment?", icon=":material/quiz:", url_path="Answer"),
     st.Page("pages/Compare_scoring.py", title="Compare scoring", icon=":material/compare_arrows:",
             url_path="Compare_scoring"),
     st.Page("pages/Corpus.py", title="A corpus at a time", icon=":material/table_view:", url_path="Corpus"),

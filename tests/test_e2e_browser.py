@@ -12,8 +12,8 @@ import pytest
 
 from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP
 
-PAGES = ["", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
-         "Corpus", "Which_reading"]
+PAGES = ["", "Answer", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
+         "Human_links", "Corpus", "Which_reading"]
 CHART = ".vega-embed svg"  # every chart is Vega-Lite, drawn as SVG
 X_LABELS = ("[...document.querySelectorAll('.vega-embed svg')[{n}].querySelectorAll('g.role-axis')]"
             ".filter(a => (a.getAttribute('aria-label') || '').startsWith('X-axis'))"
@@ -211,13 +211,13 @@ def test_labels_show_typed_text_exactly_once_escaped(server, page):
     assert not page.locator("b:has-text('run')").count()  # no tag was interpreted
 
 
-def test_navigation_lists_the_nine_views_and_keeps_the_sentence(server, page):
+def test_navigation_lists_the_ten_views_and_keeps_the_sentence(server, page):
     page.goto(f"{server}/?text=A%20red%20car%20is%20parked%20on%20the%20street.")
     page.wait_for_selector(CHART)
     wait_idle(page)
     titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stMarkdownContainer]").all_inner_texts()
     assert [t.strip() for t in titles] == [
-        "Translate & align", "Compare scoring", "A corpus at a time", "Context vectors", "Score anatomy", "Alignment as it is learned",
+        "Translate & align", "Is attention an alignment?", "Compare scoring", "A corpus at a time", "Context vectors", "Score anatomy", "Alignment as it is learned",
         "Against human links", "Which reading?", "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")

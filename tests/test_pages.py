@@ -11,7 +11,7 @@ from models.storage.hub import load_model
 from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
 
 PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning", "Human_links",
-         "Corpus", "Which_reading"]
+         "Corpus", "Which_reading", "Answer"]
 TEXT = "A small white dog is sleeping on the couch."
 
 

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 
 from ..decoding.link_rule import LinkRule
-from ..decoding.probe import Tried
+from ..decoding.probe import FLOOR, Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
 from ..network.translator import Translator
 from . import attribution
@@ -147,9 +147,8 @@ def _floor(sentence: Sentence, progress: Progress) -> Layered:
 
 #: The reading fit to people's links (:mod:`.fitted`), read from the other matrices of the same pass.
 FITTED = "fit to human links"
-#: The floor every reading is read beside: p(link) from where the words sit alone (how far from the diagonal, the
-#: same word or punctuation), fit on the same human links as the probe; the model's weights play no part.
-FLOOR = "position floor"
+# FLOOR (decoding/probe.py), the floor every reading is read beside: p(link) from where the words sit alone (how far
+# from the diagonal, the same word or punctuation), fit on the same human links as the probe; no weight of the model.
 #: Readings that are fit to people's links rather than read off the model: never a feature of a probe.
 PROBES = (FITTED, FLOOR)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import ROOT
 from ..decoding.link_rule import LinkRule
+from ..decoding.probe import FLOOR
 from ..decoding.trace import ATTENTION, RNN_READING, Reading, readings
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
@@ -153,6 +154,8 @@ def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[Align
     rows = [(f"{label}: {r.matrix}" + (f", reading {r.reading}" if r.reading else ""), r)
             for label, found in results.items() for r in found
             if (not r.reading or r.split == "test") and not r.chosen_on_trial]
+    floors = [r for found in results.values() for r in found if r.matrix == FLOOR and r.split == "test"][:1]
+    rows += [("position floor (where the words sit alone, no model)", r) for r in floors]
     rows += [(f"eflomal ({r.method} links)", r) for r in baseline]
     table = [{"links from": name, "read as": str(r.method), "split": r.split, "AER %": r.aer,
               "precision %": r.precision, "recall %": r.recall} for name, r in rows]

@@ -11,11 +11,13 @@ PROJECT = Path(__file__).resolve().parents[2]  # the folder the commands are run
 
 
 def _portable(word: str) -> str:
-    """``word`` with an absolute path at its start (a folder, or ``DIR:split=test``) made relative to the project."""
+    """``word`` with an absolute path at its start (a folder, or ``DIR:split=test``) made relative to the project,
+    or, outside it, its name alone (a scratch file's folder is no one else's)."""
     if not word.startswith(os.sep):
         return word
     path, colon, options = word.partition(":")
-    return os.path.relpath(path, PROJECT) + colon + options
+    inside = Path(path).resolve().is_relative_to(PROJECT)
+    return (os.path.relpath(path, PROJECT) if inside else Path(path).name) + colon + options
 
 
 def command_line(program: str, argv: list[str] | None, launcher: str = "python") -> str:

@@ -4,8 +4,9 @@ like and draw the result with ``st.altair_chart``.
 
 :mod:`.base` holds colours, labels and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
 decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.paths` the context vectors;
-:mod:`.corpus` a corpus's statistics.
+:mod:`.corpus` a corpus's statistics; :mod:`.answer` the answer to the app's question.
 """
+from .answer import alignment_chart, deletion_chart
 from .base import marked, piece_text, source_text
 from .corpus import distribution, scatter
 from .curves import attention_entropy, bleu_by_length, learning_curve, lines, quality_per_minute, scaling
@@ -13,7 +14,7 @@ from .matrices import aer_grid, difference_heatmap, gold_links, head_grid, heatm
 from .paths import context_path, shares
 from .steps import bars, beam_tree, links, top_k
 
-__all__ = ["aer_grid", "attention_entropy", "bars", "beam_tree", "bleu_by_length", "context_path",
-           "difference_heatmap", "distribution", "gold_links", "head_grid", "heatmap", "learning_curve", "lines",
-           "links", "marked", "piece_text", "quality_per_minute", "scaling", "scatter", "shares", "similarity",
-           "source_text", "top_k", "weight_grid"]
+__all__ = ["aer_grid", "alignment_chart", "attention_entropy", "bars", "beam_tree", "bleu_by_length", "context_path",
+           "deletion_chart", "difference_heatmap", "distribution", "gold_links", "head_grid", "heatmap",
+           "learning_curve", "lines", "links", "marked", "piece_text", "quality_per_minute", "scaling", "scatter",
+           "shares", "similarity", "source_text", "top_k", "weight_grid"]
