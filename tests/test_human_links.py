@@ -84,3 +84,19 @@ def test_the_pair_table_scores_the_trial_chosen_rule(gold):
     rules = list(at.dataframe[0].value["links read as"])
     chosen = trial_best(load_model("additive").path, (1, 1)).method  # the bundled card's trial record
     assert rules[1] == f"{chosen} (chosen on the trial set)" and len(rules) == 3
+
+
+def test_a_probes_grids_share_one_colour_scale_with_a_legend_and_name_the_set_never_a_path(gold):
+    at = run_page(page("Human_links"), model="transformer")
+    assert not at.exception
+    grids = [f for f in figures(at) if title_of(f) in ("Writing step", "One step later")]
+    assert len(grids) == 2
+    scales = [next(layer["encoding"]["color"] for layer in g["layer"] if "color" in layer["encoding"]) for g in grids]
+    assert scales[0]["scale"]["domain"] == scales[1]["scale"]["domain"]  # one scale: +0.2 as dark in both
+    bound = scales[0]["scale"]["domain"][1]
+    weights = [abs(r["value"]) for g in grids for rows in g["datasets"].values() for r in rows if "value" in r]
+    assert max(weights) == pytest.approx(bound)  # the scale reaches the largest weight of either grid
+    assert sum(s.get("legend") is not None for s in scales) == 1  # one legend for both
+    said = " ".join(c.value for c in at.caption)
+    assert "fit on trial 37 pairs of Canadian Hansards, Och & Ney (2000)" in said  # the set by name
+    assert "../" not in said and "/shared" not in said

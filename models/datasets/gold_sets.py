@@ -231,6 +231,11 @@ def check_gold(spec: str, splits: tuple[str, ...]) -> None:
             raise GoldSetError(f"{folder.name} has no {split} split: {', '.join(missing)} missing{why}.")
 
 
+def gold_title(spec: str) -> str:
+    """A gold set as people know it ("Canadian Hansards, Och & Ney (2000)"), a folder by its name: never a path."""
+    return find_gold(spec).who if spec.startswith(PREFIX) else Path(spec).name
+
+
 def gold_name(spec: str) -> str:
     """What a record calls the human links ``spec`` names: a set by its name (``gold:en-fr``, either direction
     written as published), a folder by its own name."""

@@ -31,7 +31,7 @@ from ..analysis.matrices import (
 )
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
-from ..datasets.gold_sets import GOLD_SETS, PREFIX, GoldSet, GoldSetError, find_gold, gold_for, is_cached, load_gold
+from ..datasets import gold_sets
 from ..decoding.probe import Probe
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
@@ -206,30 +206,30 @@ def gold_source(languages: Languages, folder: Path) -> tuple[str, list[str]] | s
     splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
     if splits and may_translate(languages, EN_FR):
         return str(folder), splits
-    gold_set = gold_for(assumed(languages))
+    gold_set = gold_sets.gold_for(assumed(languages))
     if gold_set:
         return gold_set.name, ["test", "trial"]
-    names = ", ".join(pair_name(g.languages) for g in GOLD_SETS)
+    names = ", ".join(pair_name(g.languages) for g in gold_sets.GOLD_SETS)
     return (f"People's links come by name for {names} (either way); this model translates {pair_name(languages)}, "
             "so there is nothing of its to lay over them.")
 
 
-def to_fetch(spec: str) -> GoldSet | None:
+def to_fetch(spec: str) -> gold_sets.GoldSet | None:
     """The gold set ``spec`` names if it must still be fetched (a first visit takes seconds); None otherwise."""
-    gold_set = find_gold(spec) if spec.startswith(PREFIX) else None
-    return None if gold_set is None or is_cached(gold_set) else gold_set
+    gold_set = gold_sets.find_gold(spec) if spec.startswith(gold_sets.PREFIX) else None
+    return None if gold_set is None or gold_sets.is_cached(gold_set) else gold_set
 
 
 def gold_pairs(spec: str, languages: Languages, split: str) -> list[GoldPair]:
-    """The pairs of ``split`` of the gold ``spec`` names, read in ``languages``' direction; OSError or ValueError
-    where they cannot be read (:func:`unavailable` tells a set that cannot be had here from a broken one)."""
-    return load_gold(spec, languages, split)[0]
+    """The pairs of ``split`` of the gold ``spec`` names, in ``languages``' direction; OSError or ValueError where
+    they cannot be read (:func:`unavailable` tells a set not to be had here from a broken one)."""
+    return gold_sets.load_gold(spec, languages, split)[0]
 
 
 def unavailable(error: Exception) -> bool:
     """Whether a :func:`gold_pairs` error says a named set cannot be had here (offline, say): no fault of the
     page's, unlike a folder that cannot be read."""
-    return isinstance(error, GoldSetError)
+    return isinstance(error, gold_sets.GoldSetError)
 
 
 #: A grid as the charts take it: row labels (layers), column labels (heads, then the layer's whole), a value a cell.
@@ -242,16 +242,23 @@ class FittedHeads:
 
     weights: dict[bool, Grid]  # the probe's weight a head (summed over the matrices and scalings reading it)
     aer: dict[bool, Grid | None]  # each head's own attention AER on the gold test set; None where not recorded
-    about: str  # what it was fit on and how well it reads, in a sentence (cross-fitted said so)
+    bound: float  # the largest weight's size: one colour scale, ±bound, for every grid
+    summary: str  # what it was fit on and how well it reads, and what weighs beside the heads, in two sentences
+    about: str  # how to read the grids (the help)
 
 
-def fitted_about(probe: Probe) -> str:
-    data, used = probe.data, len(probe.used())
-    fit = (f"cross-fitted on the {data.pairs} pairs of {data.gold} (each fold scored by a probe fit on the others)"
-           if data.cross_fitted else f"fit on the {data.pairs} {data.split} pairs of {data.gold}")
-    return (f"A sparse logistic regression {fit}: {used} of its {len(probe.features)} features kept, links read "
-            f"by {probe.chosen.rule}; cross-validated AER {probe.chosen.aer:.1f} %. Red: more attention there makes a "
-            "link likelier; blue: less likely.")
+def fitted_summary(probe: Probe) -> str:
+    data, used, gold = probe.data, probe.used(), gold_sets.gold_title(probe.data.gold)
+    fit = "cross-fitted on all" if data.cross_fitted else f"fit on {data.split}"
+    beside = [f"{f.name} {w:+.2f}" for f, w in used if f.head is None or f.at != "cell"][:4]  # positions, neighbours
+    return (f"A sparse logistic regression, {fit} {data.pairs} pairs of {gold}: {len(used)} of its "
+            f"{len(probe.features)} features weigh, links read by {probe.chosen.rule}; cross-validated AER "
+            f"{probe.chosen.aer:.1f} %." + (f" Beside the heads: {'; '.join(beside)}." if beside else ""))
+
+
+FITTED_ABOUT = ("Red: more of that head's attention makes a link likelier; blue: less likely; white: not weighed; one "
+                "scale for both grids. A column a head, and 'all': the layer's heads together. A cell sums the weights "
+                "of every reading of its head (as read, ÷ its row's or column's largest); its own AER is its tooltip.")
 
 
 def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
@@ -265,8 +272,9 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     results = recorded(loaded.path)
     weights = {shifted: (rows, columns, [[round(float(w), 3) for w in row] for row in
                                          probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}
+    bound = max((abs(w) for _, _, grid in weights.values() for row in grid for w in row), default=0.0) or 1.0
     return FittedHeads(weights, {shifted: aer_by_head(results, "test", shifted) for shifted in (False, True)},
-                       fitted_about(probe))
+                       bound, fitted_summary(probe), FITTED_ABOUT)
 
 
 @dataclass(frozen=True)

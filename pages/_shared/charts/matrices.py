@@ -115,20 +115,21 @@ def aer_grid(rows: list[str], columns: list[str], values: list[list[float | None
     return alt.layer(cells, numbers).properties(title=title(text), height=40 * len(rows), autosize=FIT_WIDTH)
 
 
-def weight_grid(grid: tuple[list[str], list[str], list[list[float]]], aer: tuple | None, text: str) -> alt.LayerChart:
+def weight_grid(grid: tuple[list[str], list[str], list[list[float]]], aer: tuple | None, text: str, bound: float,
+                legend: bool = False) -> alt.LayerChart:
     """A probe's weight per layer (rows) and head (columns; the layer's whole last), red where a head's weight
-    makes a link likelier, blue where less; each head's own AER (``aer``, a grid of the same cells) in its tooltip."""
+    makes a link likelier, blue where less, on one scale ±``bound`` shared by every grid of the probe (with
+    ``legend``, its bar below); each head's own AER (``aer``, a grid of the same cells) in its tooltip."""
     rows, columns, values = grid
     own = aer[2] if aer and len(aer[2]) == len(values) and len(aer[1]) == len(columns) else None
     frame = pd.DataFrame([{"layer": r, "head": c, "value": v, "aer": own[i][j] if own else None}
                           for i, (r, vs) in enumerate(zip(rows, values)) for j, (c, v) in enumerate(zip(columns, vs))])
-    bound = float(np.abs(frame["value"]).max()) or 1.0
     base = alt.Chart(frame).encode(x=alt.X("head:N", sort=columns, title="head", axis=alt.Axis(orient="top",
                                                                                               labelAngle=0)),
                                    y=alt.Y("layer:N", sort=rows, title=None))
     cells = base.mark_rect().encode(
         color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-bound, bound]),
-                        legend=None),
+                        legend=alt.Legend(title="weight", orient="bottom", gradientLength=120) if legend else None),
         tooltip=["layer", "head", alt.Tooltip("value:Q", title="weight", format="+.2f"),
                  alt.Tooltip("aer:Q", title="its own AER %", format=".1f")])
     numbers = base.transform_filter(alt.datum.value != 0).mark_text(fontSize=10).encode(
