@@ -61,20 +61,18 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
 
 
 def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
-    """One sentence read every way the model has, as the Which reading? page reads it
-    (:func:`models.analysis.side_by_side.side_by_side`, deletion scores left out): the median seconds and the
-    hooked passes over the whole sentence (value zeroing's zeroed passes apart), per sentence length. Runs against
-    any tree whose ``side_by_side`` takes (model, trace, chosen, scored), so a commit can be set beside another."""
+    """One sentence read every way, as the Which reading? page reads it (:func:`models.views.readings.panel_readings`:
+    each matrix its time budget affords, at its chosen reading; :func:`models.analysis.side_by_side.side_by_side`
+    with the deletion scores): the median seconds against the page's budget of about 10 s, the matrices left out, and
+    the hooked passes over the whole sentence (value zeroing's zeroed passes apart), per sentence length."""
     import torch
 
-    from models.analysis.matrices import applicable, layer_reading
     from models.analysis.side_by_side import side_by_side
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
+    from models.views.readings import panel_readings
 
     loaded = load_model(model_ref, device=device)
-    own = loaded.reading.plain
-    chosen = {m: layer_reading(loaded.model, m, own) for m in applicable(loaded.model)}
     passes, real = [], loaded.model.attention_parts
 
     def counting(src, mask, tgt_in, zeroed=None):
@@ -82,16 +80,18 @@ def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
         return real(src, mask, tgt_in, zeroed)
 
     loaded.model.attention_parts = counting
-    print(f"{model_ref} on {loaded.device}, {torch.get_num_threads()} threads, {len(chosen)} matrices, median of "
-          f"{repeats} runs\n| source pieces × written | seconds | whole-sentence hooked passes |\n|---|---|---|")
+    print(f"{model_ref} on {loaded.device}, {torch.get_num_threads()} threads, deletion scores included, median of "
+          f"{repeats} runs\n| source pieces × written | matrices | seconds | left out | whole-sentence hooked passes |"
+          "\n|---|---|---|---|---|")
     rows = []
     for text in ATTRIBUTION_SENTENCES:
         trace = greedy(loaded.model, loaded.tokenizers, text)
+        chosen, slow = panel_readings(loaded, trace)
         passes.clear()
-        side_by_side(loaded.model, trace, chosen, scored=False)
+        side_by_side(loaded.model, trace, chosen, scored=True)
         whole = sum(zeroed is None for zeroed in passes)
-        seconds = _median_ms(lambda: side_by_side(loaded.model, trace, chosen, scored=False), repeats) / 1000
+        seconds = _median_ms(lambda: side_by_side(loaded.model, trace, chosen, scored=True), repeats) / 1000
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
-        rows.append({"size": size, "seconds": seconds, "passes": whole})
-        print(f"| {size} | {seconds:.3f} | {whole} |", flush=True)
+        rows.append({"size": size, "matrices": len(chosen), "seconds": seconds, "passes": whole})
+        print(f"| {size} | {len(chosen)} | {seconds:.3f} | {slow or ''} | {whole} |", flush=True)
     return rows

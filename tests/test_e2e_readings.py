@@ -26,7 +26,7 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     texts = page.evaluate(PANELS)
     for name in names:
         assert any(t.startswith(name) for t in texts), name
-    page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI ']").first.click()
+    page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI,']").first.click()
     page.wait_for_function(f"location.search.includes('read=ALTI') && document.querySelector('.vega-embed svg') "
                            f"&& ({TITLE.format(n=0)}).startsWith('ALTI:')", timeout=90_000)
     wait_idle(page)

@@ -102,3 +102,19 @@ def test_a_public_server_draws_the_readings_without_deletion_scores_it_cannot_af
     assert not at.exception
     assert any("without their deletion scores" in i.value for i in at.info)
     assert at.dataframe[0].value["comprehensiveness"].isna().all()
+
+
+def test_which_reading_leaves_out_a_matrix_over_its_budget_and_says_so(monkeypatch):
+    """The page reads a sentence every way in about 10 s: a matrix estimated over ``PANEL_S`` (the decoder-only's
+    integrated gradients, which re-read its whole prompt at every path point) is left out, and said so."""
+    from models.views import readings as views
+
+    text = "The little girl in the red dress is playing with her dog."
+    loaded, transformer = load_model("decoder-only"), load_model("transformer")
+    trace = greedy(loaded.model, loaded.tokenizers, text)
+    chosen, slow = views.panel_readings(loaded, trace)
+    assert "integrated gradients" not in chosen and slow.startswith("Left out here, as slow for this page: integrated")
+    own = greedy(transformer.model, transformer.tokenizers, text)
+    assert views.panel_readings(transformer, own)[1] is None  # its integrated gradients (about 2 s) fit the budget
+    monkeypatch.setattr(views, "PANEL_S", 1e9)
+    assert "integrated gradients" in views.panel_readings(loaded, trace)[0]

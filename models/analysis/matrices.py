@@ -185,12 +185,12 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            "ALTI and the attention norm cost one pass"),
     Matrix("gradient×input", f"Gradient×input attribution: {_SHARE}", "share", "how the written token's "
            "log-probability depends on each source embedding (one pass back)", "sentence",
-           _attributed("gradient×input"), seconds=lambda _, trace: attribution.estimated_seconds(
-               trace, "gradient×input"), least_weight=0.15),
+           _attributed("gradient×input"), seconds=lambda model, trace: attribution.estimated_seconds(
+               trace, "gradient×input", model), least_weight=0.15),
     Matrix("integrated gradients", f"Integrated-gradients attribution: {_SHARE}", "share",
            f"the same, averaged over {IG_STEPS} points from an all-padding sentence", "sentence",
-           _attributed("integrated gradients"), seconds=lambda _, trace: attribution.estimated_seconds(
-               trace, "integrated gradients"), cheaper="Gradient×input is far cheaper",
+           _attributed("integrated gradients"), seconds=lambda model, trace: attribution.estimated_seconds(
+               trace, "integrated gradients", model), cheaper="Gradient×input is far cheaper",
            rule=LinkRule("intersection")),
     Matrix(FITTED, "Fit to human links: p(link) of every word pair, from every head weighed as people's links "
            "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "

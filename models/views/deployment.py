@@ -1,5 +1,6 @@
 """How a deployment of the app is set up, decided from its settings: who may load what, how much one request may
-take, where test sets and human links are found, the torch threads a server process uses.
+take (and whether a matrix or a sentence's deletion scores fit in it), where test sets and human links are found,
+the torch threads a server process uses.
 
 A setting is text by name (the page side reads the environment, else Streamlit's secrets). A public server
 (``ATLAS_PUBLIC=1``: strangers share it) is bounded by the public caps below unless a setting says otherwise; one's
@@ -12,6 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.faithfulness import estimated_seconds as deletion_seconds
+from ..analysis.matrices import record
+from ..decoding.trace import Trace
+from ..network.translator import Translator
 from ..storage.hub import DEFAULT_MODEL, LoadPolicy
 from ..storage.load_limits import DOWNLOAD_SETTING, PARAMETERS_SETTING, PUBLIC_MAX_DOWNLOAD_MB, PUBLIC_MAX_PARAMETERS
 
@@ -87,3 +92,25 @@ def _load_policy(setting: Setting, public: bool, number: Callable[[str, float | 
                       max_parameters=int(number(PARAMETERS_SETTING, parameters)),
                       max_cache_mb=number("ATLAS_HUB_DISK_MB", PUBLIC_HUB_DISK_MB if public else None),
                       dtype=own.dtype)
+
+
+def affordable(model: Translator, trace: Trace, matrix: str, limit_s: float | None) -> str | None:
+    """Why a request given ``limit_s`` seconds cannot read ``matrix`` of ``trace``, in a sentence; None when it
+    can (or sets no limit)."""
+    found = record(matrix)
+    if limit_s is None or (needed := found.seconds(model, trace)) <= limit_s:
+        return None
+    cheaper = f" {found.cheaper};" if found.cheaper else ""
+    return (f"{found.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
+            f"request at most {limit_s:.0f} s.{cheaper} a shorter sentence is quicker. Run the app on your own "
+            "machine for any length (README).")
+
+
+def deletions_refused(trace: Trace, matrices: int, limit_s: float | None) -> str | None:
+    """Why a server giving a request ``limit_s`` seconds leaves out the deletion scores of ``matrices`` matrices
+    of ``trace``, in a sentence; None when it affords them."""
+    if limit_s is None or (needed := deletion_seconds(trace, matrices)) <= limit_s:
+        return None
+    return (f"Masking this sentence's words for every reading would take about {needed:.0f} s on this shared server, "
+            f"which gives one request at most {limit_s:.0f} s: the readings are drawn without their deletion scores. "
+            "A shorter sentence, or the app on your own machine, has them.")

@@ -17,7 +17,6 @@ from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
 from ..analysis.faithfulness import DELETIONS
-from ..analysis.faithfulness import estimated_seconds as deletion_seconds
 from ..analysis.matrices import (
     ATTENTION,
     MATRICES,
@@ -40,6 +39,7 @@ from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.reading_scores import aligned
+from .deployment import affordable
 
 
 class Unaffordable(ValueError):
@@ -59,27 +59,15 @@ class MatrixView:
     instead: str | None  # why the matrix asked for is not the one drawn, in a sentence; None when it is
 
 
-def too_costly(model: Translator, trace: Trace, matrix: str, limit_s: float | None) -> str | None:
-    """Why a server that gives a request ``limit_s`` seconds cannot read ``matrix`` of ``trace``, in a sentence;
-    None when it can (or sets no limit)."""
-    found = record(matrix)
-    if limit_s is None or (needed := found.seconds(model, trace)) <= limit_s:
-        return None
-    cheaper = f" {found.cheaper};" if found.cheaper else ""
-    return (f"{found.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
-            f"request at most {limit_s:.0f} s.{cheaper} a shorter sentence is quicker. Run the app on your own "
-            "machine for any length (README).")
-
-
 def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading | None, words: bool,
                 limit_s: float | None = None, progress: Progress = None,
                 found: dict[str, Layered] | None = None) -> MatrixView:
     """``matrix`` of ``trace`` at ``reading`` (the model's own reading; ignored by a one-matrix reading), between
-    words or pieces. One the server cannot afford (:func:`too_costly`) gives way to the attention at the same
+    words or pieces. One the server cannot afford (:func:`.deployment.affordable`) gives way to the attention at the same
     reading; :class:`Unaffordable` where the model has none. ``progress`` hears a slow matrix's share done;
     ``found`` keeps each matrix read of this sentence (:attr:`Sentence.found`) across calls."""
     sentence = Sentence(model, trace, {} if found is None else found)
-    instead = too_costly(model, trace, matrix, limit_s)
+    instead = affordable(model, trace, matrix, limit_s)
     if instead and (reading is None or not model.has_attention):
         raise Unaffordable(instead)
     found = record(ATTENTION if instead else matrix)
@@ -105,28 +93,25 @@ def contrast(model: Translator, trace: Trace, matrix: str, step: int, foil: int,
     return method, contrastive(model, trace, method, step, foil)
 
 
-def panel_readings(loaded: LoadedModel, trace: Trace, limit_s: float | None = None) -> dict[str, Reading | None]:
-    """Each matrix the model has and a server giving a request ``limit_s`` seconds affords on ``trace``, at the
-    reading it aligns best with (its ``--matrix all`` row chosen on the trial set, read at the writing step), else
-    at the model's own layer."""
-    best, chosen = aligned(loaded.path), {}
+#: The most one matrix may take on the Which reading? page, so that a sentence is read every way in about 10 s: a
+#: slower one (the decoder-only's integrated gradients: 12 of its 18 s) is left out there, and said so.
+PANEL_S = 5.0
+
+
+def panel_readings(loaded: LoadedModel, trace: Trace, limit_s: float | None = None) -> tuple[dict, str | None]:
+    """Each matrix the model has that :data:`PANEL_S` (and a server giving a request ``limit_s`` seconds) affords on
+    ``trace``, at the reading it aligns best with (its ``--matrix all`` row chosen on the trial set, read at the
+    writing step), else at the model's own layer; and which were left out, in a sentence (None: none)."""
+    best, chosen, slow = aligned(loaded.path), {}, []
     for matrix in applicable(loaded.model):
-        if too_costly(loaded.model, trace, matrix, limit_s):
+        if affordable(loaded.model, trace, matrix, min(PANEL_S, limit_s or PANEL_S)):
+            slow.append(f"{matrix} (about {record(matrix).seconds(loaded.model, trace):.0f} s)")
             continue
         key = best[matrix].reading if matrix in best else None
         own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
         chosen[matrix] = None if own is None else layer_reading(loaded.model, matrix, own)
-    return chosen
-
-
-def deletions_refused(trace: Trace, matrices: int, limit_s: float | None) -> str | None:
-    """Why a server giving a request ``limit_s`` seconds leaves out the deletion scores of ``matrices`` matrices
-    of ``trace``, in a sentence; None when it affords them."""
-    if limit_s is None or (needed := deletion_seconds(trace, matrices)) <= limit_s:
-        return None
-    return (f"Masking this sentence's words for every reading would take about {needed:.0f} s on this shared server, "
-            f"which gives one request at most {limit_s:.0f} s: the readings are drawn without their deletion scores. "
-            "A shorter sentence, or the app on your own machine, has them.")
+    said = f"Left out here, as slow for this page: {', '.join(slow)}; the Translate page draws it." if slow else None
+    return chosen, said
 
 
 @dataclass(frozen=True, eq=False)

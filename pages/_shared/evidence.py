@@ -17,7 +17,7 @@ from models.analysis.matrices import ATTENTION, layer_reading, slug
 from models.decoding.trace import Reading, Trace
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
-from models.views import naming
+from models.views import deployment, naming
 from models.views import readings as views
 
 from . import cache, deploy, ui
@@ -69,7 +69,7 @@ def chosen_key(key: str) -> str:
 
 def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
     """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
-    reason = views.too_costly(loaded.model, trace, matrix, deploy.now().attribution_limit_s)
+    reason = deployment.affordable(loaded.model, trace, matrix, deploy.now().attribution_limit_s)
     if reason:
         st.warning(reason)
     return reason is None

@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from models.decoding.trace import Reading
+from models.views import deployment
 from models.views import readings as views
 
 from . import cache, charts, deploy, ui
@@ -26,10 +27,12 @@ def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.
     with, side by side; their deletion scores where the server affords those too, else said why not."""
     loaded = cache.load(key)
     trace = ui.or_stop(cache.cached_forced(key, text, target))
-    chosen = views.panel_readings(loaded, trace, deploy.now().attribution_limit_s)
-    refused = views.deletions_refused(trace, len(chosen) + 1, deploy.now().attribution_limit_s)
+    chosen, slow = views.panel_readings(loaded, trace, deploy.now().attribution_limit_s)
+    refused = deployment.deletions_refused(trace, len(chosen) + 1, deploy.now().attribution_limit_s)
     if refused:
         st.info(refused)
+    if slow:
+        st.caption(slow)
     return _every_way(key, text, target, tuple(chosen.items()), refused is None)
 
 
