@@ -309,7 +309,7 @@ def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
     page.wait_for_selector(CHART)
     wait_idle(page)
     open_options(page.get_by_role("combobox", name="Show"))
-    page.get_by_role("option", name="integrated gradients —").click()
+    page.get_by_role("option", name="integrated gradients", exact=True).click()
     page.wait_for_function(f"(() => {{ try {{ return ({TITLE.format(n=0)}).includes('Integrated-gradients "
                            "attribution') } catch (e) { return false } })()", timeout=90_000)  # redrawn meanwhile
     wait_idle(page)

@@ -11,7 +11,7 @@ def test_a_transformers_picker_offers_every_head_and_mean_and_opens_on_the_model
     loaded = load_model("transformer")
     choice = head_choice(loaded, ATTENTION)
     assert choice.options == tuple(matrix_readings(loaded.model, ATTENTION, False))
-    assert choice.default == loaded.reading.plain and choice.name(choice.default).endswith(" — shown first")
+    assert choice.default == loaded.reading.plain and choice.name(choice.default).endswith(" ★")
     assert all(not r.shifted for r in choice.options)
     later = head_choice(loaded, ATTENTION, shifted=True)
     assert set(choice.options) < set(later.options) and any(r.shifted for r in later.options)
@@ -31,7 +31,7 @@ def test_the_head_trained_to_align_is_named_so_and_explained():
     plain, later = head_choice(loaded, ATTENTION), head_choice(loaded, ATTENTION, shifted=True)
     assert later.supervised == loaded.supervised and later.supervised.shifted
     assert plain.supervised == loaded.supervised.plain  # named on its plain reading where only those are offered
-    assert plain.name(plain.supervised).endswith(" — trained to align") and "trained" in plain.help.lower()
+    assert plain.name(plain.supervised).endswith(" ✓") and "trained" in plain.help.lower()
     assert head_choice(load_model("transformer"), ATTENTION).supervised is None
 
 

@@ -140,6 +140,6 @@ def test_the_head_trained_to_align_is_shown_first_and_named(opus, marian):
     at = run_page(APP, text=TEXT, model=opus)
     assert not at.exception, [e.message for e in at.exception]
     assert title_of(figures(at)[0]).startswith("Attention α (layer 2, head 1)")
-    assert "Layer 2, head 1 — shown first — trained to align" in at.selectbox(key="head").options
+    assert "Layer 2, head 1 ★ ✓" in at.selectbox(key="head").options
     plain = run_page(APP, text=TEXT, model=marian)  # a card that says nothing: nothing is claimed
     assert not any("trained to align" in o for o in plain.selectbox(key="head").options)

@@ -43,7 +43,8 @@ def registered():
 def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title(registered):
     at = run_page(APP, model="transformer", text="A dog runs.", read=registered.slug)
     assert not at.exception and not at.error
-    assert any(o.startswith(f"{registered.name} — {registered.about}") for o in at.selectbox(key="reading").options)
+    assert registered.name in at.selectbox(key="reading").options
+    assert f"- {registered.name}: {registered.about}" in at.selectbox(key="reading").help
     assert title_of(figures(at)[0]).startswith(registered.title)
     assert at.query_params["read"] == registered.slug
 

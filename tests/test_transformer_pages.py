@@ -209,7 +209,7 @@ def test_the_model_trained_to_align_opens_on_its_guided_head_named_so():
     assert not at.exception, [e.message for e in at.exception]
     assert load_model("transformer-align").supervised == Reading(0, 3, shifted=True)
     assert at.selectbox(key="head").value == Reading(0, 3)
-    assert "Layer 1, head 4 — shown first — trained to align" in at.selectbox(key="head").options
+    assert "Layer 1, head 4 ★ ✓" in at.selectbox(key="head").options
     assert at.toggle(key="shifted").value and any("one step later" in title_of(f) for f in figures(at))
     assert "Transformer (multi-head), trained to align" in at.selectbox(key="model_pick").options
 
@@ -230,7 +230,7 @@ def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="reading").value == "full-context attention"
     assert at.selectbox(key="head").value == Reading(0, 1)
-    assert "Layer 1, head 2 — shown first — trained to align" in at.selectbox(key="head").options
+    assert "Layer 1, head 2 ★ ✓" in at.selectbox(key="head").options
     plain, later = (title_of(f) for f in figures(at)[:2])
     assert plain.startswith("Attention α with the whole translation in view")
     assert later.startswith("Attention α with the whole translation in view") and "one step later" in later

@@ -132,17 +132,20 @@ class HeadChoice:
         return linked.plain if linked is not None and linked.plain in self.options else self.default
 
     def name(self, reading: Reading) -> str:
-        """A reading as listed: its name under the matrix, and whether it is shown first and trained to align."""
-        first = " — shown first" if reading == self.default else ""
-        aligner = " — trained to align" if reading == self.supervised else ""
-        return MATRICES[self.matrix].label(reading).capitalize() + first + aligner
+        """A reading as listed, short enough for a laptop's column: its name under the matrix, ★ where it is shown
+        first, ✓ where it was trained to align (the help says which is which)."""
+        return (MATRICES[self.matrix].label(reading).capitalize() + " ★" * (reading == self.default)
+                + " ✓" * (reading == self.supervised))
 
     @property
     def help(self) -> str:
-        """What the picker offers, and, where the model's card says so, what its head trained to align is."""
+        """What the picker offers, which it shows first (★), and, where the model's card says so, what its head
+        trained to align (✓) is."""
         return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
-                "averages them. Read one step later, each word's row is the step where it is the decoder's input."
-                + (f" {SUPERVISION}" if self.supervised is not None else ""))
+                "averages them. Read one step later, each word's row is the step where it is the decoder's input. "
+                f"★ shown first: {MATRICES[self.matrix].label(self.default)}."
+                + (f" ✓ trained to align: {MATRICES[self.matrix].label(self.supervised)}. {SUPERVISION}"
+                   if self.supervised is not None else ""))
 
 
 def head_choice(loaded: LoadedModel, matrix: str, shifted: bool = False,
@@ -170,12 +173,14 @@ def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[str], s
 
 
 def matrix_name(matrix: str) -> str:
-    """A matrix as the Show picker lists it: its name and one sentence."""
-    return f"{matrix} — {MATRICES[matrix].about}"
+    """A matrix as the Show picker lists it: its name alone, short enough for a laptop's column (the help says what
+    each is)."""
+    return matrix
 
 
 def show_help(model: Translator) -> str:
-    """What the Show picker offers, and each matrix ``model`` lacks with the reason, grouped by reason."""
+    """What the Show picker offers, each in a sentence, and each matrix ``model`` lacks with the reason, grouped by
+    reason."""
     lacking: dict[str, list[str]] = {}
     for m in MATRICES:
         if (reason := not_applicable(model, m)) is not None:
@@ -183,5 +188,6 @@ def show_help(model: Translator) -> str:
     return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
             "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
             "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
-            "Which of them to believe: the Which reading? page."
+            "Which of them to believe: the Which reading? page.\n\n"
+            + "\n".join(f"- {m}: {MATRICES[m].about}" for m in applicable(model))
             + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
