@@ -30,14 +30,15 @@ from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).
 DECODER_ONLY_TYPES = ("llama", "qwen2", "gemma2")
-#: The one stack's three readings, named for what they are: there is no encoder, and no source but the prompt.
+#: The one stack's three readings, named for what they are: there is no encoder, and no source but the prompt; each
+#: switch word short enough for three to sit in a laptop's column beside the other pickers.
 PROMPT_KINDS = (
-    NamedKind("cross", "the translation reading the prompt", "translation → prompt", "Rows: the tokens the model "
+    NamedKind("cross", "the translation reading the prompt", "→ prompt", "Rows: the tokens the model "
               "wrote, one a step; columns: the prompt's tokens each step read (the rest of each row went to the "
               "translation so far)."),
-    NamedKind("encoder", "the prompt reading itself", "prompt → prompt", "Rows: each prompt token as the stack "
+    NamedKind("encoder", "the prompt reading itself", "in prompt", "Rows: each prompt token as the stack "
               "reads it; columns: the prompt tokens before it."),
-    NamedKind("decoder", "the translation reading itself", "translation → itself", "Rows: the tokens the model "
+    NamedKind("decoder", "the translation reading itself", "→ itself", "Rows: the tokens the model "
               "wrote, one a step; columns: the prompt's last token and each token written before."),
 )
 #: Those whose attention adds to the residual stream as it is (``y = r + o_proj(…)``, the sum the post-attention norm
