@@ -97,3 +97,18 @@ def test_the_table_names_each_row_and_ends_with_the_published_figures():
                                                                 result("trial", "2.1", 40.0)]}, [eflomal])
     assert [r["links from"] for r in rows] == ["Additive: attention", "Transformer: attention, reading 2.mean",
                                                "eflomal (grow-diag links)", *PUBLISHED]
+
+
+def test_a_several_head_models_default_reading_is_its_best_single_head_on_trial():
+    """A layer's mean blurs what its heads read: the Translate page opens on the single head that aligns best on
+    the trial pairs (the bundled decoder-only's best reading of all is layer 5's mean)."""
+    import json
+
+    from models.storage.hub import BUNDLED_DIR, load_model
+
+    rows = [r for r in json.loads((BUNDLED_DIR / "en-fr-decoder-only" / "alignment.json").read_text())
+            if r["split"] == "trial" and r["matrix"] == "attention"]
+    best = min(rows, key=lambda r: r["aer"])
+    heads = min((r for r in rows if not r["reading"].endswith(("mean", "mean.shifted"))), key=lambda r: r["aer"])
+    assert best["reading"].startswith("5.mean")  # what the mean would have opened on
+    assert load_model("decoder-only").reading.key == heads["reading"]

@@ -280,7 +280,7 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
     assert applicable(model) == (ATTENTION, "attention norm", "ALTI", "attention rollout", "gradient×input",
-                                 "integrated gradients")
+                                 "integrated gradients", "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
         assert "decoder-only model's one stack" in not_applicable(model, matrix)
     if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
