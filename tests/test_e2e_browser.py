@@ -239,7 +239,7 @@ def test_navigation_icons_render_as_icons(server, page):
         return {font: style.fontFamily, size: parseFloat(style.fontSize), width: box.width,
                 loaded: document.fonts.check(`${style.fontSize} ${style.fontFamily}`)};
     })""")
-    assert len(icons) == 9 and all(icons), icons
+    assert len(icons) == 10 and all(icons), icons
     for icon in icons:
         assert "Material Symbols" in icon["font"] and icon["loaded"], icon
         assert icon["width"] <= 1.5 * icon["size"], icon  # a glyph, not the ligature's letters

@@ -119,7 +119,7 @@ class EveryWay:
     """One sentence read as every matrix chosen, side by side (Which reading?)."""
 
     panels: tuple[Panel, ...]  # each matrix at its reading, then the random floor
-    titles: tuple[str, ...]  # a panel's: the matrix, its layer (and head), this sentence's comprehensiveness
+    titles: tuple[str, ...]  # a panel's: the matrix and its layer (and head)
     table: tuple[dict, ...]  # a row a panel, by column title: its reading, recorded AER, deletion scores
     links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (read=, head=); None: the floor
     recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
@@ -134,9 +134,8 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[str, Reading | Non
     def at(p: Panel) -> str:
         return "" if p.reading is None else MATRICES[p.matrix].label(p.reading)
 
-    def title(p: Panel) -> str:  # plain words, the score named as the table names it
-        return ", ".join(filter(None, (p.matrix, at(p)))) + (
-            "" if p.comprehensiveness is None else f" · comprehensiveness {p.comprehensiveness:.2f}")
+    def title(p: Panel) -> str:  # plain words, short enough for three panels a row; its scores are the table's
+        return ", ".join(filter(None, (p.matrix, at(p))))
 
     def aligned_at(row: AlignmentRow) -> str:  # "layer 1, head 4, read one step later · grow-diag"
         reading = MATRICES[row.matrix].label(Reading.from_key(row.reading)) if row.reading else ""

@@ -64,7 +64,8 @@ def head_grid(views: list[AttentionView], titles: list[str], selected: int | Non
         y=alt.Y("t:O", axis=None),
     ).properties(width=200, height=min(ROW_PX, 8) * len(views[0].rows))
     small = small.add_params(alt.selection_point(name="head", fields=["head"], on="click"))
-    return small.facet(facet=alt.Facet("label:N", sort=labels, title=None), columns=columns)
+    return small.facet(facet=alt.Facet("label:N", sort=labels, title=None), columns=columns).configure_legend(
+        orient="bottom")  # below the grid: beside it, a wide grid's legend was cut at a laptop's edge
 
 
 def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, possible: frozenset) -> alt.LayerChart:
