@@ -3,6 +3,8 @@ beside the bundled models — each the row chosen on the trial pairs, its test A
 verdicts composed from those numbers, and a click that opens the model and reading."""
 import json
 
+import pytest
+
 from models.storage.alignment_record import ALIGNMENT_FILE, AlignmentRow
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
 from models.views import results
@@ -65,3 +67,16 @@ def test_the_page_draws_both_charts_with_every_generation_and_no_key_or_shell_li
     assert any(n.startswith("Decoder-only") for n in names)
     above = " ".join(c.value for c in at.caption) + at.title[0].value
     assert "python -m" not in above and ".shifted" not in above and str(BUNDLED_DIR) not in above
+
+
+@pytest.mark.parametrize("name", ["Answer", "Models_and_results", "Human_links", "Which_reading"])
+def test_no_page_shows_a_server_path(name):
+    """A data folder is named as what it is (gold:en-fr, multi30k), never by the server's folders."""
+    from models import ROOT
+
+    at = run_page(page(name), model="transformer", text="A dog runs on the beach.")
+    assert not at.exception
+    said = [str(e.value) for kind in ("markdown", "caption", "code", "info", "warning", "text", "dataframe")
+            for e in getattr(at, kind)]
+    found = [s for s in said if "../shared" in s or str(ROOT) in s]
+    assert not found, found[:2]

@@ -24,3 +24,16 @@ def command_line(program: str, argv: list[str] | None, launcher: str = "python")
     """``python -m PROGRAM ARGS…`` as the record keeps it (``argv``: the arguments given; None: ``sys.argv``'s)."""
     words = sys.argv[1:] if argv is None else argv
     return f"{launcher} -m {program} " + shlex.join(_portable(w) for w in words)
+
+
+#: How the data folders beside the project (``../shared/data/…``) are named to people: a set by its name where one
+#: names the same pairs (the Hansards gold is ``gold:en-fr``, link for link), else the folder's own name.
+SHARED_DATA = "../shared/data/"
+SAME_AS = {"hansards-en-fr-align": "gold:en-fr"}
+
+
+def for_people(command: str) -> str:
+    """A recorded command as a page shows it: no folder of the machine that ran it, each data folder by its name."""
+    for folder, name in SAME_AS.items():
+        command = command.replace(SHARED_DATA + folder, name)
+    return command.replace(SHARED_DATA, "")

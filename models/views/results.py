@@ -30,6 +30,7 @@ from ..storage.card import (
     scored_set_name,
     training_data,
 )
+from ..storage.commands import for_people
 from ..storage.evaluation_record import EvaluationRecord
 from ..storage.head_record import importance_grid, read_heads
 from ..storage.hub import bundled_models, resolve
@@ -90,8 +91,8 @@ class ModelResults:
 
 def _training(training: TrainingRecord, evaluation: EvaluationRecord | None) -> Training:
     return Training(training.parameters, model_description(training), training_data(training),
-                    training_summary(training), best_validation(training), training.commands,
-                    evaluation.commands if evaluation else ())
+                    training_summary(training), best_validation(training), tuple(map(for_people, training.commands)),
+                    tuple(map(for_people, evaluation.commands)) if evaluation else ())
 
 
 def _importance(directory: Path) -> HeadImportance | None:
@@ -157,7 +158,7 @@ def alignment(results: list[ModelResults]) -> tuple[list[dict], list[str]]:
     the commands that measured it."""
     found = {model_name(r.name): list(r.alignment) for r in results if r.alignment}
     baseline = read_alignment(BUNDLED_BASELINE)
-    return alignment_table(found, baseline), alignment_commands(found, baseline)
+    return alignment_table(found, baseline), [for_people(c) for c in alignment_commands(found, baseline)]
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def results_page(results: list[ModelResults]) -> ResultsPage:
         tuple({"model": name[r.name], **point} for r in results for point in r.curve),
         alignment(results),
         tuple({"model": name[r.name], **score.table_row()} for r in results for score in r.scores),
-        tuple(dict.fromkeys(r.faithfulness_command for r in results if r.faithfulness_command)),
+        tuple(dict.fromkeys(for_people(r.faithfulness_command) for r in results if r.faithfulness_command)),
         tuple((f"aer_heads_{r.name}{'_shifted' * shifted}", f"{name[r.name]}: which head aligns{when[shifted]}? AER "
                "on the test set, each layer's heads and their mean", grid)
               for r in results for shifted, grid in r.aer_grids.items()),
@@ -217,7 +218,6 @@ ANSWER = ("Each bar is one model's test AER against the 447 Hansards sentence pa
           "where the words sit (how far from the diagonal, whether they are the same). eflomal is a statistical "
           "aligner trained on the same text; GIZA++'s figure is published. On the right, how far the written word's "
           "log-probability falls when the source words a reading ranks highest are masked, beside a random ranking.")
-GOLD_FOLDER = "../shared/data/hansards-en-fr-align"  # gold:en-fr's pairs, link for link: commands name the set
 GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture
 READ_APART = (ATTENTION, FULL_CONTEXT, FITTED, FLOOR)  # not "its best other reading"
 
@@ -295,6 +295,5 @@ def answer(names: list[str]) -> Answer:
                    else ""} for what, aer in aligners]
     verdicts = tuple(_verdict(g, [b for b in bars if b["generation"] == g], min(floors.get(g) or [None]),
                               baseline.get("grow-diag")) for g in dict.fromkeys(b["generation"] for b in bars))
-    commands = dict.fromkeys(r.command.replace(GOLD_FOLDER, "gold:en-fr") for n in names
-                             for r in aligned(resolve(n)).values() if r.command)
+    commands = dict.fromkeys(for_people(r.command) for n in names for r in aligned(resolve(n)).values() if r.command)
     return Answer(tuple(bars), tuple(references), tuple(random), verdicts, tuple(commands))
