@@ -8,8 +8,8 @@ def test_the_readings_bench_prints_a_ratio_per_sentence_and_matrix(capsys):
     rows = readings.bench_readings("transformer", "cpu", repeats=1)
     assert {row["matrix"] for row in rows} == {"full-context attention", "attention norm", "ALTI", "ALTI+ rollout",
                                                "attention rollout", "value zeroing", "gradient×input",
-                                               "fit to human links"}  # the bundled Transformer's probe
-    assert len(rows) == 3 * 8
+                                               "fit to human links", "position floor"}  # its probe, the floor
+    assert len(rows) == 3 * 9
     for row in rows:
         assert row["plain"] > 0 and row["own"] > 0
         assert row["ratio"] == pytest.approx((row["plain"] + row["own"]) / row["plain"])
