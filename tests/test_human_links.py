@@ -98,5 +98,8 @@ def test_a_probes_grids_share_one_colour_scale_with_a_legend_and_name_the_set_ne
     assert max(weights) == pytest.approx(bound)  # the scale reaches the largest weight of either grid
     assert sum(s.get("legend") is not None for s in scales) == 1  # one legend for both
     said = " ".join(c.value for c in at.caption)
-    assert "fit on trial 37 pairs of Canadian Hansards, Och & Ney (2000)" in said  # the set by name
+    assert "Fit on trial 37 pairs of Canadian Hansards, Och & Ney (2000)" in said  # the set by name
+    heads = next(m for m in at.markdown if "Heads fit to people" in m.value)
+    assert "Beside the heads: attention, layer 1, head 4, read one step later" in heads.help  # plain words, no key
+    assert ".shifted" not in heads.help + said
     assert "../" not in said and "/shared" not in said

@@ -166,7 +166,7 @@ def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_say
     assert not at.exception and not at.error
     titles = [title_of(f) for f in figures(at)]
     assert titles[0].startswith("Fit to human links") and {"Writing step", "One step later"} <= set(titles)
-    assert any("cross-fitted on all 3 pairs of Canadian Hansards" in c.value for c in at.caption)  # no path
+    assert any("Cross-fitted on all 3 pairs of Canadian Hansards" in c.value for c in at.caption)  # no path
 
 
 def test_eflomals_links_as_two_more_features_are_fit_on_trial_scored_on_test_once_and_never_saved(

@@ -227,17 +227,20 @@ class FittedHeads:
     weights: dict[bool, Grid]  # the probe's weight a head (summed over the matrices and scalings reading it)
     aer: dict[bool, Grid | None]  # each head's own attention AER on the gold test set; None where not recorded
     bound: float  # the largest weight's size: one colour scale, ±bound, for every grid
-    summary: str  # what it was fit on and how well it reads, and what weighs beside the heads, in two sentences
-    about: str  # how to read the grids (the help)
+    summary: str  # what it was fit on and how well it reads, in a line
+    about: str  # what weighs beside the heads, and how to read the grids (the help)
 
 
-def fitted_summary(probe: Probe) -> str:
+def fitted_summary(probe: Probe) -> tuple[str, str]:
+    """A line above the grids (what it was fit on, how well it reads) and, for the help, what weighs beside the
+    heads in plain words: the positions, and a head's cell read at its diagonal neighbour."""
     data, used, gold = probe.data, probe.used(), gold_sets.gold_title(probe.data.gold)
-    fit = "cross-fitted on all" if data.cross_fitted else f"fit on {data.split}"
-    beside = [f"{f.name} {w:+.2f}" for f, w in used if f.head is None or f.at != "cell"][:4]  # positions, neighbours
-    return (f"A sparse logistic regression, {fit} {data.pairs} pairs of {gold}: {len(used)} of its "
-            f"{len(probe.features)} features weigh, links read by {probe.chosen.rule}; cross-validated AER "
-            f"{probe.chosen.aer:.1f} %." + (f" Beside the heads: {'; '.join(beside)}." if beside else ""))
+    beside = [f"{f.source}{f.head and ', ' + f.head.label or ''}{f.at != 'cell' and f' ({f.at})' or ''} {w:+.2f}"
+              for f, w in used if f.head is None or f.at != "cell"][:4]
+    fit = "Cross-fitted on all" if data.cross_fitted else f"Fit on {data.split}"
+    return (f"{fit} {data.pairs} pairs of {gold}: {len(used)} of {len(probe.features)} features weigh; "
+            f"cross-validated AER {probe.chosen.aer:.1f} %.",
+            f"Beside the heads: {'; '.join(beside)}. " * bool(beside) + f"Links read by {probe.chosen.rule}. ")
 
 
 FITTED_ABOUT = ("Red: more of that head's attention makes a link likelier; blue: less likely; white: not weighed; one "
@@ -258,7 +261,7 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
                                          probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}
     bound = max((abs(w) for _, _, grid in weights.values() for row in grid for w in row), default=0.0) or 1.0
     return FittedHeads(weights, {shifted: aer_by_head(results, "test", shifted) for shifted in (False, True)},
-                       bound, fitted_summary(probe), FITTED_ABOUT)
+                       bound, fitted_summary(probe)[0], fitted_summary(probe)[1] + FITTED_ABOUT)
 
 
 @dataclass(frozen=True)
