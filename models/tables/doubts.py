@@ -68,7 +68,6 @@ class Notices:
 
     warnings: tuple[str, ...]
     caption: str | None  # the source's pieces unknown to the model
-    other_language: str | None  # a language key the text looks like instead of the source's (the target's)
 
 
 def notices(trace: Trace, ends: Sequence[int], languages: Languages, text: str) -> Notices:
@@ -90,4 +89,4 @@ def notices(trace: Trace, ends: Sequence[int], languages: Languages, text: str) 
                     "has lost its place, as it does on sentences longer or stranger than those it learned from.")
     unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
     caption = "Unknown to the model (marked ⁇ in the charts): " + ", ".join(dict.fromkeys(unknown)) if unknown else None
-    return Notices(tuple(said), caption, other)
+    return Notices(tuple(said), caption)
