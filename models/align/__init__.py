@@ -84,6 +84,9 @@ def arguments() -> argparse.ArgumentParser:
     p.add_argument("--fit-on", choices=FIT_ON, help="fit the model's heads to the gold's links instead of scoring: "
                    "on its trial split (the test split never read), or folds (a folder with no trial split, "
                    "cross-fitted); kept with --save (beside the model) or --out (a folder), else only printed")
+    p.add_argument("--partner", metavar="MODEL", help="with --fit-on: a model translating the other way (bundled "
+                   "name or folder) whose heads the probe reads too, on each pair with the roles swapped; the app "
+                   "loads it beside the model wherever the probe weighs its heads")
     p.add_argument("--external", choices=["eflomal"], help="with --fit-on trial: the aligner's links as two more "
                    "features (it learns from --corpus and the gold's sentences, never their links); scored on the "
                    "test split at once and printed, not saved (a new sentence has no such links)")
@@ -137,6 +140,8 @@ def checked(args: argparse.Namespace) -> argparse.Namespace:
         raise SystemExit("error: --sweep scores many rules; --out, --save and --matrix all take one per row")
     if args.external and args.fit_on != "trial":
         raise SystemExit("error: --external fits on the trial split and scores the test split: --fit-on trial")
+    if args.partner and not args.fit_on:
+        raise SystemExit("error: --partner is read by a probe: give --fit-on")
     if args.reading == "all" and args.out and not several:
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
     if several and args.split != "test":

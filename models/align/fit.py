@@ -32,6 +32,8 @@ from ..decoding.greedy import forced
 from ..decoding.probe import EXTERNAL, Feature, Probe
 from ..extras import MissingExtra
 from ..storage.gold import GoldPair, write_links
+from ..storage.hub import load_model
+from ..storage.languages import pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.probe_record import write_probe
 from .statistical import eflomal_links, read_corpora
@@ -39,15 +41,36 @@ from .statistical import eflomal_links, read_corpora
 FIT_ON = ("trial", "folds")
 
 
-def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str) -> list[Example]:
-    """Each pair's word-cell features [F, E, K] under forced decoding of its target, with people's links."""
-    features, found = features_of(loaded.model), []
+def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str,
+                partner: LoadedModel | None = None) -> list[Example]:
+    """Each pair's word-cell features [F, E, K] under forced decoding of its target, with people's links; and, with
+    ``partner`` (translating the other way), its features on the pair with the roles swapped, transposed."""
+    features, found = features_of(loaded.model, partner and partner.model), []
     for pair in tqdm(pairs, desc=desc, leave=False):
-        sentence = Sentence(loaded.model, forced(loaded.model, loaded.tokenizers, " ".join(pair.source),
-                                                 " ".join(pair.target)))
-        x = word_grid(sentence, lambda name, s=sentence: layered(s, name), features).x
+        sentence = _sentence(loaded, pair.source, pair.target)
+        reverse = None
+        if partner is not None:
+            turned = _sentence(partner, pair.target, pair.source)
+            reverse = turned, lambda name, s=turned: layered(s, name)
+        x = word_grid(sentence, lambda name, s=sentence: layered(s, name), features, reverse).x
         found.append(Example(x[: len(pair.target), : len(pair.source)], pair.sure, pair.possible))
     return found
+
+
+def _sentence(loaded: LoadedModel, source: list[str], target: list[str]) -> Sentence:
+    return Sentence(loaded.model, forced(loaded.model, loaded.tokenizers, " ".join(source), " ".join(target)))
+
+
+def reverse_partner(args: argparse.Namespace, loaded: LoadedModel) -> LoadedModel | None:
+    """``--partner``, loaded, where it translates the other way (SystemExit, saying so, where it does not)."""
+    if args.partner is None:
+        return None
+    partner = load_model(args.partner, device=args.device)
+    known = None not in (*partner.languages, *loaded.languages)  # a folder with no training record says none
+    if known and partner.languages != loaded.languages[::-1]:
+        raise SystemExit(f"error: --partner {args.partner} translates {pair_name(partner.languages)}, not the "
+                         f"other way of {pair_name(loaded.languages)}")
+    return partner
 
 
 def summary(probe: Probe, where: str) -> dict:
@@ -76,13 +99,17 @@ def fit_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     """Fit, print what was fit (and, cross-fitted, the set's AER), keep it where asked."""
     if args.external:
         return external_command(args, loaded)
+    partner = reverse_partner(args, loaded)
+    features = features_of(loaded.model, partner and partner.model)
     if args.fit_on == "trial":
         pairs, _ = load_gold(args.data, loaded.languages, "trial")
-        probe = fit_probe(examples_of(loaded, pairs, "trial"), features_of(loaded.model), args.data, "trial")
+        probe = fit_probe(examples_of(loaded, pairs, "trial", partner), features, args.data, "trial",
+                          partner=args.partner)
         links = None
     else:
         pairs, _ = load_gold(args.data, loaded.languages, "test")
-        links, probe = cross_fitted(examples_of(loaded, pairs, "test"), features_of(loaded.model), args.data)
+        links, probe = cross_fitted(examples_of(loaded, pairs, "test", partner), features, args.data,
+                                    partner=args.partner)
         score = alignment_score(links, [p.sure for p in pairs], [p.possible for p in pairs])
         print(json.dumps({"cross-fitted AER": round(score.aer, 2), "precision": round(score.precision, 2),
                           "recall": round(score.recall, 2), "links": score.links, "pairs": len(pairs)}))
@@ -113,10 +140,13 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
         on_trial, on_test = eflomal_links([trial, test], read_corpora(args.corpus))
     except MissingExtra as e:
         raise SystemExit(f"error: {e}") from e
-    features = (*features_of(loaded.model), *map(Feature, EXTERNAL))
-    probe = fit_probe(with_links(examples_of(loaded, trial, "trial"), on_trial), features, args.data, "trial")
+    partner = reverse_partner(args, loaded)
+    features = (*features_of(loaded.model, partner and partner.model), *map(Feature, EXTERNAL))
+    probe = fit_probe(with_links(examples_of(loaded, trial, "trial", partner), on_trial), features, args.data,
+                      "trial", partner=args.partner)
     rule = probe.chosen.rule
-    links = [read_links(rule, probe.probability(e.x)) for e in with_links(examples_of(loaded, test, "test"), on_test)]
+    links = [read_links(rule, probe.probability(e.x))
+             for e in with_links(examples_of(loaded, test, "test", partner), on_test)]
     score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])
     print(json.dumps({**summary(probe, "not saved (a new sentence has no eflomal links)"),
                       "external": "eflomal (its links as two features)",

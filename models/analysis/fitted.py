@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..decoding.probe import POSITIONS, At, Feature, Probe, Scale
 from ..decoding.trace import Reading
 from ..network.tokenization import is_marker, word_groups
-from .alignment import word_view
+from .alignment import AttentionView, word_view
 from .contributions import Layered, Sentence
 
 
@@ -51,13 +51,46 @@ class WordGrid:
     columns: list[int]  # [E]
 
 
-def word_grid(sentence: Sentence, read: Callable[[str], Layered], features: tuple[Feature, ...]) -> WordGrid:
-    """``features`` of one sentence between its words (markers left out); ``read`` gives a matrix's layers by name
-    (:func:`.matrices.layered`, so each is computed once a sentence)."""
-    trace = sentence.trace
+#: One sentence's pass, as a grid reads it: the sentence, and its matrices' layers by name (:func:`.matrices.layered`,
+#: so each is computed once a sentence).
+Pass = tuple[Sentence, Callable[[str], Layered]]
+
+
+def word_grid(sentence: Sentence, read: Callable[[str], Layered], features: tuple[Feature, ...],
+              reverse: Pass | None = None) -> WordGrid:
+    """``features`` of one sentence between its words (markers left out); ``read`` gives a matrix's layers by name.
+    A feature of the reverse partner is read from ``reverse`` (the partner's pass over the same two sentences, roles
+    swapped), its [E, F] transposed onto this grid; a cell past the partner's words (a sentence it cut) reads 0."""
+    own = tuple(f for f in features if not f.reverse)
+    grid = _one_way(sentence, read, own)
+    if len(own) == len(features):
+        return grid
+    if reverse is None:
+        raise ValueError("these features read the reverse partner: give its pass")
+    theirs = _one_way(*reverse, tuple(replace(f, reverse=False) for f in features if f.reverse)).x  # [E', F', K']
+    F, E = min(grid.x.shape[0], theirs.shape[1]), min(grid.x.shape[1], theirs.shape[0])
+    x = np.zeros((*grid.x.shape[:2], len(features)))
+    x[:, :, [k for k, f in enumerate(features) if not f.reverse]] = grid.x
+    x[:F, :E, [k for k, f in enumerate(features) if f.reverse]] = theirs[:E, :F].transpose(1, 0, 2)
+    return WordGrid(x, grid.rows, grid.columns)
+
+
+def _words(trace) -> tuple[AttentionView, list[int], list[int]]:
+    """A trace's word view, and which of its rows [F] and columns [E] are words (markers left out)."""
     view = word_view(trace, np.zeros((len(trace.target_pieces), len(trace.source.ids))))
-    rows = [t for t, w in enumerate(view.rows) if not is_marker(w)]
-    columns = [s for s, w in enumerate(view.columns) if not is_marker(w)]
+    return (view, [t for t, w in enumerate(view.rows) if not is_marker(w)],
+            [s for s, w in enumerate(view.columns) if not is_marker(w)])
+
+
+def sentence_words(trace) -> tuple[list[str], list[str]]:
+    """The words of a trace's target [F] and source [E] as a grid reads them: what a reverse partner is given."""
+    view, rows, columns = _words(trace)
+    return [view.rows[r] for r in rows], [view.columns[c] for c in columns]
+
+
+def _one_way(sentence: Sentence, read: Callable[[str], Layered], features: tuple[Feature, ...]) -> WordGrid:
+    trace = sentence.trace
+    view, rows, columns = _words(trace)
     by_target, by_source = _groups(trace)
     along_t = _aggregation(by_target, len(trace.target_pieces), mean=True)[rows]  # [F, T]
     along_s = _aggregation(by_source, len(trace.source.ids), mean=False)[columns]  # [E, S]
@@ -108,13 +141,15 @@ def position(name: str, target: list[str], source: list[str]) -> np.ndarray:
     return same * (punctuation if name == "same punctuation" else ~punctuation)
 
 
-def fitted_matrix(sentence: Sentence, probe: Probe, read: Callable[[str], Layered]) -> Layered:
+def fitted_matrix(sentence: Sentence, probe: Probe, read: Callable[[str], Layered],
+                  reverse: Pass | None = None) -> Layered:
     """The probe's p(link) of one sentence as a piece matrix [1, T, S]: each word cell's probability given to
     every target piece of the word and split evenly over the source word's pieces, so the word view (source pieces
     summed, target pieces averaged) reads back exactly the probe's word grid; markers 0. Only the features it
-    weighs are read: the matrices of the others are never computed."""
+    weighs are read: the matrices of the others are never computed (nor the reverse partner's pass, where it
+    weighs none of its heads)."""
     trace = sentence.trace
-    grid = word_grid(sentence, read, tuple(probe.features[k] for k in probe.active))
+    grid = word_grid(sentence, read, tuple(probe.features[k] for k in probe.active), reverse)
     by_target, by_source = _groups(trace)
     words = np.zeros((len(by_target), len(by_source)))
     words[np.ix_(grid.rows, grid.columns)] = probe.probability(grid.x, active=True)

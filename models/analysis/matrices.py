@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..decoding.greedy import forced
 from ..decoding.link_rule import LinkRule
 from ..decoding.probe import FLOOR, Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
@@ -24,7 +25,7 @@ from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
 from .contributions import Layered, Sentence, alti, attention, attention_norm, full_context_attention, value_zeroing
-from .fitted import fitted_matrix
+from .fitted import Pass, fitted_matrix, sentence_words
 from .rollout import alti_rollout, attention_rollout
 
 Progress = Callable[[float], None] | None
@@ -61,6 +62,9 @@ PARTS = Need(lambda model: model.parts_readable, "this model normalises what its
 
 PROBED = Need(lambda model: model.fitted_reading is not None, "no reading of this model's heads has been fit to "
               "human links yet: python -m models.align --model … --data gold:… --fit-on trial fits one (seconds)")
+PARTNERED = Need(lambda model: model.fitted_reading is None or not model.fitted_reading.reads_partner
+                 or model.reverse_partner is not None, "its reading fit to people reads a model translating the "
+                 "other way too, which was not loaded beside it")
 
 FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled: python -m "
                "models.align.floor --data gold:en-fr --save assets/position_floor.json fits one (seconds)")
@@ -138,7 +142,18 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
 
 
 def _fitted(sentence: Sentence, progress: Progress) -> Layered:
-    return fitted_matrix(sentence, sentence.model.fitted_reading, lambda name: layered(sentence, name))
+    probe = sentence.model.fitted_reading
+    return fitted_matrix(sentence, probe, lambda name: layered(sentence, name),
+                         _reverse_pass(sentence) if probe.reads_partner else None)
+
+
+def _reverse_pass(sentence: Sentence) -> Pass:
+    """The reverse partner's pass over ``sentence``'s two sides swapped: its target words given as the source, its
+    source words forced as the translation (the words as the grid reads them, so each side's words are the other's)."""
+    partner = sentence.model.reverse_partner
+    target, source = sentence_words(sentence.trace)
+    turned = Sentence(partner.model, forced(partner.model, partner.tokenizers, " ".join(target), " ".join(source)))
+    return turned, lambda name: layered(turned, name)
 
 
 def _floor(sentence: Sentence, progress: Progress) -> Layered:
@@ -194,7 +209,7 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
            rule=LinkRule("intersection")),
     Matrix(FITTED, "Fit to human links: p(link) of every word pair, from every head weighed as people's links "
            "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "
-           "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED),
+           "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED, PARTNERED),
            own_choice=lambda model: model.fitted_reading.chosen if model.fitted_reading else None),
     Matrix(FLOOR, "Position floor: p(link) from where the words sit alone, no model read", "p(link)",
            "the floor: how far a cell lies from the diagonal and whether both words are the same, weighed by a "

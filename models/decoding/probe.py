@@ -29,6 +29,8 @@ FLOOR = "position floor"
 #: A statistical aligner's links as features (``models.align --external eflomal``): 1 where it links the cell. Not
 #: of the model: a probe that reads them is scored by the command, never saved as the model's reading.
 EXTERNAL = ("eflomal forward link", "eflomal reverse link")
+#: How a feature read from the reverse partner is named.
+REVERSE = "reverse model:"
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,13 @@ class Feature:
     reading: str | None = None  # the matrix's reading (its key, ``1.4.shifted``); None: one-matrix, or a position
     scale: Scale = "as read"
     at: At = "cell"
+    #: Read from the model's reverse partner (:data:`FitData.partner`, translating the other way) on the same pair with
+    #: the roles swapped, its [E, F] transposed onto this model's [F, E] grid.
+    reverse: bool = False
 
     @property
     def name(self) -> str:
-        return " ".join(filter(None, (self.source, self.reading,
+        return " ".join(filter(None, (REVERSE if self.reverse else None, self.source, self.reading,
                                       None if self.source in (*POSITIONS, *EXTERNAL) else self.scale,
                                       None if self.at == "cell" else f"({self.at})")))
 
@@ -62,6 +67,9 @@ class FitData:
     pairs: int
     folds: int  # of the cross-validation that chose its settings
     cross_fitted: bool  # no trial split: its AER on the set is each fold's, fit on the others (said wherever shown)
+    #: The model translating the other way whose heads it reads too (a bundled name or a folder); None: its own only.
+    partner: str | None = None
+    repeats: int = 1  # the cross-validation's shuffles, its settings chosen by their mean AER
 
 
 @dataclass(frozen=True)
@@ -99,16 +107,22 @@ class Probe:
         mean, spread, weights = (np.asarray(v)[keep] for v in (self.mean, self.spread, self.weights))
         return 1 / (1 + np.exp(-(((x - mean) / spread) @ weights + self.intercept)))
 
+    @property
+    def reads_partner(self) -> bool:
+        """Whether a sentence's reading needs the reverse partner's pass (a feature of it has a weight)."""
+        return any(self.features[k].reverse for k in self.active)
+
     def used(self) -> list[tuple[Feature, float]]:
         """The features with a non-zero weight, largest first."""
         return sorted(((f, w) for f, w in zip(self.features, self.weights) if w), key=lambda fw: -abs(fw[1]))
 
-    def head_grid(self, layers: int, heads: int, shifted: bool) -> np.ndarray:
+    def head_grid(self, layers: int, heads: int, shifted: bool, reverse: bool = False) -> np.ndarray:
         """[L, heads + 1] the weight people's links give each attention head (the last column: the layer's whole),
-        summed over the matrices and scalings that read it, at the writing step or one step later."""
+        summed over the matrices and scalings that read it, at the writing step or one step later; of the model's
+        own heads, or (``reverse``) its reverse partner's."""
         grid = np.zeros((layers, heads + 1))
         for feature, w in zip(self.features, self.weights):
             head = feature.head
-            if head is not None and head.shifted == shifted and head.layer < layers:
+            if head is not None and feature.reverse == reverse and head.shifted == shifted and head.layer < layers:
                 grid[head.layer, heads if head.head is None else head.head] += w
         return grid

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
@@ -47,6 +48,7 @@ from .contract import (
     select_rows,
 )
 from .parts import AttentionParts, Site, Zeroed, assemble, recording
+from .tokenization import TokenizerPair
 
 #: Bumped whenever the meaning of a saved config or weight changes.
 FORMAT_VERSION = 1
@@ -58,6 +60,15 @@ def check_identity(config, architecture: str) -> None:
     if config.format_version != FORMAT_VERSION:
         raise ValueError(f"checkpoint format {config.format_version} is not supported (this code reads "
                          f"{FORMAT_VERSION})")
+
+
+@dataclass(frozen=True, eq=False)
+class ReversePartner:
+    """A model translating the other way, read on a pair with the roles swapped (its target forced to the source)."""
+
+    model: Translator
+    tokenizers: TokenizerPair
+    name: str  # as it was asked for: a bundled name, a folder
 
 
 class Translator(nn.Module, ABC):
@@ -150,6 +161,9 @@ class Translator(nn.Module, ABC):
     #: The position floor (a :class:`models.decoding.probe.Probe` of where the words sit alone, fit on the same human
     #: links), which the loader gives every model so it is read beside each reading; None where none is bundled.
     position_floor: object | None = None
+    #: The model translating the other way whose heads :attr:`fitted_reading` reads too (:class:`ReversePartner`), set
+    #: by the loader where the probe weighs any; None otherwise.
+    reverse_partner: ReversePartner | None = None
 
     def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor | None:
         """The cross-attention [B, L, heads, T, S] of one teacher-forced pass over ``tgt_in`` [B, T] with the

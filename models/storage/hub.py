@@ -29,7 +29,7 @@ from .. import ROOT
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
 from ..network.device import pick_device
 from ..network.tokenization import TokenizerPair
-from ..network.translator import FORMAT_VERSION, Translator
+from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
 from .alignment_record import default_reading
 from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
@@ -255,8 +255,9 @@ def load_model(ref: str = DEFAULT_MODEL, revision: str | None = None, device: st
         raise CheckpointError(said) from e
 
 
-def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy) -> LoadedModel:
-    """The model in the folder ``path`` (asked for as ``ref``) and what lies beside it."""
+def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy, partner: bool = True) -> LoadedModel:
+    """The model in the folder ``path`` (asked for as ``ref``) and what lies beside it: with ``partner``, the model
+    translating the other way whose heads its probe reads (never that one's own partner: no loop)."""
     raw = _raw_config(path)
     many = None
     if is_hf_config(raw):  # a Hugging Face translator (opus-mt-*, M2M100, NLLB-200, mBART-50, a chat model)
@@ -274,10 +275,21 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy) -> Loade
         trained = trained_variant(path)
     except (ValueError, KeyError, TypeError) as e:  # a record beside the weights that is not one
         raise CheckpointError(f"{path.name}: {e}") from e
+    if partner and model.fitted_reading is not None and model.fitted_reading.reads_partner:
+        model.reverse_partner = _partner(model.fitted_reading.data.partner, device, policy)
     return LoadedModel(model.to(target).eval(), tokenizers, path, target,
                        default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                        card.aligning_matrix),
                        Origin(origin_of(ref, policy), ref.strip(), trained), found, card, many)
+
+
+def _partner(ref: str, device: str | None, policy: LoadPolicy) -> ReversePartner | None:
+    """The reverse partner a probe names, or None where it cannot be loaded (the probe's matrix then says why)."""
+    try:
+        found = _read(resolve(ref, None, policy), ref, device, policy, partner=False)
+    except CheckpointError:
+        return None
+    return ReversePartner(found.model, found.tokenizers, ref)
 
 
 def language_options(parser) -> None:

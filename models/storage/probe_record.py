@@ -26,17 +26,27 @@ def _tried(t: Tried) -> dict:
     return {**dataclasses.asdict(t), "rule": str(t.rule)}
 
 
+def _written(feature: Feature) -> dict:
+    """A feature's fields, ``reverse`` only where it is set (the records of one-model probes stay as they were)."""
+    found = dataclasses.asdict(feature)
+    return found if feature.reverse else {k: v for k, v in found.items() if k != "reverse"}
+
+
 def probe_json(probe: Probe) -> dict:
     """The record as JSON: features by their three fields, rules by name."""
-    return {"features": [dataclasses.asdict(f) for f in probe.features], "mean": list(probe.mean),
+    return {"features": [_written(f) for f in probe.features], "mean": list(probe.mean),
             "spread": list(probe.spread), "weights": list(probe.weights), "intercept": probe.intercept,
             "chosen": _tried(probe.chosen), "tried": [_tried(t) for t in probe.tried],
             "data": dataclasses.asdict(probe.data), "seconds": probe.seconds}
 
 
 def _strict(cls, found: dict, where: str):
+    """``found`` where it holds every field of ``cls`` without a default, and no field ``cls`` lacks (a record
+    written before a defaulted field was added reads as that default)."""
     names = {f.name for f in dataclasses.fields(cls)}
-    if set(found) != names:
+    required = {f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    if not required <= set(found) <= names:
         raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(names)}, not {sorted(found)}")
     return found
 
