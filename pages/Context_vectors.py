@@ -61,6 +61,7 @@ def head_column(settings: ui.Settings, text: str) -> None:
 
 
 settings = ui.settings()  # the view always shows bundled models: the additive RNN, and the dot RNN or a head
+ui.in_direction(("additive",))
 text = ui.sentence_input()
 if text is None:
     st.stop()

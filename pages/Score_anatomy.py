@@ -12,6 +12,7 @@ st.title("Score anatomy")
 st.caption("One attention energy of the additive and the dot-product model, taken apart term by term.")
 
 settings = ui.settings()  # the view always takes apart the bundled additive and dot-product models
+ui.in_direction(("additive", "dot"))
 text = ui.sentence_input()
 if text is None:
     st.stop()

@@ -159,4 +159,4 @@ def two_examples(monkeypatch) -> None:
     from models.storage.examples import load_examples
     from models.train import loop
 
-    monkeypatch.setattr(loop, "load_examples", lambda: load_examples()[:2])
+    monkeypatch.setattr(loop, "load_examples", lambda path: load_examples(path)[:2])

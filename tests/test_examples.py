@@ -50,3 +50,16 @@ def test_a_long_text_is_cut_to_the_most_characters_and_said_so():
     assert box.cut("abcdef", 6) == ("abcdef", None)
     text, warning = box.cut("x" * 1234, 1000)
     assert text == "x" * 1000 and warning == "The text is 1,234 characters long; only the first 1000 are translated."
+
+
+def test_each_source_language_has_its_own_examples_and_a_language_without_any_has_none():
+    """French→English models are offered French sentences; a language with no file is offered none, not English."""
+    from models.storage.examples import examples_file
+    from models.views.naming import sentence_box
+
+    french = load_examples(examples_file("fr"))
+    assert len(french) >= 10 and sum(e.opens for e in french) == 1
+    assert not {e.text for e in french} & {e.text for e in load_examples()}
+    assert sentence_box("fr").first == first_example(french).text
+    assert sentence_box("en").first == first_example(load_examples()).text
+    assert load_examples(examples_file("de")) == [] and sentence_box("de").first == ""

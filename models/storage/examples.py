@@ -7,7 +7,13 @@ from pathlib import Path
 
 from .. import ROOT
 
-EXAMPLES_FILE = ROOT / "assets" / "examples.txt"
+EXAMPLES_FILE = ROOT / "assets" / "examples.txt"  # English: what the bundled English→French models read
+
+
+def examples_file(language: str = "en") -> Path:
+    """The curated sentences of one source language (an ISO 639-1 code): ``examples.txt`` for English,
+    ``examples.LANG.txt`` for another (``examples.fr.txt``), which need not exist."""
+    return EXAMPLES_FILE if language == "en" else EXAMPLES_FILE.with_suffix(f".{language}.txt")
 
 
 @dataclass(frozen=True)
@@ -20,7 +26,9 @@ class Example:
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[Example]:
     """Lines ``sentence | note``, ``* sentence | note`` for the one opened first; ``## heading`` starts a group;
-    other ``#`` lines are comments."""
+    other ``#`` lines are comments. A file that does not exist has none."""
+    if not path.is_file():
+        return []
     out, group = [], ""
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):

@@ -42,6 +42,8 @@ from .probe_record import bundled_floor, read_probe
 from .training_record import trained_variant
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
+#: The first pair's models are named by what they are ("transformer"); another pair's by their folder
+#: ("fr-en-transformer").
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
 MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
@@ -65,20 +67,32 @@ class LoadPolicy:
 
 
 def bundled_models() -> list[str]:
-    """Short names of the checkpoints under ``assets/checkpoints``."""
-    return sorted(p.name.removeprefix(BUNDLED_PREFIX) for p in BUNDLED_DIR.glob(f"{BUNDLED_PREFIX}*") if p.is_dir())
+    """Short names of the checkpoints under ``assets/checkpoints``: the first pair's first, each pair's in order."""
+    return list(_bundled_folders())
+
+
+def _bundled_folders() -> dict[str, Path]:
+    """Each bundled checkpoint's folder by its short name (:data:`BUNDLED_PREFIX`)."""
+    folders = sorted((not p.name.startswith(BUNDLED_PREFIX), p.name, p) for p in BUNDLED_DIR.iterdir() if p.is_dir())
+    return {name.removeprefix(BUNDLED_PREFIX): p for _, name, p in folders}
 
 
 @functools.cache
 def bundled_variants() -> dict[str, str]:
     """What each bundled checkpoint is (its training record's variant), by short name, read without loading it."""
-    return {name: trained_variant(BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}") for name in bundled_models()}
+    return {name: trained_variant(folder) for name, folder in _bundled_folders().items()}
 
 
 @functools.cache
 def bundled_cards() -> dict[str, CardFacts]:
     """What each bundled checkpoint's card says (its licence, a head trained to align), by short name."""
-    return {name: read_card(BUNDLED_DIR / f"{BUNDLED_PREFIX}{name}") for name in bundled_models()}
+    return {name: read_card(folder) for name, folder in _bundled_folders().items()}
+
+
+@functools.cache
+def bundled_pairs() -> dict[str, Languages]:
+    """Each bundled checkpoint's languages (source, target), by short name, from its training record."""
+    return {name: own_languages(folder) for name, folder in _bundled_folders().items()}
 
 
 def save_checkpoint(directory: str | Path, model: Translator, tokenizers: TokenizerPair) -> None:
@@ -98,7 +112,7 @@ def origin_of(ref: str, policy: LoadPolicy | None = None) -> str:
     """Where ``ref`` is read from: a bundled model's name, else a folder on this machine (where ``policy`` allows
     local paths), else the Hub."""
     ref = ref.strip()
-    if ref.removeprefix(BUNDLED_PREFIX) in bundled_models():  # by name only: ".." is no bundled model
+    if ref in _bundled_folders() or ref.removeprefix(BUNDLED_PREFIX) in _bundled_folders():  # ".." is none
         return BUNDLED
     return FOLDER if (policy or LoadPolicy()).local_paths and Path(ref).expanduser().is_dir() else HUB
 
@@ -118,7 +132,8 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = N
         raise CheckpointError("No model given.")
     where = origin_of(ref, policy)
     if where == BUNDLED:
-        return BUNDLED_DIR / (BUNDLED_PREFIX + ref.removeprefix(BUNDLED_PREFIX))
+        folders = _bundled_folders()
+        return folders.get(ref) or folders[ref.removeprefix(BUNDLED_PREFIX)]
     if where == FOLDER:
         return Path(ref).expanduser()
     if ref.count("/") != 1 or ref.startswith((".", "/", "~")):

@@ -28,7 +28,7 @@ from ..network.schedule import Budget
 from ..network.tokenization import PAD_ID, TokenizerPair
 from ..network.training import PRECISIONS, Replicas, from_main, largest, loss_function, shard, train_step
 from ..storage.data import Corpus, batch_order, batches, mix, pad
-from ..storage.examples import load_examples
+from ..storage.examples import examples_file, load_examples
 from ..storage.pieces import TokenizedPairs
 from ..storage.timeline import append_point, timeline_entry
 from .state import save_state
@@ -150,7 +150,7 @@ def checkpoint(run: Run, state: dict, losses: list[float], epochs: float, final:
                  elapsed_s=run.clock.elapsed_s, peak_memory_mib=max(state["peak_memory_mib"], peak_memory_mib()))
     if main:
         print(json.dumps({k: v for k, v in record.items() if k != "by_corpus"}), file=sys.stderr)
-        record_alignments(Path(run.args.out), weights, run.tokenizers, record)
+        record_alignments(Path(run.args.out), weights, run.tokenizers, record, run.args.src)
         if final if run.args.keep == "last" else improved:
             run.save(run.args.out, weights, run.tokenizers)
         save_state(Path(run.args.out), run.model, run.optimizer, run.scheduler, run.average, state)
@@ -177,9 +177,11 @@ def validate(model: nn.Module, tokenizers: TokenizerPair, pairs, sources, target
     return {"val_loss": loss / n, "val_bleu": sacrebleu.corpus_bleu(hyps, [targets]).score}
 
 
-def record_alignments(out: Path, model: nn.Module, tokenizers: TokenizerPair, record: dict) -> None:
-    """Append this point's greedy traces of the curated examples to the alignment timeline (decoded as one batch:
-    an early model writes each to its length limit)."""
-    examples = [e.text for e in load_examples()]
+def record_alignments(out: Path, model: nn.Module, tokenizers: TokenizerPair, record: dict, source: str) -> None:
+    """Append this point's greedy traces of the curated examples of the ``source`` language (none where there are
+    none) to the alignment timeline (decoded as one batch: an early model writes each to its length limit)."""
+    examples = [e.text for e in load_examples(examples_file(source))]
+    if not examples:
+        return
     traces = greedy_batch(model, tokenizers, examples)
     append_point(out, examples, traces, timeline_entry(record, traces))

@@ -10,9 +10,9 @@ from ..decoding.trace import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf_languages import unknown_code
 from ..network.translator import Translator
-from ..storage.examples import first_example, load_examples
-from ..storage.hub import bundled_cards, bundled_variants
-from ..storage.languages import language_key, language_name
+from ..storage.examples import examples_file, first_example, load_examples
+from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_variants
+from ..storage.languages import language_key, language_name, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 
@@ -39,12 +39,14 @@ def about(variant: str) -> str:
 
 
 def model_name(ref: str) -> str:
-    """A bundled model's label, or the reference itself (raw text: escape it for its renderer)."""
+    """A bundled model's label (with its direction where it is not the first bundled model's), or the reference
+    itself (raw text: escape it for its renderer)."""
     found = bundled_variants().get(ref)
     if found is None:
         return ref
-    label = variant_label(found)
-    return f"{label}, trained to align" if bundled_cards()[ref].guided else label
+    label = variant_label(found) + (", trained to align" if bundled_cards()[ref].guided else "")
+    pair, first = bundled_pairs()[ref], bundled_pairs()[bundled_models()[0]]
+    return label if pair == first else f"{label}, {pair_name(pair)}"
 
 
 def model_reading(ref: str, model: Translator, reading: Reading | None, short: bool = False) -> str:
@@ -88,8 +90,8 @@ def linked_reading(loaded: LoadedModel, key: str | None, default: Reading | None
 @dataclass(frozen=True)
 class SentenceBox:
     """The sentence box of a model reading ``source``: its language's name, the curated examples offered (text →
-    label; they are English: a model of another language gets none, and None, a model that does not say, may suit
-    them), the text it opens on, and what it asks for while empty."""
+    label: those of its source language, where it has some; None, a model that does not say, is offered the English
+    ones), the text it opens on, and what it asks for while empty."""
 
     language: str
     examples: dict[str, str]
@@ -106,7 +108,7 @@ class SentenceBox:
 def sentence_box(source: str | None) -> SentenceBox:
     """The sentence box for a model reading ``source`` (a language code, None where the model does not say)."""
     language = language_name(source, "Source")
-    found = load_examples() if source is None or language_key(source) == "en" else []
+    found = load_examples(examples_file("en" if source is None else language_key(source)))
     labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in found}
     article = "an" if language[0] in "AEIOU" else "a"
     return SentenceBox(language, labels, first_example(found).text if found else "",

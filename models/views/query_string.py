@@ -48,6 +48,7 @@ class UrlState:
     point: int | None = None  # 1-based moment of training replayed by the learning page (None: its last)
     pair: int = 1  # 1-based sentence pair of the human-links page (clamped to the set it shows)
     model: str | None = None
+    direction: str | None = None  # which way the bundled models translate, "fr-en" (checked by the sidebar)
     model_rev: str | None = None
     left: str | None = None
     left_rev: str | None = None
@@ -116,6 +117,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
     "read": _printable(40),
+    "direction": _printable(MAX_LANGUAGE_CHARS),
     "foil": _printable(40),
     **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
     "off": _printable(400),

@@ -15,7 +15,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
-from models.views import naming
+from models.views import directions, naming
 from models.views import query_string as url
 from models.views.translate import Refused, doubts
 
@@ -26,6 +26,7 @@ from .labels import for_markdown
 HUB_CHOICE = "Hugging Face Hub repo…"
 _SETTINGS = "_atlas_settings"  # session-state key of the sidebar's Settings
 _SENTENCE = "_atlas_sentence"  # session-state key of the sentence, shared by every page
+_DIRECTION = "_atlas_direction"  # session-state key of the bundled models' direction, read by every model picker
 T = TypeVar("T")
 
 
@@ -53,8 +54,12 @@ def read_url() -> url.UrlState:
 
 
 def model_picker(label: str, wanted: str, key: str, revision: str | None = None) -> tuple[str, str | None]:
-    """A bundled model or a Hub repo id (+ revision); the choice is kept in the URL under ``key``."""
-    bundled = bundled_models()
+    """A bundled model of the sidebar's direction or a Hub repo id (+ revision); the choice is kept in the URL under
+    ``key``."""
+    pair = st.session_state.get(_DIRECTION)
+    bundled = directions.models_of(pair) if pair else bundled_models()
+    if pair and wanted in bundled_models():
+        wanted = directions.opened_model(pair, wanted)
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
     choice = st.selectbox(label, options, index=index, format_func=naming.model_name, key=f"{key}_pick")
@@ -84,7 +89,9 @@ def sidebar() -> None:
         st.toast(notice, icon=":material/warning:")
     with st.sidebar:
         st.header("Settings")
-        choice, revision = model_picker("Model", state.model or deploy.now().default_model, "model", state.model_rev)
+        wanted = state.model or deploy.now().default_model
+        direction_picker(state.direction, wanted)
+        choice, revision = model_picker("Model", wanted, "model", state.model_rev)
         languages = language_pickers(choice, revision, state)
         instruction = instruction_box(choice, revision, state)
         mode = st.radio("Decoding", ["greedy", "beam search"], index=int(state.beam > 1), horizontal=True)
@@ -93,6 +100,20 @@ def sidebar() -> None:
     st.query_params.update(beam=str(beam), level="words" if words else "subwords")
     asking = None if languages is None and instruction is None else Asking(languages or (None, None), instruction)
     st.session_state[_SETTINGS] = Settings(choice, revision, beam, words, asking)
+
+
+def direction_picker(key: str | None, wanted: str) -> None:
+    """Which way the bundled models translate (where they go more than one way), kept in the URL (``direction``) and
+    in the session for every model picker; a Hub model or a folder keeps its own languages."""
+    pair, notice = directions.linked_direction(key, wanted)
+    if notice:
+        st.toast(notice, icon=":material/warning:")
+    found = directions.directions()
+    if len(found) > 1:
+        pair = st.selectbox("Direction", found, index=found.index(pair), format_func=directions.direction_label,
+                            key="direction_pick", help="Which way the bundled models translate.")
+    st.session_state[_DIRECTION] = pair
+    st.query_params["direction"] = directions.direction_key(pair)
 
 
 def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Languages | None:
@@ -161,6 +182,15 @@ def settings() -> Settings:
         PagesManager.uses_pages_directory = False  # what app.py's st.navigation would say
         st.rerun()
     return st.session_state[_SETTINGS]
+
+
+def in_direction(models: tuple[str, ...]) -> None:
+    """Stop the page, saying why, where the bundled ``models`` it reads do not translate the sidebar's direction (an
+    RNN-only view on French→English, where no RNN is bundled)."""
+    pair = st.session_state.get(_DIRECTION)
+    if reason := directions.not_in_direction(models, pair):
+        st.info(reason)
+        st.stop()
 
 
 def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tuple[Settings, LoadedModel]:
