@@ -68,6 +68,7 @@ class Notices:
 
     warnings: tuple[str, ...]
     caption: str | None  # the source's pieces unknown to the model
+    looks_like: str | None = None  # the target language's key where the text looks like it (a direction to offer)
 
 
 def notices(trace: Trace, ends: Sequence[int], languages: Languages, text: str) -> Notices:
@@ -89,4 +90,4 @@ def notices(trace: Trace, ends: Sequence[int], languages: Languages, text: str) 
                     "has lost its place, as it does on sentences longer or stranger than those it learned from.")
     unknown = [s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u]
     caption = "Unknown to the model (marked ⁇ in the charts): " + ", ".join(dict.fromkeys(unknown)) if unknown else None
-    return Notices(tuple(said), caption)
+    return Notices(tuple(said), caption, other)

@@ -5,6 +5,8 @@ languages and is in no direction of these.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..storage.hub import bundled_models, bundled_pairs, bundled_variants
 from ..storage.languages import Languages, language_key, pair_name
 from .naming import model_name
@@ -70,3 +72,22 @@ def not_in_direction(models: tuple[str, ...], pair: Languages | None) -> str | N
     ways = " and ".join(direction_label(p) for p in theirs if p)
     return (f"This page takes apart the bundled {names} ({ways}); no such model translates {direction_label(pair)} "
             f"yet. Pick {ways} in the sidebar to use it.")
+
+
+@dataclass(frozen=True)
+class Offer:
+    """Another direction to translate a sentence in, offered in one click: its pair, the model it opens on, and
+    the button's words."""
+
+    pair: Languages
+    model: str
+    label: str
+
+
+def offer(language: str | None, ref: str) -> Offer | None:
+    """Where a sentence given to ``ref`` looks like ``language`` (a key, :func:`models.tables.doubts.looks_like`),
+    the bundled direction that reads it, on the model of the same kind; None where there is none."""
+    pair = next((p for p in directions() if language is not None and language_key(p[0]) == language), None)
+    if pair is None:
+        return None
+    return Offer(pair, opened_model(pair, ref), f"Translate it {direction_label(pair)}")

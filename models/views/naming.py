@@ -97,6 +97,12 @@ class SentenceBox:
     examples: dict[str, str]
     first: str
     prompt: str
+    foreign: frozenset[str] = frozenset()  # the curated examples of the other languages
+
+    def opens_on(self, current: str) -> str:
+        """The sentence the box shows: ``current``, unless it is another language's curated example (the visitor
+        switched direction without typing), which gives way to this language's first."""
+        return self.first if current in self.foreign and self.first else current
 
     def cut(self, text: str, most: int) -> tuple[str, str | None]:
         """``text`` cut to ``most`` characters, and the warning that says so (None when it is not cut)."""
@@ -108,12 +114,14 @@ class SentenceBox:
 def sentence_box(source: str | None) -> SentenceBox:
     """The sentence box for a model reading ``source`` (a language code, None where the model does not say)."""
     language = language_name(source, "Source")
-    found = load_examples(examples_file("en" if source is None else language_key(source)))
+    own = examples_file("en" if source is None else language_key(source))
+    found = load_examples(own)
+    foreign = frozenset(e.text for path in own.parent.glob("examples*.txt") if path != own for e in load_examples(path))
     labels = {e.text: (f"{e.group}: " if e.group else "") + f"{e.text}  — {e.note}" for e in found}
     article = "an" if language[0] in "AEIOU" else "a"
     return SentenceBox(language, labels, first_example(found).text if found else "",
                        f"Type {article} {language} sentence above" + " (or pick an example)" * bool(found)
-                       + " to see its translation and attention.")
+                       + " to see its translation and attention.", foreign)
 
 
 @dataclass(frozen=True)

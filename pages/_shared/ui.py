@@ -223,6 +223,7 @@ def sentence_input(source: str | None = "en") -> str | None:
     if _SENTENCE not in st.session_state:
         linked = read_url().text
         st.session_state[_SENTENCE] = found.first if linked is None else linked
+    st.session_state[_SENTENCE] = found.opens_on(st.session_state[_SENTENCE])  # a direction switched
     box, side = st.columns([3, 1], vertical_alignment="bottom") if found.examples else (st.container(), None)
     if found.examples:  # beside the box, not above it: the picture below starts higher
         pick = side.selectbox("Examples", list(found.examples), index=None, placeholder="Pick an example…",
@@ -270,8 +271,18 @@ def say_notices(loaded: LoadedModel, trace: Trace, text: str) -> None:
     found = doubts(loaded, trace, text)
     if found.warnings:
         st.warning(for_markdown(" ".join(found.warnings)))
+    if loaded.origin.bundled and (other := directions.offer(found.looks_like, loaded.origin.ref)):
+        st.button(other.label, icon=":material/swap_horiz:", key=f"offer_{loaded.origin.ref}", on_click=_turn,
+                  args=(other,))
     if found.caption:
         st.caption(for_markdown(found.caption))
+
+
+def _turn(offer: directions.Offer) -> None:
+    """Switch the sidebar to ``offer``'s direction and model (a button's callback: before the widgets are drawn)."""
+    for key in ("direction_pick", "model_pick"):  # drawn anew from the URL
+        st.session_state.pop(key, None)
+    st.query_params.update(direction=directions.direction_key(offer.pair), model=offer.model)
 
 
 def show_translation(text: str, where=st, help: str | None = None) -> None:

@@ -1,0 +1,72 @@
+"""Both directions in the app (issue 86): the bundled models' directions, each direction's models, the model a
+switch of direction opens on, a link's direction, and the one-click offer of the other direction for a sentence
+that looks like its source."""
+import pytest
+
+from models.storage.hub import bundled_models, bundled_pairs, bundled_variants, resolve
+from models.views import directions
+from models.views.naming import model_name
+
+from .pages_helpers import page, run_page
+
+EN_FR, FR_EN = ("en", "fr"), ("fr", "en")
+
+
+def test_the_bundled_models_translate_both_ways_and_each_way_lists_its_own():
+    assert directions.directions() == [EN_FR, FR_EN]
+    assert directions.models_of(FR_EN) == ["fr-en-transformer"]
+    assert "transformer" in directions.models_of(EN_FR) and "fr-en-transformer" not in directions.models_of(EN_FR)
+    assert sorted(sum(map(directions.models_of, directions.directions()), [])) == sorted(bundled_models())
+    assert resolve("fr-en-transformer").name == "fr-en-transformer" and resolve("dot").name == "en-fr-dot"
+
+
+def test_a_switch_of_direction_opens_the_same_kind_of_model_where_there_is_one():
+    assert directions.opened_model(FR_EN, "transformer") == "fr-en-transformer"
+    assert directions.opened_model(EN_FR, "fr-en-transformer") == "transformer"
+    assert directions.opened_model(FR_EN, "dot") == "fr-en-transformer"  # no French→English RNN: the first
+    assert directions.opened_model(EN_FR, "dot") == "dot"
+    assert bundled_variants()["fr-en-transformer"] == "transformer" and bundled_pairs()["fr-en-transformer"] == FR_EN
+
+
+def test_a_model_of_the_second_direction_is_named_with_it():
+    assert model_name("fr-en-transformer") == "Transformer (multi-head), French→English"
+    assert model_name("transformer") == "Transformer (multi-head)"
+
+
+@pytest.mark.parametrize("key", ["de-en", "fr", "", "<b>x</b>"])
+def test_a_link_to_an_unknown_direction_opens_the_models_own_and_says_what_was_ignored(key):
+    pair, notice = directions.linked_direction(key or None, "dot")
+    assert pair == EN_FR and (notice is None) == (not key)
+    assert directions.linked_direction("fr-en", "dot") == (FR_EN, None)
+
+
+def test_french_typed_to_an_english_model_is_offered_the_other_direction():
+    offer = directions.offer("fr", "transformer")
+    assert (offer.pair, offer.model, offer.label) == (FR_EN, "fr-en-transformer", "Translate it French → English")
+    assert directions.offer(None, "transformer") is None and directions.offer("de", "transformer") is None
+
+
+def test_the_sidebar_switches_direction_and_the_sentence_follows_unless_typed():
+    at = run_page(page("translate"), model="dot")
+    assert [s.value for s in at.sidebar.selectbox][:2] == [EN_FR, "dot"]
+    at.sidebar.selectbox(key="direction_pick").select(FR_EN).run()
+    assert not at.exception and [s.value for s in at.sidebar.selectbox][:2] == [FR_EN, "fr-en-transformer"]
+    assert at.query_params["direction"] == "fr-en" and at.text_area[0].value.startswith("Un petit chien noir")
+    at.text_area[0].input("Le chat dort sur le canapé.").run()
+    at.sidebar.selectbox(key="direction_pick").select(EN_FR).run()
+    assert at.text_area[0].value == "Le chat dort sur le canapé."  # typed: kept, whichever way it goes
+
+
+def test_a_french_sentence_on_an_english_model_gets_a_button_that_turns_the_direction():
+    at = run_page(page("translate"), model="transformer", text="Un chien noir court sur la plage et il est content.")
+    assert any("looks like French" in w.value for w in at.warning)
+    [button] = [b for b in at.button if b.label == "Translate it French → English"]
+    button.click().run()
+    assert not at.exception and [s.value for s in at.sidebar.selectbox][:2] == [FR_EN, "fr-en-transformer"]
+    assert not any("looks like" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("name", ["Score_anatomy", "Context_vectors"])
+def test_an_rnn_only_page_on_french_to_english_says_why_it_draws_nothing(name):
+    at = run_page(page(name), direction="fr-en")
+    assert not at.exception and any("no such model translates French → English" in i.value for i in at.info)
