@@ -17,9 +17,9 @@ except ValueError as e:  # a record that cannot be read
     st.warning(f"This model's training record cannot be shown: {for_markdown(str(e))}")
     st.stop()
 if record is None:
-    st.info("This model has no record of its training: it was trained before the training command kept one, or "
-            "elsewhere. Models trained with `python -m models.train` keep `alignment_timeline.safetensors` beside the "
-            "checkpoint.")
+    st.info("This model kept no replay of its training: it was trained elsewhere, or its run did not decode example "
+            "sentences of its source language as it learned. The project's training command keeps one for every "
+            "language it has example sentences in.")
     st.stop()
 
 reading = evidence.head_picker(loaded)

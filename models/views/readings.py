@@ -224,8 +224,8 @@ Grid = tuple[list[str], list[str], list[list[float | None]]]
 class FittedHeads:
     """The probe's head grids, by "read one step later", each with the heads' own test AER where recorded."""
 
-    weights: dict[bool, Grid]  # the probe's weight a head (summed over the matrices and scalings reading it)
-    aer: dict[bool, Grid | None]  # each head's own attention AER on the gold test set; None where not recorded
+    weights: dict[str, Grid]  # by title: the probe's weight a head (summed over the matrices and scalings reading it)
+    aer: dict[str, Grid | None]  # by title: each head's own attention AER on the gold test set; None: not recorded
     bound: float  # the largest weight's size: one colour scale, ±bound, for every grid
     summary: str  # what it was fit on and how well it reads, in a line
     about: str  # what weighs beside the heads, and how to read the grids (the help)
@@ -238,7 +238,8 @@ def fitted_summary(probe: Probe) -> tuple[str, str]:
     beside = [f"{f.source}{f.head and ', ' + f.head.label or ''}{f.at != 'cell' and f' ({f.at})' or ''} {w:+.2f}"
               for f, w in used if f.head is None or f.at != "cell"][:4]
     fit = "Cross-fitted on all" if data.cross_fitted else f"Fit on {data.split}"
-    return (f"{fit} {data.pairs} pairs of {gold}: {len(used)} of {len(probe.features)} features weigh; "
+    both = " (its own heads and the reverse model's, read with the roles swapped)" * probe.reads_partner
+    return (f"{fit} {data.pairs} pairs of {gold}{both}: {len(used)} of {len(probe.features)} features weigh; "
             f"cross-validated AER {probe.chosen.aer:.1f} %.",
             f"Beside the heads: {'; '.join(beside)}. " * bool(beside) + f"Links read by {probe.chosen.rule}. ")
 
@@ -254,14 +255,19 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     layers, heads = loaded.model.attention_shape
     if probe is None or not layers:
         return None
-    rows = [f"layer {n + 1}" for n in range(layers)]
-    columns = [str(h + 1) for h in range(heads)] + ["all"]  # heads, then the layer's whole
-    results = recorded(loaded.path)
-    weights = {shifted: (rows, columns, [[round(float(w), 3) for w in row] for row in
-                                         probe.head_grid(layers, heads, shifted)]) for shifted in (False, True)}
+    results, partner = recorded(loaded.path), loaded.model.reverse_partner if probe.reads_partner else None
+    weights, aer = {}, {}
+    for reverse, model in ((False, loaded.model), *(((True, partner.model),) if partner else ())):
+        L, H = model.attention_shape
+        for shifted in (False, True):
+            title = ("One step later" if shifted else "Writing step") if not reverse else \
+                f"{pair_name(loaded.languages[::-1])} model, " + ("one step later" if shifted else "writing step")
+            grid = probe.head_grid(L, H, shifted, reverse)
+            weights[title] = ([f"layer {n + 1}" for n in range(L)], [str(h + 1) for h in range(H)] + ["all"],
+                              [[round(float(w), 3) for w in row] for row in grid])
+            aer[title] = None if reverse else aer_by_head(results, "test", shifted)
     bound = max((abs(w) for _, _, grid in weights.values() for row in grid for w in row), default=0.0) or 1.0
-    return FittedHeads(weights, {shifted: aer_by_head(results, "test", shifted) for shifted in (False, True)},
-                       bound, fitted_summary(probe)[0], fitted_summary(probe)[1] + FITTED_ABOUT)
+    return FittedHeads(weights, aer, bound, fitted_summary(probe)[0], fitted_summary(probe)[1] + FITTED_ABOUT)
 
 
 @dataclass(frozen=True)

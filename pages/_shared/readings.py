@@ -45,11 +45,12 @@ def _every_way(key: cache.ModelKey, text: str, target: tuple[int, ...],
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:
     """Draw which heads people's links single out (:func:`models.views.readings.fitted_heads`): the probe's weight a
-    layer × head, at the writing step and one step later, each head's own AER in its tooltip, in ``columns``."""
+    layer × head, at the writing step and one step later (and the reverse model's, where it reads one), each head's
+    own AER in its tooltip, in ``columns``."""
     st.markdown("**Heads fit to people**", help=found.about)
     st.caption(found.summary)
-    places = st.columns(columns) if columns > 1 else [st.container()] * 2
-    for n, ((shifted, grid), place) in enumerate(zip(found.weights.items(), places)):
-        step = "One step later" if shifted else "Writing step"
-        place.altair_chart(charts.weight_grid(grid, found.aer[shifted], step, found.bound, legend=n == 1),
-                           width="stretch", key=f"fitted_heads_{shifted}")
+    places = st.columns(columns) if columns > 1 else [st.container()] * len(found.weights)
+    for n, ((title, grid), place) in enumerate(zip(found.weights.items(), places * len(found.weights))):
+        place.altair_chart(charts.weight_grid(grid, found.aer[title], title, found.bound,
+                                              legend=n == len(found.weights) - 1),
+                           width="stretch", key=f"fitted_heads_{n}")
