@@ -25,8 +25,8 @@ from ..datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
 from ..decoding.lines import BATCH
 from ..decoding.trace import Reading
 from ..storage.card import bucket_label
-from ..storage.examples import load_examples
-from ..storage.languages import Languages, assumed
+from ..storage.examples import examples_file, load_examples
+from ..storage.languages import Languages, assumed, language_key
 from ..storage.loaded import LoadedModel
 from ..tables.columns import AGREEMENT, JSD, PAIR_STATS, SENTENCE, STATS, column, order, parse
 from ..tables.files import table_csv, table_json
@@ -55,8 +55,11 @@ def sources(data_folder: str | Path, languages: Languages) -> Sources:
     return Sources(pair, found_test_sets(data_folder), tuple(sorted(public, key=lambda t: t not in cached)), cached)
 
 
-def examples() -> Sentences:
-    return Sentences(EXAMPLES, tuple(e.text for e in load_examples()), None, languages=("en", None))
+def examples(source: str | None) -> Sentences:
+    """The app's curated sentences in ``source`` (a model's source language; English where it does not say)."""
+    language = "en" if source is None else language_key(source)
+    return Sentences(EXAMPLES, tuple(e.text for e in load_examples(examples_file(language))), None,
+                     languages=(language, None))
 
 
 def from_public(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:

@@ -85,7 +85,7 @@ def pick_sentences(languages: Languages) -> Sentences | None:
         if choice == PUBLIC:
             return _public_set(found) or _prompt("Choose a test set above.")
         if choice == EXAMPLES:
-            return corpus.examples()
+            return corpus.examples(languages[0])
         if choice == PASTE:
             text = st.text_area("One sentence a line, or source TAB reference", height=200, key="corpus_text",
                                 max_chars=corpus.MAX_PASTED)
