@@ -106,3 +106,16 @@ def data_given(flag: str, specs: list[str], names: tuple[str, ...] = ()) -> None
         path = spec.partition(":")[0]
         if not (spec.startswith(NAMED) or path in names or Path(path).exists()):
             raise SystemExit(f"error: {flag} {spec}: no such folder or file, nor a set by name")
+
+
+def language_options(parser) -> None:
+    """A command's ``--src-lang`` / ``--tgt-lang``: the pair a many-to-many model is set to (see
+    :func:`chosen_languages`)."""
+    for side, example in (("src", "source"), ("tgt", "target")):
+        parser.add_argument(f"--{side}-lang", metavar="CODE", help=f"a many-to-many model's {example} language, in "
+                            "its own codes (M2M100: fr, NLLB-200: fra_Latn, mBART-50: fr_XX); default: English→French")
+
+
+def chosen_languages(args) -> tuple[str | None, str | None] | None:
+    """The pair :func:`language_options` read (None where neither was given)."""
+    return (args.src_lang, args.tgt_lang) if args.src_lang or args.tgt_lang else None

@@ -19,7 +19,7 @@ import argparse
 import json
 from dataclasses import asdict
 
-from .checks import at_least, command_parser, data_given, file_out, run
+from .checks import at_least, chosen_languages, command_parser, data_given, file_out, language_options, run
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
@@ -33,7 +33,7 @@ from .storage.evaluation_record import (
     TestScores,
     write_evaluation,
 )
-from .storage.hub import chosen_languages, language_options, load_model
+from .storage.hub import load_model
 from .storage.languages import assumed, may_translate, pair_name
 from .storage.loaded import LoadedModel
 from .storage.records import read_record

@@ -20,13 +20,13 @@ from tqdm import tqdm
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
-from .checks import at_least, command_parser, data_given, run
+from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
 from .storage.card import write_card
 from .storage.commands import command_line
-from .storage.hub import CheckpointError, chosen_languages, language_options, load_model
+from .storage.hub import CheckpointError, load_model
 from .storage.languages import assumed
 from .storage.loaded import LoadedModel
 from .storage.reading_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness

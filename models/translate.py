@@ -14,14 +14,14 @@ import sys
 from pathlib import Path
 
 from .analysis.bertviz_export import VIEWS, bertviz_html
-from .checks import at_least, command_parser, file_out, run
+from .checks import at_least, chosen_languages, command_parser, file_out, language_options, run
 from .decoding.beam import beam_search
 from .decoding.kinds import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
 from .extras import MissingExtra
 from .network.tokenization import PROMPT
-from .storage.hub import DEFAULT_MODEL, CheckpointError, chosen_languages, language_options, load_model
+from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
 from .tables.doubts import notices
 
 

@@ -4,8 +4,8 @@ that looks like its source."""
 import pytest
 
 from models.storage.hub import bundled_models, bundled_pairs, bundled_variants, resolve
-from models.views import directions
-from models.views.naming import model_name
+from models.views import naming
+
 
 from .pages_helpers import page, run_page
 
@@ -13,37 +13,37 @@ EN_FR, FR_EN = ("en", "fr"), ("fr", "en")
 
 
 def test_the_bundled_models_translate_both_ways_and_each_way_lists_its_own():
-    assert directions.directions() == [EN_FR, FR_EN]
-    assert directions.models_of(FR_EN) == ["fr-en-transformer"]
-    assert "transformer" in directions.models_of(EN_FR) and "fr-en-transformer" not in directions.models_of(EN_FR)
-    assert sorted(sum(map(directions.models_of, directions.directions()), [])) == sorted(bundled_models())
+    assert naming.directions() == [EN_FR, FR_EN]
+    assert naming.models_of(FR_EN) == ["fr-en-transformer"]
+    assert "transformer" in naming.models_of(EN_FR) and "fr-en-transformer" not in naming.models_of(EN_FR)
+    assert sorted(sum(map(naming.models_of, naming.directions()), [])) == sorted(bundled_models())
     assert resolve("fr-en-transformer").name == "fr-en-transformer" and resolve("dot").name == "en-fr-dot"
 
 
 def test_a_switch_of_direction_opens_the_same_kind_of_model_where_there_is_one():
-    assert directions.opened_model(FR_EN, "transformer") == "fr-en-transformer"
-    assert directions.opened_model(EN_FR, "fr-en-transformer") == "transformer"
-    assert directions.opened_model(FR_EN, "dot") == "fr-en-transformer"  # no French→English RNN: the first
-    assert directions.opened_model(EN_FR, "dot") == "dot"
+    assert naming.opened_model(FR_EN, "transformer") == "fr-en-transformer"
+    assert naming.opened_model(EN_FR, "fr-en-transformer") == "transformer"
+    assert naming.opened_model(FR_EN, "dot") == "fr-en-transformer"  # no French→English RNN: the first
+    assert naming.opened_model(EN_FR, "dot") == "dot"
     assert bundled_variants()["fr-en-transformer"] == "transformer" and bundled_pairs()["fr-en-transformer"] == FR_EN
 
 
 def test_a_model_of_the_second_direction_is_named_with_it():
-    assert model_name("fr-en-transformer") == "Transformer (multi-head), French→English"
-    assert model_name("transformer") == "Transformer (multi-head)"
+    assert naming.model_name("fr-en-transformer") == "Transformer (multi-head), French→English"
+    assert naming.model_name("transformer") == "Transformer (multi-head)"
 
 
 @pytest.mark.parametrize("key", ["de-en", "fr", "", "<b>x</b>"])
 def test_a_link_to_an_unknown_direction_opens_the_models_own_and_says_what_was_ignored(key):
-    pair, notice = directions.linked_direction(key or None, "dot")
+    pair, notice = naming.linked_direction(key or None, "dot")
     assert pair == EN_FR and (notice is None) == (not key)
-    assert directions.linked_direction("fr-en", "dot") == (FR_EN, None)
+    assert naming.linked_direction("fr-en", "dot") == (FR_EN, None)
 
 
 def test_french_typed_to_an_english_model_is_offered_the_other_direction():
-    offer = directions.offer("fr", "transformer")
+    offer = naming.offer("fr", "transformer")
     assert (offer.pair, offer.model, offer.label) == (FR_EN, "fr-en-transformer", "Translate it French → English")
-    assert directions.offer(None, "transformer") is None and directions.offer("de", "transformer") is None
+    assert naming.offer(None, "transformer") is None and naming.offer("de", "transformer") is None
 
 
 def test_the_sidebar_switches_direction_and_the_sentence_follows_unless_typed():

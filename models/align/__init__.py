@@ -40,7 +40,7 @@ from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
 from ..analysis.word_links import WRITTEN, word_matrices
-from ..checks import command_parser, file_out, folder_out
+from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
@@ -48,7 +48,7 @@ from ..storage.alignment_record import ALIGNMENT_FILE, AlignmentRow, record_alig
 from ..storage.card import write_card
 from ..storage.commands import command_line
 from ..storage.gold import write_links
-from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
+from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import language_key
 from ..storage.probe_record import PROBE_FILE
 from .every import SWEPT, every_row

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..checks import command_parser, data_given, file_out
+from ..checks import chosen_languages, command_parser, data_given, file_out, language_options
 from ..datasets.sentences import read_named
 from ..decoding.trace import Reading
 from ..storage.commands import command_line
-from ..storage.hub import CheckpointError, chosen_languages, language_options, load_model
+from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import assumed
 from ..tables.files import table_csv, table_json
 from ..tables.rows import corpus_rows, language_refusal, sides, summary

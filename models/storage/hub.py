@@ -305,16 +305,3 @@ def _partner(ref: str, device: str | None, policy: LoadPolicy) -> ReversePartner
     except CheckpointError:
         return None
     return ReversePartner(found.model, found.tokenizers, ref)
-
-
-def language_options(parser) -> None:
-    """A command's ``--src-lang`` / ``--tgt-lang``: the pair a many-to-many model is set to (see
-    :func:`chosen_languages`)."""
-    for side, example in (("src", "source"), ("tgt", "target")):
-        parser.add_argument(f"--{side}-lang", metavar="CODE", help=f"a many-to-many model's {example} language, in "
-                            "its own codes (M2M100: fr, NLLB-200: fra_Latn, mBART-50: fr_XX); default: English→French")
-
-
-def chosen_languages(args) -> Languages | None:
-    """The pair :func:`language_options` read (None where neither was given)."""
-    return (args.src_lang, args.tgt_lang) if args.src_lang or args.tgt_lang else None

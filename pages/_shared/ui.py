@@ -15,7 +15,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
-from models.views import directions, naming
+from models.views import naming
 from models.views import query_string as url
 from models.views.translate import Refused, doubts
 
@@ -57,9 +57,9 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     """A bundled model of the sidebar's direction or a Hub repo id (+ revision); the choice is kept in the URL under
     ``key``."""
     pair = st.session_state.get(_DIRECTION)
-    bundled = directions.models_of(pair) if pair else bundled_models()
+    bundled = naming.models_of(pair) if pair else bundled_models()
     if pair and wanted in bundled_models():
-        wanted = directions.opened_model(pair, wanted)
+        wanted = naming.opened_model(pair, wanted)
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
     choice = st.selectbox(label, options, index=index, format_func=naming.model_name, key=f"{key}_pick")
@@ -105,15 +105,15 @@ def sidebar() -> None:
 def direction_picker(key: str | None, wanted: str) -> None:
     """Which way the bundled models translate (where they go more than one way), kept in the URL (``direction``) and
     in the session for every model picker; a Hub model or a folder keeps its own languages."""
-    pair, notice = directions.linked_direction(key, wanted)
+    pair, notice = naming.linked_direction(key, wanted)
     if notice:
         st.toast(notice, icon=":material/warning:")
-    found = directions.directions()
+    found = naming.directions()
     if len(found) > 1:
-        pair = st.selectbox("Direction", found, index=found.index(pair), format_func=directions.direction_label,
+        pair = st.selectbox("Direction", found, index=found.index(pair), format_func=naming.direction_label,
                             key="direction_pick", help="Which way the bundled models translate.")
     st.session_state[_DIRECTION] = pair
-    st.query_params["direction"] = directions.direction_key(pair)
+    st.query_params["direction"] = naming.direction_key(pair)
 
 
 def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Languages | None:
@@ -188,7 +188,7 @@ def in_direction(models: tuple[str, ...]) -> None:
     """Stop the page, saying why, where the bundled ``models`` it reads do not translate the sidebar's direction (an
     RNN-only view on French→English, where no RNN is bundled)."""
     pair = st.session_state.get(_DIRECTION)
-    if reason := directions.not_in_direction(models, pair):
+    if reason := naming.not_in_direction(models, pair):
         st.info(reason)
         st.stop()
 
@@ -271,18 +271,18 @@ def say_notices(loaded: LoadedModel, trace: Trace, text: str) -> None:
     found = doubts(loaded, trace, text)
     if found.warnings:
         st.warning(for_markdown(" ".join(found.warnings)))
-    if loaded.origin.bundled and (other := directions.offer(found.looks_like, loaded.origin.ref)):
+    if loaded.origin.bundled and (other := naming.offer(found.looks_like, loaded.origin.ref)):
         st.button(other.label, icon=":material/swap_horiz:", key=f"offer_{loaded.origin.ref}", on_click=_turn,
                   args=(other,))
     if found.caption:
         st.caption(for_markdown(found.caption))
 
 
-def _turn(offer: directions.Offer) -> None:
+def _turn(offer: naming.Offer) -> None:
     """Switch the sidebar to ``offer``'s direction and model (a button's callback: before the widgets are drawn)."""
     for key in ("direction_pick", "model_pick"):  # drawn anew from the URL
         st.session_state.pop(key, None)
-    st.query_params.update(direction=directions.direction_key(offer.pair), model=offer.model)
+    st.query_params.update(direction=naming.direction_key(offer.pair), model=offer.model)
 
 
 def show_translation(text: str, where=st, help: str | None = None) -> None:
