@@ -171,6 +171,22 @@ def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, pa
         browser.close()
 
 
+def test_a_click_on_an_answer_bar_opens_that_model_and_reading(server, page):
+    """The answer page's bars are links (issue 83): a click on one opens its model on the Translate page, at the
+    reading the bar names."""
+    page.goto(f"{server}/Answer")
+    page.wait_for_selector(f"{CHART} g.mark-rect path")
+    wait_idle(page)
+    settled(page)
+    page.locator(f"{CHART}").first.locator("g.mark-rect path").first.click()
+    page.wait_for_url(lambda url: "model=" in url and "/Answer" not in url, timeout=90_000)
+    page.wait_for_selector(HEATMAP)
+    wait_idle(page)
+    assert_no_exception(page)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query["model"][0] and query.get("read")
+
+
 def test_translate_step_and_compare(server, page, tmp_path):
     page.goto(server)
     page.wait_for_selector(CHART)
