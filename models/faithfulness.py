@@ -12,6 +12,7 @@ checkpoint, which its card and the app's Models page show beside the alignment t
 """
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -53,7 +54,7 @@ def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[str] | N
     return {name: (weights[name][:2], f) for name, f in found.items()}
 
 
-def main(argv=None) -> int:
+def arguments() -> argparse.ArgumentParser:
     p = command_parser("python -m models.faithfulness", __doc__.split("\n")[0])
     p.add_argument("--model", required=True, help="bundled name, local directory or Hub repo id")
     p.add_argument("--data", required=True, help="sacrebleu:NAME, gold:SRC-TGT or DIR[:split=SPLIT]")
@@ -65,7 +66,11 @@ def main(argv=None) -> int:
                    "matrix's rows: not with --matrix)")
     language_options(p)
     p.add_argument("--device")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None) -> int:
+    args = arguments().parse_args(argv)
     at_least("--sentences", args.sentences, 1)
     data_given("--data", [args.data])
     if args.save and args.matrix:
@@ -78,18 +83,7 @@ def main(argv=None) -> int:
     for matrix in args.matrix or ():
         if reason := not_applicable(loaded.model, matrix):
             raise SystemExit(f"error: --matrix {matrix}: {reason}")
-    traces = greedy_batch(loaded.model, loaded.tokenizers, sources)
-    found: dict[str, tuple] = {}
-    for n, trace in enumerate(tqdm(traces, desc="sentences", leave=False)):
-        for name, (what, f) in sentence_rows(loaded, trace, n, args.matrix).items():
-            _, comp, suff = found.setdefault(name, (what, [], []))
-            comp.append(f.comprehensiveness)
-            suff.append(f.sufficiency)
-    command = command_line("models.faithfulness", argv)
-    record = Faithfulness(loaded.path.name, args.data, len(traces), DELETIONS, tuple(
-        FaithfulnessRow(name, matrix, round(float(np.concatenate(comp).mean()), 3),
-                        round(float(np.concatenate(suff).mean()), 3), int(sum(map(len, comp))), reading and reading.key)
-        for name, ((matrix, reading), comp, suff) in found.items()), command)
+    record = measured(loaded, args, greedy_batch(loaded.model, loaded.tokenizers, sources), argv)
     for row in record.to_json()["rows"]:
         print(json.dumps(row, ensure_ascii=False))
     if args.save:
@@ -98,6 +92,19 @@ def main(argv=None) -> int:
             write_card(loaded.path)
     return 0
 
+
+def measured(loaded, args: argparse.Namespace, traces: list, argv) -> Faithfulness:
+    """Every row's comprehensiveness and sufficiency over ``traces``, averaged over their steps."""
+    found: dict[str, tuple] = {}
+    for n, trace in enumerate(tqdm(traces, desc="sentences", leave=False)):
+        for name, (what, f) in sentence_rows(loaded, trace, n, args.matrix).items():
+            _, comp, suff = found.setdefault(name, (what, [], []))
+            comp.append(f.comprehensiveness)
+            suff.append(f.sufficiency)
+    return Faithfulness(loaded.path.name, args.data, len(traces), DELETIONS, tuple(
+        FaithfulnessRow(name, matrix, round(float(np.concatenate(comp).mean()), 3),
+                        round(float(np.concatenate(suff).mean()), 3), int(sum(map(len, comp))), reading and reading.key)
+        for name, ((matrix, reading), comp, suff) in found.items()), command_line("models.faithfulness", argv))
 
 if __name__ == "__main__":
     run(main)

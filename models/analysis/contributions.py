@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.trace import Reading, Trace, readings
+from ..decoding.trace import Reading, Trace
 from ..network.parts import AttentionParts, Sublayer, Zeroed
 from ..network.translator import Translator
 
@@ -48,13 +48,6 @@ class Layered:
         """``reading``'s matrix [T, S] ([T − 1, S] shifted): a head, or the layer as a whole."""
         found = self.layers[reading.layer] if reading.head is None else self.heads[reading.layer, reading.head]
         return found[1:] if reading.shifted else found
-
-    def readings(self, shifted: bool = False) -> list[Reading]:
-        """Every reading it has: each layer's heads (where it has them) and the layer as a whole."""
-        if self.heads is not None:
-            return readings(self.heads.shape[:2], shifted)
-        plain = [Reading(n, None) for n in range(len(self.layers))]
-        return plain + [Reading(r.layer, None, True) for r in plain] if shifted else plain
 
 
 def row_shares(x: Tensor) -> np.ndarray:

@@ -15,7 +15,9 @@ from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
 from .evaluation_record import EvaluationRecord, TestScores, read_evaluation
+from .examples import examples_file, first_example, load_examples
 from .head_record import heads_table
+from .languages import language_key, language_name, pair_name
 from .reading_scores import reading_table
 from .timeline import timeline_file
 from .training_record import (
@@ -57,7 +59,7 @@ def _metadata(training: TrainingRecord, evaluation: EvaluationRecord | None) -> 
         tags=["translation", "attention", *TAGS.get(training.variant, ("seq2seq", "gru", training.variant))],
         datasets=[d.name for d in training.data], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas en-fr {training.variant}", eval_results=results or None,
+        model_name=f"attention-atlas {'-'.join(training.languages)} {training.variant}", eval_results=results or None,
     )
 
 
@@ -178,10 +180,18 @@ def _guided(training: TrainingRecord) -> str:
 
 
 def render_card(directory: str | Path) -> str:
+    """The model card of the checkpoint in ``directory``, from its records: Hub metadata, then its sections."""
     training, evaluation = load_records(directory)
+    body = "\n".join((_about(training, directory), _measured(training, evaluation, directory),
+                      _heads_section(training, directory), _use(training)))
+    return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
+
+
+def _about(training: TrainingRecord, directory: str | Path) -> str:
+    """What the model is, what it was trained on and how, with the commands that trained it."""
     commands = "\n".join("    " + c for c in training.commands)
-    body = f"""
-# Attention Atlas — English→French, {training.variant}
+    return f"""
+# Attention Atlas — {pair_name(training.languages)}, {training.variant}
 
 {model_description(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
@@ -197,8 +207,13 @@ Made for looking at attention in the Attention Atlas app, not for production tra
 Trained with (one line per invocation; a resumed run continues the one before it exactly):
 
 {commands}
+"""
 
-## Validation during training
+
+def _measured(training: TrainingRecord, evaluation: EvaluationRecord | None, directory: str | Path) -> str:
+    """Its validation curve, test scores, alignment against people and the table of readings."""
+    target = language_name(training.languages[1], "target")
+    return f"""## Validation during training
 
 Greedy, cased BLEU on each corpus's validation split at every validation point, by training time (what the
 compute bought); the checkpoint is the point with the {"last" if training.kept == "last" else "best mean"}.
@@ -211,7 +226,7 @@ compute bought); the checkpoint is the point with the {"last" if training.kept =
 
 ## Against human word alignments
 
-Word links read from this model with the French side forced, scored on the English–French Hansards gold set
+Word links read from this model with the {target} side forced, scored on the English–French Hansards gold set
 (Och & Ney 2000; Mihalcea & Pedersen 2003) by alignment error rate (lower is better):
 
 {alignment_table(directory, aligning_matrix(training))}
@@ -222,15 +237,20 @@ Each matrix a step can be read as — the attention, what it adds (its norm, ALT
 the layers, a gradient attribution — scored against people (AER, as above: reading and rule chosen on the trial set)
 and against the model itself (does the written word need the source words the matrix points at?):
 
-{reading_table(directory)}
-{_heads_section(training, directory)}
-## Use
+{reading_table(directory)}"""
+
+
+def _use(training: TrainingRecord) -> str:
+    """How to load it, and what not to expect of it."""
+    example = first_example(load_examples(examples_file(language_key(training.languages[0]))) or
+                            load_examples()).text
+    return f"""## Use
 
 ```python
 from models.storage.hub import load_model
 from models.decoding.greedy import greedy
 loaded = load_model("path/or/owner/repo")
-print(greedy(loaded.model, loaded.tokenizers, "A dog runs on the beach.").translation)
+print(greedy(loaded.model, loaded.tokenizers, {json.dumps(example, ensure_ascii=False)}).translation)
 ```
 
 ## Limitations
@@ -239,7 +259,6 @@ Trained on {', '.join(d.name for d in training.data)} only: expect poor output o
 Attention weights show where the model looked, not a guaranteed explanation of why: the table "Which matrix to
 believe" measures how far each reading is one.
 """
-    return f"---\n{_metadata(training, evaluation).to_yaml()}\n---\n{body}"
 
 
 def _heads_section(training: TrainingRecord, directory: str | Path) -> str:

@@ -22,6 +22,13 @@ from .decoder_only import add_arguments
 def parse_args(argv=None) -> argparse.Namespace:
     p = command_parser("python -m models.train", sys.modules["models.train"].__doc__)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
+    for options in (_data_options, _size_options, _budget_options, _guided_options, _machine_options):
+        options(p)
+    return checked(p.parse_args(argv))
+
+
+def _data_options(p: argparse.ArgumentParser) -> None:
+    """What is trained on and validated on, in which direction, with which tokenizers."""
     p.add_argument("--data", required=True, nargs="+", metavar="(DIR | opus:CORPUS | multi30k)[:weight=W,…]",
                    help="folders of {split}.{lang}.gz files, or corpora by name (opus:Tatoeba, opus:Europarl, …: "
                         "OPUS's latest release of the run's pair; multi30k: its captions), fetched once; each with "
@@ -46,6 +53,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="one BPE vocabulary for both languages, trained on both sides of every corpus")
     p.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
                    help="where tokenised corpora are kept, keyed on the tokenizers and the text (default: %(default)s)")
+
+
+def _size_options(p: argparse.ArgumentParser) -> None:
+    """Each architecture's sizes."""
     rnn = p.add_argument_group("the RNN's sizes")
     rnn.add_argument("--emb-dim", type=int, default=RNNConfig.emb_dim)
     rnn.add_argument("--enc-hidden", type=int, default=RNNConfig.enc_hidden)
@@ -58,6 +69,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     t.add_argument("--dec-layers", type=int, default=TransformerConfig.dec_layers)
     t.add_argument("--ffn-dim", type=int, default=TransformerConfig.ffn_dim)
     add_arguments(p)
+
+
+def _budget_options(p: argparse.ArgumentParser) -> None:
+    """The optimisation: regularisation, batches, precision, rate, schedule and budget."""
     p.add_argument("--dropout", type=float, help=f"default: {RNNConfig.dropout} (rnn), {TransformerConfig.dropout} "
                                                  "(transformer)")
     p.add_argument("--label-smoothing", type=float, default=0.1)
@@ -79,6 +94,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--validate-every", type=int, default=0, metavar="STEPS",
                    help="validate every STEPS steps (and at a quarter and half of that, early) instead of at epoch "
                         "ends: for long epochs")
+
+
+def _guided_options(p: argparse.ArgumentParser) -> None:
+    """Guided alignment: one head trained toward word links."""
     g = p.add_argument_group("guided alignment (Garg et al. 2019): one cross-attention head trained toward word links")
     g.add_argument("--guided-alignment", choices=list(RECIPES),
                    help="train a Transformer's head toward eflomal's links of the training pairs, made once over the "
@@ -92,6 +111,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="read the guided head in a second pass with the decoder's future mask lifted, every position "
                         "seeing the whole translation (Garg et al.'s full context; the app reads it as the matrix "
                         "'full-context attention')")
+
+
+def _machine_options(p: argparse.ArgumentParser) -> None:
+    """What is kept, the seed, the machine, the splits, and resuming or publishing the run."""
     p.add_argument("--keep", choices=["best", "last"], default="best",
                    help="the checkpoint: the validation point of best mean BLEU, or the last (the budget's end, the "
                         "learning rate annealed: for an aim BLEU does not see, such as guided alignment's head)")
@@ -105,8 +128,6 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "time a validation point takes on long sets such as a news year's 3,000 sentences")
     p.add_argument("--resume", action="store_true", help="continue from --out/train_state")
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the checkpoint to this Hub model repo")
-    return checked(p.parse_args(argv))
-
 
 def checked(args: argparse.Namespace) -> argparse.Namespace:
     """The line's numbers, folders and corpora, checked before any corpus is read or model built."""

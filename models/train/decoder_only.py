@@ -27,8 +27,6 @@ from ..storage.languages import language_name
 from ..storage.prompted import chat_specials, prompted_translator
 
 ARCH = "decoder-only"
-#: The transformers family it is built as: its config and model classes are the library's.
-FAMILY = "llama"
 #: ``<pad>``, ``<unk>``, the start and the end of turn at the project's PAD, UNK, BOS and EOS ids; then the roles.
 SPECIALS = ("<pad>", "<unk>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>")
 CHAT_TEMPLATE = ("{% for message in messages %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|end|>' }}"
@@ -103,10 +101,6 @@ def as_translator(model, tokenizer, out: str | Path) -> tuple[DecoderOnlyTransla
         raise ValueError("the chat template's prompt must end on the start token and its turns on the end token")
     translator, tokenizers, _, _ = prompted_translator(model, tokenizer, specials, str(out), Path(out).name)
     return translator, tokenizers
-
-
-def new_translator(args, tokenizer) -> tuple[DecoderOnlyTranslator, TokenizerPair]:
-    return as_translator(build_chat_model(args, tokenizer), tokenizer, args.out)
 
 
 def save_chat_checkpoint(directory: str | Path, model: DecoderOnlyTranslator, tokenizers: TokenizerPair) -> None:
