@@ -18,12 +18,13 @@ st.caption("Two models' attention on one sentence: each on its own translation, 
 
 
 settings, url = ui.settings(), ui.read_url()
+default_a, default_b = naming.paired(ui.picked_direction())
 with st.sidebar:
     st.subheader("Compared here")
-    ref_a, rev_a = ui.model_picker("Left model", url.left or "additive", "left", url.left_rev)
-    ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
-left, loaded_a = ui.model_or_fallback(settings.for_model(ref_a, rev_a), "additive")
-right, loaded_b = ui.model_or_fallback(settings.for_model(ref_b, rev_b), "dot")
+    ref_a, rev_a = ui.model_picker("Left model", url.left or default_a, "left", url.left_rev)
+    ref_b, rev_b = ui.model_picker("Right model", url.right or default_b, "right", url.right_rev)
+left, loaded_a = ui.model_or_fallback(settings.for_model(ref_a, rev_a), default_a)
+right, loaded_b = ui.model_or_fallback(settings.for_model(ref_b, rev_b), default_b)
 if not (loaded_a.model.has_attention and loaded_b.model.has_attention):
     st.warning("Pick two models with attention: the no-attention baseline has no weights to compare.")
     st.stop()

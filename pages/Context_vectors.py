@@ -8,8 +8,6 @@ from pages._shared import charts, evidence, ui
 from pages._shared import kinds as kinds_ui
 from pages._shared.labels import for_markdown
 
-BESIDE = {"dot": "Dot-product RNN", "transformer": "A Transformer head"}
-
 st.title("Context vectors")
 st.caption("How the context c_t moves among the encoder's annotations h_s, step by step (a 2-D PCA).",
            help="Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this "
@@ -45,9 +43,9 @@ def rnn_column(settings: ui.Settings, model: str, text: str) -> None:
     draw_path(trace, inside.rnn_path(trace), naming.model_name(model), model)
 
 
-def head_column(settings: ui.Settings, text: str) -> None:
-    """One cross-attention head of the bundled Transformer: its outputs among its value vectors."""
-    settings, loaded = ui.model_or_fallback(settings.for_model("transformer"), "transformer")
+def head_column(settings: ui.Settings, model: str, text: str) -> None:
+    """One cross-attention head of a bundled Transformer: its outputs among its value vectors."""
+    settings, loaded = ui.model_or_fallback(settings.for_model(model), model)
     reading = evidence.head_picker(loaded, label="Transformer head")
     if reading is None or reading.head is None:
         st.info(inside.ONE_HEAD)
@@ -61,16 +59,19 @@ def head_column(settings: ui.Settings, text: str) -> None:
 
 
 settings = ui.settings()  # the view always shows bundled models: the additive RNN, and the dot RNN or a head
-ui.in_direction(("additive",))
+additive = naming.paired()[0]
+ui.in_direction((additive,))
 text = ui.sentence_input()
 if text is None:
     st.stop()
 wanted = ui.read_url().beside
-beside = st.segmented_control("Beside the additive RNN", list(BESIDE), default=wanted, format_func=BESIDE.get,
+beside = st.segmented_control("Beside the additive RNN", list(naming.BESIDE), default=wanted,
+                              format_func=lambda key: naming.BESIDE[key].label,
                               key="beside") or wanted  # an emptied control keeps the last one
 st.query_params["beside"] = beside
 left, right = st.columns(2)
 with left:
-    rnn_column(settings, "additive", text)
+    rnn_column(settings, additive, text)
 with right:
-    {"dot": lambda: rnn_column(settings, "dot", text), "transformer": lambda: head_column(settings, text)}[beside]()
+    shown = naming.BESIDE[beside]
+    (head_column if shown.heads else rnn_column)(settings, naming.bundled_of(shown.variant), text)

@@ -20,9 +20,10 @@ with st.sidebar:
     st.subheader("Set beside it")
     two = st.toggle("A second model", value=True, key="corpus_two")
     if two:
-        ref_b, rev_b = ui.model_picker("Right model", url.right or "dot", "right", url.right_rev)
+        ref_b, rev_b = ui.model_picker("Right model", url.right or naming.paired(ui.picked_direction())[1], "right",
+                                       url.right_rev)
 second = settings.for_model(ref_b, rev_b) if two else None  # at its own pair
-chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, "dot")]
+chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, naming.paired(ui.picked_direction())[1])]
                                  if two else [])
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)

@@ -12,14 +12,15 @@ st.title("Score anatomy")
 st.caption("One attention energy of the additive and the dot-product model, taken apart term by term.")
 
 settings = ui.settings()  # the view always takes apart the bundled additive and dot-product models
-ui.in_direction(("additive", "dot"))
+additive, dot = naming.paired()
+ui.in_direction((additive, dot))
 text = ui.sentence_input()
 if text is None:
     st.stop()
-settings, loaded = ui.model_or_fallback(replace(settings.for_model("additive"), beam=1))
+settings, loaded = ui.model_or_fallback(replace(settings.for_model(additive), beam=1), additive)
 trace = ui.trace_or_stop(settings, text)
 ui.say_notices(loaded, trace, text)
-dot_settings, dot_loaded = ui.model_or_fallback(settings.for_model("dot"), "dot")
+dot_settings, dot_loaded = ui.model_or_fallback(settings.for_model(dot), dot)
 
 target = charts.piece_text(trace.target_pieces)
 source = charts.source_text(trace)

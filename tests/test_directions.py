@@ -70,3 +70,16 @@ def test_a_french_sentence_on_an_english_model_gets_a_button_that_turns_the_dire
 def test_an_rnn_only_page_on_french_to_english_says_why_it_draws_nothing(name):
     at = run_page(page(name), direction="fr-en")
     assert not at.exception and any("no such model translates French → English" in i.value for i in at.info)
+
+
+def test_the_pages_defaults_come_from_the_views_by_variant():
+    """Compare, Corpus and Score anatomy open on the additive and dot-product RNNs, Context vectors draws beside the
+    additive one what a link's ``beside`` names: the variants are named in one place (views.naming), the models found
+    by them (the Transformer not trained to align before the one that is)."""
+    from models.views.query_string import parse
+
+    assert naming.paired() == ("additive", "dot") and naming.paired(FR_EN) == ("fr-en-transformer",) * 2
+    assert naming.bundled_of("transformer") == "transformer"
+    assert naming.bundled_of("transformer", FR_EN) == "fr-en-transformer"
+    assert {key for key in naming.BESIDE if parse({"beside": key}).beside == key} == set(naming.BESIDE)
+    assert parse({"beside": "none"}).notices  # anything else is refused by the link's parser

@@ -56,8 +56,10 @@ def sources(data_folder: str | Path, languages: Languages) -> Sources:
 
 
 def examples(source: str | None) -> Sentences:
-    """The app's curated sentences in ``source`` (a model's source language; English where it does not say)."""
+    """The app's curated sentences in ``source`` (a model's source language), or the English ones where there are
+    none in it (the table then says why it cannot be made) or the model does not say."""
     language = "en" if source is None else language_key(source)
+    language = language if examples_file(language).is_file() else "en"
     return Sentences(EXAMPLES, tuple(e.text for e in load_examples(examples_file(language))), None,
                      languages=(language, None))
 

@@ -284,3 +284,35 @@ def offer(language: str | None, ref: str) -> Offer | None:
     if pair is None:
         return None
     return Offer(pair, opened_model(pair, ref), f"Translate it {direction_label(pair)}")
+
+
+#: The two models a page sets side by side unless asked otherwise, by the variant each is: Bahdanau's additive score
+#: beside the dot product (Compare, A corpus at a time, Score anatomy).
+PAIRED = ("additive", "dot")
+
+
+@dataclass(frozen=True)
+class Beside:
+    """What the Context vectors page may draw beside the additive RNN (the URL's ``beside``): a bundled model of a
+    variant, its label, and whether its paths are a head's (a Transformer's) rather than the RNN's one context."""
+
+    variant: str
+    label: str
+    heads: bool
+
+
+BESIDE = {"dot": Beside("dot", "Dot-product RNN", False), "transformer": Beside("transformer", "A Transformer head", True)}
+
+
+def bundled_of(variant: str, pair: Languages | None = None) -> str:
+    """The bundled model of ``variant`` (of direction ``pair``, else of any), one not trained to align before one
+    that is; else the direction's first model."""
+    names = models_of(pair) if pair else bundled_models()
+    fitting = [n for n in names if bundled_variants()[n] == variant]
+    return min(fitting, key=lambda n: bundled_cards()[n].guided is not None) if fitting else names[0]
+
+
+def paired(pair: Languages | None = None) -> tuple[str, str]:
+    """The two models set side by side by default (:data:`PAIRED`), of direction ``pair``."""
+    return bundled_of(PAIRED[0], pair), bundled_of(PAIRED[1], pair)
+

@@ -112,7 +112,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "shifted": _int_in(0, 1),
     "layers": _int_in(0, 1),
     "attn": _one_of(KINDS),
-    "beside": _one_of(("dot", "transformer")),
+    "beside": _one_of(("dot", "transformer")),  # naming.BESIDE's keys (checked here, below the views)
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},

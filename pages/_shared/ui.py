@@ -56,7 +56,7 @@ def read_url() -> url.UrlState:
 def model_picker(label: str, wanted: str, key: str, revision: str | None = None) -> tuple[str, str | None]:
     """A bundled model of the sidebar's direction or a Hub repo id (+ revision); the choice is kept in the URL under
     ``key``."""
-    pair = st.session_state.get(_DIRECTION)
+    pair = picked_direction()
     bundled = naming.models_of(pair) if pair else bundled_models()
     if pair and wanted in bundled_models():
         wanted = naming.opened_model(pair, wanted)
@@ -184,11 +184,15 @@ def settings() -> Settings:
     return st.session_state[_SETTINGS]
 
 
+def picked_direction() -> Languages | None:
+    """The bundled models' direction the sidebar picked (None before it is drawn)."""
+    return st.session_state.get(_DIRECTION)
+
+
 def in_direction(models: tuple[str, ...]) -> None:
     """Stop the page, saying why, where the bundled ``models`` it reads do not translate the sidebar's direction (an
     RNN-only view on French→English, where no RNN is bundled)."""
-    pair = st.session_state.get(_DIRECTION)
-    if reason := naming.not_in_direction(models, pair):
+    if reason := naming.not_in_direction(models, picked_direction()):
         st.info(reason)
         st.stop()
 
