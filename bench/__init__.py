@@ -7,6 +7,8 @@
     python -m bench which --model transformer     # one sentence read every way, as Which reading? does (readings)
     python -m bench prompt-share --model decoder-only --data ../shared/data/multi30k --sentences 1000
                                            # a chat model's attention: sentence, rest of prompt, translation so far
+    python -m bench probe-seeds --model transformer --partner fr-en-transformer  # a probe's test AER over CV seeds,
+                                           # one way and both ways                     (probe_seeds)
     python -m bench completeness --model additive  # integrated gradients' gap by path points (convergence)
     python -m bench sharpness --model dot  # how peaked its attention is on validation sentences (sharpness)
     python -m bench train                  # one training step: read-out over all steps vs per step (kernels)

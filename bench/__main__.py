@@ -51,6 +51,9 @@ OPTIONS: list[tuple[tuple[str, ...], dict]] = [
     (("--children",), dict(type=int, default=os.cpu_count(), help="for mutants: mutants tested at once")),
     (("--report",), dict(action="store_true", help="for mutants: print the last run's table, running nothing")),
     (("--train-steps",), dict(type=int, default=3000, help="for dtype: the stand-in's training batches, once")),
+    (("--partner",), dict(help="for probe-seeds: the model translating the other way whose heads it reads too")),
+    (("--gold",), dict(default="gold:en-fr", help="for probe-seeds: the human-aligned set (its trial and test)")),
+    (("--seeds",), dict(type=int, default=5, help="for probe-seeds: the cross-validation seeds tried")),
     (("--size",), dict(choices=SIZES, default="opus-mt", help="for hub-model: opus-mt-en-fr's shape (75.1 M "
                        "parameters), opus-mt-tc-big's (235 M), nllb-200-distilled-600M's (615 M, in float32 and in "
                        "bfloat16), t5-small's (60.5 M), Qwen2.5-0.5B-Instruct's (494 M) or EuroLLM-1.7B-Instruct's "
@@ -147,6 +150,11 @@ def _readings(a):
     bench_readings(a.model, a.device, a.repeats)
 
 
+def _probe_seeds(a):
+    from .probe_seeds import bench_probe_seeds
+    bench_probe_seeds(a.model, a.partner, a.gold, a.seeds)
+
+
 def _prompt_share(a):
     from .prompt_share import bench_prompt_share
     bench_prompt_share(a.model, a.data[0], a.split, a.sentences)
@@ -167,7 +175,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], None]] = {
     "sharpness": lambda a: sharpness.bench_sharpness(a.model, a.data, a.device),
     "pieces": _pieces, "vocab": _vocab, "mutants": _mutants, "corpus": _corpus, "hub-model": _hub_model,
     "hub-lru": _hub_lru, "widening": _widening, "dtype": _dtype, "readings": _readings, "which": _which,
-    "prompt-share": _prompt_share,
+    "prompt-share": _prompt_share, "probe-seeds": _probe_seeds,
 }
 
 
