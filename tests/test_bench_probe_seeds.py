@@ -2,8 +2,8 @@
 import json
 
 from bench.probe_seeds import bench_probe_seeds
-from models.storage.hub import save_checkpoint
 from models.network.tokenization import TokenizerPair
+from models.storage.hub import save_checkpoint
 
 from .helpers import make_transformer
 from .test_probe import gold_folder
