@@ -33,11 +33,12 @@ from ..storage.card import (
 from ..storage.commands import for_people
 from ..storage.evaluation_record import EvaluationRecord
 from ..storage.head_record import importance_grid, read_heads
-from ..storage.hub import bundled_models, resolve
-from ..storage.languages import language_name
+from ..storage.hub import bundled_models, bundled_pairs, resolve
+from ..storage.languages import language_name, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 from ..storage.model_facts import model_facts
+from ..storage.probe_record import read_probe
 from ..storage.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
 from ..storage.training_record import TrainingRecord, best_validation, quality_per_minute, training_summary
 from .naming import model_name
@@ -250,10 +251,13 @@ def _bars(name: str, generation: str) -> tuple[list[dict], list[dict], list[Alig
     others = sorted((r for m, r in best.items() if m not in READ_APART), key=lambda r: r.trial_aer)[:1]
     picked = [("raw attention", best.get(ATTENTION)), ("best other reading", others[0] if others else None),
               ("fit to human links", best.get(FITTED))]
+    probe = read_probe(resolve(name))
+    both = (f"its heads and the {pair_name(bundled_pairs()[name][::-1])} model's" if probe and probe.reads_partner
+            else "")
     bars = [{"generation": generation, "model": name, "bar": label, "reading": reading, "matrix": r.matrix,
              "AER": r.aer, "head": r.reading or "", "at": r.reading and MATRICES[r.matrix].label(
-                 Reading.from_key(r.reading)) or "", "comprehensiveness": said[r.matrix].comprehensiveness
-             if r.matrix in said else None} for reading, r in picked if r is not None]
+                 Reading.from_key(r.reading)) or (both if r.matrix == FITTED else ""), "comprehensiveness":
+             said[r.matrix].comprehensiveness if r.matrix in said else None} for reading, r in picked if r is not None]
     noise = said.get("random") if bars else None
     random = [{"bar": label, "comprehensiveness": noise.comprehensiveness}] if noise else []
     return bars, random, [best[FLOOR]] if FLOOR in best else []
