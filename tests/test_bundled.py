@@ -151,3 +151,23 @@ def test_the_decoder_only_model_is_a_llama_asked_through_its_own_chat_template_a
         written = library.generate(prompt, do_sample=False, max_new_tokens=len(trace.target_ids))
         assert list(trace.target_ids) == written[0, prompt.shape[1]:].tolist()[: len(trace.target_ids)]
 
+
+
+def test_the_french_to_english_transformer_is_the_transformers_recipe_the_other_way(bundled):
+    """Issue 86: the same sizes and data as the English→French Transformer, the direction swapped, carded and tested
+    like the others, and it translates each curated French sentence."""
+    from models.storage.examples import examples_file
+
+    loaded = load_model("fr-en-transformer", device="cpu")
+    path, ours = loaded.path, bundled["transformer"]
+    assert loaded.languages == ("fr", "en") and read_training(path).languages == ("fr", "en")
+    sizes = ("d_model", "heads", "enc_layers", "dec_layers", "ffn_dim", "dropout")
+    assert [getattr(loaded.model.config, k) for k in sizes] == [getattr(ours.model.config, k) for k in sizes]
+    assert {d.name for d in read_training(path).data} == {d.name for d in read_training(ours.path).data}
+    assert (path / "model.safetensors").stat().st_size <= 25 * 2**20
+    card = (path / "README.md").read_text()
+    assert card.startswith("---\n") and "# Attention Atlas — French→English, transformer" in card
+    tests = {(t.data, t.split): t.sentences for t in read_evaluation(path).test_sets}
+    assert tests[("multi30k", "test_2016_flickr")] == 1000 and tests[("tatoeba-en-fr", "test")] == 1000
+    french = [e.text for e in load_examples(examples_file("fr"))]
+    assert all(o.strip() for o in translate_batch(loaded.model, loaded.tokenizers, french))

@@ -136,15 +136,14 @@ def test_every_pages_first_chart_or_table_begins_in_a_laptops_first_screen(serve
 
 #: The pages that draw no chart of the French→English model, and what they say instead.
 SAYS_WHY = {"Context_vectors": "no such model translates French → English",
-            "Score_anatomy": "no such model translates French → English",
-            "Learning": "kept no replay of its training"}  # its runs decoded English examples (issue 86's note)
+            "Score_anatomy": "no such model translates French → English"}
 
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, path):
     """Both directions (issue 86): each page on the French→English model renders without an exception; at 1366×768
-    its first chart or table starts in the first screen, or (a page that takes apart the English→French RNNs, a
-    replay the model did not keep) it says why it draws none; on a phone nothing scrolls sideways."""
+    its first chart or table starts in the first screen, or (a page that takes apart the English→French RNNs) it says
+    why it draws none; on a phone nothing scrolls sideways."""
     why = SAYS_WHY.get(path)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

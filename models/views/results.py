@@ -1,7 +1,6 @@
-"""What the Models & results page shows of the bundled translators, read from the records beside each checkpoint
-(``training.json``, ``evaluation.json``, ``alignment.json``, ``heads.json``, ``faithfulness.json``): one
-:class:`ModelResults` per model, every table in rows by column title and every figure in words.
-"""
+"""What the Models & results and answer pages show of the bundled translators, read from the records beside each
+checkpoint (training, evaluation, alignment, heads, faithfulness, probe): one :class:`ModelResults` per model, every
+table in rows by column title and every figure in words."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -246,17 +245,16 @@ class Answer:
 def _bars(name: str, generation: str) -> tuple[list[dict], list[dict], list[AlignmentRow]]:
     """A model's bars (raw attention, best other reading, fit to people: where measured), its random deletion score
     and its floor row."""
-    best, said, label = aligned(resolve(name)), explained(read_faithfulness(resolve(name))), model_name(name)
+    path, label = resolve(name), model_name(name)
+    best, said, probe = aligned(path), explained(read_faithfulness(path)), read_probe(path)
     label = label if label.lower().startswith(generation.lower()) else f"{generation}: {label}"
     others = sorted((r for m, r in best.items() if m not in READ_APART), key=lambda r: r.trial_aer)[:1]
     picked = [("raw attention", best.get(ATTENTION)), ("best other reading", others[0] if others else None),
               ("fit to human links", best.get(FITTED))]
-    probe = read_probe(resolve(name))
-    both = (f"its heads and the {pair_name(bundled_pairs()[name][::-1])} model's" if probe and probe.reads_partner
-            else "")
+    both = probe and probe.reads_partner and f"its heads and the {pair_name(bundled_pairs()[name][::-1])} model's"
     bars = [{"generation": generation, "model": name, "bar": label, "reading": reading, "matrix": r.matrix,
              "AER": r.aer, "head": r.reading or "", "at": r.reading and MATRICES[r.matrix].label(
-                 Reading.from_key(r.reading)) or (both if r.matrix == FITTED else ""), "comprehensiveness":
+                 Reading.from_key(r.reading)) or (r.matrix == FITTED and both or ""), "comprehensiveness":
              said[r.matrix].comprehensiveness if r.matrix in said else None} for reading, r in picked if r is not None]
     noise = said.get("random") if bars else None
     random = [{"bar": label, "comprehensiveness": noise.comprehensiveness}] if noise else []
