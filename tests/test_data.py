@@ -102,6 +102,18 @@ def test_every_reference_is_read_and_laid_out_for_sacrebleu(tmp_path):
     assert reference_streams(references) == [["Salut.", "Cours !"], ["Bonjour.", None]]
 
 
+def test_read_the_other_way_a_references_file_gives_way_to_the_parallel_lines(tmp_path):
+    """French→English on a set whose references file lists several French lines per English one: each French line
+    is a source of its own, its English line the reference."""
+    rows = [{"en": "Hi.", "fr": ["Salut.", "Bonjour."]}]
+    with gzip.open(tmp_path / "test.refs.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write(json.dumps(rows[0], ensure_ascii=False) + "\n")
+    for lang, lines in (("en", ["Hi."]), ("fr", ["Salut."])):
+        with gzip.open(tmp_path / f"test.{lang}.gz", "wt", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    assert read_references(tmp_path, "test", "fr", "en") == (["Salut."], [["Hi."]])
+
+
 def test_without_a_references_file_the_one_line_is_the_reference(tiny_corpus):
     sources, references = read_references(tiny_corpus, "val", "en", "fr")
     assert len(sources) == 40 and all(len(r) == 1 for r in references)

@@ -46,13 +46,17 @@ def read_parallel(data_dir: str | Path, split: str, src: str, tgt: str) -> tuple
 
 
 def read_references(data_dir: str | Path, split: str, src: str, tgt: str) -> tuple[list[str], list[list[str]]]:
-    """Sources and, for each, every reference: from ``{split}.refs.jsonl.gz`` if present, else the one line."""
+    """Sources and, for each, every reference: from ``{split}.refs.jsonl.gz`` if present and written in this
+    direction (one source, a list of references), else the one line of the parallel files (the other way round, a
+    source of several lines would be no one sentence)."""
     refs_file = Path(data_dir) / f"{split}.refs.jsonl.gz"
-    if not refs_file.exists():
+    rows = []
+    if refs_file.exists():
+        with gzip.open(refs_file, "rt", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    if not rows or not isinstance(rows[0][src], str):
         sources, targets = read_parallel(data_dir, split, src, tgt)
         return sources, [[t] for t in targets]
-    with gzip.open(refs_file, "rt", encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
     return [r[src] for r in rows], [list(r[tgt]) for r in rows]
 
 
