@@ -44,7 +44,7 @@ def shifted_heatmap(place, settings: ui.Settings, text: str, trace: Trace, drawn
         return
     later = Reading(reading.layer, reading.head, shifted=True)
     view = evidence.matrix_view(settings, text, trace, drawn.matrix.name, later).view
-    place.altair_chart(charts.heatmap(view, f"{title}, one step later — the row of the step each word is read in",
+    place.altair_chart(charts.heatmap(view, f"{title}, one step later",  # why: the caption below
                                       measure=drawn.matrix.unit), width="stretch", key="heatmap_shifted")
     place.caption(evidence.STEP_NOTE)
 

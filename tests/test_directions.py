@@ -29,7 +29,7 @@ def test_a_switch_of_direction_opens_the_same_kind_of_model_where_there_is_one()
 
 
 def test_a_model_of_the_second_direction_is_named_with_it():
-    assert naming.model_name("fr-en-transformer") == "Transformer (multi-head), French→English"
+    assert naming.model_name("fr-en-transformer") == "Transformer, French→English"
     assert naming.model_name("transformer") == "Transformer (multi-head)"
 
 

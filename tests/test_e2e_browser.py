@@ -170,6 +170,38 @@ def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, pa
         browser.close()
 
 
+#: Every widget label, button and select value wider than its box (an ellipsis), and every chart or axis title Vega
+#: cut with "…".
+CUT_OFF = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('[data-testid=stWidgetLabel] p, button p, [data-baseweb=select] div')) {
+    if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible') found.push(el.textContent);
+  }
+  for (const t of document.querySelectorAll('.vega-embed svg g.role-title-text text, .vega-embed svg g.role-axis-title text')) {
+    if (t.textContent.endsWith('…')) found.push(t.textContent);
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("query", ["model=transformer-align", "model=fr-en-transformer&direction=fr-en"])
+def test_nothing_is_cut_off_at_1366_by_768(server, query):
+    """Issue 83: no control label, choice or chart title is truncated on a laptop, on the pages whose titles name a
+    head and a model (the longest names: the Transformer trained to align, the second direction's)."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for path in ("", "Compare_scoring", "Human_links", "Which_reading"):
+            screen = browser.new_page(viewport={"width": 1366, "height": 768})
+            screen.set_default_timeout(90_000)
+            screen.goto(f"{server}/{path}?{query}")
+            screen.wait_for_selector(CHART)
+            wait_idle(screen)
+            settled(screen)
+            assert screen.evaluate(CUT_OFF) == [], (path, query)
+            screen.close()
+        browser.close()
+
+
 def test_a_click_on_an_answer_bar_opens_that_model_and_reading(server, page):
     """The answer page's bars are links (issue 83): a click on one opens its model on the Translate page, at the
     reading the bar names."""

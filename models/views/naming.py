@@ -48,7 +48,7 @@ def model_name(ref: str) -> str:
         return ref
     label = variant_label(found) + (", trained to align" if bundled_cards()[ref].guided else "")
     pair, first = bundled_pairs()[ref], bundled_pairs()[bundled_models()[0]]
-    return label if pair == first else f"{label}, {pair_name(pair)}"
+    return label if pair == first else f"{label.split(' (')[0]}, {pair_name(pair)}"  # short: titles name it in halves
 
 
 def model_reading(ref: str, model: Translator, reading: Reading | None, short: bool = False) -> str:

@@ -231,14 +231,15 @@ class FittedHeads:
     about: str  # what weighs beside the heads, and how to read the grids (the help)
 
 
-def fitted_summary(probe: Probe) -> tuple[str, str]:
+def fitted_summary(probe: Probe, other_way: str = "the other way") -> tuple[str, str]:
     """A line above the grids (what it was fit on, how well it reads) and, for the help, what weighs beside the
     heads in plain words: the positions, and a head's cell read at its diagonal neighbour."""
     data, used, gold = probe.data, probe.used(), gold_sets.gold_title(probe.data.gold)
     beside = [f"{f.source}{f.head and ', ' + f.head.label or ''}{f.at != 'cell' and f' ({f.at})' or ''} {w:+.2f}"
               for f, w in used if f.head is None or f.at != "cell"][:4]
     fit = "Cross-fitted on all" if data.cross_fitted else f"Fit on {data.split}"
-    both = " (its own heads and the reverse model's, read with the roles swapped)" * probe.reads_partner
+    both = f" (its own heads and, as Reverse, those of a model translating {other_way}, read with the roles " \
+           "swapped)" if probe.reads_partner else ""
     return (f"{fit} {data.pairs} pairs of {gold}{both}: {len(used)} of {len(probe.features)} features weigh; "
             f"cross-validated AER {probe.chosen.aer:.1f} %.",
             f"Beside the heads: {'; '.join(beside)}. " * bool(beside) + f"Links read by {probe.chosen.rule}. ")
@@ -260,14 +261,15 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     for reverse, model in ((False, loaded.model), *(((True, partner.model),) if partner else ())):
         L, H = model.attention_shape
         for shifted in (False, True):
-            title = ("One step later" if shifted else "Writing step") if not reverse else \
-                f"{pair_name(loaded.languages[::-1])} model, " + ("one step later" if shifted else "writing step")
+            step = "one step later" if shifted else "writing step"
+            title = f"Reverse, {step}" if reverse else step.capitalize()  # short: the grids stand in a narrow column
             grid = probe.head_grid(L, H, shifted, reverse)
             weights[title] = ([f"layer {n + 1}" for n in range(L)], [str(h + 1) for h in range(H)] + ["all"],
                               [[round(float(w), 3) for w in row] for row in grid])
             aer[title] = None if reverse else aer_by_head(results, "test", shifted)
     bound = max((abs(w) for _, _, grid in weights.values() for row in grid for w in row), default=0.0) or 1.0
-    return FittedHeads(weights, aer, bound, fitted_summary(probe)[0], fitted_summary(probe)[1] + FITTED_ABOUT)
+    summary, about = fitted_summary(probe, pair_name(loaded.languages[::-1]))
+    return FittedHeads(weights, aer, bound, summary, about + FITTED_ABOUT)
 
 
 @dataclass(frozen=True)
