@@ -110,28 +110,35 @@ FIRST_VIEW = """() => {
 }"""
 
 
+def screens(url: str, sizes=((1366, 768), (390, 844))):
+    """``url`` opened in a laptop's screen and a phone's, in turn: each page with its width and height (closed when
+    the caller asks for the next)."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for width, height in sizes:
+            screen = browser.new_page(viewport={"width": width, "height": height})
+            screen.set_default_timeout(90_000)
+            screen.goto(url)
+            yield screen, width, height
+            screen.close()
+        browser.close()
+
+
 @pytest.mark.parametrize("path", PAGES[1:])
 def test_every_pages_first_chart_or_table_begins_in_a_laptops_first_screen(server, path, tmp_path):
     """The picture first (issue 64): each page renders without an exception, at 1366×768 its first chart or table
     starts in the first screen, and on a phone nothing scrolls sideways (the server's gold is the fixture's tiny
     set)."""
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for width, height in ((1366, 768), (390, 844)):
-            screen = browser.new_page(viewport={"width": width, "height": height})
-            screen.set_default_timeout(90_000)
-            screen.goto(f"{server}/{path}?model=additive")
-            screen.wait_for_selector(f"{CHART}, [data-testid=stDataFrame]")
-            wait_idle(screen)
-            settled(screen)
-            assert_no_exception(screen)
-            box = screen.evaluate(FIRST_VIEW)
-            if width > 390:
-                assert 0 < box["top"] < height, (path, box)
-                shoot(screen, tmp_path, path)
-            assert box["wide"] <= box["shown"], (path, width, box)  # no sideways scroll
-            screen.close()
-        browser.close()
+    for screen, width, height in screens(f"{server}/{path}?model=additive"):
+        screen.wait_for_selector(f"{CHART}, [data-testid=stDataFrame]")
+        wait_idle(screen)
+        settled(screen)
+        assert_no_exception(screen)
+        box = screen.evaluate(FIRST_VIEW)
+        if width > 390:
+            assert 0 < box["top"] < height, (path, box)
+            shoot(screen, tmp_path, path)
+        assert box["wide"] <= box["shown"], (path, width, box)  # no sideways scroll
 
 
 #: The pages that draw no chart of the French→English model, and what they say instead.
@@ -145,29 +152,22 @@ def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, pa
     its first chart or table starts in the first screen, or (a page that takes apart the English→French RNNs) it says
     why it draws none; on a phone nothing scrolls sideways."""
     why = SAYS_WHY.get(path)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for width, height in ((1366, 768), (390, 844)):
-            screen = browser.new_page(viewport={"width": width, "height": height})
-            screen.set_default_timeout(90_000)
-            screen.goto(f"{server}/{path}?direction=fr-en&model=fr-en-transformer")
-            if why:
-                screen.get_by_text(why).wait_for()
-            else:
-                screen.wait_for_selector(f"{CHART}, [data-testid=stDataFrame]")
-            wait_idle(screen)
-            if not why:
-                settled(screen)
-            assert_no_exception(screen)
-            if path in ("", "Which_reading"):
-                assert screen.get_by_text("French sentence").count()  # its box asks for the model's language
-            if not why and width > 390:
-                found = screen.evaluate(FIRST_VIEW)
-                assert 0 < found["top"] < height, (path, found)
-            wide = screen.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-            assert wide[0] <= wide[1], (path, width, wide)  # no sideways scroll
-            screen.close()
-        browser.close()
+    for screen, width, height in screens(f"{server}/{path}?direction=fr-en&model=fr-en-transformer"):
+        if why:
+            screen.get_by_text(why).wait_for()
+        else:
+            screen.wait_for_selector(f"{CHART}, [data-testid=stDataFrame]")
+        wait_idle(screen)
+        if not why:
+            settled(screen)
+        assert_no_exception(screen)
+        if path in ("", "Which_reading"):
+            assert screen.get_by_text("French sentence").count()  # its box asks for the model's language
+        if not why and width > 390:
+            found = screen.evaluate(FIRST_VIEW)
+            assert 0 < found["top"] < height, (path, found)
+        wide = screen.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide[0] <= wide[1], (path, width, wide)  # no sideways scroll
 
 
 #: Every widget label, button and select value wider than its box (an ellipsis), and every chart or axis title Vega
