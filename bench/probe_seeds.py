@@ -15,7 +15,7 @@ def _scored(probe, examples, pairs) -> float:
     from models.analysis.aer import alignment_score
     from models.analysis.link_rules import read_links
 
-    links = [read_links(probe.chosen.rule, probe.probability(e.x)) for e in examples]
+    links = [read_links(probe.final.rule, probe.probability(e.x)) for e in examples]
     return alignment_score(links, [p.sure for p in pairs], [p.possible for p in pairs]).aer
 
 
@@ -50,8 +50,8 @@ def bench_probe_seeds(model_ref: str, partner_ref: str | None, data: str, seeds:
             probe = fit_probe(fit_on, chosen, data, "trial", seed=seed, partner=partner_ref)
             aer = _scored(probe, scored_on, test)
             found.setdefault(way, []).append(aer)
-            print(json.dumps({"way": way, "seed": seed, "cross-validated AER": probe.chosen.aer,
-                              "rule": str(probe.chosen.rule), "C": probe.chosen.strength,
+            print(json.dumps({"way": way, "seed": seed, "cross-validated AER": probe.final.aer,
+                              "rule": str(probe.final.rule), "second look": probe.second is not None,
                               "test AER": round(aer, 2), "seconds": probe.seconds}))
     for way, aers in found.items():
         print(json.dumps({"way": way, "seeds": seeds, "mean test AER": round(statistics.mean(aers), 2),

@@ -117,7 +117,7 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     probe = read_probe(tmp_path / "m")
     assert (probe.data.split, probe.data.pairs, probe.data.cross_fitted) == ("trial", 15, False)
     assert probe.chosen == min(probe.tried, key=lambda t: (t.aer, t.strength))
-    assert json.loads(capsys.readouterr().out.splitlines()[-1])["cross-validated AER"] == probe.chosen.aer
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["cross-validated AER"] == probe.final.aer
 
     gold_folder(tmp_path / "later", {"test": 6})
     for ext in ("en", "fr", "gold"):

@@ -29,7 +29,7 @@ from ..analysis.matrices import layered
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
-from ..decoding.probe import EXTERNAL, Feature, Probe
+from ..decoding.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..extras import MissingExtra
 from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model
@@ -74,11 +74,16 @@ def reverse_partner(args: argparse.Namespace, loaded: LoadedModel) -> LoadedMode
 
 
 def summary(probe: Probe, where: str) -> dict:
-    used = probe.used()
+    used, first = probe.used(), probe.chosen
+    second = {"cross-validated AER": probe.final.aer, "labels": probe.final.labels, "C": probe.final.strength,
+              "weights": {n: round(w, 2) for n, w in zip(LOOKS, probe.second.weights) if w}} if probe.second \
+        else "none (no better on cross-validation)"
     return {"probe": where, "fit on": f"{probe.data.gold} {probe.data.split} ({probe.data.pairs} pairs)",
-            "cross-validated AER": probe.chosen.aer, "labels": probe.chosen.labels, "C": probe.chosen.strength,
-            "rule": str(probe.chosen.rule), "features used": f"{len(used)} of {len(probe.features)}",
-            "largest": [f"{f.name}: {w:+.2f}" for f, w in used[:5]], "fitting seconds": probe.seconds}
+            "cross-validated AER": probe.final.aer, "rule": str(probe.final.rule),
+            "first look's cross-validated AER": first.aer, "labels": first.labels, "C": first.strength,
+            "features used": f"{len(used)} of {len(probe.features)}",
+            "largest": [f"{f.name}: {w:+.2f}" for f, w in used[:5]], "second look": second,
+            "fitting seconds": probe.seconds}
 
 
 def kept(args: argparse.Namespace, loaded: LoadedModel, probe: Probe, links: list[set] | None) -> str:
@@ -144,7 +149,7 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     features = (*features_of(loaded.model, partner and partner.model), *map(Feature, EXTERNAL))
     probe = fit_probe(with_links(examples_of(loaded, trial, "trial", partner), on_trial), features, args.data,
                       "trial", partner=args.partner)
-    rule = probe.chosen.rule
+    rule = probe.final.rule
     links = [read_links(rule, probe.probability(e.x))
              for e in with_links(examples_of(loaded, test, "test", partner), on_test)]
     score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])

@@ -56,10 +56,10 @@ def main(argv=None) -> int:
     except (GoldSetError, OSError, ValueError) as e:
         raise SystemExit(f"error: --data {e}") from e
     floor = fit_floor(trial, gold_name(args.data))
-    links = [read_links(floor.chosen.rule, floor.probability(e.x)) for e in examples(test)]
+    links = [read_links(floor.final.rule, floor.probability(e.x)) for e in examples(test)]
     score = alignment_score(links, [q.sure for q in test], [q.possible for q in test])
     print(json.dumps({"floor": "position floor", "fit on": f"{gold_name(args.data)} trial ({len(trial)} pairs)",
-                      "cross-validated AER": floor.chosen.aer, "rule": str(floor.chosen.rule),
+                      "cross-validated AER": floor.final.aer, "rule": str(floor.final.rule),
                       "weights": {f.name: round(w, 3) for f, w in zip(FEATURES, floor.weights)},
                       "test AER": round(score.aer, 2), "precision": round(score.precision, 2),
                       "recall": round(score.recall, 2), "links": score.links, "pairs": len(test)}, ensure_ascii=False))

@@ -210,11 +210,11 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
     Matrix(FITTED, "Fit to human links: p(link) of every word pair, from every head weighed as people's links "
            "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "
            "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED, PARTNERED),
-           own_choice=lambda model: model.fitted_reading.chosen if model.fitted_reading else None),
+           own_choice=lambda model: model.fitted_reading.final if model.fitted_reading else None),
     Matrix(FLOOR, "Position floor: p(link) from where the words sit alone, no model read", "p(link)",
            "the floor: how far a cell lies from the diagonal and whether both words are the same, weighed by a "
            "logistic regression fit on the same human-aligned pairs; what any reading must beat", "sentence",
-           _floor, (FLOORED,), own_choice=lambda model: model.position_floor.chosen if model.position_floor else None),
+           _floor, (FLOORED,), own_choice=lambda model: model.position_floor.final if model.position_floor else None),
 )}
 
 

@@ -4,22 +4,26 @@ from a sentence's word-cell features to human links, its settings chosen by cros
 Which links count as positive (Sure only, or Possible too), how strongly weights are pushed to zero, and how links
 are read from the probabilities (a threshold, or the argmax rules of :mod:`.link_rules`) are chosen together by
 the AER of out-of-fold predictions: each pair predicted by a fit that never saw it. The chosen setting is then fit
-once on every pair. A set with no trial split is cross-fitted (:func:`cross_fitted`): each fold of it predicted
+once on every pair. Then a second look (:func:`second_look`): a small probe over the first's p(link) grid, each cell
+beside its row's and column's rivals, fit to the first's out-of-fold predictions and kept where cross-validation
+says it reads the links better. A set with no trial split is cross-fitted (:func:`cross_fitted`): each fold of it predicted
 by a probe chosen and fit on the other folds alone.
 
 Dimension names: F target words, E source words, K features, N cells of the pairs fit on.
 """
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass, replace
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from ..decoding.link_rule import LinkRule
-from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, Tried
+from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from ..network.translator import Translator
 from .aer import alignment_score
 from .link_rules import METHODS, read_links
@@ -27,6 +31,8 @@ from .matrices import ATTENTION, MATRICES, PROBES, applicable, matrix_readings, 
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
 STRENGTHS = (0.003, 0.01, 0.03, 0.1)
+#: The second look's: it reads a few features, so from strongly pushed to barely.
+SECOND_STRENGTHS = (0.1, 1.0, 10.0)
 LABELS = ("sure", "possible")
 #: How links may be read from p(link): a threshold, or each argmax rule of the probabilities.
 RULES = (*(LinkRule("threshold", t) for t in (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
@@ -116,19 +122,22 @@ def out_of_fold(examples: list[Example], which: str, strength: float, k: int = F
     return found
 
 
-def choose(examples: list[Example], k: int = FOLDS, seed: int = SEED, repeats: int = REPEATS) -> list[Tried]:
+def choose(examples: list[Example], k: int = FOLDS, seed: int = SEED, repeats: int = REPEATS,
+           strengths: tuple[float, ...] = STRENGTHS) -> list[Tried]:
     """Every labels × strength with the rule its out-of-fold predictions read best, each with that AER: the mean
-    over ``repeats`` shuffles of the folds (seeds ``seed``, ``seed + 1``, …)."""
+    over ``repeats`` shuffles of the folds (seeds ``seed``, ``seed + 1``, …). The settings run on every core, in
+    processes, not threads: liblinear seeds one random generator per process at each fit, which threads would share
+    mid-fit; so each fit is seeded and the choice is the same on any number of cores."""
+    settings = [(which, strength) for which in LABELS for strength in strengths]
+    draws = range(seed, seed + repeats)
+    predicted = Parallel(n_jobs=-1)(
+        delayed(out_of_fold)(examples, which, strength, k, draw) for which, strength in settings for draw in draws)
     tried = []
-    for which in LABELS:
-        for strength in STRENGTHS:
-            scores = {rule: 0.0 for rule in RULES}
-            for draw in range(seed, seed + repeats):
-                predicted = out_of_fold(examples, which, strength, k, draw)
-                for rule in RULES:
-                    scores[rule] += _aer(predicted, examples, rule) / repeats
-            rule = min(scores, key=scores.get)
-            tried.append(Tried(which, strength, rule, round(scores[rule], 2)))
+    for index, (which, strength) in enumerate(settings):
+        scores = {rule: statistics.fmean(_aer(p, examples, rule) for p in predicted[index * repeats:][:repeats])
+                  for rule in RULES}
+        rule = min(scores, key=scores.get)
+        tried.append(Tried(which, strength, rule, round(scores[rule], 2)))
     return tried
 
 
@@ -137,7 +146,8 @@ def fit_probe(examples: list[Example], features: tuple[Feature, ...], gold: str,
               repeats: int = REPEATS) -> Probe:
     """The probe of ``examples`` (one pair each): settings chosen by ``k``-fold cross-validation over the pairs,
     repeated over ``repeats`` shuffles (the lowest mean AER; of equals, the sparser), then fit on them all; reading
-    ``partner``'s heads too where ``features`` name them. Seeded and deterministic."""
+    ``partner``'s heads too where ``features`` name them; then its second look, where that reads better. Seeded and
+    deterministic."""
     began = time.perf_counter()
     tried = choose(examples, k, seed, repeats)
     best = min(tried, key=lambda t: (t.aer, t.strength))
@@ -145,7 +155,22 @@ def fit_probe(examples: list[Example], features: tuple[Feature, ...], gold: str,
     return Probe(features, tuple(map(float, scaler.mean_)), tuple(map(float, scaler.scale_)),
                  tuple(map(float, model.coef_[0])), float(model.intercept_[0]), best, tuple(tried),
                  FitData(gold, split, len(examples), k, cross_fitted, partner, repeats),
-                 round(time.perf_counter() - began, 2))
+                 round(time.perf_counter() - began, 2), second_look(examples, best, k, seed, repeats))
+
+
+def second_look(examples: list[Example], first: Tried, k: int = FOLDS, seed: int = SEED,
+                repeats: int = REPEATS) -> SecondLook | None:
+    """A second probe over the ``first`` setting's out-of-fold p(link) (:func:`~models.decoding.probe.looks`),
+    chosen by the same cross-validation; None where its AER is no better than the first's."""
+    seen = [Example(looks(p), e.sure, e.possible)
+            for e, p in zip(examples, out_of_fold(examples, first.labels, first.strength, k, seed))]
+    tried = choose(seen, k, seed, repeats, SECOND_STRENGTHS)
+    best = min(tried, key=lambda t: (t.aer, t.strength))
+    if best.aer >= first.aer:
+        return None
+    scaler, model = _fit(seen, best.labels, best.strength, seed)
+    return SecondLook(tuple(map(float, scaler.mean_)), tuple(map(float, scaler.scale_)),
+                      tuple(map(float, model.coef_[0])), float(model.intercept_[0]), best, tuple(tried))
 
 
 def cross_fitted(examples: list[Example], features: tuple[Feature, ...], gold: str, k: int = FOLDS,
@@ -157,5 +182,5 @@ def cross_fitted(examples: list[Example], features: tuple[Feature, ...], gold: s
         kept = [e for i, e in enumerate(examples) if i not in set(held.tolist())]
         probe = fit_probe(kept, features, gold, "test", k, seed, partner=partner)
         for i in held:
-            found[i] = read_links(probe.chosen.rule, probe.probability(examples[i].x))
+            found[i] = read_links(probe.final.rule, probe.probability(examples[i].x))
     return found, fit_probe(examples, features, gold, "test", k, seed, cross_fitted=True, partner=partner)

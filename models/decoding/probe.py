@@ -31,6 +31,11 @@ FLOOR = "position floor"
 EXTERNAL = ("eflomal forward link", "eflomal reverse link")
 #: How a feature read from the reverse partner is named.
 REVERSE = "reverse model:"
+#: What the second look (:class:`SecondLook`) reads of each cell on the first look's p(link) grid: its own p, beside
+#: its row's and its column's best and strongest rival and its neighbours on the diagonal — the competition between
+#: cells that a per-cell probe cannot see (a French word linked one way is less likely linked another).
+LOOKS = ("p", "p ÷ row max", "p ÷ column max", "p diagonal before", "p diagonal after", "row's strongest rival",
+         "column's strongest rival", "share of both maxima", "both maxima")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,42 @@ class Tried:
     aer: float  # cross-validated AER on the pairs fit on, percent
 
 
+def _rival(p: np.ndarray, axis: int) -> np.ndarray:
+    """[F, E] each cell's strongest rival along ``axis``: the best other cell of its row (1) or column (0)."""
+    ranked = np.sort(p, axis)
+    best, second = np.take(ranked, [-1], axis), np.take(ranked, [-2], axis) if p.shape[axis] > 1 else 0.0
+    return np.where(p >= best, second, best)
+
+
+def looks(p: np.ndarray) -> np.ndarray:
+    """[F, E, len(LOOKS)] what the second look reads of the first look's p(link) [F, E]; probabilities as logs."""
+    by_row, by_column = p / p.max(1, keepdims=True), p / p.max(0, keepdims=True)
+    padded = np.pad(p, 1)
+    log = lambda a: np.log(np.clip(a, 1e-6, 1.0))  # noqa: E731 (a cell of p 0 would be −∞)
+    return np.stack([log(p), log(by_row), log(by_column), log(padded[:-2, :-2]), log(padded[2:, 2:]),
+                     log(_rival(p, 1)), log(_rival(p, 0)), by_row * by_column,
+                     ((by_row == 1) & (by_column == 1)).astype(float)], -1)
+
+
+@dataclass(frozen=True)
+class SecondLook:
+    """A second logistic regression, over :func:`looks` of the first's p(link) grid, fit to the same pairs' links
+    from the first look's out-of-fold predictions (each pair's p from a fit that never saw it, as the first look
+    will read an unseen sentence), its own labels, strength and rule chosen the same way."""
+
+    mean: tuple[float, ...]  # [len(LOOKS)]
+    spread: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+    chosen: Tried
+    tried: tuple[Tried, ...]
+
+    def probability(self, p: np.ndarray) -> np.ndarray:
+        """p(link) [F, E] of the first look's p(link) [F, E]."""
+        z = ((looks(p) - np.asarray(self.mean)) / np.asarray(self.spread)) @ np.asarray(self.weights)
+        return 1 / (1 + np.exp(-(z + self.intercept)))
+
+
 @dataclass(frozen=True)
 class Probe:
     """A fitted reading: standardised features times weights, through a logistic: p(link) of every word cell."""
@@ -95,6 +136,13 @@ class Probe:
     tried: tuple[Tried, ...]  # every setting weighed (the best rule of each labels × strength)
     data: FitData
     seconds: float  # fitting, cross-validation included, once the matrices were read
+    #: Read over this probe's p(link) where cross-validation found it reads people's links better; None: not.
+    second: SecondLook | None = None
+
+    @property
+    def final(self) -> Tried:
+        """The setting links are read by: the second look's where there is one, else :attr:`chosen`."""
+        return self.second.chosen if self.second else self.chosen
 
     @property
     def active(self) -> tuple[int, ...]:
@@ -102,7 +150,13 @@ class Probe:
         return tuple(k for k, w in enumerate(self.weights) if w)
 
     def probability(self, x: np.ndarray, active: bool = False) -> np.ndarray:
-        """p(link) [F, E] of features ``x`` [F, E, K] (with ``active``, of the :attr:`active` ones only)."""
+        """p(link) [F, E] of features ``x`` [F, E, K] (with ``active``, of the :attr:`active` ones only), through
+        the second look where there is one."""
+        first = self.first_look(x, active)
+        return self.second.probability(first) if self.second else first
+
+    def first_look(self, x: np.ndarray, active: bool = False) -> np.ndarray:
+        """p(link) [F, E] of the cells alone, each read apart from its rivals."""
         keep = list(self.active) if active else slice(None)
         mean, spread, weights = (np.asarray(v)[keep] for v in (self.mean, self.spread, self.weights))
         return 1 / (1 + np.exp(-(((x - mean) / spread) @ weights + self.intercept)))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .. import ROOT
 from ..decoding.link_rule import LinkRule
-from ..decoding.probe import Feature, FitData, Probe, Tried
+from ..decoding.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
 from .records import read_json_file
 
 PROBE_FILE = "probe.json"
@@ -32,12 +32,19 @@ def _written(feature: Feature) -> dict:
     return found if feature.reverse else {k: v for k, v in found.items() if k != "reverse"}
 
 
+def _second_json(second: SecondLook) -> dict:
+    return {"mean": list(second.mean), "spread": list(second.spread), "weights": list(second.weights),
+            "intercept": second.intercept, "chosen": _tried(second.chosen), "tried": [_tried(t) for t in second.tried]}
+
+
 def probe_json(probe: Probe) -> dict:
-    """The record as JSON: features by their three fields, rules by name."""
+    """The record as JSON: features by their three fields, rules by name; ``second`` only where there is one (the
+    records of one-look probes stay as they were)."""
     return {"features": [_written(f) for f in probe.features], "mean": list(probe.mean),
             "spread": list(probe.spread), "weights": list(probe.weights), "intercept": probe.intercept,
             "chosen": _tried(probe.chosen), "tried": [_tried(t) for t in probe.tried],
-            "data": dataclasses.asdict(probe.data), "seconds": probe.seconds}
+            "data": dataclasses.asdict(probe.data), "seconds": probe.seconds,
+            **({"second": _second_json(probe.second)} if probe.second else {})}
 
 
 def _strict(cls, found: dict, where: str):
@@ -56,6 +63,17 @@ def _read_tried(found: dict, where: str) -> Tried:
     return Tried(found["labels"], float(found["strength"]), LinkRule.parse(str(found["rule"])), float(found["aer"]))
 
 
+def _read_second(found: dict | None, where: str) -> SecondLook | None:
+    if found is None:
+        return None
+    found = _strict(SecondLook, found, where)
+    if {len(LOOKS), *(len(found[k]) for k in ("mean", "spread", "weights"))} != {len(LOOKS)}:
+        raise ValueError(f"{where}: a second look reads {len(LOOKS)} features")
+    return SecondLook(*(tuple(map(float, found[k])) for k in ("mean", "spread", "weights")),
+                      float(found["intercept"]), _read_tried(found["chosen"], where),
+                      tuple(_read_tried(t, where) for t in found["tried"]))
+
+
 def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:
     """The record :func:`probe_json` wrote; ValueError naming ``where`` for anything else."""
     try:
@@ -67,7 +85,8 @@ def probe_from_json(found: dict, where: str = PROBE_FILE) -> Probe:
         return Probe(features, tuple(map(float, found["mean"])), tuple(map(float, found["spread"])),
                      tuple(map(float, found["weights"])), float(found["intercept"]),
                      _read_tried(found["chosen"], where), tuple(_read_tried(t, where) for t in found["tried"]),
-                     FitData(**_strict(FitData, found["data"], where)), float(found["seconds"]))
+                     FitData(**_strict(FitData, found["data"], where)), float(found["seconds"]),
+                     _read_second(found.get("second"), where))
     except (TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"{where}: not a probe record ({e})") from None
 

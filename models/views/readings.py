@@ -240,9 +240,10 @@ def fitted_summary(probe: Probe, other_way: str = "the other way") -> tuple[str,
     fit = "Cross-fitted on all" if data.cross_fitted else f"Fit on {data.split}"
     both = f" (its own heads and, as Reverse, those of a model translating {other_way}, read with the roles " \
            "swapped)" if probe.reads_partner else ""
+    second = " Then a second look weighs each pair against its row's and column's rivals." * bool(probe.second)
     return (f"{fit} {data.pairs} pairs of {gold}{both}: {len(used)} of {len(probe.features)} features weigh; "
-            f"cross-validated AER {probe.chosen.aer:.1f} %.",
-            f"Beside the heads: {'; '.join(beside)}. " * bool(beside) + f"Links read by {probe.chosen.rule}. ")
+            f"cross-validated AER {probe.final.aer:.1f} %.",
+            f"Beside the heads: {'; '.join(beside)}. " * bool(beside) + f"Links read by {probe.final.rule}.{second} ")
 
 
 FITTED_ABOUT = ("Red: more of that head's attention makes a link likelier; blue: less likely; white: not weighed; one "
