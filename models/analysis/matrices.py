@@ -21,6 +21,7 @@ from ..decoding.greedy import forced
 from ..decoding.link_rule import LinkRule
 from ..decoding.probe import FLOOR, Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
+from ..network.contract import Kind
 from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
@@ -104,6 +105,8 @@ class Matrix:
     later: bool = False  # it can be read one step later, at the step where each piece is the decoder's input
     every_kind: bool = False  # it is read of every attention the model has (its encoder's, the translation's own,
     # its heads switched off), not of the cross-attention alone
+    own: bool = False  # the trace's own attention: the step's energies are its scores, a one-head model's one head
+    # is the whole of it (its title names no head), and its trial-best head is recorded beside the model
 
     def own_rule(self, model: Translator) -> LinkRule | None:
         choice = self.own_choice(model)
@@ -121,7 +124,7 @@ class Matrix:
 
     def label(self, reading: Reading) -> str:
         """A reading's name under this matrix: a head, or a layer's whole as this matrix takes it."""
-        if reading.head is not None or reading.kind != "cross":
+        if reading.head is not None or reading.kind != Kind.CROSS:
             return reading.label
         return (f"layer {reading.layer + 1}" + (f", {self.whole}" if self.whole else "")
                 + (", read one step later" if reading.shifted else ""))
@@ -176,7 +179,7 @@ _SHARE = "each source token's share in each output token"
 MATRICES: dict[str, Matrix] = {m.name: m for m in (
     Matrix(ATTENTION, "Attention α", "α", "where the decoder read (the weights α)", "head",
            lambda s, _: attention(s), (WEIGHTS,), whole="mean of its heads", weights=True, later=True,
-           every_kind=True),
+           every_kind=True, own=True),
     Matrix(FULL_CONTEXT, "Attention α with the whole translation in view (the future mask lifted)",
            "α", "the weights of one pass over the finished translation in which every position sees all of it "
            "(Garg et al. 2019's full context: where a head trained to align with it is read)", "head",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..network.contract import KINDS
+from ..network.contract import KINDS, Kind
 from ..network.tokenization import BOS
 from ..network.translator import Translator
 from .trace import Trace
@@ -33,7 +33,7 @@ class AttentionKinds:
     decoder_inputs: tuple[str, ...]  # [T]: <s>, then every written piece but the last
     target_pieces: tuple[str, ...]  # [T]: what each step wrote
 
-    def of(self, kind: str) -> np.ndarray:
+    def of(self, kind: Kind) -> np.ndarray:
         """``[L, heads, rows, columns]`` of ``kind`` (one of :data:`KINDS`)."""
         return getattr(self, kind)
 
@@ -47,9 +47,9 @@ class AttentionKinds:
         — a convex combination of the head's value vectors, as an RNN's c_t is of the annotations."""
         return self.cross[layer, head] @ self.values[layer, head]  # [T, S] @ [S, d_k]
 
-    def labels(self, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def labels(self, kind: Kind) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Row and column labels of ``kind``: what reads, and what is read."""
-        return {"cross": (self.target_pieces, self.source_pieces),
+        return {Kind.CROSS: (self.target_pieces, self.source_pieces),
                 "encoder": (self.source_pieces, self.source_pieces),
                 "decoder": (self.target_pieces, self.decoder_inputs)}[kind]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from ..network.contract import KINDS, Step
+from ..network.contract import KINDS, Kind, Step
 from ..network.tokenization import Encoded, TokenizerPair
 
 TOP_K = 5
@@ -40,7 +40,10 @@ class Reading:
     layer: int  # 0-based layer
     head: int | None = None  # 0-based head; None: the mean of the layer's heads
     shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input (cross only)
-    kind: str = "cross"  # one of :data:`~models.network.translator.KINDS`
+    kind: Kind = Kind.CROSS
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Kind(self.kind))  # a record's or a URL's string read as the kind it names
 
     def of(self, attention: np.ndarray) -> np.ndarray:
         """This reading of ``attention`` [L, heads, T, S] → [T, S] ([T − 1, S] shifted; rows still sum to 1)."""
@@ -57,12 +60,12 @@ class Reading:
     def key(self) -> str:
         """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (cross-attention, layer 2, head 3),
         ``"2.mean"``, ``"2.mean.shifted"``, ``"encoder.1.2"``."""
-        kind = "" if self.kind == "cross" else f"{self.kind}."
+        kind = "" if self.kind.stepwise else f"{self.kind}."
         return f"{kind}{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + ".shifted" * self.shifted
 
     @property
     def label(self) -> str:
-        kind = "" if self.kind == "cross" else f"{self.kind} self-attention, "
+        kind = "" if self.kind.stepwise else f"{self.kind} self-attention, "
         return (f"{kind}layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else
                                                        f"head {self.head + 1}")
                 + (", read one step later" if self.shifted else ""))
@@ -72,7 +75,7 @@ class Reading:
         """The reading ``key`` names, as :attr:`key` writes it (``cross.`` may be written too); ValueError if it
         follows no such form. Whether a model has it is :meth:`parse`'s question."""
         parts = str(key).strip().split(".")
-        kind = parts.pop(0) if parts and parts[0] in KINDS else "cross"
+        kind = parts.pop(0) if parts and parts[0] in KINDS else Kind.CROSS
         shifted = bool(parts) and parts[-1] == "shifted"
         parts = parts[:-1] if shifted else parts
         try:
@@ -81,7 +84,7 @@ class Reading:
         except ValueError:
             raise ValueError(f"{key!r} is not a reading: expected [KIND.]LAYER.HEAD or LAYER.mean, optionally "
                              "followed by .shifted, e.g. 2.3, 2.mean.shifted or encoder.1.2") from None
-        if reading.shifted and kind != "cross":
+        if reading.shifted and not reading.kind.stepwise:
             raise ValueError(f"{key!r}: only the cross-attention is read one step later")
         return reading
 
@@ -89,10 +92,10 @@ class Reading:
     def parse(cls, key: str, shapes: tuple[int, int] | dict[str, tuple[int, int]]) -> Reading:
         """The reading named ``key`` of a model whose attentions are ``shapes`` (``{kind: (L, heads)}``, or the
         cross-attention's ``(L, heads)`` alone); ValueError if it names no layer or head there."""
-        shapes = shapes if isinstance(shapes, dict) else {"cross": shapes}
+        shapes = shapes if isinstance(shapes, dict) else {Kind.CROSS: shapes}
         reading = cls.from_key(key)
         shape = shapes.get(reading.kind, (0, 0))
-        if replace(reading, kind="cross") not in readings(shape, shifted=True):
+        if replace(reading, kind=Kind.CROSS) not in readings(shape, shifted=True):
             raise ValueError(f"{key!r} names no layer or head of this model ({reading.kind}: {shape[0]} layers × "
                              f"{shape[1]} heads)")
         return reading

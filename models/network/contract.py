@@ -9,14 +9,30 @@ L decoder layers with cross-attention, heads per layer.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
+from enum import StrEnum
 
 from torch import Tensor
 
 from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
-#: The attentions an encoder–decoder can have: the decoder reading the source, the encoder reading the source, the
-#: decoder reading what it has written (bertviz's three), cross first (every attentional model has it).
-KINDS = ("cross", "encoder", "decoder")
+class Kind(StrEnum):
+    """The attentions an encoder–decoder can have (bertviz's three): the decoder reading the source, the encoder
+    reading the source, the decoder reading what it has written. A string too, so a record, a URL and a dict keyed
+    by its value read it as it is written."""
+
+    CROSS = "cross"
+    ENCODER = "encoder"
+    DECODER = "decoder"
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
+        attention): a click opens a step, a row can be read one step later."""
+        return self is Kind.CROSS
+
+
+#: Every kind, cross first (every attentional model has it).
+KINDS = tuple(Kind)
 
 Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
 
@@ -25,10 +41,13 @@ Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can b
 class NamedKind:
     """One of a model's attentions as the model names it for people; the interface reads it by ``key``."""
 
-    key: str  # one of KINDS: where the interface holds it (the cross-attention is each decoding step's row)
+    key: Kind  # where the interface holds it (the cross-attention is each decoding step's row)
     name: str  # in a sentence: "cross-attention", "the translation reading the prompt"
     word: str  # on the kind switch, a word or two
     what: str  # its rows and its columns, one sentence
+
+    def __post_init__(self):
+        object.__setattr__(self, "key", Kind(self.key))  # a family may name its kinds by their strings
 
     @property
     def named(self) -> str:
@@ -37,18 +56,17 @@ class NamedKind:
 
     @property
     def stepwise(self) -> bool:
-        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
-        attention): a click opens a step, a row can be read one step later."""
-        return self.key == KINDS[0]
+        """Whether its rows are the decoding steps (:attr:`Kind.stepwise`)."""
+        return self.key.stepwise
 
 
 #: An encoder–decoder's three attentions (bertviz's).
 ENCODER_DECODER_KINDS = (
-    NamedKind("cross", "cross-attention", "cross", "Rows: the pieces the decoder wrote, one a step; columns: the "
+    NamedKind(Kind.CROSS, "cross-attention", "cross", "Rows: the pieces the decoder wrote, one a step; columns: the "
               "source pieces each step read."),
-    NamedKind("encoder", "encoder self-attention", "encoder", "Rows: each source piece as the encoder rebuilds it; "
+    NamedKind(Kind.ENCODER, "encoder self-attention", "encoder", "Rows: each source piece as the encoder rebuilds it; "
               "columns: the source pieces it read to do so."),
-    NamedKind("decoder", "decoder self-attention", "decoder", "Rows: the pieces the decoder wrote, one a step; "
+    NamedKind(Kind.DECODER, "decoder self-attention", "decoder", "Rows: the pieces the decoder wrote, one a step; "
               "columns: its inputs, <s> and each piece written before — a step never reads a later one."),
 )
 

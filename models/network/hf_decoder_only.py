@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .contract import Attentions, Focus, GenerationRules, NamedKind, Specials, Step
+from .contract import Attentions, Focus, GenerationRules, Kind, NamedKind, Specials, Step
 from .hf_translator import LibraryTranslator, zero_removed_heads
 from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
 
@@ -33,12 +33,12 @@ DECODER_ONLY_TYPES = ("llama", "qwen2", "gemma2")
 #: The one stack's three readings, named for what they are: there is no encoder, and no source but the prompt; each
 #: switch word short enough for three to sit in a laptop's column beside the other pickers.
 PROMPT_KINDS = (
-    NamedKind("cross", "the translation reading the prompt", "→ prompt", "Rows: the tokens the model "
+    NamedKind(Kind.CROSS, "the translation reading the prompt", "→ prompt", "Rows: the tokens the model "
               "wrote, one a step; columns: the prompt's tokens each step read (the rest of each row went to the "
               "translation so far)."),
-    NamedKind("encoder", "the prompt reading itself", "in prompt", "Rows: each prompt token as the stack "
+    NamedKind(Kind.ENCODER, "the prompt reading itself", "in prompt", "Rows: each prompt token as the stack "
               "reads it; columns: the prompt tokens before it."),
-    NamedKind("decoder", "the translation reading itself", "→ itself", "Rows: the tokens the model "
+    NamedKind(Kind.DECODER, "the translation reading itself", "→ itself", "Rows: the tokens the model "
               "wrote, one a step; columns: the prompt's last token and each token written before."),
 )
 #: Those whose attention adds to the residual stream as it is (``y = r + o_proj(…)``, the sum the post-attention norm
@@ -106,7 +106,7 @@ class DecoderOnlyTranslator(LibraryTranslator):
         self.hf = model.eval()
         self.prompt_embedding = PromptEmbedding(model.get_input_embeddings())
         shape = (config.num_hidden_layers, config.num_attention_heads)
-        self.config = PromptConfig(config.model_type, {"cross": shape, "encoder": shape, "decoder": shape},
+        self.config = PromptConfig(config.model_type, {Kind.CROSS: shape, Kind.ENCODER: shape, Kind.DECODER: shape},
                                    config.hidden_size, specials, GenerationRules.of(model.generation_config),
                                    config.max_position_embeddings)
         for attn in self._attentions():
@@ -128,9 +128,9 @@ class DecoderOnlyTranslator(LibraryTranslator):
     @property
     def switchable_heads(self) -> dict[str, tuple[int, int]]:
         """A head is switched off wherever it reads, so under one kind: the cross-attention's."""
-        return {"cross": self.attention_shapes["cross"]}
+        return {Kind.CROSS: self.attention_shapes[Kind.CROSS]}
 
-    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+    def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         self._attentions()[layer].o_proj.removed_heads = heads
 
     def _library_cache(self, keys=(), values=()):
@@ -217,18 +217,18 @@ class DecoderOnlyTranslator(LibraryTranslator):
         layers = self.hf.model.layers
         sites = [Site(n.self_attn.v_proj, n.self_attn.o_proj, n.input_layernorm, n.post_attention_layernorm, n)
                  for n in layers]
-        with recording({"cross": sites}) as found:
+        with recording({Kind.CROSS: sites}) as found:
             out = self._pass(src, mask, tgt_in, output_attentions=True)
-        S, heads = src.shape[1], self.attention_shapes["cross"][1]
+        S, heads = src.shape[1], self.attention_shapes[Kind.CROSS][1]
 
         def sublayer(n: int, attn: nn.Module) -> Sublayer:
-            v = found["cross", n, "values"]  # [B, S + T, kv · d_k]
+            v = found[Kind.CROSS, n, "values"]  # [B, S + T, kv · d_k]
             v = v.view(*v.shape[:2], -1, attn.head_dim).transpose(1, 2).repeat_interleave(
                 attn.num_key_value_groups, 1)  # [B, heads, S + T, d_k]
             out_weight = attn.o_proj.weight.T.reshape(heads, attn.head_dim, -1)  # [heads, d_k, d]
             bias = attn.o_proj.bias if attn.o_proj.bias is not None else out_weight.new_zeros(out_weight.shape[-1])
-            return Sublayer(out.attentions[n][:, :, S:], v, out_weight, bias, found["cross", n, "residual"][:, S:],
-                            found["cross", n, "output"][:, S:])
+            return Sublayer(out.attentions[n][:, :, S:], v, out_weight, bias, found[Kind.CROSS, n, "residual"][:, S:],
+                            found[Kind.CROSS, n, "output"][:, S:])
 
         return AttentionParts((), (), tuple(sublayer(n, layer.self_attn) for n, layer in enumerate(layers)))
 

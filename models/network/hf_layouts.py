@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
+from .contract import Kind
 from .parts import Site
 
 
@@ -41,7 +42,7 @@ class BartLayout:
 
     def attentions(self, hf: nn.Module) -> dict[str, list[nn.Module]]:
         """Each attention kind's modules, layer by layer."""
-        return {"cross": [layer.encoder_attn for layer in hf.model.decoder.layers],
+        return {Kind.CROSS: [layer.encoder_attn for layer in hf.model.decoder.layers],
                 "encoder": [layer.self_attn for layer in hf.model.encoder.layers],
                 "decoder": [layer.self_attn for layer in hf.model.decoder.layers]}
 
@@ -58,11 +59,11 @@ class BartLayout:
                             for n in encoder],
                 "decoder": [site(n.self_attn, n.self_attn_layer_norm,
                                  n.encoder_attn.q_proj if post else n.encoder_attn_layer_norm, n) for n in decoder],
-                "cross": [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
+                Kind.CROSS: [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
                           for n in decoder]}
 
     def shapes(self, config) -> dict[str, tuple[int, int]]:
-        return {"cross": (config.decoder_layers, config.decoder_attention_heads),
+        return {Kind.CROSS: (config.decoder_layers, config.decoder_attention_heads),
                 "encoder": (config.encoder_layers, config.encoder_attention_heads),
                 "decoder": (config.decoder_layers, config.decoder_attention_heads)}
 
@@ -86,7 +87,7 @@ class T5Layout:
         return hf.decoder
 
     def attentions(self, hf: nn.Module) -> dict[str, list[nn.Module]]:
-        return {"cross": [block.layer[1].EncDecAttention for block in hf.decoder.block],
+        return {Kind.CROSS: [block.layer[1].EncDecAttention for block in hf.decoder.block],
                 "encoder": [block.layer[0].SelfAttention for block in hf.encoder.block],
                 "decoder": [block.layer[0].SelfAttention for block in hf.decoder.block]}
 
@@ -97,10 +98,10 @@ class T5Layout:
 
         return {"encoder": [site(b, 0, b.layer[0].SelfAttention) for b in hf.encoder.block],
                 "decoder": [site(b, 0, b.layer[0].SelfAttention) for b in hf.decoder.block],
-                "cross": [site(b, 1, b.layer[1].EncDecAttention) for b in hf.decoder.block]}
+                Kind.CROSS: [site(b, 1, b.layer[1].EncDecAttention) for b in hf.decoder.block]}
 
     def shapes(self, config) -> dict[str, tuple[int, int]]:
-        return {"cross": (config.num_decoder_layers, config.num_heads),
+        return {Kind.CROSS: (config.num_decoder_layers, config.num_heads),
                 "encoder": (config.num_layers, config.num_heads),
                 "decoder": (config.num_decoder_layers, config.num_heads)}
 

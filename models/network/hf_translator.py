@@ -28,7 +28,7 @@ import torch
 from torch import Tensor, nn
 
 from .arithmetic import float32_arithmetic
-from .contract import Attentions, Focus, GenerationRules, Specials, Step
+from .contract import Attentions, Focus, GenerationRules, Kind, Specials, Step
 from .hf_layouts import LAYOUTS
 from .parts import Site
 from .translator import Translator
@@ -185,7 +185,7 @@ class HFTranslator(LibraryTranslator):
     def sublayer_sites(self) -> dict[str, list[Site]]:
         return self.layout.sites(self.hf)
 
-    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+    def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         self._out(self.attention_modules()[kind][layer]).removed_heads = heads
 
     def encode(self, src: Tensor, mask: Tensor) -> HFMemory:
@@ -273,6 +273,6 @@ class HFTranslator(LibraryTranslator):
         hidden = out.encoder_last_hidden_state  # [B, S, d]
         names = self.layout.projections
         values = [getattr(attn, names.value)(hidden).view(*hidden.shape[:2], -1, getattr(attn, names.head_dim))
-                  .transpose(1, 2) for attn in self.attention_modules()["cross"]]  # L × [B, heads, S, d_k]
+                  .transpose(1, 2) for attn in self.attention_modules()[Kind.CROSS]]  # L × [B, heads, S, d_k]
         return Attentions(*(torch.stack(found, 1) for found in (out.encoder_attentions, out.decoder_attentions,
                                                                  out.cross_attentions, values)))

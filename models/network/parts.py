@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from .contract import Kind
+
 
 @dataclass(frozen=True)
 class Sublayer:
@@ -119,7 +121,7 @@ def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
     try:
         for kind, layers in sites.items():
             for n, site in enumerate(layers):
-                if kind == "cross":  # a decoder layer's output is what value zeroing compares
+                if kind == Kind.CROSS:  # a decoder layer's output is what value zeroing compares
                     if zeroed is not None:
                         handles.append(site.values.register_forward_hook(_zeroing(zeroed, n)))
                     handles.append(site.layer.register_forward_hook(keep(("layer", id(site.layer)), _whole)))
@@ -140,7 +142,7 @@ def _split(x: Tensor, heads: int) -> Tensor:
 def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tensor]) -> AttentionParts:
     """The :class:`AttentionParts` of what :func:`recording` found, with each kind's weights [B, L, heads, N, M]
     (the pass's own, as :class:`.translator.Attentions` holds them)."""
-    def sublayer(kind: str, n: int, site: Site) -> Sublayer:
+    def sublayer(kind: Kind, n: int, site: Site) -> Sublayer:
         heads = weights[kind].shape[2]
         out = site.out.weight.T.reshape(heads, -1, site.out.weight.shape[0])  # [heads, d_k, d]
         bias = site.out.bias if site.out.bias is not None else out.new_zeros(out.shape[-1])  # [d]
@@ -148,5 +150,5 @@ def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tenso
                         found[kind, n, "residual"], found[kind, n, "output"], site.norm)
 
     parts = {kind: tuple(sublayer(kind, n, s) for n, s in enumerate(layers)) for kind, layers in sites.items()}
-    return AttentionParts(parts["encoder"], parts["decoder"], parts["cross"],
-                          tuple(found["layer", id(s.layer)] for s in sites["cross"]))
+    return AttentionParts(parts["encoder"], parts["decoder"], parts[Kind.CROSS],
+                          tuple(found["layer", id(s.layer)] for s in sites[Kind.CROSS]))

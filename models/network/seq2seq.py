@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
-from .contract import Focus, RNNStep, Step
+from .contract import Focus, Kind, RNNStep, Step
 from .parts import AttentionParts, Sublayer, Zeroed
 from .translator import FORMAT_VERSION, Translator, check_identity
 
@@ -52,7 +52,7 @@ class RNNConfig:
     @property
     def attention_shapes(self) -> dict[str, tuple[int, int]]:
         """``{kind: (L, heads)}``: one layer of one head reading the source, none for the RNNencdec baseline."""
-        return {} if self.score == "none" else {"cross": (1, 1)}
+        return {} if self.score == "none" else {Kind.CROSS: (1, 1)}
 
 
 @dataclass(frozen=True)

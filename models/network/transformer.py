@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .contract import Attentions, Focus, Step
+from .contract import Attentions, Focus, Kind, Step
 from .multihead import MultiHeadAttention
 from .parts import Site
 from .translator import FORMAT_VERSION, Translator, check_identity
@@ -58,7 +58,7 @@ class TransformerConfig:
     def attention_shapes(self) -> dict[str, tuple[int, int]]:
         """``{kind: (L, heads)}``: cross-attention and the decoder's self-attention in every decoder layer, the
         encoder's in every encoder layer."""
-        return {"cross": (self.dec_layers, self.heads), "encoder": (self.enc_layers, self.heads),
+        return {Kind.CROSS: (self.dec_layers, self.heads), Kind.ENCODER: (self.enc_layers, self.heads),
                 "decoder": (self.dec_layers, self.heads)}
 
 
@@ -278,7 +278,7 @@ class TransformerTranslator(Translator):
 
     def attention_modules(self) -> dict[str, list[MultiHeadAttention]]:
         """Each kind's multi-head attention, layer by layer."""
-        return {"cross": [layer.cross_attn for layer in self.decoder],
+        return {Kind.CROSS: [layer.cross_attn for layer in self.decoder],
                 "encoder": [layer.self_attn for layer in self.encoder],
                 "decoder": [layer.self_attn for layer in self.decoder]}
 
@@ -286,9 +286,9 @@ class TransformerTranslator(Translator):
         """Pre-norm: each sub-layer adds to the stream its own norm reads; the next norm reads the sum."""
         return {"encoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
                 "decoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
-                "cross": [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n) for n in self.decoder]}
+                Kind.CROSS: [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n) for n in self.decoder]}
 
-    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+    def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         self.attention_modules()[kind][layer].removed = heads
 
     @property

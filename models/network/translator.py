@@ -38,6 +38,7 @@ from .contract import (
     ENCODER_DECODER_KINDS,
     KINDS,
     OWN_SPECIALS,
+    Kind,
     Attentions,
     Focus,
     GenerationRules,
@@ -234,7 +235,7 @@ class Translator(nn.Module, ABC):
             for n in range(layers):
                 self._switch_off_in(kind, n, frozenset(h for k, m, h in heads if (k, m) == (kind, n)))
 
-    def _switch_off_in(self, kind: str, layer: int, heads: frozenset[int]) -> None:
+    def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         """Switch exactly ``heads`` of one attention off (every other head of it on)."""
         raise NotImplementedError
 
@@ -252,7 +253,7 @@ class Translator(nn.Module, ABC):
     @property
     def attention_shape(self) -> tuple[int, int]:
         """``(L, heads)``: the cross-attention layers and heads per layer a step reports; (0, 0) without."""
-        return self.attention_shapes.get("cross", (0, 0))
+        return self.attention_shapes.get(Kind.CROSS, (0, 0))
 
     @property
     @abstractmethod

@@ -51,11 +51,10 @@ class AlignmentRow:
         return self.trial_aer is not None
 
     @property
-    def attention_reading(self) -> Reading | None:
-        """The attention reading scored (an RNN's rows from before readings were recorded: its one head)."""
-        if self.matrix != ATTENTION:
-            return None
-        return Reading.from_key(self.reading) if self.reading else RNN_READING
+    def head_reading(self) -> Reading | None:
+        """The layer or head scored; None where the row reads no head (an attribution, an aligner, an RNN recorded
+        before readings were: a head-by-head table has no cell for it, and its one head is the RNN's default)."""
+        return Reading.from_key(self.reading) if self.reading else None
 
     @classmethod
     def from_json(cls, found: dict) -> AlignmentRow:
@@ -96,16 +95,16 @@ def recorded(directory: str | Path) -> list[AlignmentRow]:
     return read_alignment(Path(directory) / ALIGNMENT_FILE)
 
 
-def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False
+def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, matrix: str = ATTENTION
                 ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
-    """A multi-head model's attention AER on ``split`` as a grid: row labels (layers), column labels (its heads, then
+    """A multi-head model's AER of ``matrix`` (its attention, by default) on ``split`` as a grid: row labels (layers), column labels (its heads, then
     the layer's mean) and AER per cell (None where not measured), from results that name a ``reading`` (read at
     the writing step, or with ``shifted`` one step later); None without any. Where a reading was scored by several
     rules, the lowest AER is kept."""
     scored = {}
     for r in results:
-        reading = r.attention_reading if r.reading else None
-        if r.split == split and reading and reading.shifted == shifted:
+        reading = r.head_reading
+        if r.matrix == matrix and r.split == split and reading and reading.shifted == shifted:
             layer, head = reading.layer + 1, "mean" if reading.head is None else str(reading.head + 1)
             best = scored.get((layer, head))
             scored[layer, head] = r.aer if best is None else min(best, r.aer)
@@ -122,11 +121,10 @@ def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTE
                heads: bool = False) -> AlignmentRow | None:
     """The result with the lowest AER on the gold's trial set recorded beside a model whose attention is shaped
     ``(L, heads)``, over every reading (shifted ones too) and rule of ``matrix`` (one read head by head: the
-    attention, or the full-context attention), of its single heads alone with ``heads``; None when none was scored.
-    An RNN's attention results from before readings were recorded read as its one plain head."""
+    attention, or the full-context attention), of its single heads alone with ``heads``; None when none was scored
+    (an RNN's rows from before readings were recorded name none: :func:`default_reading` reads its one head)."""
     options = {r.key for r in readings(shape, shifted=True)}
-    read = {r: r.attention_reading if matrix == ATTENTION else r.reading and Reading.from_key(r.reading)
-            for r in recorded(directory) if r.split == "trial" and r.matrix == matrix}
+    read = {r: r.head_reading for r in recorded(directory) if r.split == "trial" and r.matrix == matrix}
     scored = [dataclasses.replace(r, reading=reading.key) for r, reading in read.items()
               if reading and reading.key in options and not (heads and reading.head is None)]
     return min(scored, key=lambda r: r.aer) if scored else None

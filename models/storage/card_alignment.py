@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ..network.contract import Kind
 from .alignment_record import default_reading, recorded, trial_best
 from .hub import check_config
 
@@ -16,7 +17,7 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
     raw = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
     if "model_type" in raw:
         return raw["num_hidden_layers"], raw["num_attention_heads"]
-    return check_config(raw).attention_shapes.get("cross", (0, 0))
+    return check_config(raw).attention_shapes.get(Kind.CROSS, (0, 0))
 
 
 def alignment_table(directory: str | Path, matrix: str = ATTENTION) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..network.contract import KINDS
+from ..network.contract import KINDS, Kind
 from .records import read_record, read_record_file, write_record_file
 
 HEADS_FILE = "heads.json"
@@ -16,7 +16,7 @@ HEADS_FILE = "heads.json"
 class HeadScore:
     """One head switched off alone."""
 
-    kind: str  # one of KINDS
+    kind: Kind
     layer: int  # 1-based
     head: int  # 1-based
     bleu_without: float

@@ -2,8 +2,8 @@
 with the file's name, so a record of another version never reads as something it is not) and written back as they
 were read.
 
-A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, another
-record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A field with a default may
+A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, an ``Enum``
+(by its value), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A field with a default may
 be absent (a record from before it existed, or a run that did not do what it records); it is written back absent
 when it holds its default.
 """
@@ -13,6 +13,7 @@ import dataclasses
 import json
 import types
 import typing
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,6 +37,11 @@ def _read(kind: Any, found: Any, where: str) -> Any:
         return tuple(_read(args[0], item, where) for item in found)
     if dataclasses.is_dataclass(kind):
         return read_record(kind, found, where)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        try:
+            return kind(found)
+        except ValueError:
+            raise ValueError(f"{where}: expected one of {[k.value for k in kind]}, got {found!r:.60}") from None
     if kind is float and type(found) is int:
         return float(found)
     if type(found) is not kind:

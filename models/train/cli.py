@@ -13,6 +13,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from ..decoding.trace import Reading
 from ..network.architectures import ARCHITECTURES, build_model
+from ..network.contract import Kind
 from ..network.arithmetic import native_bfloat16
 from ..network.device import pick_device
 from ..network.guided import GuidedAlignment
@@ -91,7 +92,7 @@ def guided(args, model) -> GuidedAlignment | None:
     if model.config.architecture != "transformer":
         raise SystemExit("error: --guided-alignment trains one head of a Transformer's cross-attention; the RNN's "
                          "one attention is not guided here (--arch transformer, or --init-from a Transformer)")
-    shape = model.attention_shapes["cross"]
+    shape = model.attention_shapes[Kind.CROSS]
     try:
         reading = Reading.parse(args.guided_reading, shape) if args.guided_reading else Reading(shape[0] - 1, 0)
     except ValueError as e:

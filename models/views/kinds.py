@@ -10,7 +10,7 @@ from ..decoding.greedy import greedy
 from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
 from ..decoding.trace import Reading, Trace
 from ..extras import EXTRAS, available
-from ..network.contract import NamedKind
+from ..network.contract import Kind, NamedKind
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
 
@@ -38,7 +38,7 @@ def sentence_kinds(model: Translator, trace: Trace, written: int) -> AttentionKi
     return attention_kinds(model, trace).first(written)
 
 
-def kind_view(kinds: AttentionKinds, kind: str, reading: Reading) -> AttentionView:
+def kind_view(kinds: AttentionKinds, kind: Kind, reading: Reading) -> AttentionView:
     """One reading of a self-attention, piece by piece, rows and columns labelled."""
     rows, columns = kinds.labels(kind)
     return AttentionView(rows=tuple(piece_label(r) for r in rows), columns=tuple(piece_label(c) for c in columns),

@@ -74,9 +74,9 @@ def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading |
     at = None if reading is None or found.per == "sentence" else layer_reading(model, found.name, reading)
     layers = layered(sentence, found.name, progress)
     weights = read_layered(layers, at)  # [T, S]
-    energies = trace.read_energies(at) if found.name == ATTENTION and not words else None
+    energies = trace.read_energies(at) if found.own and not words else None
     view = view_at(trace, weights, energies, words)
-    several = at is not None and (trace.attention_shape[1] > 1 or found.name != ATTENTION)
+    several = at is not None and (trace.attention_shape[1] > 1 or not found.own)
     name = found.title + (f" ({found.label(at)})" if several else "")
     prefix = None if at is None or layers.prefix is None else layers.prefix[at.layer]
     return MatrixView(found, at, weights, view, name, prefix, instead)
@@ -178,7 +178,7 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading
     F, E = weights.shape
     view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                          energies=None)
-    best = trial_best(loaded.path, loaded.model.attention_shape) if matrix == ATTENTION else None
+    best = trial_best(loaded.path, loaded.model.attention_shape) if MATRICES[matrix].own else None
     chosen = MATRICES[matrix].own_rule(loaded.model) or (best.method if best else None)
     return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, chosen)))
 
