@@ -12,8 +12,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from models.network.device import pick_device
-from models.network.training import PRECISIONS
+from models.network.hardware import pick_device
+from models.network.learning.step import PRECISIONS
 
 from . import __doc__ as INDEX
 from . import convergence, kernels, sharpness, throughput

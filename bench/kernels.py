@@ -200,7 +200,7 @@ def stepwise_log_probs(model, src, mask, tgt_in, keep):
 def train_step_ms(score: str, impl: str, device: str, repeats: int) -> float:
     """Median ms of :func:`train_step` (the training CLI's) with the read-out over all steps or per step."""
     from models.network.seq2seq import RNNConfig, Seq2Seq
-    from models.network.training import loss_function, train_step
+    from models.network.learning.step import loss_function, train_step
 
     torch.manual_seed(0)
     B, S, T, V = TRAIN_SHAPE

@@ -50,7 +50,7 @@ def build(size: str) -> Path:
     import torch
     from transformers import AutoModelForCausalLM, GenerationConfig, LlamaConfig, Qwen2Config
 
-    from models.network.hf_prompt import Prompt
+    from models.network.hf.prompt import Prompt
     from models.storage.examples import load_examples
     from models.storage.prompted import instruction_for
     from tests.llm_helpers import chat_tokenizer
@@ -76,7 +76,7 @@ def bench_llm_model(size: str) -> None:
     report(f"{size}-sized {SHAPES[size][0]}", folder, measure(folder, dtype="bfloat16"))
 
 
-#: The slices :mod:`models.network.arithmetic` may widen at once, in weight elements, compared by ``bench widening``.
+#: The slices :mod:`models.network.hardware` may widen at once, in weight elements, compared by ``bench widening``.
 SLICES = (16 << 20, 1 << 20, 1 << 19, 1 << 18, 1 << 16)
 
 
@@ -90,19 +90,19 @@ def bench_widening(size: str, repeats: int) -> None:
     import torch
     from transformers import AutoModelForCausalLM
 
-    from models.network import arithmetic
+    from models.network import hardware
     from models.storage.load_limits import read_in
 
     model = AutoModelForCausalLM.from_pretrained(build(size), dtype=torch.bfloat16, attn_implementation="eager").eval()
     read_in(model)
-    if arithmetic.native_bfloat16(torch.device("cpu")):
+    if hardware.native_bfloat16(torch.device("cpu")):
         print("this CPU multiplies bfloat16 itself (AVX512-BF16 or AMX): nothing is widened here")
     ids = torch.randint(1000, 2000, (1, len(SENTENCE.split()) * 3 + 25))  # about the prompt's tokens, and the 25
     found = {}
     for _ in range(repeats):
         for elements in (None, *SLICES):
-            arithmetic.WIDENED_ELEMENTS = elements or arithmetic.WIDENED_ELEMENTS
-            widened = arithmetic.float32_arithmetic(model.lm_head.weight) if elements else nullcontext()
+            hardware.WIDENED_ELEMENTS = elements or hardware.WIDENED_ELEMENTS
+            widened = hardware.float32_arithmetic(model.lm_head.weight) if elements else nullcontext()
             started = time.perf_counter()
             with torch.inference_mode(), widened:
                 states = model.model(input_ids=ids, output_attentions=True).last_hidden_state

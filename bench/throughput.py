@@ -7,7 +7,7 @@ from functools import partial
 
 import torch
 
-from models.network.training import DEFAULT_LR, PRECISIONS
+from models.network.learning.step import DEFAULT_LR, PRECISIONS
 
 from .kernels import sync
 
@@ -38,7 +38,7 @@ def trainer(tokenizers, pairs, batch_size: int, device: str, precision: str) -> 
 
     from models.network.seq2seq import RNNConfig, Seq2Seq
     from models.network.tokenization import PAD_ID
-    from models.network.training import loss_function, train_step
+    from models.network.learning.step import loss_function, train_step
     from models.storage.data import batches
 
     torch.manual_seed(0)

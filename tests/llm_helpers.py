@@ -4,7 +4,7 @@ with its family's chat template and end-of-turn token, grouped-query attention (
 heads), and a few hundred steps of training on prompt → translation so that it answers and stops."""
 from pathlib import Path
 
-from models.network.hf_prompt import INSTRUCTION, Prompt
+from models.network.hf.prompt import INSTRUCTION, Prompt
 
 from .hf_helpers import ENGLISH, FRENCH, fitted
 

@@ -1,4 +1,4 @@
-"""bfloat16 weights multiplied in float32 on a device without bfloat16 units (models/network/arithmetic.py): the
+"""bfloat16 weights multiplied in float32 on a device without bfloat16 units (models/network/hardware.py): the
 same products as float32 over the same bfloat16 values, a slice of the weight at a time, in the calling thread
 alone, and nothing changed where the weights are float32 or the device multiplies bfloat16 itself."""
 from concurrent.futures import ThreadPoolExecutor
@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from models.network import arithmetic
-from models.network.arithmetic import float32_arithmetic
+from models.network import hardware
+from models.network.hardware import float32_arithmetic
 
 
 class Products(TorchFunctionMode):
@@ -38,7 +38,7 @@ def test_bfloat16_products_are_float32_products_of_the_same_values_a_slice_at_a_
     x = torch.randn(3, 7, 48).bfloat16()  # [B, T, d]
     weight, bias = torch.randn(100, 48).bfloat16(), torch.randn(100).bfloat16()
     q, k = torch.randn(2, 4, 7, 16).bfloat16(), torch.randn(2, 4, 16, 7).bfloat16()
-    monkeypatch.setattr(arithmetic, "WIDENED_ELEMENTS", 48 * 30)  # four slices of the weight's 100 rows
+    monkeypatch.setattr(hardware, "WIDENED_ELEMENTS", 48 * 30)  # four slices of the weight's 100 rows
     with Products() as seen, float32_arithmetic(weight):  # seen: the products the widening mode itself asks for
         got, scores = F.linear(x, weight, bias), torch.matmul(q, k)
     assert got.dtype == scores.dtype == torch.bfloat16 and got.shape == (3, 7, 100)

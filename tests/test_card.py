@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from models.network.training import DEFAULT_LR
+from models.network.learning.step import DEFAULT_LR
 from models.storage.card import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
 from models.storage.evaluation_record import (
     EVALUATION_FILE,

@@ -1,4 +1,4 @@
-"""Decoder-only translators behind the one interface (models/network/hf_decoder_only.py, hf_prompt.py): tiny Llama,
+"""Decoder-only translators behind the one interface (models/network/hf/decoder_only.py, prompt.py): tiny Llama,
 Qwen2 and Gemma2 chat models built offline (tests/llm_helpers.py) against the library's own ``generate`` and
 outputs — the prompt their chat template renders, the sentence's columns found by offsets, greedy and beam search,
 every attention of one pass, the rest of the prompt set apart, heads switched off under grouped-query attention,
@@ -21,7 +21,7 @@ from models.analysis.matrices import ATTENTION, applicable, layered, not_applica
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
-from models.network.hf_decoder_only import DecoderOnlyTranslator
+from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 

@@ -1,5 +1,5 @@
-"""models/network/device.py: the one device picker."""
-from models.network.device import pick_device
+"""models/network/hardware.py: the one device picker."""
+from models.network.hardware import pick_device
 
 
 def test_device_is_automatic_or_chosen(monkeypatch):

@@ -1,4 +1,4 @@
-"""Guided alignment: the loss (models/network/guided.py), the links it learns from (models/train/alignment_links.py,
+"""Guided alignment: the loss (models/network/learning/guided.py), the links it learns from (models/train/alignment_links.py,
 grow-diag-final) and the training command that trains a head with it and marks it on the card."""
 import json
 
@@ -11,9 +11,9 @@ from models.analysis.aer import alignment_score
 from models.analysis.link_rules import grow_diag_final, grown_diagonally
 from models.analysis.matrices import FULL_CONTEXT
 from models.decoding.trace import Reading
-from models.network.guided import GuidedAlignment, link_targets
+from models.network.learning.guided import GuidedAlignment, link_targets
 from models.network.tokenization import WORD_MARK
-from models.network.training import loss_function, train_step
+from models.network.learning.step import loss_function, train_step
 from models.storage.data import pad
 from models.storage.hub import load_model
 from models.storage.model_card import Guided

@@ -148,7 +148,7 @@ def test_a_switched_off_head_is_off_in_every_path_as_if_its_w_o_slice_were_zero(
 def _trained_a_little(tokenizers, steps: int = 150):
     """A tiny Transformer fitted to the synthetic corpus for a few steps: enough that BLEU is far above 0 and its
     heads differ in what they are worth (an untrained model's every drop is 0)."""
-    from models.network.training import loss_function, train_step
+    from models.network.learning.step import loss_function, train_step
     from models.storage.data import batches
     from models.storage.pieces import tokenize_pairs
 

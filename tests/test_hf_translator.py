@@ -1,4 +1,4 @@
-"""models/network/hf_translator.py: a Hugging Face Marian translator behind the one interface — its step-by-step
+"""models/network/hf/translator.py: a Hugging Face Marian translator behind the one interface — its step-by-step
 decoding against the library's own ``generate`` and ``output_attentions``, its heads switched off against a
 hand-made reference, and its cache reordered against one computed afresh. Tiny random models built offline."""
 import copy
@@ -11,8 +11,8 @@ from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.decoding.trace import Reading
-from models.network.hf_tokenizer import HFTokenizer
-from models.network.hf_translator import HFTranslator
+from models.network.hf.tokenizer import HFTokenizer
+from models.network.hf.translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
 
 from .hf_helpers import ENGLISH, assert_one_pass_is_the_steps, assert_same_beams, tiny_marian

@@ -156,7 +156,7 @@ def test_one_key_grammar_names_every_attention_and_one_parser_reads_it():
 
 
 def test_both_tokenizer_families_are_piece_tokenizers(tiny_tokenizers, tmp_path):
-    from models.network.hf_tokenizer import HFTokenizer
+    from models.network.hf.tokenizer import HFTokenizer
     from models.network.tokenization import PieceTokenizer, TokenizerPair
     from models.storage.hub import load_model
 

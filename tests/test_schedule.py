@@ -1,11 +1,11 @@
-"""models/network/schedule.py: the budget's progress, the planned learning rate, the weights' moving average."""
+"""models/network/learning/schedule.py: the budget's progress, the planned learning rate, the weights' moving average."""
 import math
 
 import pytest
 import torch
 from torch import nn
 
-from models.network.schedule import SHAPES, Budget, averaged, lr_factor, planned_schedule
+from models.network.learning.schedule import SHAPES, Budget, averaged, lr_factor, planned_schedule
 
 
 def test_progress_is_the_larger_fraction_spent():

@@ -1,4 +1,4 @@
-"""A T5 translator behind the one interface (models/network/hf_layouts.py's T5 layout): its task prefix read as
+"""A T5 translator behind the one interface (models/network/hf/layouts.py's T5 layout): its task prefix read as
 markers, never as words; greedy and beam search against the library's own ``generate``; each step's attention
 against ``output_attentions``; a head switched off against W^O's columns zeroed by hand; the sub-layers' parts adding
 up; ``models.translate``'s JSON with the prefix set apart; the pages. A tiny T5 built offline (tests/hf_helpers.py)."""
@@ -16,7 +16,7 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.network.hf_translator import HFTranslator
+from models.network.hf.translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 

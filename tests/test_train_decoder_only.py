@@ -9,7 +9,7 @@ import pytest
 
 from models import train
 from models.decoding.greedy import greedy
-from models.network.hf_decoder_only import DecoderOnlyTranslator
+from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.storage.hub import load_model
 from models.storage.pieces import tokenize_pairs
 from models.train.decoder_only import CHAT_TEMPLATE

@@ -1,4 +1,4 @@
-"""models/network/training.py: one step lowers the loss; the forward can be swapped for a reference."""
+"""models/network/learning/step.py: one step lowers the loss; the forward can be swapped for a reference."""
 import os
 import subprocess
 import sys
@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from models import ROOT
-from models.network.arithmetic import native_bfloat16
+from models.network.hardware import native_bfloat16
 from models.network.tokenization import PAD_ID
-from models.network.training import loss_function, replica_device, train_step
+from models.network.learning.step import loss_function, replica_device, train_step
 from models.storage.data import batches
 from models.storage.pieces import tokenize_pairs
 
@@ -86,7 +86,7 @@ LEAVING = """
 import gc, sys, weakref
 import torch, torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
-from models.network.training import Replicas, leave_replicas
+from models.network.learning.step import Replicas, leave_replicas
 
 dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
 gc.disable()  # as if the collector had not run since the wrapper was dropped

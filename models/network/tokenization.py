@@ -119,7 +119,7 @@ class SubwordTokenizer:
 @runtime_checkable
 class PieceTokenizer(Protocol):
     """What decoding, analysis and the app ask of one side's tokenizer, whatever its family: this project's
-    :class:`SubwordTokenizer` and a Hugging Face model's (:class:`~.hf_translator.HFTokenizer`) both are one.
+    :class:`SubwordTokenizer` and a Hugging Face model's (:class:`~.hf.tokenizer.HFTokenizer`) both are one.
     Pieces carry SentencePiece's ``▁`` word marker, so words join the same way for every family."""
 
     @property

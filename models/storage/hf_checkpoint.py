@@ -2,7 +2,7 @@
 and the model and tokenizers behind the project's interface.
 
 A folder is in Hugging Face's format when its ``config.json`` names a ``model_type``. The encoder–decoder
-translators this project can read (:data:`~models.network.hf_translator.MODEL_TYPES`: Marian, so every opus-mt-*
+translators this project can read (:data:`~models.network.hf.translator.MODEL_TYPES`: Marian, so every opus-mt-*
 model; M2M100 and NLLB-200; mBART-50; T5, told its task by its config's prefix, or MADLAD-400, by a tag of the
 target language in front of the source) are loaded, each with the tokenizer its family is read with
 (:data:`TOKENIZERS`), and so are chat models that translate (Llama, Qwen2, Gemma2: :mod:`.prompted`); every other
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import torch
 
-from ..network.hf_decoder_only import DECODER_ONLY_TYPES
-from ..network.hf_languages import check_layout, language_tags, unknown_code
-from ..network.hf_tokenizer import HFTokenizer
-from ..network.hf_translator import MODEL_TYPES, HFTranslator
+from ..network.hf.decoder_only import DECODER_ONLY_TYPES
+from ..network.hf.languages import check_layout, language_tags, unknown_code
+from ..network.hf.tokenizer import HFTokenizer
+from ..network.hf.translator import MODEL_TYPES, HFTranslator
 from ..network.tokenization import TokenizerPair
 from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
 from .load_limits import read_in, too_many_parameters

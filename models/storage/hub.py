@@ -27,7 +27,7 @@ from torch.overrides import TorchFunctionMode
 
 from .. import ROOT
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
-from ..network.device import pick_device
+from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
 from .alignment_record import default_reading

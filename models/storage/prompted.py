@@ -10,9 +10,9 @@ from pathlib import Path
 import torch
 
 from ..network.contract import Specials
-from ..network.hf_decoder_only import DecoderOnlyTranslator
-from ..network.hf_languages import unknown_code
-from ..network.hf_prompt import (
+from ..network.hf.decoder_only import DecoderOnlyTranslator
+from ..network.hf.languages import unknown_code
+from ..network.hf.prompt import (
     CARD_INSTRUCTIONS,
     INSTRUCTION,
     LANGUAGES,
@@ -88,7 +88,7 @@ def chat_specials(tokenizer, model) -> Specials:
     one the template closes a turn with (Llama 3 lists <|end_of_text|> first, but ends turns with <|eot_id|>; the
     others end a translation too, as in ``generate``) — and
     an id to pad with that no prompt holds: the tokenizer's or the config's pad, else another of its control tokens
-    (a sentence may hold none: :class:`~models.network.hf_prompt.PromptTokenizer`), where the template never writes
+    (a sentence may hold none: :class:`~models.network.hf.prompt.PromptTokenizer`), where the template never writes
     it; else an embedding row the tokenizer names no token for."""
     text, _ = Prompt(INSTRUCTION, "English", "French").render(tokenizer, "x")
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]

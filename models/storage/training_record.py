@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..network.training import DEFAULT_LR
+from ..network.learning.step import DEFAULT_LR
 from .records import read_record, read_record_file, write_record_file
 
 TRAINING_FILE = "training.json"

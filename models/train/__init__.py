@@ -5,7 +5,7 @@
 
 The budget is whatever ends first of ``--epochs``, ``--steps`` and ``--minutes``; the learning rate warms up
 for ``--warmup-steps`` and then falls to zero as the budget is spent (``--schedule``), so a run stopped by its
-clock has annealed (:mod:`models.network.schedule`). Each epoch mixes the corpora by their weights
+clock has annealed (:mod:`models.network.learning.schedule`). Each epoch mixes the corpora by their weights
 (:func:`models.storage.data.mix`). At each epoch's end (or every ``--validate-every`` steps, for long epochs)
 and when the budget is spent, the raw weights and their moving average are validated on each corpus's
 validation split (teacher-forced loss, greedy sacreBLEU); the better is traced on the curated examples into

@@ -8,10 +8,10 @@ from pathlib import Path
 from ..checks import at_least, command_parser, data_given, folder_out
 from ..network.architectures import ARCHITECTURES
 from ..network.attention import SCORES
-from ..network.guided import DEFAULT_WEIGHT
-from ..network.schedule import SHAPES
+from ..network.learning.guided import DEFAULT_WEIGHT
+from ..network.learning.schedule import SHAPES
 from ..network.seq2seq import RNNConfig
-from ..network.training import DEFAULT_LR, PRECISIONS
+from ..network.learning.step import DEFAULT_LR, PRECISIONS
 from ..network.transformer import TransformerConfig
 from ..storage.pieces import default_cache_dir
 from .alignment_links import RECIPES

@@ -14,13 +14,13 @@ from torch.nn.parallel import DistributedDataParallel
 from ..decoding.trace import Reading
 from ..network.architectures import ARCHITECTURES, build_model
 from ..network.contract import Kind
-from ..network.arithmetic import native_bfloat16
-from ..network.device import pick_device
-from ..network.guided import GuidedAlignment
-from ..network.schedule import Budget, averaged, planned_schedule
+from ..network.hardware import native_bfloat16
+from ..network.hardware import pick_device
+from ..network.learning.guided import GuidedAlignment
+from ..network.learning.schedule import Budget, averaged, planned_schedule
 from ..network.seq2seq import RNNConfig
 from ..network.tokenization import TokenizerPair
-from ..network.training import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
+from ..network.learning.step import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
 from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.commands import command_line

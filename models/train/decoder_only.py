@@ -5,7 +5,7 @@ own, and a checkpoint in the Hugging Face format, so it is read exactly as a Hub
 
 Its first special tokens take the project's ids (``<pad>`` 0, ``<unk>`` 1, the start 2, the end of turn 3), so the
 training pairs are laid out by the code an encoder–decoder's are: the prompt (the frame around the sentence,
-:attr:`~models.network.hf_prompt.PromptTokenizer.frame`) is the source, the start token — the generation prompt's
+:attr:`~models.network.hf.prompt.PromptTokenizer.frame`) is the source, the start token — the generation prompt's
 last, ``<|assistant|>`` — the translation's first input, the end of turn its last output, and the loss falls on
 the translation's tokens only::
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from ..network.hf_decoder_only import DecoderOnlyTranslator
-from ..network.hf_prompt import INSTRUCTION, Prompt, PromptTokenizer, ReplyTokenizer
+from ..network.hf.decoder_only import DecoderOnlyTranslator
+from ..network.hf.prompt import INSTRUCTION, Prompt, PromptTokenizer, ReplyTokenizer
 from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID, TokenizerPair
 from ..storage.languages import language_name
 from ..storage.prompted import chat_specials, prompted_translator

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..analysis.matrices import MATRICES, applicable, layer_reading, matrix_readings, not_applicable, slug
 from ..decoding.trace import Reading, readings
 from ..network.attention import SCORES
-from ..network.hf_languages import unknown_code
+from ..network.hf.languages import unknown_code
 from ..network.translator import Translator
 from ..storage.examples import examples_file, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_variants

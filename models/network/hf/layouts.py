@@ -1,4 +1,4 @@
-"""Where each ``transformers`` encoder–decoder family keeps what :class:`.hf_translator.HFTranslator` reads: its
+"""Where each ``transformers`` encoder–decoder family keeps what :class:`.translator.HFTranslator` reads: its
 decoder stack, each layer's three attentions, the projections inside them, the modules around each attention
 sub-layer (:class:`.parts.Site`), how the decoder's output becomes logits, and its sizes.
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
-from .contract import Kind
-from .parts import Site
+from ..contract import Kind
+from ..parts import Site
 
 
 @dataclass(frozen=True)

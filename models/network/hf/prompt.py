@@ -23,7 +23,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError
+from ..tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError
 
 #: The instruction a model is asked with when its card gives none of its own; ``{source}`` and ``{target}`` are the
 #: languages' English names, ``{sentence}`` the text.

@@ -1,5 +1,6 @@
-"""Where bfloat16 weights are multiplied: in hardware where the device has bfloat16 matrix units, in float32 where
-it has none.
+"""The machine a network runs on: which device it is put on (:func:`pick_device`, the one picker), and where its
+bfloat16 weights are multiplied: in hardware where the device has bfloat16 matrix units, in float32 where it has
+none.
 
 A model loaded in bfloat16 (``ATLAS_DTYPE=bfloat16``: half the memory) runs its matrix products in bfloat16. On a
 CPU without AVX512-BF16 or AMX, oneDNN emulates them, 3–4× slower than float32 on the same CPU: a Qwen2.5-0.5B-sized
@@ -29,6 +30,14 @@ from torch.overrides import TorchFunctionMode
 #: 1.49–1.52 (bfloat16 products: 3.74–3.90); EuroLLM-1.7B-sized 3.45–4.04 / 2.40–3.26 / 2.70–3.43 / 2.60–3.80 /
 #: 5.10–5.54 (bfloat16 products: 10.58–10.87).
 WIDENED_ELEMENTS = 1 << 18
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    """``device`` if given (``cpu``, ``cuda``, ``cuda:1`` …), else CUDA when available, else CPU: a name given by the
+    user wins."""
+    if device:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def native_bfloat16(device: torch.device) -> bool:

@@ -1,6 +1,6 @@
 """Hugging Face encoder–decoder translators behind the one translator interface — Marian (every
 Helsinki-NLP/opus-mt-* model), the many-to-many M2M100, NLLB-200 and mBART-50, and T5 (t5-small, Flan-T5), each
-family's module names in :mod:`.hf_layouts` — so every decoder, analysis and page works on them as on this
+family's module names in :mod:`.layouts` — so every decoder, analysis and page works on them as on this
 project's own models.
 
 The wrapped ``transformers`` model runs with eager attention, the only implementation that returns its weights
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .arithmetic import float32_arithmetic
-from .contract import Attentions, Focus, GenerationRules, Kind, Specials, Step
-from .hf_layouts import LAYOUTS
-from .parts import Site
-from .translator import Translator
+from ..hardware import float32_arithmetic
+from ..contract import Attentions, Focus, GenerationRules, Kind, Specials, Step
+from .layouts import LAYOUTS
+from ..parts import Site
+from ..translator import Translator
 
-#: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.hf_layouts`).
+#: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.layouts`).
 MODEL_TYPES = tuple(LAYOUTS)
 
 
@@ -95,7 +95,7 @@ def zero_removed_heads(projection: nn.Linear, args: tuple):
 
 class LibraryTranslator(Translator):
     """What every wrapped ``transformers`` model shares, encoder–decoder (:class:`HFTranslator`) or decoder-only
-    (:class:`.hf_decoder_only.DecoderOnlyTranslator`): its config's facts, no place to force its attention, and the
+    (:class:`.decoder_only.DecoderOnlyTranslator`): its config's facts, no place to force its attention, and the
     log-probability of a step's own piece from one teacher-forced pass."""
 
     architecture = "hf"
@@ -130,7 +130,7 @@ class LibraryTranslator(Translator):
 
     def widened(self):
         """The context a pass over many tokens runs in: float32 products where the weights are bfloat16 on a device
-        without bfloat16 units (:mod:`.arithmetic`). A step, bound by reading the weights, runs without."""
+        without bfloat16 units (:mod:`..hardware`). A step, bound by reading the weights, runs without."""
         return float32_arithmetic(self.hf.get_input_embeddings().weight)
 
 

@@ -1,5 +1,5 @@
 """Hugging Face decoder-only translators (Llama: EuroLLM, SalamandraTA; Qwen2: Qwen2.5-Instruct; Gemma2: Tower+)
-behind the one translator interface, the source being the prompt (:mod:`.hf_prompt`).
+behind the one translator interface, the source being the prompt (:mod:`.prompt`).
 
 There is no cross-attention: each written token attends over the whole prompt and what has been written. The
 three kinds are mapped onto the one stack, each layer's heads read at different rows and columns of one pass::
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .contract import Attentions, Focus, GenerationRules, Kind, NamedKind, Specials, Step
-from .hf_translator import LibraryTranslator, zero_removed_heads
-from .parts import AttentionParts, Site, Sublayer, Zeroed, recording
+from ..contract import Attentions, Focus, GenerationRules, Kind, NamedKind, Specials, Step
+from .translator import LibraryTranslator, zero_removed_heads
+from ..parts import AttentionParts, Site, Sublayer, Zeroed, recording
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).

@@ -14,7 +14,7 @@ import torch.distributed as dist
 from torch import Tensor, nn
 
 from .guided import GuidedAlignment
-from .tokenization import PAD_ID
+from ..tokenization import PAD_ID
 
 #: Adam's starting learning rate unless ``--lr`` says otherwise. Measured on the Multi30k + Tatoeba mix: at 2e-3
 #: the dot-product model saturated its attention within the first epochs (an unbounded score of two learned

@@ -3,7 +3,7 @@ project's :class:`.tokenization.PieceTokenizer`: the sentence laid out as the mo
 words as this project's are."""
 from __future__ import annotations
 
-from .tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError, language_tag
+from ..tokenization import EOS, PROMPT, WORD_MARK, Encoded, InputError, language_tag
 
 
 class HFTokenizer:
