@@ -15,7 +15,7 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     from models.decoding.greedy import greedy
     from models.storage.data import Corpus, read_split
     from models.storage.hub import load_model
-    from models.storage.timeline import read_timeline
+    from models.storage.records.timeline import read_timeline
     from models.views.learning import learning_curve
 
     loaded = load_model(model_ref, device=device)

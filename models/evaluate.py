@@ -24,7 +24,7 @@ from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.card import write_card
 from .storage.commands import command_line
-from .storage.evaluation_record import (
+from .storage.records.evaluation import (
     EVALUATION_FILE,
     EvaluationRecord,
     Example,
@@ -36,7 +36,7 @@ from .storage.evaluation_record import (
 from .storage.hub import load_model
 from .storage.languages import assumed, may_translate, pair_name
 from .storage.loaded import LoadedModel
-from .storage.records import read_record
+from .storage.records.strict import read_record
 from .tables.scores import by_length, scores
 
 

@@ -21,7 +21,7 @@ from .checks import at_least, chosen_languages, command_parser, data_given, file
 from .datasets.sentences import read_named
 from .storage.card import write_card
 from .storage.commands import command_line
-from .storage.head_record import HEADS_FILE, heads_record, write_heads
+from .storage.records.heads import HEADS_FILE, heads_record, write_heads
 from .storage.hub import CheckpointError, load_model
 from .storage.languages import Languages, assumed
 

@@ -67,7 +67,7 @@ def tiny_transformer_checkpoint(path) -> str:
     from models.decoding.greedy import greedy
     from models.storage.examples import load_examples
     from models.storage.hub import BUNDLED_DIR, save_checkpoint
-    from models.storage.timeline import append_point, timeline_entry
+    from models.storage.records.timeline import append_point, timeline_entry
 
     tokenizers = TokenizerPair.load(BUNDLED_DIR / "en-fr-additive")
     torch.manual_seed(0)

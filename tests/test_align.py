@@ -8,7 +8,7 @@ import pytest
 from models import align
 from models.align import every
 from models.analysis.matrices import MATRICES
-from models.storage.alignment_record import ALIGNMENT_FILE, read_alignment
+from models.storage.records.alignment import ALIGNMENT_FILE, read_alignment
 from models.storage.card import write_card
 from models.storage.gold import read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
@@ -119,7 +119,7 @@ def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
 def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_default(tiny_tokenizers, tmp_path,
                                                                                       capsys):
     from models.decoding.trace import readings
-    from models.storage.alignment_record import aer_by_head, default_reading
+    from models.storage.records.alignment import aer_by_head, default_reading
 
     from .helpers import make_transformer
 

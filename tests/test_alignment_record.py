@@ -1,4 +1,4 @@
-"""models/storage/alignment_record.py: the records of AER beside a checkpoint — read and written as typed rows,
+"""models/storage/records/alignment.py: the records of AER beside a checkpoint — read and written as typed rows,
 recorded per reading, laid out by head, the trial set's best chosen as the default, and the table the Models page
 shows."""
 import dataclasses
@@ -8,7 +8,7 @@ import pytest
 
 from models.decoding.link_rule import LinkRule
 from models.decoding.trace import RNN_READING, Reading
-from models.storage.alignment_record import (
+from models.storage.records.alignment import (
     ALIGNER,
     ALIGNMENT_FILE,
     PUBLISHED,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from models.storage.alignment_record import ALIGNMENT_FILE, AlignmentRow
+from models.storage.records.alignment import ALIGNMENT_FILE, AlignmentRow
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
 from models.views import results
 from models.views.results import answer

@@ -6,7 +6,7 @@ import pytest
 
 from bench import sharpness
 from models.storage.hub import load_model
-from models.storage.timeline import read_timeline
+from models.storage.records.timeline import read_timeline
 
 
 def test_sharpness_bench_prints_a_row_per_corpus(tmp_path, capsys, monkeypatch):

@@ -6,10 +6,10 @@ from dataclasses import replace
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
-from models.storage.evaluation_record import read_evaluation
+from models.storage.records.evaluation import read_evaluation
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
-from models.storage.training_record import read_training
+from models.storage.records.training import read_training
 
 RNNS = ("additive", "dot", "none")
 NAMES = (*RNNS, "transformer", "transformer-align", "decoder-only")
@@ -121,7 +121,7 @@ def test_the_most_important_head_changes_an_example_the_least_important_leaves_a
     """Read from the card's importance table (heads.json): switching off the head whose removal cost most
     changes the translation of a curated example that switching off the one that cost least leaves unchanged."""
     from models.analysis.head_removal import parse_head, without_heads
-    from models.storage.head_record import read_heads
+    from models.storage.records.heads import read_heads
 
     loaded = bundled["transformer"]
     ranked = sorted(read_heads(loaded.path).heads, key=lambda r: r.drop)

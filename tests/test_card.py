@@ -1,4 +1,4 @@
-"""models/storage/card.py and training_record.py: the results rows, length buckets and sizes come from the records and the config."""
+"""models/storage/card.py and records/training.py: the results rows, length buckets and sizes come from the records and the config."""
 import json
 import shutil
 from dataclasses import replace
@@ -7,7 +7,7 @@ import pytest
 
 from models.network.learning.step import DEFAULT_LR
 from models.storage.card import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
-from models.storage.evaluation_record import (
+from models.storage.records.evaluation import (
     EVALUATION_FILE,
     EvaluationRecord,
     Scores,
@@ -16,8 +16,8 @@ from models.storage.evaluation_record import (
     write_evaluation,
 )
 from models.storage.hub import BUNDLED_DIR
-from models.storage.records import record_json
-from models.storage.training_record import (
+from models.storage.records.strict import record_json
+from models.storage.records.training import (
     TRAINING_FILE,
     CorpusScore,
     Schedule,

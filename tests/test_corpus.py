@@ -18,7 +18,7 @@ from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
 from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.records import record_json
+from models.storage.records.strict import record_json
 
 from .helpers import make_model, synthetic_pairs
 

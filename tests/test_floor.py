@@ -11,7 +11,7 @@ from models.analysis.probe_fit import features_of
 from models.decoding.probe import POSITIONS
 from models.storage.gold import read_gold
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.probe_record import BUNDLED_FLOOR, read_probe
+from models.storage.records.probe import BUNDLED_FLOOR, read_probe
 
 from .helpers import LEXICON, make_transformer, synthetic_pairs
 from .test_align import file_aer

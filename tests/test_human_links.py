@@ -5,7 +5,7 @@ import pytest
 
 from models.analysis.aer import alignment_score
 from models.analysis.word_links import rows_argmax, word_matrix
-from models.storage.alignment_record import trial_best
+from models.storage.records.alignment import trial_best
 from models.storage.gold import parse_links
 from models.storage.hub import load_model
 

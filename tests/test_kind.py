@@ -6,8 +6,8 @@ import pytest
 
 from models.decoding.trace import Reading
 from models.network.contract import ENCODER_DECODER_KINDS, KINDS, Kind, NamedKind
-from models.storage.head_record import HeadScore
-from models.storage.records import read_record
+from models.storage.records.heads import HeadScore
+from models.storage.records.strict import read_record
 
 
 def test_only_the_cross_attention_is_stepwise_and_every_kind_is_named_once():

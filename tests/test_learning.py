@@ -5,7 +5,7 @@ import pytest
 
 from models.decoding.greedy import greedy
 from models.decoding.trace import RNN_READING, Reading
-from models.storage.timeline import Timeline, TimelinePoint, append_point, read_timeline, timeline_entry
+from models.storage.records.timeline import Timeline, TimelinePoint, append_point, read_timeline, timeline_entry
 from models.views.learning import alignment_at, learning_curve, point_label
 
 from .helpers import make_model, make_transformer, training_point

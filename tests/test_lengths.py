@@ -1,6 +1,6 @@
 """models/analysis/lengths.py: Figure 2's finding, read from the by-length buckets, holds only when it holds."""
 from models.analysis.lengths import LengthEnds, ends, figure_2_finding
-from models.storage.evaluation_record import LengthBucket
+from models.storage.records.evaluation import LengthBucket
 
 BUCKETS = [LengthBucket(1, 9, 100, 7.2), LengthBucket(10, 14, 80, 6.7), LengthBucket(25, 1000, 12, 2.4)]
 

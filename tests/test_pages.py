@@ -104,7 +104,7 @@ def test_models_page_reads_measured_results():
 def test_models_page_says_whether_figure_2_holds_on_each_test_set():
     """Under each BLEU-by-length chart, one sentence read from the no-attention and attention models' buckets."""
     from models.storage.card import scored_set_name
-    from models.storage.evaluation_record import read_evaluation
+    from models.storage.records.evaluation import read_evaluation
     from models.storage.hub import BUNDLED_DIR
 
     evaluation = read_evaluation(BUNDLED_DIR / "en-fr-none")
@@ -127,8 +127,8 @@ def test_models_page_says_whether_figure_2_holds_on_each_test_set():
 def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card); ``--matrix all`` rows have a table of their own."""
-    from models.storage.alignment_record import BUNDLED_BASELINE, read_alignment
-    from models.storage.alignment_record import recorded as recorded_beside
+    from models.storage.records.alignment import BUNDLED_BASELINE, read_alignment
+    from models.storage.records.alignment import recorded as recorded_beside
     from models.storage.hub import BUNDLED_DIR
 
     recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
@@ -185,7 +185,7 @@ def recorded(tmp_path_factory):
     import shutil
 
     from models.storage.examples import load_examples
-    from models.storage.timeline import append_point, timeline_entry
+    from models.storage.records.timeline import append_point, timeline_entry
 
     from .helpers import training_point
 
@@ -223,7 +223,7 @@ def test_learning_page_takes_the_point_from_the_url(recorded, wanted, shown):
 def test_learning_page_says_when_there_is_no_usable_record(recorded, tmp_path):
     import shutil
 
-    from models.storage.timeline import LEGACY_FILE
+    from models.storage.records.timeline import LEGACY_FILE
 
     shutil.copytree(recorded[0], tmp_path / "ck", ignore=shutil.ignore_patterns("alignment_timeline.*"))
     at = run_page(page("Learning"), model=str(tmp_path / "ck"))
@@ -250,7 +250,7 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
 
 
 def test_models_page_draws_which_heads_matter(monkeypatch):
-    from models.storage.head_record import HeadScore, HeadsRecord, Pruning
+    from models.storage.records.heads import HeadScore, HeadsRecord, Pruning
     from models.views import results
 
     record = HeadsRecord("transformer", ("data",), 6, tuple(HeadScore(k, n, h, 20.0, float(n + h), 0.5)

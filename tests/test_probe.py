@@ -18,7 +18,7 @@ from models.decoding.greedy import forced
 from models.decoding.probe import Feature, FitData, Probe, Tried
 from models.decoding.trace import Reading
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.probe_record import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
+from models.storage.records.probe import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
 
 from .helpers import make_transformer, synthetic_pairs
 from .test_align import file_aer

@@ -1,8 +1,8 @@
-"""models/storage/reading_scores: one row per matrix, its reading chosen on the trial set against people and its
+"""models/storage/records/reading_scores: one row per matrix, its reading chosen on the trial set against people and its
 best layer against the model."""
 import json
 
-from models.storage.reading_scores import FAITHFULNESS_FILE, reading_scores, reading_table
+from models.storage.records.reading_scores import FAITHFULNESS_FILE, reading_scores, reading_table
 
 
 def row(matrix, reading, trial, test):

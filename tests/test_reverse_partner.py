@@ -19,7 +19,7 @@ from models.decoding.trace import Reading
 from models.network.tokenization import TokenizerPair
 from models.network.translator import ReversePartner
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.probe_record import probe_from_json, probe_json
+from models.storage.records.probe import probe_from_json, probe_json
 
 from .helpers import make_transformer, synthetic_pairs
 from .test_probe import gold_folder

@@ -8,7 +8,7 @@ from models.analysis.link_rules import read_links, rows_argmax
 from models.analysis.probe_fit import Example, fit_probe
 from models.decoding.link_rule import LinkRule
 from models.decoding.probe import LOOKS, Feature, looks
-from models.storage.probe_record import probe_from_json, probe_json
+from models.storage.records.probe import probe_from_json, probe_json
 
 FEATURES = (Feature("attention", "1.1"),)
 

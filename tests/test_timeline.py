@@ -1,4 +1,4 @@
-"""models/storage/timeline.py: points append in order; a redone point replaces what came after it; the record is
+"""models/storage/records/timeline.py: points append in order; a redone point replaces what came after it; the record is
 binary (float16) and the JSON records of older checkpoints still read."""
 import json
 from dataclasses import replace
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models.decoding.greedy import greedy
-from models.storage.timeline import (
+from models.storage.records.timeline import (
     LEGACY_FILE,
     TIMELINE_FILE,
     TimelineError,

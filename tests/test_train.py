@@ -130,7 +130,7 @@ def test_two_corpora_with_one_name_are_refused(tiny_corpus, tmp_path):
 
 def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path, monkeypatch):
     from models.storage.examples import load_examples
-    from models.storage.timeline import read_timeline
+    from models.storage.records.timeline import read_timeline
 
     monkeypatch.setattr(loop, "load_examples", load_examples)  # every one of them, as a real run records
 
@@ -152,7 +152,7 @@ def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path, monk
 
 
 def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
-    from models.storage.timeline import read_timeline
+    from models.storage.records.timeline import read_timeline
 
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
     trace = read_timeline(tmp_path / "ck").points[0].traces[0]
@@ -173,7 +173,7 @@ def test_trains_a_transformer_with_its_heads_recorded(tiny_corpus, tmp_path):
     assert record["history"][1]["train_loss"] < record["history"][0]["train_loss"]
     card = (out / "README.md").read_text()
     assert "Transformer encoder–decoder" in card and "2 encoder and 1 decoder layers, d_model 16, 2 heads" in card
-    from models.storage.timeline import read_timeline
+    from models.storage.records.timeline import read_timeline
 
     trace = read_timeline(out).points[-1].traces[0]
     assert [len(layer) for layer in trace.cross_attention] == [2]  # one decoder layer of two heads

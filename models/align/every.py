@@ -23,7 +23,7 @@ from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
-from ..storage.alignment_record import AlignmentRow
+from ..storage.records.alignment import AlignmentRow
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
 

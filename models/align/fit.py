@@ -35,7 +35,7 @@ from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model
 from ..storage.languages import pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.probe_record import write_probe
+from ..storage.records.probe import write_probe
 from .statistical import eflomal_links, read_corpora
 
 FIT_ON = ("trial", "folds")

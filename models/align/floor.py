@@ -26,7 +26,7 @@ from ..checks import command_parser, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..decoding.probe import POSITIONS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
-from ..storage.probe_record import write_probe
+from ..storage.records.probe import write_probe
 
 FEATURES = tuple(map(Feature, POSITIONS))
 

@@ -25,7 +25,7 @@ from ..checks import command_parser, data_given, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
-from ..storage.alignment_record import ALIGNER, AlignmentRow, record_alignment
+from ..storage.records.alignment import ALIGNER, AlignmentRow, record_alignment
 from ..storage.commands import command_line
 from ..storage.data import Corpus, read_parallel
 from ..storage.gold import GoldPair, Link

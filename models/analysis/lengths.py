@@ -23,7 +23,7 @@ class LengthEnds:
 
 
 def ends(buckets, label) -> LengthEnds:
-    """The first and last of a test set's BLEU-by-length buckets (:class:`~models.storage.evaluation_record.
+    """The first and last of a test set's BLEU-by-length buckets (:class:`~models.storage.records.evaluation.
     LengthBucket`; ``label`` names a bucket)."""
     first, last = buckets[0], buckets[-1]
     return LengthEnds(first.greedy_bleu, last.greedy_bleu, label(first), label(last))

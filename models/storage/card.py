@@ -14,13 +14,13 @@ from huggingface_hub import EvalResult, ModelCardData
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 from ..network.attention import SCORES
 from .card_alignment import alignment_table
-from .evaluation_record import EvaluationRecord, TestScores, read_evaluation
+from .records.evaluation import EvaluationRecord, TestScores, read_evaluation
 from .examples import examples_file, first_example, load_examples
-from .head_record import heads_table
+from .records.heads import heads_table
 from .languages import language_key, language_name, pair_name
-from .reading_scores import reading_table
-from .timeline import timeline_file
-from .training_record import (
+from .records.reading_scores import reading_table
+from .records.timeline import timeline_file
+from .records.training import (
     TrainingRecord,
     best_validation,
     kept_weights,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
 from ..network.contract import Kind
-from .alignment_record import default_reading, recorded, trial_best
+from .records.alignment import default_reading, recorded, trial_best
 from .hub import check_config
 
 

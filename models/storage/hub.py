@@ -30,7 +30,7 @@ from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_cl
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
-from .alignment_record import default_reading
+from .records.alignment import default_reading
 from .hf_checkpoint import is_hf_config, load_hf
 from .hub_disk import trim_hub_cache
 from .hub_download import CHECKPOINT_FILES, download
@@ -38,8 +38,8 @@ from .languages import Languages, own_languages
 from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
 from .model_card import CardFacts, read_card
-from .probe_record import bundled_floor, read_probe
-from .training_record import trained_variant
+from .records.probe import bundled_floor, read_probe
+from .records.training import trained_variant
 
 BUNDLED_DIR = ROOT / "assets" / "checkpoints"
 #: The first pair's models are named by what they are ("transformer"); another pair's by their folder

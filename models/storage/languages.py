@@ -13,7 +13,7 @@ from pathlib import Path
 
 import langcodes
 
-from .training_record import read_training
+from .records.training import read_training
 
 Languages = tuple[str | None, str | None]  # (source, target) codes
 EN_FR: Languages = ("en", "fr")  # the bundled models', the data folder's test sets' and the Hansards gold's

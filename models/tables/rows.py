@@ -31,7 +31,7 @@ from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading, Trace
-from ..storage.alignment_record import trial_best
+from ..storage.records.alignment import trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.loaded import LoadedModel

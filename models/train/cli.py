@@ -25,8 +25,8 @@ from ..network.transformer import TransformerConfig
 from ..storage.card import write_card
 from ..storage.commands import command_line
 from ..storage.hub import load_model, save_checkpoint
-from ..storage.records import read_record
-from ..storage.training_record import (
+from ..storage.records.strict import read_record
+from ..storage.records.training import (
     Guided,
     Schedule,
     Start,

@@ -30,7 +30,7 @@ from ..network.learning.step import PRECISIONS, Replicas, from_main, largest, lo
 from ..storage.data import Corpus, batch_order, batches, mix, pad
 from ..storage.examples import examples_file, load_examples
 from ..storage.pieces import TokenizedPairs
-from ..storage.timeline import append_point, timeline_entry
+from ..storage.records.timeline import append_point, timeline_entry
 from .state import save_state
 
 

@@ -1,5 +1,5 @@
 """What the Learning page replays: a training run's record beside its checkpoint (the curated examples decoded at
-every validation point, :mod:`models.storage.timeline`), as the learning curve and each example's alignment at a
+every validation point, :mod:`models.storage.records.timeline`), as the learning curve and each example's alignment at a
 moment of training — when the diagonal of a monotone sentence appears, when "a red car" learns to look at *car*
 before *red* ("une voiture rouge")."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from ..analysis.alignment import AttentionView, piece_label
 from ..analysis.sharpness import sharpness
 from ..decoding.trace import Reading
 from ..network.tokenization import WORD_MARK, is_marker
-from ..storage.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
+from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
 
 
 @dataclass(frozen=True)

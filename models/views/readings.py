@@ -34,11 +34,11 @@ from ..datasets import gold_sets
 from ..decoding.probe import Probe
 from ..decoding.trace import Reading, Trace
 from ..network.translator import Translator
-from ..storage.alignment_record import AlignmentRow, aer_by_head, recorded, trial_best
+from ..storage.records.alignment import AlignmentRow, aer_by_head, recorded, trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.reading_scores import aligned
+from ..storage.records.reading_scores import aligned
 from .deployment import affordable
 
 

@@ -11,7 +11,7 @@ from ..analysis.lengths import LengthEnds, ends, figure_2_finding
 from ..analysis.matrices import FITTED, MATRICES
 from ..decoding.probe import FLOOR
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
-from ..storage.alignment_record import (
+from ..storage.records.alignment import (
     BUNDLED_BASELINE,
     PUBLISHED,
     AlignmentRow,
@@ -30,16 +30,16 @@ from ..storage.card import (
     training_data,
 )
 from ..storage.commands import for_people
-from ..storage.evaluation_record import EvaluationRecord
-from ..storage.head_record import importance_grid, read_heads
+from ..storage.records.evaluation import EvaluationRecord
+from ..storage.records.heads import importance_grid, read_heads
 from ..storage.hub import bundled_models, bundled_pairs, resolve
 from ..storage.languages import language_name, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.model_card import SUPERVISION
 from ..storage.model_facts import model_facts
-from ..storage.probe_record import read_probe
-from ..storage.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
-from ..storage.training_record import TrainingRecord, best_validation, quality_per_minute, training_summary
+from ..storage.records.probe import read_probe
+from ..storage.records.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
+from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary
 from .naming import model_name
 
 GIZA = "GIZA++ (Mgiza), same direction (published)"

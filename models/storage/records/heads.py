@@ -1,13 +1,13 @@
 """``heads.json`` beside a Transformer checkpoint (written by ``python -m models.heads``): each head's BLEU drop
 when removed alone and its confidence, and how many heads can go before BLEU falls by the budget — a typed record,
-read strictly (:mod:`.records`)."""
+read strictly (:mod:`.strict`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..network.contract import KINDS, Kind
-from .records import read_record, read_record_file, write_record_file
+from ...network.contract import KINDS, Kind
+from .strict import read_record, read_record_file, write_record_file
 
 HEADS_FILE = "heads.json"
 

@@ -1,5 +1,5 @@
 """Which matrix to believe, from what a checkpoint's folder records: each matrix scored against people
-(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment_record`)
+(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment`)
 and against the model itself (``faithfulness.json``, written by ``python -m models.faithfulness --save`` and read
 here) — one :class:`ReadingScore` per matrix, for the card and the app's Models page.
 
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .alignment_record import AlignmentRow, recorded
+from .alignment import AlignmentRow, recorded
 
 FAITHFULNESS_FILE = "faithfulness.json"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..network.learning.step import DEFAULT_LR
-from .records import read_record, read_record_file, write_record_file
+from ...network.learning.step import DEFAULT_LR
+from .strict import read_record, read_record_file, write_record_file
 
 TRAINING_FILE = "training.json"
 

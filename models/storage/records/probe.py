@@ -11,10 +11,10 @@ import functools
 import json
 from pathlib import Path
 
-from .. import ROOT
-from ..decoding.link_rule import LinkRule
-from ..decoding.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
-from .records import read_json_file
+from ... import ROOT
+from ...decoding.link_rule import LinkRule
+from ...decoding.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
+from .strict import read_json_file
 
 PROBE_FILE = "probe.json"
 #: The position floor: a probe of the words' positions alone, fit on the Hansards' trial pairs, read for every model

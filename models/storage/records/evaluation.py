@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .records import read_record_file, write_record_file
+from .strict import read_record_file, write_record_file
 
 EVALUATION_FILE = "evaluation.json"
 
