@@ -52,7 +52,7 @@ def build(size: str) -> Path:
 
     from models.network.hf.prompt import Prompt
     from models.storage.examples import load_examples
-    from models.storage.prompted import instruction_for
+    from models.storage.loading.prompted import instruction_for
     from tests.llm_helpers import chat_tokenizer
 
     family, template, shape = SHAPES[size]
@@ -91,7 +91,7 @@ def bench_widening(size: str, repeats: int) -> None:
     from transformers import AutoModelForCausalLM
 
     from models.network import hardware
-    from models.storage.load_limits import read_in
+    from models.storage.loading.limits import read_in
 
     model = AutoModelForCausalLM.from_pretrained(build(size), dtype=torch.bfloat16, attn_implementation="eager").eval()
     read_in(model)

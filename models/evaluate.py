@@ -22,7 +22,7 @@ from dataclasses import asdict
 from .checks import at_least, chosen_languages, command_parser, data_given, file_out, language_options, run
 from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
-from .storage.card import write_card
+from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.records.evaluation import (
     EVALUATION_FILE,

@@ -25,7 +25,7 @@ from .checks import at_least, chosen_languages, command_parser, data_given, lang
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch
 from .decoding.trace import Reading
-from .storage.card import write_card
+from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.hub import CheckpointError, load_model
 from .storage.languages import assumed

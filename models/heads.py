@@ -19,7 +19,7 @@ from tqdm import tqdm
 from .analysis.head_removal import every_head, importance, pruning
 from .checks import at_least, chosen_languages, command_parser, data_given, file_out, language_options, run
 from .datasets.sentences import read_named
-from .storage.card import write_card
+from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.records.heads import HEADS_FILE, heads_record, write_heads
 from .storage.hub import CheckpointError, load_model

@@ -9,7 +9,7 @@ from models import align
 from models.align import every
 from models.analysis.matrices import MATRICES
 from models.storage.records.alignment import ALIGNMENT_FILE, read_alignment
-from models.storage.card import write_card
+from models.storage.cards.render import write_card
 from models.storage.gold import read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
 

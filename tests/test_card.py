@@ -1,4 +1,4 @@
-"""models/storage/card.py and records/training.py: the results rows, length buckets and sizes come from the records and the config."""
+"""models/storage/cards/render.py and records/training.py: the results rows, length buckets and sizes come from the records and the config."""
 import json
 import shutil
 from dataclasses import replace
@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from models.network.learning.step import DEFAULT_LR
-from models.storage.card import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
+from models.storage.cards.render import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
 from models.storage.records.evaluation import (
     EVALUATION_FILE,
     EvaluationRecord,

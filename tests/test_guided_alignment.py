@@ -16,7 +16,7 @@ from models.network.tokenization import WORD_MARK
 from models.network.learning.step import loss_function, train_step
 from models.storage.data import pad
 from models.storage.hub import load_model
-from models.storage.model_card import Guided
+from models.storage.cards.metadata import Guided
 from models.storage.pieces import tokenize_pairs
 from models.train.alignment_links import RECIPES, align_corpus, piece_links, sentences
 

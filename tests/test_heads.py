@@ -56,7 +56,7 @@ def test_the_command_writes_its_record_and_the_card_shows_it(tiny_tokenizers, ti
     import shutil
 
     from models import heads as command
-    from models.storage.card import write_card
+    from models.storage.cards.render import write_card
     from models.storage.records.heads import importance_grid, read_heads
     from models.storage.hub import BUNDLED_DIR, save_checkpoint
 

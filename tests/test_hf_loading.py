@@ -1,4 +1,4 @@
-"""models/storage/hf_checkpoint.py through load_model: a Hugging Face Marian folder, or a repo id in an offline
+"""models/storage/loading/hf.py through load_model: a Hugging Face Marian folder, or a repo id in an offline
 HF cache, loads behind the interface and translates as the library's ``generate`` does; every model it cannot
 show is refused with what it is and why, before its weights are read."""
 import json
@@ -10,9 +10,9 @@ import torch
 
 from models import translate
 from models.decoding.greedy import greedy, max_target_len
-from models.storage import hf_checkpoint
+from models.storage.loading import hf as hf_checkpoint
 from models.storage.hub import CheckpointError, load_model
-from models.storage.model_facts import model_facts
+from models.storage.cards.facts import model_facts
 
 from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian
@@ -161,7 +161,7 @@ def test_a_server_keeps_the_hub_models_used_last_and_lets_the_others_go(marian_f
 
 
 def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_it(monkeypatch):
-    from models.storage import load_limits
+    from models.storage.loading import limits as load_limits
 
     monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)
     monkeypatch.delenv("ATLAS_MAX_DOWNLOAD_MB", raising=False)
@@ -179,7 +179,7 @@ def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_
 
 
 def test_bfloat16_weights_take_half_the_memory_so_the_cap_admits_twice_the_parameters(monkeypatch):
-    from models.storage import load_limits
+    from models.storage.loading import limits as load_limits
     from models.storage.hub import LoadPolicy
 
     monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)

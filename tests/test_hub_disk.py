@@ -1,10 +1,10 @@
-"""models/storage/hub_disk.py: a server's Hub cache kept under its total, the repos used longest ago deleted first,
+"""models/storage/loading/disk.py: a server's Hub cache kept under its total, the repos used longest ago deleted first,
 the one just loaded never."""
 import os
 import time
 
 from models.storage.hub import LoadPolicy, load_model
-from models.storage.hub_disk import trim_hub_cache
+from models.storage.loading.disk import trim_hub_cache
 
 from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian
@@ -56,7 +56,7 @@ def test_a_public_server_bounds_its_hub_disk_by_default_and_a_setting_changes_it
 
 
 def test_a_public_server_keeps_its_caps_and_ones_own_machine_follows_its_memory(monkeypatch):
-    from models.storage import load_limits
+    from models.storage.loading import limits as load_limits
 
     for name in ("ATLAS_MAX_PARAMETERS", "ATLAS_MAX_DOWNLOAD_MB"):
         monkeypatch.delenv(name, raising=False)  # LoadPolicy() reads them for one's own machine

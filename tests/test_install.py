@@ -61,11 +61,11 @@ def imported_in(*paths: Path) -> set[str]:
 
 
 def test_the_scan_sees_imports_inside_functions():
-    """hf_checkpoint imports transformers only when a Hugging Face model is loaded. (What transformers itself needs,
+    """storage/loading/hf.py imports transformers only when a Hugging Face model is loaded. (What transformers itself needs,
     sentencepiece for Marian's tokenizer, no scan sees: CI loads a Marian in a venv of the app's install alone.)"""
-    source = (ROOT / "models" / "storage" / "hf_checkpoint.py").read_text(encoding="utf-8")
+    source = (ROOT / "models" / "storage" / "loading" / "hf.py").read_text(encoding="utf-8")
     assert "\nimport transformers" not in source and "\nfrom transformers" not in source
-    assert "transformers" in imported_in(ROOT / "models" / "storage" / "hf_checkpoint.py")
+    assert "transformers" in imported_in(ROOT / "models" / "storage" / "loading" / "hf.py")
 
 
 def test_the_extras_are_imported_only_through_require():

@@ -1,7 +1,7 @@
-"""models/storage/model_card.py: what a card says — its licence, and whether a head was trained to align — and
+"""models/storage/cards/metadata.py: what a card says — its licence, and whether a head was trained to align — and
 nothing where it says nothing or cannot be read."""
 from models.decoding.trace import Reading
-from models.storage.model_card import MAX_CARD_BYTES, CardFacts, Guided, read_card
+from models.storage.cards.metadata import MAX_CARD_BYTES, CardFacts, Guided, read_card
 
 from .hf_helpers import OPUS_CARD
 

@@ -103,7 +103,7 @@ def test_models_page_reads_measured_results():
 
 def test_models_page_says_whether_figure_2_holds_on_each_test_set():
     """Under each BLEU-by-length chart, one sentence read from the no-attention and attention models' buckets."""
-    from models.storage.card import scored_set_name
+    from models.storage.cards.render import scored_set_name
     from models.storage.records.evaluation import read_evaluation
     from models.storage.hub import BUNDLED_DIR
 

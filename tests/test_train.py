@@ -1,4 +1,4 @@
-"""models/train/ and models/storage/card.py: the CLI end to end on a tiny corpus; budgets, resume, averaging."""
+"""models/train/ and models/storage/cards/render.py: the CLI end to end on a tiny corpus; budgets, resume, averaging."""
 import json
 import shutil
 

@@ -45,7 +45,7 @@ from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..decoding.link_rule import LinkRule
 from ..decoding.trace import Reading
 from ..storage.records.alignment import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
-from ..storage.card import write_card
+from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.gold import write_links
 from ..storage.hub import CheckpointError, load_model

@@ -2,7 +2,7 @@
 
 A checkpoint is a directory (or a Hub model repo) holding ``config.json``, ``model.safetensors``,
 ``source_tokenizer.json``, ``target_tokenizer.json`` and a model card ``README.md`` — or a Hugging Face
-translator's own files (:mod:`.hf_checkpoint`). Weights are read with safetensors only: nothing is ever unpickled.
+translator's own files (:mod:`.loading.hf`). Weights are read with safetensors only: nothing is ever unpickled.
 
 :func:`load_model` resolves a reference, in this order: a bundled checkpoint name (``additive`` or
 ``en-fr-additive``, under ``assets/checkpoints``), a local directory, a Hub repo id (``owner/name``, with an
@@ -31,13 +31,13 @@ from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
 from .records.alignment import default_reading
-from .hf_checkpoint import is_hf_config, load_hf
-from .hub_disk import trim_hub_cache
-from .hub_download import CHECKPOINT_FILES, download
+from .loading.hf import is_hf_config, load_hf
+from .loading.disk import trim_hub_cache
+from .loading.download import CHECKPOINT_FILES, download
 from .languages import Languages, own_languages
-from .load_limits import machine_dtype, machine_max_download_mb, machine_max_parameters
+from .loading.limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
-from .model_card import CardFacts, read_card
+from .cards.metadata import CardFacts, read_card
 from .records.probe import bundled_floor, read_probe
 from .records.training import trained_variant
 
@@ -55,7 +55,7 @@ MAX_LAYERS = 24
 @dataclass(frozen=True)
 class LoadPolicy:
     """Which references may be loaded, and in what dtype. The CLIs trust their user and their machine's caps
-    (:mod:`.load_limits`); a public app trusts nobody."""
+    (:mod:`.loading.limits`); a public app trusts nobody."""
 
     local_paths: bool = True  # may a reference name a directory on this machine?
     hub_allow: frozenset[str] | None = None  # Hub ids allowed; None = any
@@ -96,7 +96,7 @@ def bundled_pairs() -> dict[str, Languages]:
 
 
 def save_checkpoint(directory: str | Path, model: Translator, tokenizers: TokenizerPair) -> None:
-    """Write config, weights and tokenizers (the card is written by :mod:`models.storage.card`).
+    """Write config, weights and tokenizers (the card is written by :mod:`models.storage.cards.render`).
 
     Weights are stored in float16, half the download; loading copies them into float32 parameters.
     """

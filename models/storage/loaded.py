@@ -11,10 +11,10 @@ import torch
 from ..decoding.trace import Reading
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
-from .hf_checkpoint import ManyToMany, T5Tasks
+from .loading.hf import ManyToMany, T5Tasks
 from .languages import Asking, Languages, may_translate, pair_name
-from .model_card import CardFacts
-from .prompted import Prompted
+from .cards.metadata import CardFacts
+from .loading.prompted import Prompted
 
 
 class CheckpointError(RuntimeError):

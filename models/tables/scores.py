@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sacrebleu.metrics import BLEU, CHRF
 
-from ..storage.card import LENGTH_BUCKETS
+from ..storage.cards.render import LENGTH_BUCKETS
 from ..storage.data import reference_streams
 
 

@@ -22,7 +22,7 @@ from ..network.seq2seq import RNNConfig
 from ..network.tokenization import TokenizerPair
 from ..network.learning.step import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
 from ..network.transformer import TransformerConfig
-from ..storage.card import write_card
+from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.hub import load_model, save_checkpoint
 from ..storage.records.strict import read_record

@@ -1,7 +1,7 @@
 """The decoder-only translator this project trains (``--arch decoder-only``): transformers' own ``LlamaForCausalLM``
 built from a ``LlamaConfig``, a byte-level BPE tokenizer trained here on both languages with a chat template of its
 own, and a checkpoint in the Hugging Face format, so it is read exactly as a Hub chat model is
-(:mod:`models.storage.prompted`): prompt, the sentence's span in it, the rest of the prompt, the end of turn.
+(:mod:`models.storage.loading.prompted`): prompt, the sentence's span in it, the rest of the prompt, the end of turn.
 
 Its first special tokens take the project's ids (``<pad>`` 0, ``<unk>`` 1, the start 2, the end of turn 3), so the
 training pairs are laid out by the code an encoder–decoder's are: the prompt (the frame around the sentence,
@@ -24,7 +24,7 @@ from ..network.hf.decoder_only import DecoderOnlyTranslator
 from ..network.hf.prompt import INSTRUCTION, Prompt, PromptTokenizer, ReplyTokenizer
 from ..network.tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID, TokenizerPair
 from ..storage.languages import language_name
-from ..storage.prompted import chat_specials, prompted_translator
+from ..storage.loading.prompted import chat_specials, prompted_translator
 
 ARCH = "decoder-only"
 #: ``<pad>``, ``<unk>``, the start and the end of turn at the project's PAD, UNK, BOS and EOS ids; then the roles.

@@ -24,7 +24,7 @@ from ..datasets.sentences import (
 from ..datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
 from ..decoding.lines import BATCH
 from ..decoding.trace import Reading
-from ..storage.card import bucket_label
+from ..storage.cards.render import bucket_label
 from ..storage.examples import examples_file, load_examples
 from ..storage.languages import Languages, assumed, language_key
 from ..storage.loaded import LoadedModel

@@ -4,7 +4,7 @@ the torch threads a server process uses.
 
 A setting is text by name (the page side reads the environment, else Streamlit's secrets). A public server
 (``ATLAS_PUBLIC=1``: strangers share it) is bounded by the public caps below unless a setting says otherwise; one's
-own machine by its memory (:mod:`models.storage.load_limits`), with a progress bar and a Stop button instead of a
+own machine by its memory (:mod:`models.storage.loading.limits`), with a progress bar and a Stop button instead of a
 time limit.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..analysis.matrices import record
 from ..decoding.trace import Trace
 from ..network.translator import Translator
 from ..storage.hub import DEFAULT_MODEL, LoadPolicy
-from ..storage.load_limits import DOWNLOAD_SETTING, PARAMETERS_SETTING, PUBLIC_MAX_DOWNLOAD_MB, PUBLIC_MAX_PARAMETERS
+from ..storage.loading.limits import DOWNLOAD_SETTING, PARAMETERS_SETTING, PUBLIC_MAX_DOWNLOAD_MB, PUBLIC_MAX_PARAMETERS
 
 Setting = Callable[[str], str]  # a setting's text by name, "" where it is not set
 

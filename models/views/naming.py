@@ -16,7 +16,7 @@ from ..storage.examples import examples_file, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_variants
 from ..storage.languages import Languages, language_key, language_name, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.model_card import SUPERVISION
+from ..storage.cards.metadata import SUPERVISION
 
 #: What each variant of the project's models is, for a page's first line.
 ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),

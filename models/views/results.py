@@ -21,7 +21,7 @@ from ..storage.records.alignment import (
     read_alignment,
     recorded,
 )
-from ..storage.card import (
+from ..storage.cards.render import (
     bucket_label,
     load_records,
     model_description,
@@ -35,8 +35,8 @@ from ..storage.records.heads import importance_grid, read_heads
 from ..storage.hub import bundled_models, bundled_pairs, resolve
 from ..storage.languages import language_name, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.model_card import SUPERVISION
-from ..storage.model_facts import model_facts
+from ..storage.cards.metadata import SUPERVISION
+from ..storage.cards.facts import model_facts
 from ..storage.records.probe import read_probe
 from ..storage.records.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
 from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary

@@ -133,7 +133,7 @@ def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTE
 def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None,
                     matrix: str = ATTENTION) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with, under ``matrix`` (the model's
-    own: :attr:`~.model_card.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
+    own: :attr:`~models.storage.cards.metadata.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
     recorded beside it, a single head where it has several (chosen on the trial set only, ``python -m models.align --split trial --reading all
     --save``), else the head trained to align (``supervised``, from the model's card), else the RNN's only head or
     a Transformer's last layer's mean. None without attention. The app's heatmap draws its plain counterpart

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import torch
 
-from ..network.contract import Specials
-from ..network.hf.decoder_only import DecoderOnlyTranslator
-from ..network.hf.languages import unknown_code
-from ..network.hf.prompt import (
+from ...network.contract import Specials
+from ...network.hf.decoder_only import DecoderOnlyTranslator
+from ...network.hf.languages import unknown_code
+from ...network.hf.prompt import (
     CARD_INSTRUCTIONS,
     INSTRUCTION,
     LANGUAGES,
@@ -21,9 +21,9 @@ from ..network.hf.prompt import (
     ReplyTokenizer,
     controls,
 )
-from ..network.tokenization import TokenizerPair
-from .languages import EN_FR, MAX_INSTRUCTION_CHARS, language_name
-from .load_limits import read_in
+from ...network.tokenization import TokenizerPair
+from ..languages import EN_FR, MAX_INSTRUCTION_CHARS, language_name
+from .limits import read_in
 
 
 def cannot_read(path: Path, error: Exception) -> ValueError:

@@ -11,16 +11,16 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
-from ..network.attention import SCORES
-from .card_alignment import alignment_table
-from .records.evaluation import EvaluationRecord, TestScores, read_evaluation
-from .examples import examples_file, first_example, load_examples
-from .records.heads import heads_table
-from .languages import language_key, language_name, pair_name
-from .records.reading_scores import reading_table
-from .records.timeline import timeline_file
-from .records.training import (
+from ...decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ...network.attention import SCORES
+from .alignment import alignment_table
+from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
+from ..examples import examples_file, first_example, load_examples
+from ..records.heads import heads_table
+from ..languages import language_key, language_name, pair_name
+from ..records.reading_scores import reading_table
+from ..records.timeline import timeline_file
+from ..records.training import (
     TrainingRecord,
     best_validation,
     kept_weights,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
-from ..network.contract import Kind
-from .records.alignment import default_reading, recorded, trial_best
-from .hub import check_config
+from ...decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ...network.contract import Kind
+from ..records.alignment import default_reading, recorded, trial_best
+from ..hub import check_config
 
 
 def _cross_shape(directory: str | Path) -> tuple[int, int]:

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import torch
 
-from ..network.hf.decoder_only import DECODER_ONLY_TYPES
-from ..network.hf.languages import check_layout, language_tags, unknown_code
-from ..network.hf.tokenizer import HFTokenizer
-from ..network.hf.translator import MODEL_TYPES, HFTranslator
-from ..network.tokenization import TokenizerPair
-from .languages import EN_FR, Languages, hub_languages, language_key, pair_name
-from .load_limits import read_in, too_many_parameters
+from ...network.hf.decoder_only import DECODER_ONLY_TYPES
+from ...network.hf.languages import check_layout, language_tags, unknown_code
+from ...network.hf.tokenizer import HFTokenizer
+from ...network.hf.translator import MODEL_TYPES, HFTranslator
+from ...network.tokenization import TokenizerPair
+from ..languages import EN_FR, Languages, hub_languages, language_key, pair_name
+from .limits import read_in, too_many_parameters
 from .prompted import Prompted, cannot_read, load_decoder_only
 
 #: The tokenizer classes each model type is read with: others lay a sentence out differently (mBART-25's language
