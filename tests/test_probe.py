@@ -215,3 +215,17 @@ def test_the_fitted_matrix_reads_only_the_matrices_its_probe_weighs(tiny_tokeniz
     assert np.allclose(read, probe.probability(x), atol=1e-6)  # the zero-weighted ALTI changes nothing …
     layered(fresh, FITTED)
     assert set(fresh.found) == {"attention", FITTED}  # … and is never computed
+
+
+def test_the_fit_chooses_the_same_on_one_process_as_on_every_core(monkeypatch):
+    """The settings' fits run in processes; each fit is seeded, so one process finds the same probe."""
+    import joblib
+
+    from models.analysis import probe_fit
+
+    examples, features = random_examples(16, 5), tuple(Feature("attention", f"1.{h}") for h in (1, 2, 3, 4))
+    everywhere = fit_probe(examples, features, "x", "trial")
+    monkeypatch.setattr(probe_fit, "Parallel", lambda n_jobs: joblib.Parallel(n_jobs=1))
+    alone = fit_probe(examples, features, "x", "trial")
+    assert alone.tried == everywhere.tried and alone.final == everywhere.final
+    assert np.allclose(alone.weights, everywhere.weights, rtol=1e-9, atol=1e-12)
