@@ -89,8 +89,9 @@ def test_the_pair_table_scores_the_trial_chosen_rule(gold):
 def test_a_probes_grids_share_one_colour_scale_with_a_legend_and_name_the_set_never_a_path(gold):
     at = run_page(page("Human_links"), model="transformer")
     assert not at.exception
-    grids = [f for f in figures(at) if title_of(f) in ("Writing step", "One step later")]
-    assert len(grids) == 2
+    grids = [f for f in figures(at) if title_of(f) in ("Writing step", "One step later", "Reverse, writing step",
+                                                       "Reverse, one step later")]
+    assert len(grids) == 4  # its own heads and its reverse partner's (the French→English model's)
     scales = [next(layer["encoding"]["color"] for layer in g["layer"] if "color" in layer["encoding"]) for g in grids]
     assert scales[0]["scale"]["domain"] == scales[1]["scale"]["domain"]  # one scale: +0.2 as dark in both
     bound = scales[0]["scale"]["domain"][1]
@@ -100,6 +101,8 @@ def test_a_probes_grids_share_one_colour_scale_with_a_legend_and_name_the_set_ne
     said = " ".join(c.value for c in at.caption)
     assert "Fit on trial 37 pairs of Canadian Hansards, Och & Ney (2000)" in said  # the set by name
     heads = next(m for m in at.markdown if "Heads fit to people" in m.value)
-    assert "Beside the heads: attention, layer 1, head 4, read one step later" in heads.help  # plain words, no key
+    assert "Beside the heads: same punctuation" in heads.help  # plain words, no key
+    assert "layer 1, head 3, read one step later (diagonal after)" in heads.help
+    assert "a second look weighs each pair against its row's and column's rivals" in heads.help
     assert ".shifted" not in heads.help + said
     assert "../" not in said and "/shared" not in said
