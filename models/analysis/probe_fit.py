@@ -6,8 +6,8 @@ are read from the probabilities (a threshold, or the argmax rules of :mod:`.link
 the AER of out-of-fold predictions: each pair predicted by a fit that never saw it. The chosen setting is then fit
 once on every pair. Then a second look (:func:`second_look`): a small probe over the first's p(link) grid, each cell
 beside its row's and column's rivals, fit to the first's out-of-fold predictions and kept where cross-validation
-says it reads the links better. A set with no trial split is cross-fitted (:func:`cross_fitted`): each fold of it predicted
-by a probe chosen and fit on the other folds alone.
+says it reads the links better. A set with no trial split is cross-fitted (:func:`cross_fitted`): each fold of it
+predicted by a probe chosen and fit on the other folds alone.
 
 Dimension names: F target words, E source words, K features, N cells of the pairs fit on.
 """

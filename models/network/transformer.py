@@ -286,7 +286,8 @@ class TransformerTranslator(Translator):
         """Pre-norm: each sub-layer adds to the stream its own norm reads; the next norm reads the sum."""
         return {"encoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
                 "decoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
-                Kind.CROSS: [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n) for n in self.decoder]}
+                Kind.CROSS: [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n)
+                             for n in self.decoder]}
 
     def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         self.attention_modules()[kind][layer].removed = heads

@@ -29,7 +29,8 @@ def _description(loaded: LoadedModel) -> str:
     if loaded.origin.trained is not None:
         return model_description(load_records(loaded.path)[0])
     shapes, vocabulary = loaded.model.attention_shapes, loaded.tokenizers.target.vocab_size
-    (layers, heads), size = shapes[Kind.CROSS], f"width {loaded.model.state_size}, a vocabulary of {vocabulary:,} pieces"
+    (layers, heads) = shapes[Kind.CROSS]
+    size = f"width {loaded.model.state_size}, a vocabulary of {vocabulary:,} pieces"
     if loaded.model.continues_prompt:  # one stack: it reads the prompt and what it wrote with the same heads
         return (f"A {loaded.variant} decoder-only model: {layers} layers of {heads} heads reading the prompt and the "
                 f"translation so far together, {size}.")

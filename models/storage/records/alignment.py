@@ -97,7 +97,8 @@ def recorded(directory: str | Path) -> list[AlignmentRow]:
 
 def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, matrix: str = ATTENTION
                 ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
-    """A multi-head model's AER of ``matrix`` (its attention, by default) on ``split`` as a grid: row labels (layers), column labels (its heads, then
+    """A multi-head model's AER of ``matrix`` (its attention, by default) on ``split`` as a grid: row labels
+    (layers), column labels (its heads, then
     the layer's mean) and AER per cell (None where not measured), from results that name a ``reading`` (read at
     the writing step, or with ``shifted`` one step later); None without any. Where a reading was scored by several
     rules, the lowest AER is kept."""
@@ -133,7 +134,7 @@ def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTE
 def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None,
                     matrix: str = ATTENTION) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with, under ``matrix`` (the model's
-    own: :attr:`~models.storage.cards.metadata.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
+    own: :attr:`~.cards.metadata.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
     recorded beside it, a single head where it has several (chosen on the trial set only, ``python -m models.align --split trial --reading all
     --save``), else the head trained to align (``supervised``, from the model's card), else the RNN's only head or
     a Transformer's last layer's mean. None without attention. The app's heatmap draws its plain counterpart

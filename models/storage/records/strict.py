@@ -3,9 +3,9 @@ with the file's name, so a record of another version never reads as something it
 were read.
 
 A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, an ``Enum``
-(by its value), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A field with a default may
-be absent (a record from before it existed, or a run that did not do what it records); it is written back absent
-when it holds its default.
+(by its value), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A
+field with a default may be absent (a record from before it existed, or a run that did not do what it records); it
+is written back absent when it holds its default.
 """
 from __future__ import annotations
 
