@@ -24,6 +24,9 @@ from .datasets.sentences import Sentences, read_named
 from .decoding.lines import translate_lines
 from .storage.cards.render import write_card
 from .storage.commands import command_line
+from .storage.hub import load_model
+from .storage.languages import assumed, may_translate, pair_name
+from .storage.loaded import LoadedModel
 from .storage.records.evaluation import (
     EVALUATION_FILE,
     EvaluationRecord,
@@ -33,9 +36,6 @@ from .storage.records.evaluation import (
     TestScores,
     write_evaluation,
 )
-from .storage.hub import load_model
-from .storage.languages import assumed, may_translate, pair_name
-from .storage.loaded import LoadedModel
 from .storage.records.strict import read_record
 from .tables.scores import by_length, scores
 

@@ -23,8 +23,8 @@ from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
 from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
+from .decoding.attention_map import Reading
 from .decoding.greedy import greedy_batch
-from .decoding.trace import Reading
 from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.hub import CheckpointError, load_model

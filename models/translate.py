@@ -34,7 +34,7 @@ def trace_json(trace: Trace) -> dict:
     def arr(a):
         return None if a is None else a.round(6).tolist()
 
-    source, attention = trace.source, trace.cross_attention
+    source, attention = trace.source, trace.attention and trace.attention.weights
     sentence = [i for i, piece in enumerate(source.pieces) if piece != PROMPT]
     rest = [i for i, piece in enumerate(source.pieces) if piece == PROMPT]
     return {

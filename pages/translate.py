@@ -3,7 +3,8 @@ import streamlit as st
 
 from models.analysis.alignment import step_of_row
 from models.analysis.matrices import MATRICES
-from models.decoding.trace import Reading, Trace
+from models.decoding.attention_map import Reading
+from models.decoding.trace import Trace
 from models.views import naming, translate
 from pages._shared import cache, charts, evidence, exports, steps, ui
 from pages._shared import kinds as kinds_ui

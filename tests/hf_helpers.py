@@ -202,7 +202,7 @@ def assert_one_pass_is_the_steps(model, tokenizers, texts) -> None:
         for target in ("le chat noir dort", greedy(model, tokenizers, text).target_ids):
             one, steps = forced(model, tokenizers, text, target), forced(stepped, tokenizers, text, target)
             assert one.target_ids == steps.target_ids and one.top_ids == steps.top_ids
-            for got, want in ((one.cross_attention, steps.cross_attention), (one.states, steps.states)):
+            for got, want in ((one.attention.weights, steps.attention.weights), (one.states, steps.states)):
                 np.testing.assert_allclose(got, want, atol=1e-5)
             np.testing.assert_allclose(one.token_logprobs, steps.token_logprobs, atol=1e-4)
 

@@ -17,6 +17,7 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 from models.storage.hub import load_model
 
 FILE = Path(__file__).parent / "data" / "bundled_traces.npz"
@@ -47,8 +48,8 @@ def quantities(name: str, device: str | None = None) -> dict[str, np.ndarray]:
             out[f"{key}/target_ids"] = np.array(trace.target_ids)
             out[f"{key}/token_logprobs"] = trace.token_logprobs
             out[f"{key}/states"] = trace.states[:, :WIDTH]
-            if trace.cross_attention is not None:
-                out[f"{key}/attention"], out[f"{key}/energies"] = trace.cross_attention, trace.energies
+            if trace.attention is not None:
+                out[f"{key}/attention"], out[f"{key}/energies"] = trace.attention.weights, trace.energies
             if trace.rnn is not None:
                 for part in ("queries", "contexts", "annotations"):
                     out[f"{key}/{part}"] = getattr(trace.rnn, part)[:, :WIDTH]
@@ -56,7 +57,7 @@ def quantities(name: str, device: str | None = None) -> dict[str, np.ndarray]:
     out[f"{name}/0/gradient×input"] = attribution_matrix(loaded.model, first, "gradient×input")
     kinds = attention_kinds(loaded.model, first)
     if kinds is not None:
-        out[f"{name}/0/encoder_self"], out[f"{name}/0/decoder_self"] = kinds.encoder, kinds.decoder
+        out[f"{name}/0/encoder_self"], out[f"{name}/0/decoder_self"] = kinds[Kind.ENCODER].weights, kinds[Kind.DECODER].weights
         off = greedy(without_heads(loaded.model, [SWITCHED_OFF]), loaded.tokenizers, SENTENCES[0])
         out[f"{name}/0/head_off/target_ids"] = np.array(off.target_ids)
         out[f"{name}/0/head_off/token_logprobs"] = off.token_logprobs

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from models.storage.records.alignment import ALIGNMENT_FILE, AlignmentRow
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
+from models.storage.records.alignment import ALIGNMENT_FILE, AlignmentRow
 from models.views import results
 from models.views.results import answer
 

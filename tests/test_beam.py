@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
+from models.decoding.attention_map import RNN_READING
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
-from models.decoding.trace import RNN_READING
 
 
 @pytest.mark.parametrize("text", ["a dog runs on the grass", "the cat", "big big big red man sleeps"])
@@ -12,7 +12,7 @@ def test_beam_one_is_greedy(any_model, tiny_tokenizers, text):
     (b,) = beam_search(any_model, tiny_tokenizers, text, 1).hypotheses
     g = greedy(any_model, tiny_tokenizers, text)
     assert b.target_ids == g.target_ids
-    np.testing.assert_allclose(b.cross_attention, g.cross_attention, atol=1e-6)
+    np.testing.assert_allclose(b.attention.weights, g.attention.weights, atol=1e-6)
     np.testing.assert_allclose(b.token_logprobs, g.token_logprobs, atol=1e-5)
 
 
@@ -22,7 +22,7 @@ def test_wider_beam_keeps_every_hypothesis_trace(tiny_model, tiny_tokenizers):
     normalised = [h.logprob / len(h.target_ids) for h in hyps]
     assert normalised == sorted(normalised, reverse=True)
     for h in hyps:
-        assert h.cross_attention.shape == (1, 1, len(h.target_ids), len(h.source.ids))
+        assert h.attention.weights.shape == (1, 1, len(h.target_ids), len(h.source.ids))
         np.testing.assert_allclose(h.read(RNN_READING) @ h.rnn.annotations, h.rnn.contexts, atol=1e-5)
     assert len({h.target_ids for h in hyps}) == 4
 
@@ -73,5 +73,5 @@ def test_every_hypothesis_rescores_forced_to_what_the_search_gave_it(any_model, 
         assert again.target_ids[: len(h.target_ids)] == h.target_ids
         T = len(h.target_ids)
         np.testing.assert_allclose(h.token_logprobs, again.token_logprobs[:T], atol=1e-5)
-        np.testing.assert_allclose(h.cross_attention, again.cross_attention[..., :T, :], atol=1e-5)
+        np.testing.assert_allclose(h.attention.weights, again.attention.weights[..., :T, :], atol=1e-5)
         np.testing.assert_allclose(h.states, again.states[:T], atol=1e-5)

@@ -4,8 +4,8 @@
 import yaml
 
 from bench.joey import INTERVALS, joey_config, run_ours, write_joey_data
-from models.network.seq2seq import RNNConfig
 from models.network.learning.step import DEFAULT_LR
+from models.network.seq2seq import RNNConfig
 from models.storage.data import batch_order
 from models.storage.pieces import tokenize_pairs
 

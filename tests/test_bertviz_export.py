@@ -7,6 +7,7 @@ import pytest
 from models.analysis.bertviz_export import bertviz_arguments, bertviz_html
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 
 from .helpers import make_transformer
 
@@ -36,12 +37,12 @@ def test_bertviz_draws_our_tokens_and_weights(kinds, view):
     by_name = {a["name"]: a for a in params["attention"]}
     assert set(by_name) == {"Encoder", "Decoder", "Cross"}
     shown = lambda pieces: [p.replace("▁", " ") for p in pieces]  # noqa: E731 — bertviz shows the word mark as a space
-    assert by_name["Encoder"]["left_text"] == shown(kinds.source_pieces)
-    assert by_name["Cross"]["left_text"] == shown(kinds.decoder_inputs)
-    assert by_name["Cross"]["right_text"] == shown(kinds.source_pieces)
-    assert by_name["Decoder"]["left_text"] == by_name["Decoder"]["right_text"] == shown(kinds.decoder_inputs)
-    assert by_name["Encoder"]["right_text"] == shown(kinds.source_pieces)
-    for name, ours in (("Encoder", kinds.encoder), ("Decoder", kinds.decoder), ("Cross", kinds.cross)):
+    assert by_name["Encoder"]["left_text"] == shown(kinds[Kind.ENCODER].columns)
+    assert by_name["Cross"]["left_text"] == shown(kinds[Kind.DECODER].columns)
+    assert by_name["Cross"]["right_text"] == shown(kinds[Kind.ENCODER].columns)
+    assert by_name["Decoder"]["left_text"] == by_name["Decoder"]["right_text"] == shown(kinds[Kind.DECODER].columns)
+    assert by_name["Encoder"]["right_text"] == shown(kinds[Kind.ENCODER].columns)
+    for name, ours in (("Encoder", kinds[Kind.ENCODER].weights), ("Decoder", kinds[Kind.DECODER].weights), ("Cross", kinds[Kind.CROSS].weights)):
         drawn = np.array(by_name[name]["attn"])  # [L, heads, rows, columns]: row i reads column j
         np.testing.assert_allclose(drawn, ours, atol=1e-6, err_msg=name)
 

@@ -6,9 +6,9 @@ from dataclasses import replace
 import pytest
 
 from models.decoding.greedy import greedy, translate_batch
-from models.storage.records.evaluation import read_evaluation
 from models.storage.examples import load_examples
 from models.storage.hub import BUNDLED_DIR, check_config, load_model
+from models.storage.records.evaluation import read_evaluation
 from models.storage.records.training import read_training
 
 RNNS = ("additive", "dot", "none")

@@ -7,6 +7,7 @@ import pytest
 
 from models.network.learning.step import DEFAULT_LR
 from models.storage.cards.render import LENGTH_BUCKETS, _results_table, bucket_label, render_card, results_rows
+from models.storage.hub import BUNDLED_DIR
 from models.storage.records.evaluation import (
     EVALUATION_FILE,
     EvaluationRecord,
@@ -15,7 +16,6 @@ from models.storage.records.evaluation import (
     read_evaluation,
     write_evaluation,
 )
-from models.storage.hub import BUNDLED_DIR
 from models.storage.records.strict import record_json
 from models.storage.records.training import (
     TRAINING_FILE,

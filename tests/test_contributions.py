@@ -65,7 +65,7 @@ def test_a_hugging_face_models_parts_add_up_to_each_layers_output(family, tmp_pa
     assert all(s.norm is not None for s in parts.cross) == (family == "marian")
     with torch.inference_mode():
         assert_adds_up(parts)
-    np.testing.assert_allclose(parts.cross[0].weights[0].numpy(), trace.cross_attention[0], atol=1e-5)
+    np.testing.assert_allclose(parts.cross[0].weights[0].numpy(), trace.attention.weights[0], atol=1e-5)
 
 
 def test_the_hooks_leave_the_model_as_it_was(transformer):
@@ -109,7 +109,7 @@ def hand_norms(model, trace, layer: int) -> np.ndarray:
         W = model.decoder[layer].cross_attn.W_o.weight  # [d, heads · d_k]
         heads, d_k = values.shape[0], values.shape[-1]
         sizes = torch.stack([(values[h] @ W[:, h * d_k:(h + 1) * d_k].T).norm(dim=-1) for h in range(heads)])
-    found = trace.cross_attention[layer] * sizes.numpy()[:, None, :]  # [heads, T, S]
+    found = trace.attention.weights[layer] * sizes.numpy()[:, None, :]  # [heads, T, S]
     return found / found.sum(-1, keepdims=True)
 
 
@@ -131,7 +131,7 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
         h = torch.tensor(trace.rnn.annotations)  # [S, 2He]
         sizes = torch.cat([h @ model.decoder.weight_ih[:, E:].T, h @ model.readout.weight[:, H:H + h.shape[1]].T],
                           1).norm(dim=-1).numpy()  # [S]
-    expected = trace.cross_attention[0, 0] * sizes
+    expected = trace.attention.weights[0, 0] * sizes
     np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
@@ -275,7 +275,7 @@ def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transform
     """Issue 64: the Which reading? page's call (side_by_side) records the sentence once for every matrix it sets
     side by side; value zeroing's own passes zero something."""
     from models.analysis.side_by_side import side_by_side
-    from models.decoding.trace import Reading
+    from models.decoding.attention_map import Reading
 
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)

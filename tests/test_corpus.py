@@ -14,9 +14,9 @@ from models.analysis.compare import compare_views
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix
 from models.datasets.sentences import read_folder
+from models.decoding.attention_map import RNN_READING
 from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
-from models.decoding.trace import RNN_READING
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.strict import record_json
 
@@ -29,11 +29,11 @@ def test_batched_traces_equal_one_by_one_greedy_and_forced(any_model, tiny_token
     for trace, text in zip(greedy_batch(any_model, tiny_tokenizers, texts), texts):
         alone = greedy(any_model, tiny_tokenizers, text)
         assert trace.target_ids == alone.target_ids and trace.translation == alone.translation
-        np.testing.assert_allclose(trace.cross_attention, alone.cross_attention, atol=1e-5)
+        np.testing.assert_allclose(trace.attention.weights, alone.attention.weights, atol=1e-5)
     for trace, text, target in zip(greedy_batch(any_model, tiny_tokenizers, texts, targets), texts, targets):
         alone = forced(any_model, tiny_tokenizers, text, tiny_tokenizers.target.ids(target))
         assert trace.target_ids == alone.target_ids
-        np.testing.assert_allclose(trace.cross_attention, alone.cross_attention, atol=1e-5)
+        np.testing.assert_allclose(trace.attention.weights, alone.attention.weights, atol=1e-5)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from models.analysis.matrices import ATTENTION, applicable, layered, not_applica
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
@@ -137,13 +138,13 @@ def test_every_attention_is_the_librarys_one_pass_and_each_row_adds_up_to_one(fa
         out = library(input_ids=ids, output_attentions=True)
     every = torch.stack(out.attentions, 1)[0].numpy()  # [L, heads, S + T, S + T]
     S = len(trace.source.ids)
-    np.testing.assert_allclose(trace.cross_attention, every[:, :, S:, :S], atol=1e-5)  # each step's own row
+    np.testing.assert_allclose(trace.attention.weights, every[:, :, S:, :S], atol=1e-5)  # each step's own row
     kinds = attention_kinds(loaded.model, trace)
-    np.testing.assert_allclose(kinds.encoder, every[:, :, :S, :S], atol=1e-5)
-    np.testing.assert_allclose(kinds.decoder, every[:, :, S:, S:], atol=1e-5)
-    np.testing.assert_allclose(kinds.cross.sum(-1) + kinds.decoder.sum(-1), 1, atol=1e-5)  # nothing renormalised
-    assert kinds.decoder.sum(-1).min() > 0  # the translation so far is read too
-    assert np.allclose(np.triu(kinds.encoder[0, 0], 1), 0)  # the prompt reads itself causally
+    np.testing.assert_allclose(kinds[Kind.ENCODER].weights, every[:, :, :S, :S], atol=1e-5)
+    np.testing.assert_allclose(kinds[Kind.DECODER].weights, every[:, :, S:, S:], atol=1e-5)
+    np.testing.assert_allclose(kinds[Kind.CROSS].weights.sum(-1) + kinds[Kind.DECODER].weights.sum(-1), 1, atol=1e-5)  # nothing renormalised
+    assert kinds[Kind.DECODER].weights.sum(-1).min() > 0  # the translation so far is read too
+    assert np.allclose(np.triu(kinds[Kind.ENCODER].weights[0, 0], 1), 0)  # the prompt reads itself causally
 
 
 def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(family):
@@ -320,7 +321,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
     w_o = attention.o_proj.weight[:, h * d : (h + 1) * d].detach().numpy()  # [d_model, d_k]
     values = parts.cross[1].values[0, h].numpy()  # [S + T, d_k]
     sizes = np.linalg.norm(values @ w_o.T, axis=-1)  # [S + T]
-    np.testing.assert_allclose(values[:S], kinds.values[1, h], atol=1e-5)
+    np.testing.assert_allclose(values[:S], kinds[Kind.CROSS].values[1, h], atol=1e-5)
     every = parts.cross[1].weights[0, h].numpy() * sizes  # [T, S + T]
     np.testing.assert_allclose(norm[1, h], (every / every.sum(-1, keepdims=True))[:, :S], atol=1e-4)
     assert norm.sum(-1).max() < 1  # the rest went to the translation so far, as the weights' does
@@ -347,8 +348,8 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwe
     with Products() as seen:
         again = forced(half.model, half.tokenizers, TEXTS[0], trace.target_ids)
     assert seen.dtypes == {torch.float32}  # every product of the one pass, the output layer's included
-    assert again.cross_attention.dtype == np.float32
-    np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
+    assert again.attention.weights.dtype == np.float32
+    np.testing.assert_allclose(again.attention.weights, trace.attention.weights, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
 
 

@@ -6,7 +6,6 @@ import pytest
 from models.storage.hub import bundled_models, bundled_pairs, bundled_variants, resolve
 from models.views import naming
 
-
 from .pages_helpers import page, run_page
 
 EN_FR, FR_EN = ("en", "fr"), ("fr", "en")

@@ -4,6 +4,7 @@ import numpy as np
 from models.analysis.geometry import context_geometry, convex_hull, head_geometry, inside, path_geometry, pca_2d
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 
 from .helpers import make_transformer
 
@@ -39,10 +40,10 @@ def test_every_transformer_head_output_stays_inside_its_value_hull(tiny_tokenize
     model = make_transformer(tiny_tokenizers)
     trace = greedy(model, tiny_tokenizers, "a big red dog runs on the grass")
     kinds = attention_kinds(model, trace)
-    layers, heads = kinds.cross.shape[:2]
+    layers, heads = kinds[Kind.CROSS].shape
     for layer in range(layers):
         for head in range(heads):
-            geo = head_geometry(kinds, layer, head)
+            geo = head_geometry(kinds[Kind.CROSS], layer, head)
             assert geo.points_2d.shape == (len(trace.source.ids), 2)
             assert geo.path_2d.shape == (len(trace.target_ids), 2)
             assert geo.inside_hull.all(), (layer, head)

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
+from models.decoding.attention_map import RNN_READING, Reading
 from models.decoding.greedy import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
-from models.decoding.trace import RNN_READING, Reading
 from models.network.tokenization import EOS_ID, InputError
 
 from .helpers import make_model, make_transformer
@@ -15,9 +15,9 @@ def test_trace_shapes_and_distributions(any_model, tiny_tokenizers):
     trace = greedy(any_model, tiny_tokenizers, TEXTS[0])
     T, S = len(trace.target_ids), len(trace.source.ids)
     L, heads = any_model.attention_shape
-    assert trace.cross_attention.shape == trace.energies.shape == (L, heads, T, S)
+    assert trace.attention.weights.shape == trace.energies.shape == (L, heads, T, S)
     assert trace.states.shape == (T, any_model.state_size)
-    np.testing.assert_allclose(trace.cross_attention.sum(-1), 1, rtol=1e-5)
+    np.testing.assert_allclose(trace.attention.weights.sum(-1), 1, rtol=1e-5)
     assert len(trace.top_k) == T and all(len(k) == 5 for k in trace.top_k)
     # the chosen piece is the most likely one at every step
     assert [k[0][0] for k in trace.top_k] == list(trace.target_pieces)
@@ -46,7 +46,7 @@ def test_forcing_the_greedy_output_reproduces_its_trace(any_model, tiny_tokenize
     f = forced(any_model, tiny_tokenizers, TEXTS[0], g.target_ids)
     assert f.target_ids[: len(g.target_ids)] == g.target_ids
     n = len(g.target_ids)
-    np.testing.assert_allclose(f.cross_attention[:, :, :n], g.cross_attention, atol=1e-6)
+    np.testing.assert_allclose(f.attention.weights[:, :, :n], g.attention.weights, atol=1e-6)
     np.testing.assert_allclose(f.states[:n], g.states, atol=1e-5)
 
 
@@ -75,7 +75,7 @@ def test_a_transformer_what_if_sets_one_layers_heads_only(tiny_tokenizers):
     S = len(base.source.ids)
     one_hot = np.eye(S, dtype=np.float32)[1]
     what_if = greedy(model, tiny_tokenizers, TEXTS[0], overrides={2: one_hot}, layer=1)
-    np.testing.assert_allclose(what_if.cross_attention[:, :, :2], base.cross_attention[:, :, :2], atol=1e-6)
+    np.testing.assert_allclose(what_if.attention.weights[:, :, :2], base.attention.weights[:, :, :2], atol=1e-6)
     for head in range(model.config.heads):
         np.testing.assert_allclose(what_if.read(Reading(1, head))[2], one_hot)
     assert not np.allclose(what_if.read(Reading(0, 0))[3:4], one_hot)  # the other layer reads as it will
@@ -90,7 +90,7 @@ def test_bad_override_is_refused(tiny_model, tiny_tokenizers):
 
 def test_no_attention_model_has_no_matrix(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, TEXTS[0])
-    assert trace.cross_attention is None and trace.energies is None
+    assert trace.attention is None and trace.energies is None
     assert trace.rnn.contexts.shape[0] == len(trace.target_ids)
 
 

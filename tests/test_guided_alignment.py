@@ -10,13 +10,13 @@ from models import align, train
 from models.analysis.aer import alignment_score
 from models.analysis.link_rules import grow_diag_final, grown_diagonally
 from models.analysis.matrices import FULL_CONTEXT
-from models.decoding.trace import Reading
+from models.decoding.attention_map import Reading
 from models.network.learning.guided import GuidedAlignment, link_targets
-from models.network.tokenization import WORD_MARK
 from models.network.learning.step import loss_function, train_step
+from models.network.tokenization import WORD_MARK
+from models.storage.cards.metadata import Guided
 from models.storage.data import pad
 from models.storage.hub import load_model
-from models.storage.cards.metadata import Guided
 from models.storage.pieces import tokenize_pairs
 from models.train.alignment_links import RECIPES, align_corpus, piece_links, sentences
 

@@ -2,7 +2,7 @@
 where a link's reading lands among them (linked_reading); which matrices the picker beside it offers
 (matrix_choice); which language a many-to-many model's picker opens on (language_choice)."""
 from models.analysis.matrices import ATTENTION, MATRICES, matrix_readings
-from models.decoding.trace import Reading
+from models.decoding.attention_map import Reading
 from models.storage.hub import load_model
 from models.views.naming import head_choice
 

@@ -10,9 +10,9 @@ import torch
 
 from models import translate
 from models.decoding.greedy import greedy, max_target_len
-from models.storage.loading import hf as hf_checkpoint
-from models.storage.hub import CheckpointError, load_model
 from models.storage.cards.facts import model_facts
+from models.storage.hub import CheckpointError, load_model
+from models.storage.loading import hf as hf_checkpoint
 
 from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian
@@ -179,8 +179,8 @@ def test_ones_own_machine_admits_what_its_memory_allows_and_a_setting_overrides_
 
 
 def test_bfloat16_weights_take_half_the_memory_so_the_cap_admits_twice_the_parameters(monkeypatch):
-    from models.storage.loading import limits as load_limits
     from models.storage.hub import LoadPolicy
+    from models.storage.loading import limits as load_limits
 
     monkeypatch.delenv("ATLAS_MAX_PARAMETERS", raising=False)
     monkeypatch.setattr(load_limits, "physical_memory", lambda: 16 * 2**30)

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import torch
 
+from models.decoding.attention_map import Reading
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.decoding.trace import Reading
+from models.network.contract import Kind
 from models.network.hf.tokenizer import HFTokenizer
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
@@ -92,11 +93,11 @@ def test_each_steps_cross_attention_is_the_teacher_forced_output_attentions(mari
         with torch.no_grad():
             out = library(**inputs, decoder_input_ids=decoder_inputs, output_attentions=True)
         expected = torch.stack(out.cross_attentions, 1)[0].numpy()  # [L, heads, T, S]
-        np.testing.assert_allclose(trace.cross_attention, expected, atol=1e-6)
+        np.testing.assert_allclose(trace.attention.weights, expected, atol=1e-6)
         kinds = attention_kinds(model, trace)  # the three attentions of one pass, as the pages read them
-        np.testing.assert_allclose(kinds.cross, expected, atol=1e-6)
-        np.testing.assert_allclose(kinds.encoder, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
-        np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.CROSS].weights, expected, atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.ENCODER].weights, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.DECODER].weights, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
 
 
 def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(marian):
@@ -123,7 +124,7 @@ def test_a_switched_off_head_is_its_w_o_slice_zeroed(marian, head):
     got = forced(off, pair, text, target)
     want = forced(HFTranslator(reference, tokenizer.unk_token_id), pair, text, target)
     np.testing.assert_allclose(got.token_logprobs, want.token_logprobs, atol=1e-5)
-    np.testing.assert_allclose(got.cross_attention, want.cross_attention, atol=1e-6)
+    np.testing.assert_allclose(got.attention.weights, want.attention.weights, atol=1e-6)
     whole = forced(model, pair, text, target)
     assert np.abs(whole.token_logprobs - got.token_logprobs).max() > 1e-4  # the head mattered: the test can fail
     assert not any(p.removed_heads for layers in model.attention_modules().values() for p in

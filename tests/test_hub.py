@@ -6,8 +6,8 @@ from huggingface_hub.hf_api import RepoSibling
 
 from models import ROOT
 from models.storage import hub
-from models.storage.loading import download as hub_download
 from models.storage.hub import CheckpointError, LoadPolicy, load_model, save_checkpoint
+from models.storage.loading import download as hub_download
 
 from .helpers import populate_hf_cache
 

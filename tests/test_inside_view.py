@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from models.decoding.attention_map import RNN_READING, Reading
 from models.decoding.greedy import greedy
-from models.decoding.kinds import attention_kinds
-from models.decoding.trace import RNN_READING, Reading
 from models.storage.hub import load_model
 from models.views import inside
+from models.views.kinds import sentence_kinds
 
 TEXT = "Two dogs are playing in the snow."
 
@@ -29,7 +29,7 @@ def test_an_rnns_path_stays_in_its_hull_and_each_step_shares_itself_out_among_th
 
 def test_a_heads_path_mixes_its_own_value_vectors():
     loaded, trace = traced("transformer")
-    kinds = attention_kinds(loaded.model, trace).first(len(trace.target_ids))
+    kinds = sentence_kinds(loaded.model, trace, len(trace.target_ids))
     path = inside.head_path(trace, kinds, Reading(0, 3))
     assert path.points == inside.HEAD_POINTS and not path.left_hull
     np.testing.assert_allclose(path.by_word.sum(axis=1), trace.read(Reading(0, 3)).sum(axis=1), atol=1e-5)

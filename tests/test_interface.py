@@ -1,14 +1,16 @@
 """models/network/translator.py and models/decoding/trace.py: decoding through the one translator interface
 agrees with each bundled network's teacher-forced forward, and readings name every head."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
+from models.decoding.attention_map import RNN_READING, AttentionMap, Reading, readings
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy
-from models.decoding.trace import RNN_READING, Reading, readings
-from models.network.contract import select_rows
+from models.network.contract import Kind, select_rows
 from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
 from models.network.translator import Translator
 from models.storage.hub import load_model
@@ -57,16 +59,31 @@ def test_a_shifted_reading_reads_each_piece_one_step_later():
     both = readings((2, 2), shifted=True)
     assert len(both) == 12 and [r.key for r in both[6:]][:2] == ["1.1.shifted", "1.2.shifted"]
     attention = np.random.default_rng(0).dirichlet(np.ones(5), size=(2, 3, 4))  # [L, heads, T=4, S=5]
-    later = Reading(1, 2, shifted=True).of(attention)
+    later = attention_map(attention).read(Reading(1, 2, shifted=True))
     np.testing.assert_array_equal(later, attention[1, 2, 1:])  # piece t's row is step t + 1's: BOS row dropped
 
 
 def test_a_reading_of_the_heads_is_a_distribution():
     attention = np.random.default_rng(0).dirichlet(np.ones(5), size=(2, 3, 4))  # [L, heads, T, S]
-    mean = Reading(1, None).of(attention)
+    mean = attention_map(attention).read(Reading(1, None))
     np.testing.assert_allclose(mean, attention[1].mean(0))
     np.testing.assert_allclose(mean.sum(-1), 1)
-    np.testing.assert_array_equal(Reading(0, 2).of(attention), attention[0, 2])
+    np.testing.assert_array_equal(attention_map(attention).read(Reading(0, 2)), attention[0, 2])
+
+
+def test_a_map_lists_the_readings_its_kind_has():
+    cross, one = attention_map(np.ones((2, 3, 4, 5)) / 5), attention_map(np.ones((1, 1, 4, 5)) / 5)
+    assert cross.several_heads and not one.several_heads and cross.shape == (2, 3)
+    assert cross.readings(shifted=True) == readings((2, 3), shifted=True) and one.readings() == [RNN_READING]
+    encoder = AttentionMap(Kind.ENCODER, np.ones((2, 3, 5, 5)) / 5, ("a",) * 5, ("a",) * 5)
+    assert encoder.readings(shifted=True) == [replace(r, kind=Kind.ENCODER) for r in readings((2, 3))]
+    assert {r.key for r in encoder.readings()} >= {"encoder.1.1", "encoder.2.mean"}
+
+
+def attention_map(weights: np.ndarray) -> AttentionMap:
+    """A cross-attention map of ``weights`` [L, heads, T, S], its pieces named by position."""
+    T, S = weights.shape[2:]
+    return AttentionMap(Kind.CROSS, weights, tuple(f"t{t}" for t in range(T)), tuple(f"s{s}" for s in range(S)))
 
 
 def test_select_rows_picks_rows_of_nested_batch_first_tensors():

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from models.decoding.trace import Reading
+from models.decoding.attention_map import Reading
 from models.network.contract import ENCODER_DECODER_KINDS, KINDS, Kind, NamedKind
 from models.storage.records.heads import HeadScore
 from models.storage.records.strict import read_record

@@ -14,6 +14,7 @@ from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 from models.network.tokenization import is_marker, language_tag
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
@@ -98,9 +99,9 @@ def test_each_steps_attention_is_the_teacher_forced_output_attentions(family):
             out = library(input_ids=torch.tensor([trace.source.ids]), decoder_input_ids=decoder_inputs,
                           output_attentions=True)
         expected = torch.stack(out.cross_attentions, 1)[0].numpy()  # [L, heads, T, S]
-        np.testing.assert_allclose(trace.cross_attention, expected, atol=1e-6)
+        np.testing.assert_allclose(trace.attention.weights, expected, atol=1e-6)
         kinds = attention_kinds(loaded.model, trace)
-        np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.DECODER].weights, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
 
 
 def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(family):
@@ -205,9 +206,9 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(fam
     assert next(half.model.parameters()).dtype == torch.bfloat16
     trace = greedy(full.model, full.tokenizers, "a dog runs on the beach")
     again = forced(half.model, half.tokenizers, "a dog runs on the beach", trace.target_ids)
-    assert again.cross_attention.dtype == np.float32
+    assert again.attention.weights.dtype == np.float32
     T = len(trace.target_ids)
-    np.testing.assert_allclose(again.cross_attention[:, :, :T], trace.cross_attention, atol=0.05)
+    np.testing.assert_allclose(again.attention.weights[:, :, :T], trace.attention.weights, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
 
 

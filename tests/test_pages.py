@@ -4,8 +4,8 @@ import json
 import numpy as np
 import pytest
 
+from models.decoding.attention_map import RNN_READING, Reading
 from models.decoding.greedy import forced, greedy
-from models.decoding.trace import RNN_READING, Reading
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
@@ -104,8 +104,8 @@ def test_models_page_reads_measured_results():
 def test_models_page_says_whether_figure_2_holds_on_each_test_set():
     """Under each BLEU-by-length chart, one sentence read from the no-attention and attention models' buckets."""
     from models.storage.cards.render import scored_set_name
-    from models.storage.records.evaluation import read_evaluation
     from models.storage.hub import BUNDLED_DIR
+    from models.storage.records.evaluation import read_evaluation
 
     evaluation = read_evaluation(BUNDLED_DIR / "en-fr-none")
     at = run_page(page("Models_and_results"))
@@ -127,9 +127,9 @@ def test_models_page_says_whether_figure_2_holds_on_each_test_set():
 def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card); ``--matrix all`` rows have a table of their own."""
+    from models.storage.hub import BUNDLED_DIR
     from models.storage.records.alignment import BUNDLED_BASELINE, read_alignment
     from models.storage.records.alignment import recorded as recorded_beside
-    from models.storage.hub import BUNDLED_DIR
 
     recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
                 if (not r.reading or r.split == "test") and not r.chosen_on_trial]

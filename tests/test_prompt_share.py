@@ -17,7 +17,7 @@ def test_a_chat_models_shares_are_its_rows_over_the_sentence_the_rest_and_the_re
     share = prompt_share(traces)
     assert share.steps == sum(len(t.target_ids) for t in traces)
     sentence = [np.array([p != PROMPT for p in t.source.pieces]) for t in traces]
-    by_hand = sum(t.cross_attention.mean(1)[..., s].sum((-1, -2)) for t, s in zip(traces, sentence)) / share.steps
+    by_hand = sum(t.attention.weights.mean(1)[..., s].sum((-1, -2)) for t, s in zip(traces, sentence)) / share.steps
     np.testing.assert_allclose(share.sentence, by_hand, rtol=1e-5)
     np.testing.assert_allclose(share.sentence + share.rest_of_prompt + share.translation, 1, rtol=1e-6)
     assert (share.translation > 0.01).all()  # a chat model's rows leave some to what it wrote

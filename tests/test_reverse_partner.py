@@ -14,8 +14,8 @@ from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import FITTED, applicable, layered
 from models.analysis.probe_fit import Example, features_of, fit_probe
 from models.analysis.word_links import word_matrices
+from models.decoding.attention_map import Reading
 from models.decoding.greedy import forced
-from models.decoding.trace import Reading
 from models.network.tokenization import TokenizerPair
 from models.network.translator import ReversePartner
 from models.storage.hub import load_model, save_checkpoint

@@ -7,9 +7,9 @@ import torch
 from safetensors.torch import load_file
 
 from models.decoding.greedy import translate_batch
+from models.network.learning.step import loss_function, train_step
 from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import PAD_ID
-from models.network.learning.step import loss_function, train_step
 from models.storage.data import batches
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.pieces import tokenize_pairs

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from models.analysis.sharpness import sharpness
+from models.decoding.attention_map import RNN_READING
 from models.decoding.greedy import greedy
-from models.decoding.trace import RNN_READING
 
 from .helpers import make_model
 
@@ -57,6 +57,6 @@ def test_larger_energies_give_sharper_attention(traces):
 def test_no_attention_and_no_rows_are_refused(tiny_tokenizers):
     none = make_model(tiny_tokenizers, "none")
     with pytest.raises(ValueError, match="without attention"):
-        sharpness([greedy(none, tiny_tokenizers, TEXTS[0]).cross_attention])
+        sharpness([greedy(none, tiny_tokenizers, TEXTS[0]).attention])
     with pytest.raises(ValueError, match="no attention rows"):
         sharpness([])

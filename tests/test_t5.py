@@ -16,6 +16,7 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
+from models.network.contract import Kind
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
@@ -122,10 +123,10 @@ def test_each_steps_attention_is_the_teacher_forced_output_attentions(t5):
         with torch.no_grad():
             out = library(**prompted(tokenizer, text), decoder_input_ids=decoder_inputs, output_attentions=True)
         expected = torch.stack(out.cross_attentions, 1)[0].numpy()  # [L, heads, T, S]
-        np.testing.assert_allclose(trace.cross_attention, expected, atol=1e-6)
+        np.testing.assert_allclose(trace.attention.weights, expected, atol=1e-6)
         kinds = attention_kinds(loaded.model, trace)
-        np.testing.assert_allclose(kinds.encoder, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
-        np.testing.assert_allclose(kinds.decoder, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.ENCODER].weights, torch.stack(out.encoder_attentions, 1)[0].numpy(), atol=1e-6)
+        np.testing.assert_allclose(kinds[Kind.DECODER].weights, torch.stack(out.decoder_attentions, 1)[0].numpy(), atol=1e-6)
 
 
 def test_a_forced_translation_read_in_one_pass_is_the_one_fed_step_by_step(layout):
@@ -158,7 +159,7 @@ def test_its_sub_layers_parts_add_up_to_each_layers_output(t5):
     assert all(s.norm is None for s in parts.cross)  # pre-norm
     with torch.inference_mode():
         assert_adds_up(parts)
-    np.testing.assert_allclose(parts.cross[0].weights[0].numpy(), trace.cross_attention[0], atol=1e-5)
+    np.testing.assert_allclose(parts.cross[0].weights[0].numpy(), trace.attention.weights[0], atol=1e-5)
 
 
 def test_the_translate_command_writes_what_generate_writes_with_the_prefix_set_apart(t5, capsys, monkeypatch):
@@ -209,8 +210,8 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(t5)
     assert next(half.model.parameters()).dtype == torch.bfloat16
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
     again = forced(half.model, half.tokenizers, "a dog runs on the beach", trace.target_ids)
-    assert again.cross_attention.dtype == np.float32
-    np.testing.assert_allclose(again.cross_attention, trace.cross_attention, atol=0.05)
+    assert again.attention.weights.dtype == np.float32
+    np.testing.assert_allclose(again.attention.weights, trace.attention.weights, atol=0.05)
     assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
 
 

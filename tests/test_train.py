@@ -144,7 +144,7 @@ def test_every_epoch_records_the_examples_alignments(tiny_corpus, tmp_path, monk
     assert [e.val_bleu for e in timeline.points] == [h["val_bleu"] for h in history]
     for epoch in timeline.points:
         for example, trace in zip(timeline.examples, epoch.traces):
-            (heads,) = trace.cross_attention  # an RNN: one layer …
+            (heads,) = trace.attention.weights  # an RNN: one layer …
             (attention,) = heads  # … of one head
             assert len(attention) == len(trace.target_pieces)  # one row per written piece
             assert all(len(row) == len(example.source_pieces) for row in attention)
@@ -156,7 +156,7 @@ def test_a_model_without_attention_records_pieces_only(tiny_corpus, tmp_path):
 
     run(tiny_corpus, tmp_path / "ck", "--epochs", "1", "--score", "none")
     trace = read_timeline(tmp_path / "ck").points[0].traces[0]
-    assert trace.cross_attention is None and trace.target_pieces
+    assert trace.attention is None and trace.target_pieces
 
 
 TRANSFORMER = ["--arch", "transformer", "--d-model", "16", "--heads", "2", "--enc-layers", "2", "--dec-layers", "1",
@@ -176,7 +176,7 @@ def test_trains_a_transformer_with_its_heads_recorded(tiny_corpus, tmp_path):
     from models.storage.records.timeline import read_timeline
 
     trace = read_timeline(out).points[-1].traces[0]
-    assert [len(layer) for layer in trace.cross_attention] == [2]  # one decoder layer of two heads
+    assert [len(layer) for layer in trace.attention.weights] == [2]  # one decoder layer of two heads
 
 
 @pytest.mark.parametrize("arch", [[], TRANSFORMER], ids=["rnn", "transformer"])

@@ -8,8 +8,8 @@ import torch
 
 from models import ROOT
 from models.network.hardware import native_bfloat16
-from models.network.tokenization import PAD_ID
 from models.network.learning.step import loss_function, replica_device, train_step
+from models.network.tokenization import PAD_ID
 from models.storage.data import batches
 from models.storage.pieces import tokenize_pairs
 

@@ -5,8 +5,8 @@ The checkpoint is made here (the bundled tokenizers, a tiny untrained Transforme
 tests need neither ../shared nor a trained model."""
 import pytest
 
+from models.decoding.attention_map import Reading
 from models.decoding.greedy import greedy
-from models.decoding.trace import Reading
 from models.storage.hub import load_model
 
 from .helpers import tiny_transformer_checkpoint
@@ -127,9 +127,9 @@ def test_each_attention_kind_drives_the_heatmap_grid_and_model_view(transformer,
     heat, grid, model = figures(at)[0], figures(at)[1], figures(at)[2]
     assert kind in title_of(heat).lower() and "layer 2, head 1" in title_of(heat)
     cells = records(heat, "weight")
-    rows, columns = kinds.labels(kind)
+    rows, columns = kinds[kind].rows, kinds[kind].columns
     assert len(cells) == len(rows) * len(columns)
-    expected = kinds.of(kind)[1, 0]
+    expected = kinds[kind].weights[1, 0]
     assert all(abs(c["weight"] - expected[c["t"], c["s"]]) < 1e-5 for c in cells)
     assert {r["label"] for r in records(grid, "head")} == {"▶ head 1", "head 2"}
     assert len({r["label"] for r in records(model, "head")}) == 4  # 2 layers × 2 heads

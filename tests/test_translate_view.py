@@ -7,9 +7,9 @@ import pytest
 
 from models.analysis.matrices import ATTENTION
 from models.decoding.greedy import greedy
-from models.decoding.kinds import attention_kinds
 from models.storage.hub import load_model
 from models.views import inside, translate
+from models.views.kinds import sentence_kinds
 from models.views.readings import matrix_view
 
 TEXT = "A man is riding a red bicycle down the street."
@@ -32,13 +32,13 @@ def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_e
 def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions(transformer):
     loaded, trace = transformer
     source = next(k for k in loaded.model.named_kinds if not k.stepwise)
-    kinds = attention_kinds(loaded.model, trace).first(len(trace.target_ids))
+    kinds = sentence_kinds(loaded.model, trace, len(trace.target_ids))
     reading = loaded.reading.plain
     drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
     shown = translate.heatmap(loaded.model, drawn, source, reading, kinds)
-    rows, columns = kinds.labels(source.key)
+    rows, columns = kinds[source.key].rows, kinds[source.key].columns
     assert shown.view.weights.shape == (len(rows), len(columns))
-    np.testing.assert_allclose(shown.view.weights, reading.of(kinds.of(source.key)))
+    np.testing.assert_allclose(shown.view.weights, kinds[source.key].read(reading))
     assert not shown.stepwise and not shown.later and source.named in shown.name and source.what in shown.caption
     assert shown.stem.endswith(f"-{source.key}-head-{reading.key}")
 

@@ -2,8 +2,8 @@
 translation, and the focus spreads over a word's pieces."""
 import numpy as np
 
+from models.decoding.attention_map import Reading
 from models.decoding.greedy import greedy
-from models.decoding.trace import Reading
 from models.decoding.what_if import focus_on_word, what_if
 from models.network.tokenization import word_groups
 
@@ -15,7 +15,7 @@ def test_the_chosen_layer_reads_only_the_chosen_word_at_the_step(any_model, tiny
     pieces = word_groups(found.base.source.pieces)[1]
     assert len(pieces) > 1, "the test needs a word of several pieces"
     assert found.base.translation == greedy(any_model, tiny_tokenizers, TEXT).translation
-    heads = found.changed.attention_shape[1]
+    heads = found.changed.attention.shape[1]
     for head in range(heads):
         row = found.changed.read(Reading(0, head))[1]
         np.testing.assert_allclose(row[pieces], 1 / len(pieces), atol=1e-6)

@@ -140,8 +140,8 @@ def test_written_french_at_the_edges(tokens, written):
 def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(tiny_tokenizers):
     """Independent of the function's own joining: force the French, read the word heatmap, drop EOS."""
     from models.analysis.alignment import word_view
+    from models.decoding.attention_map import RNN_READING
     from models.decoding.greedy import forced
-    from models.decoding.trace import RNN_READING
     from models.network.tokenization import EOS
 
     model = make_model(tiny_tokenizers)
@@ -155,7 +155,7 @@ def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(ti
 
 
 def test_written_french_keeps_every_reading_asked_for(tiny_tokenizers):
-    from models.decoding.trace import Reading
+    from models.decoding.attention_map import Reading
 
     model = make_transformer(tiny_tokenizers)
     english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()

@@ -42,14 +42,14 @@ from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_ap
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
+from ..decoding.attention_map import Reading
 from ..decoding.link_rule import LinkRule
-from ..decoding.trace import Reading
-from ..storage.records.alignment import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.gold import write_links
 from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import language_key
+from ..storage.records.alignment import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
 from ..storage.records.probe import PROBE_FILE
 from .every import SWEPT, every_row
 from .fit import FIT_ON, fit_command

@@ -21,11 +21,11 @@ from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, row_name
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
+from ..decoding.attention_map import Reading
 from ..decoding.link_rule import LinkRule
-from ..decoding.trace import Reading
-from ..storage.records.alignment import AlignmentRow
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
+from ..storage.records.alignment import AlignmentRow
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

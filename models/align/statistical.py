@@ -25,11 +25,11 @@ from ..checks import command_parser, data_given, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..datasets.named_corpora import resolve
 from ..extras import MissingExtra, require
-from ..storage.records.alignment import ALIGNER, AlignmentRow, record_alignment
 from ..storage.commands import command_line
 from ..storage.data import Corpus, read_parallel
 from ..storage.gold import GoldPair, Link
 from ..storage.languages import EN_FR
+from ..storage.records.alignment import ALIGNER, AlignmentRow, record_alignment
 
 _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "je", "m'": "me", "t'": "te",
            "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.trace import Reading, Trace
+from ..decoding.attention_map import Reading
+from ..decoding.trace import Trace
 from ..network.tokenization import WORD_MARK, is_marker, piece_groups, word_groups
 
 

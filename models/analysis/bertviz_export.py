@@ -11,23 +11,24 @@ from __future__ import annotations
 
 import torch
 
-from ..decoding.kinds import AttentionKinds
+from ..decoding.attention_map import AttentionMap
 from ..extras import require
+from ..network.contract import Kind
 
 VIEWS = ("model", "head")
 
 
-def bertviz_arguments(kinds: AttentionKinds) -> dict:
+def bertviz_arguments(kinds: dict[Kind, AttentionMap]) -> dict:
     """The keyword arguments of bertviz's ``model_view`` / ``head_view`` for an encoder–decoder."""
-    def layers(attention) -> tuple[torch.Tensor, ...]:
-        return tuple(torch.from_numpy(layer[None].copy()) for layer in attention)  # L × [1, heads, rows, columns]
+    def layers(kind: Kind) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.from_numpy(layer[None].copy()) for layer in kinds[kind].weights)  # L × [1, heads, R, C]
 
-    return {"encoder_attention": layers(kinds.encoder), "decoder_attention": layers(kinds.decoder),
-            "cross_attention": layers(kinds.cross), "encoder_tokens": list(kinds.source_pieces),
-            "decoder_tokens": list(kinds.decoder_inputs)}
+    return {"encoder_attention": layers(Kind.ENCODER), "decoder_attention": layers(Kind.DECODER),
+            "cross_attention": layers(Kind.CROSS), "encoder_tokens": list(kinds[Kind.ENCODER].columns),
+            "decoder_tokens": list(kinds[Kind.DECODER].columns)}
 
 
-def bertviz_html(kinds: AttentionKinds, view: str = "model") -> str:
+def bertviz_html(kinds: dict[Kind, AttentionMap], view: str = "model") -> str:
     """The page bertviz writes for these attentions: its ``model_view`` (every layer × head) or ``head_view``.
 
     Raises :class:`~models.extras.MissingExtra`, with how to install it, when bertviz is missing."""

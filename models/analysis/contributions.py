@@ -27,7 +27,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.trace import Reading, Trace
+from ..decoding.attention_map import Reading
+from ..decoding.trace import Trace
 from ..network.parts import AttentionParts, Sublayer, Zeroed
 from ..network.translator import Translator
 
@@ -83,9 +84,10 @@ class Sentence:
 
 def attention(sentence: Sentence) -> Layered:
     """The weights themselves: each head, and a layer's mean of its heads (:class:`~..decoding.trace.Reading`)."""
-    if sentence.trace.cross_attention is None:
+    if sentence.trace.attention is None:
         raise ValueError("this model has no attention")
-    return Layered(sentence.trace.cross_attention.mean(1), sentence.trace.cross_attention)
+    weights = sentence.trace.attention.weights  # [L, heads, T, S]
+    return Layered(weights.mean(1), weights)
 
 
 @torch.inference_mode()

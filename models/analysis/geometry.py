@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..decoding.kinds import AttentionKinds
+from ..decoding.attention_map import AttentionMap
 from ..decoding.trace import Trace
 
 
@@ -90,14 +90,15 @@ def context_geometry(trace: Trace) -> ContextGeometry:
     if trace.rnn is None:
         raise ValueError("context vectors as convex combinations of the annotations are the attentional RNN's: a "
                          "Transformer head mixes its value vectors W_v h_s (head_geometry)")
-    if trace.cross_attention is None:
+    if trace.attention is None:
         raise ValueError("this model has no attention: its context is the same at every step")
     return path_geometry(trace.rnn.annotations, trace.rnn.contexts)
 
 
-def head_geometry(kinds: AttentionKinds, layer: int, head: int) -> ContextGeometry:
-    """A Transformer cross-attention head's outputs among its value vectors (0-based ``layer`` and ``head``)."""
-    return path_geometry(kinds.values[layer, head], kinds.head_outputs(layer, head))
+def head_geometry(cross: AttentionMap, layer: int, head: int) -> ContextGeometry:
+    """A Transformer cross-attention head's outputs among its value vectors (0-based ``layer`` and ``head``;
+    ``cross`` read with its values)."""
+    return path_geometry(cross.values[layer, head], cross.head_outputs(layer, head))
 
 
 def path_geometry(points: np.ndarray, path: np.ndarray) -> ContextGeometry:

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import sacrebleu
 
+from ..decoding.attention_map import Reading
 from ..decoding.greedy import greedy, translate_batch
 from ..decoding.kinds import KINDS, attention_kinds
-from ..decoding.trace import Reading
 from ..network.contract import Head
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
@@ -50,7 +50,7 @@ def confidence(model: Translator, tokenizers: TokenizerPair, sources: Sequence[s
     for text in sources:
         kinds = attention_kinds(model, greedy(model, tokenizers, text))
         for kind in KINDS:
-            largest = kinds.of(kind).max(-1)  # [L, heads, rows]
+            largest = kinds[kind].weights.max(-1)  # [L, heads, rows]
             count[kind] += largest.shape[-1]
             for (n, h), value in np.ndenumerate(largest.sum(-1)):
                 sums[kind, n, h] = sums.get((kind, n, h), 0.0) + float(value)

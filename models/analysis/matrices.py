@@ -17,10 +17,11 @@ from typing import Literal
 
 import numpy as np
 
+from ..decoding.attention_map import Reading, readings
 from ..decoding.greedy import forced
 from ..decoding.link_rule import LinkRule
 from ..decoding.probe import FLOOR, Tried
-from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading, Trace, readings
+from ..decoding.trace import ATTENTION, FULL_CONTEXT, Trace
 from ..network.contract import Kind
 from ..network.translator import Translator
 from . import attribution

@@ -28,7 +28,7 @@ def prompt_share(traces: Sequence[Trace]) -> PromptShare:
     sentence, rest, steps = [], [], 0
     for trace in traces:
         columns = np.array([piece != PROMPT for piece in trace.source.pieces])  # [S] True on the sentence
-        rows = trace.cross_attention.mean(1)  # [L, T, S] the heads' mean
+        rows = trace.attention.weights.mean(1)  # [L, T, S] the heads' mean
         sentence.append(rows[..., columns].sum(-1).sum(-1))  # [L] summed over steps
         rest.append(rows[..., ~columns].sum(-1).sum(-1))
         steps += rows.shape[1]

@@ -29,7 +29,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.kinds import AttentionKinds, attention_kinds
+from ..decoding.attention_map import AttentionMap
+from ..decoding.kinds import attention_kinds
+from ..network.contract import Kind
 from ..network.parts import AttentionParts, Sublayer
 from .contributions import Layered, Sentence, alti_terms, row_shares
 
@@ -62,12 +64,13 @@ def stack_rolled(mixing: list[Tensor], S: int) -> Tensor:
     return torch.stack(found)  # [L, T, S + T]
 
 
-def _stacked_halves(kinds: AttentionKinds) -> list[Tensor]:
+def _stacked_halves(kinds: dict[Kind, AttentionMap]) -> list[Tensor]:
     """Abnar & Zuidema's mixing of each layer of one stack, ½ its heads' mean weights and ½ the residual, from the
     kinds read off it: the prompt over itself (``encoder``), the written tokens over both (``cross``, ``decoder``)."""
-    S, T = kinds.encoder.shape[-1], kinds.decoder.shape[-1]
+    encoders, crosses, decoders = (kinds[k].weights for k in (Kind.ENCODER, Kind.CROSS, Kind.DECODER))
+    S, T = encoders.shape[-1], decoders.shape[-1]
     found = []
-    for encoder, cross, decoder in zip(kinds.encoder, kinds.cross, kinds.decoder, strict=True):  # [heads, ·, ·]
+    for encoder, cross, decoder in zip(encoders, crosses, decoders, strict=True):  # [heads, ·, ·]
         weights = np.block([[encoder.mean(0), np.zeros((S, T), dtype=encoder.dtype)],
                             [cross.mean(0), decoder.mean(0)]])  # [S + T, S + T], causal
         found.append(0.5 * torch.from_numpy(weights) + 0.5 * torch.eye(S + T))

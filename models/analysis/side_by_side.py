@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.trace import Reading, Trace
+from ..decoding.attention_map import Reading
+from ..decoding.trace import Trace
 from ..network.translator import Translator
 from .contributions import Sentence
 from .faithfulness import faithfulness, random_matrix

@@ -13,8 +13,8 @@ from typing import Literal
 
 import numpy as np
 
+from .attention_map import Reading
 from .link_rule import LinkRule
-from .trace import Reading
 
 Scale = Literal["as read", "÷ row max", "÷ column max"]
 SCALES: tuple[Scale, ...] = ("as read", "÷ row max", "÷ column max")

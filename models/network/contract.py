@@ -15,6 +15,7 @@ from torch import Tensor
 
 from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
+
 class Kind(StrEnum):
     """The attentions an encoder–decoder can have (bertviz's three): the decoder reading the source, the encoder
     reading the source, the decoder reading what it has written. A string too, so a record, a URL and a dict keyed

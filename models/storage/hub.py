@@ -30,14 +30,14 @@ from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_cl
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
-from .records.alignment import default_reading
-from .loading.hf import is_hf_config, load_hf
+from .cards.metadata import CardFacts, read_card
+from .languages import Languages, own_languages
+from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
 from .loading.disk import trim_hub_cache
 from .loading.download import CHECKPOINT_FILES, download
-from .languages import Languages, own_languages
+from .loading.hf import is_hf_config, load_hf
 from .loading.limits import machine_dtype, machine_max_download_mb, machine_max_parameters
-from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
-from .cards.metadata import CardFacts, read_card
+from .records.alignment import default_reading
 from .records.probe import bundled_floor, read_probe
 from .records.training import trained_variant
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import torch
 
-from ..decoding.trace import Reading
+from ..decoding.attention_map import Reading
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
-from .loading.hf import ManyToMany, T5Tasks
-from .languages import Asking, Languages, may_translate, pair_name
 from .cards.metadata import CardFacts
+from .languages import Asking, Languages, may_translate, pair_name
+from .loading.hf import ManyToMany, T5Tasks
 from .loading.prompted import Prompted
 
 

@@ -10,8 +10,8 @@ from ..network.architectures import ARCHITECTURES
 from ..network.attention import SCORES
 from ..network.learning.guided import DEFAULT_WEIGHT
 from ..network.learning.schedule import SHAPES
-from ..network.seq2seq import RNNConfig
 from ..network.learning.step import DEFAULT_LR, PRECISIONS
+from ..network.seq2seq import RNNConfig
 from ..network.transformer import TransformerConfig
 from ..storage.pieces import default_cache_dir
 from .alignment_links import RECIPES

@@ -11,16 +11,15 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from ..decoding.trace import Reading
+from ..decoding.attention_map import Reading
 from ..network.architectures import ARCHITECTURES, build_model
 from ..network.contract import Kind
-from ..network.hardware import native_bfloat16
-from ..network.hardware import pick_device
+from ..network.hardware import native_bfloat16, pick_device
 from ..network.learning.guided import GuidedAlignment
 from ..network.learning.schedule import Budget, averaged, planned_schedule
+from ..network.learning.step import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
 from ..network.seq2seq import RNNConfig
 from ..network.tokenization import TokenizerPair
-from ..network.learning.step import Replicas, join_replicas, leave_replicas, replica_device, replicas_agree
 from ..network.transformer import TransformerConfig
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line

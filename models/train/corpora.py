@@ -11,8 +11,8 @@ from pathlib import Path
 from ..datasets.named_corpora import NamedCorpusError, resolve
 from ..datasets.sentences import read_named
 from ..datasets.test_sets import PREFIX as SACREBLEU_PREFIX
-from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 from ..network.learning.step import Replicas, from_main
+from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer
 from ..storage.data import Corpus, read_parallel, split_file
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from .alignment_links import RECIPES, linked_parts

@@ -25,8 +25,8 @@ from tqdm import tqdm
 from ..decoding.greedy import greedy_batch, translate_batch
 from ..network.learning.guided import GuidedAlignment, link_targets
 from ..network.learning.schedule import Budget
-from ..network.tokenization import PAD_ID, TokenizerPair
 from ..network.learning.step import PRECISIONS, Replicas, from_main, largest, loss_function, shard, train_step
+from ..network.tokenization import PAD_ID, TokenizerPair
 from ..storage.data import Corpus, batch_order, batches, mix, pad
 from ..storage.examples import examples_file, load_examples
 from ..storage.pieces import TokenizedPairs

@@ -12,8 +12,9 @@ from ..analysis.alignment import source_word_weights
 from ..analysis.anatomy import scaling_curves, score_anatomy
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
 from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
-from ..decoding.kinds import AttentionKinds
-from ..decoding.trace import RNN_READING, Reading, Trace
+from ..decoding.attention_map import RNN_READING, AttentionMap, Reading
+from ..decoding.trace import Trace
+from ..network.contract import Kind
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
 
@@ -44,10 +45,11 @@ def rnn_path(trace: Trace) -> PathView:
     return PathView(context_geometry(trace), words, by_word, RNN_POINTS)
 
 
-def head_path(trace: Trace, kinds: AttentionKinds, reading: Reading) -> PathView:
-    """One cross-attention head's outputs among its own value vectors (``reading`` names one head)."""
+def head_path(trace: Trace, kinds: dict[Kind, AttentionMap], reading: Reading) -> PathView:
+    """One cross-attention head's outputs among its own value vectors (``reading`` names one head; ``kinds``: the
+    sentence's attentions, the cross-attention read with its values)."""
     words, by_word = source_word_weights(trace, trace.read(reading))
-    return PathView(head_geometry(kinds, reading.layer, reading.head), words, by_word, HEAD_POINTS)
+    return PathView(head_geometry(kinds[Kind.CROSS], reading.layer, reading.head), words, by_word, HEAD_POINTS)
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from ..analysis.alignment import AttentionView, piece_label
 from ..analysis.bertviz_export import bertviz_html
 from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
+from ..decoding.attention_map import AttentionMap, Reading
 from ..decoding.greedy import greedy
-from ..decoding.kinds import KINDS, AttentionKinds, attention_kinds
-from ..decoding.trace import Reading, Trace
+from ..decoding.kinds import KINDS, attention_kinds
+from ..decoding.trace import Trace
 from ..extras import EXTRAS, available
 from ..network.contract import Kind, NamedKind
 from ..network.translator import Translator
@@ -32,17 +33,22 @@ def offers_bertviz(model: Translator) -> bool:
     return {k.key for k in model.named_kinds} == set(KINDS)
 
 
-def sentence_kinds(model: Translator, trace: Trace, written: int) -> AttentionKinds:
+def sentence_kinds(model: Translator, trace: Trace, written: int) -> dict[Kind, AttentionMap]:
     """Every attention of ``trace``'s sentence, its first ``written`` pieces (forcing adds an end of sentence to a
     translation cut at its length limit; its row is not shown)."""
-    return attention_kinds(model, trace).first(written)
+    return {kind: found.first(written) for kind, found in attention_kinds(model, trace).items()}
 
 
-def kind_view(kinds: AttentionKinds, kind: Kind, reading: Reading) -> AttentionView:
-    """One reading of a self-attention, piece by piece, rows and columns labelled."""
-    rows, columns = kinds.labels(kind)
-    return AttentionView(rows=tuple(piece_label(r) for r in rows), columns=tuple(piece_label(c) for c in columns),
-                         unknown=(False,) * len(columns), weights=reading.of(kinds.of(kind)), energies=None)
+def shown_map(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind) -> AttentionMap:
+    """The attention a page draws of ``kind``: the trace's own, step by step, else the sentence's other one."""
+    return trace.attention if kind.stepwise else kinds[kind.key]
+
+
+def kind_view(found: AttentionMap, reading: Reading) -> AttentionView:
+    """One reading of an attention, piece by piece, rows and columns labelled as the map labels them."""
+    return AttentionView(rows=tuple(piece_label(r) for r in found.rows),
+                         columns=tuple(piece_label(c) for c in found.columns),
+                         unknown=(False,) * len(found.columns), weights=found.read(reading), energies=None)
 
 
 def heads(model: Translator) -> list[str]:
@@ -79,7 +85,7 @@ def changed(before: str, after: str) -> list[tuple[str, bool]]:
     return list(zip(words, changed_words(before.split(), words)))
 
 
-def bertviz(kinds: AttentionKinds) -> str:
+def bertviz(kinds: dict[Kind, AttentionMap]) -> str:
     """bertviz's model view of a sentence's three attentions, as a page."""
     return bertviz_html(kinds, "model")
 

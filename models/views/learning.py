@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.alignment import AttentionView, piece_label
+from ..analysis.alignment import AttentionView
 from ..analysis.sharpness import sharpness
-from ..decoding.trace import Reading
+from ..decoding.attention_map import Reading
 from ..network.tokenization import WORD_MARK, is_marker
 from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
+from .kinds import kind_view
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,11 @@ def point_label(point: TimelinePoint) -> str:
 def learning_curve(timeline: Timeline, reading: Reading) -> LearningCurve:
     """The record's points, with the entropy of ``reading`` of the examples' attention at each."""
     points = timeline.points
-    attends = bool(points) and all(t.cross_attention is not None for p in points for t in p.traces)
+    attends = bool(points) and all(t.attention is not None for p in points for t in p.traces)
     return LearningCurve(
         tuple(float(p.epoch) for p in points), tuple(point_label(p) for p in points),
         tuple(float(p.val_bleu) for p in points), tuple(float(p.val_loss) for p in points),
-        tuple(sharpness([reading.of(t.cross_attention) for t in p.traces]).entropy_bits for p in points)
+        tuple(sharpness([t.attention.read(reading) for t in p.traces]).entropy_bits for p in points)
         if attends else (),
     )
 
@@ -60,14 +61,11 @@ def alignment_at(timeline: Timeline, example: int, point: int, reading: Reading)
     if not 0 <= point < len(timeline.points):
         raise IndexError(f"point {point + 1} is not in this record of {len(timeline.points)}")
     entry = timeline.points[point]
-    source, trace = timeline.examples[example].source_pieces, entry.traces[example]
+    trace = entry.traces[example]
     translation = "".join(p for p in trace.target_pieces if not is_marker(p)).replace(WORD_MARK, " ").strip()
-    if trace.cross_attention is None:
+    if trace.attention is None:
         return LearnedAlignment(point_label(entry), translation, None)
-    view = AttentionView(rows=tuple(piece_label(p) for p in trace.target_pieces),
-                         columns=tuple(piece_label(p) for p in source), unknown=(False,) * len(source),
-                         weights=reading.of(trace.cross_attention), energies=None)
-    return LearnedAlignment(point_label(entry), translation, view)
+    return LearnedAlignment(point_label(entry), translation, kind_view(trace.attention, reading))
 
 
 @dataclass(frozen=True, eq=False)

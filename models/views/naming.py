@@ -8,15 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.matrices import MATRICES, applicable, layer_reading, matrix_readings, not_applicable, slug
-from ..decoding.trace import Reading, readings
+from ..decoding.attention_map import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf.languages import unknown_code
 from ..network.translator import Translator
+from ..storage.cards.metadata import SUPERVISION
 from ..storage.examples import examples_file, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_variants
 from ..storage.languages import Languages, language_key, language_name, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.cards.metadata import SUPERVISION
 
 #: What each variant of the project's models is, for a page's first line.
 ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),

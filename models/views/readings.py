@@ -31,13 +31,14 @@ from ..analysis.matrices import (
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
+from ..decoding.attention_map import Reading
 from ..decoding.probe import Probe
-from ..decoding.trace import Reading, Trace
+from ..decoding.trace import Trace
 from ..network.translator import Translator
-from ..storage.records.alignment import AlignmentRow, aer_by_head, recorded, trial_best
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
+from ..storage.records.alignment import AlignmentRow, aer_by_head, recorded, trial_best
 from ..storage.records.reading_scores import aligned
 from .deployment import affordable
 
@@ -76,7 +77,7 @@ def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading |
     weights = read_layered(layers, at)  # [T, S]
     energies = trace.read_energies(at) if found.own and not words else None
     view = view_at(trace, weights, energies, words)
-    several = at is not None and (trace.attention_shape[1] > 1 or not found.own)
+    several = at is not None and (not found.own or trace.attention.several_heads)
     name = found.title + (f" ({found.label(at)})" if several else "")
     prefix = None if at is None or layers.prefix is None else layers.prefix[at.layer]
     return MatrixView(found, at, weights, view, name, prefix, instead)

@@ -9,8 +9,23 @@ from pathlib import Path
 from ..analysis.faithfulness import DELETIONS
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
 from ..analysis.matrices import FITTED, MATRICES
+from ..decoding.attention_map import Reading
 from ..decoding.probe import FLOOR
-from ..decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ..decoding.trace import ATTENTION, FULL_CONTEXT
+from ..storage.cards.facts import model_facts
+from ..storage.cards.metadata import SUPERVISION
+from ..storage.cards.render import (
+    bucket_label,
+    load_records,
+    model_description,
+    results_rows,
+    scored_set_name,
+    training_data,
+)
+from ..storage.commands import for_people
+from ..storage.hub import bundled_models, bundled_pairs, resolve
+from ..storage.languages import language_name, pair_name
+from ..storage.loaded import LoadedModel
 from ..storage.records.alignment import (
     BUNDLED_BASELINE,
     PUBLISHED,
@@ -21,22 +36,8 @@ from ..storage.records.alignment import (
     read_alignment,
     recorded,
 )
-from ..storage.cards.render import (
-    bucket_label,
-    load_records,
-    model_description,
-    results_rows,
-    scored_set_name,
-    training_data,
-)
-from ..storage.commands import for_people
 from ..storage.records.evaluation import EvaluationRecord
 from ..storage.records.heads import importance_grid, read_heads
-from ..storage.hub import bundled_models, bundled_pairs, resolve
-from ..storage.languages import language_name, pair_name
-from ..storage.loaded import LoadedModel
-from ..storage.cards.metadata import SUPERVISION
-from ..storage.cards.facts import model_facts
 from ..storage.records.probe import read_probe
 from ..storage.records.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
 from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary

@@ -10,12 +10,12 @@ import numpy as np
 
 from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
 from ..analysis.matrices import MATRICES
+from ..decoding.attention_map import AttentionMap, Reading
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
-from ..decoding.kinds import AttentionKinds
-from ..decoding.trace import Reading, Trace
+from ..decoding.trace import Trace
 from ..decoding.what_if import what_if
-from ..network.contract import NamedKind
+from ..network.contract import Kind, NamedKind
 from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
@@ -103,7 +103,7 @@ class Heatmap:
     view: AttentionView
     name: str  # what is drawn: "Attention α (layer 1, head 4)"
     kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
-    kinds: AttentionKinds | None  # the sentence's attentions when another than the steps' own is shown
+    kinds: dict[Kind, AttentionMap] | None  # the sentence's attentions when another than the steps' own is shown
     stem: str  # the downloads' file name
     later: bool  # whether the same reading one step later can be drawn beside it
     heads: bool  # whether every head of the layer (and every layer) can be drawn below it
@@ -137,7 +137,7 @@ def no_attention(model: Translator) -> str | None:
 
 
 def heatmap(model: Translator, drawn: MatrixView, kind: NamedKind, reading: Reading | None,
-            kinds: AttentionKinds | None) -> Heatmap:
+            kinds: dict[Kind, AttentionMap] | None) -> Heatmap:
     """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
     another attention, ``kind``, of the sentence's ``kinds``, with its name."""
     several = reading is not None and (model.several_heads or not drawn.matrix.every_kind)
@@ -146,7 +146,7 @@ def heatmap(model: Translator, drawn: MatrixView, kind: NamedKind, reading: Read
     heads = drawn.matrix.every_kind and model.several_heads, drawn.matrix.every_kind and bool(model.switchable_heads)
     if kind.stepwise:
         return Heatmap(drawn.view, drawn.name, kind, None, stem, drawn.matrix.later, *heads)
-    return Heatmap(kind_view(kinds, kind.key, reading), f"{kind.named} α{head}", kind, kinds, stem, False, *heads)
+    return Heatmap(kind_view(kinds[kind.key], reading), f"{kind.named} α{head}", kind, kinds, stem, False, *heads)
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.matrices import ATTENTION, layer_reading, slug
-from models.decoding.trace import Reading, Trace
+from models.decoding.attention_map import Reading
+from models.decoding.trace import Trace
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
 from models.views import deployment, naming

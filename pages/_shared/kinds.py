@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import AttentionView, reading_view
-from models.decoding.trace import Reading, Trace
-from models.network.contract import NamedKind
+from models.decoding.attention_map import AttentionMap, Reading
+from models.decoding.trace import Trace
+from models.network.contract import Kind, NamedKind
 from models.storage.hub import LoadedModel
 from models.views import kinds as kinds_views
-from models.views.kinds import AttentionKinds
 
 from . import cache, charts, evidence, ui
 from .labels import for_markdown
@@ -32,27 +32,27 @@ def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> AttentionKinds:
+def cached_kinds(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> dict[Kind, AttentionMap]:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
     trace = ui.or_stop(cache.cached_forced(key, text, target))
     return kinds_views.sentence_kinds(cache.load(key).model, trace, len(target))
 
 
-def views_of(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading,
+def views_of(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
              words: bool) -> AttentionView:
     """What the heatmap draws of ``kind``: the trace's own, step by step (words or pieces), else another attention
     piece by piece."""
     if kind.stepwise:
         return reading_view(trace, reading, words)
-    return kinds_views.kind_view(kinds, kind.key, reading)
+    return kinds_views.kind_view(kinds[kind.key], reading)
 
 
-def head_grid(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool,
+def head_grid(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading, words: bool,
               layers: range, key: str) -> None:
     """The heads of ``kind`` in ``layers`` as small multiples, a row a layer where there are several, the shown
     ``reading``'s marked; a click opens that head above (its callback runs before the next script run)."""
-    heads = (trace.attention_shape if kind.stepwise else kinds.of(kind.key).shape)[1]
+    heads = kinds_views.shown_map(trace, kinds, kind).shape[1]
     cells = [Reading(n, h) for n in layers for h in range(heads)]
     titles = [(f"layer {r.layer + 1} · " if len(layers) > 1 else "") + f"head {r.head + 1}" for r in cells]
     selected = next((i for i, r in enumerate(cells) if (r.layer, r.head) == (reading.layer, reading.head)), None)
@@ -66,10 +66,10 @@ def head_grid(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, readi
                     key=key, on_select=open_head, selection_mode="head")
 
 
-def model_view(trace: Trace, kinds: AttentionKinds | None, kind: NamedKind, reading: Reading, words: bool) -> None:
+def model_view(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading, words: bool) -> None:
     """Every layer × head of ``kind`` at once, a row a layer, when asked for (in the URL as ``layers``): a grid of
     dozens of heatmaps holds a browser for seconds; clicking a panel opens it."""
-    layers, heads = (trace.attention_shape if kind.stepwise else kinds.of(kind.key).shape[:2])
+    layers, heads = kinds_views.shown_map(trace, kinds, kind).shape
     st.subheader("Model view")
     if "model_view" not in st.session_state:
         st.session_state["model_view"] = bool(ui.read_url().layers)

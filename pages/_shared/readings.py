@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.decoding.trace import Reading
+from models.decoding.attention_map import Reading
 from models.views import deployment
 from models.views import readings as views
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import piece_label
-from models.decoding.trace import Reading, Trace
+from models.decoding.attention_map import Reading
+from models.decoding.trace import Trace
 from models.storage.loaded import LoadedModel
 from models.views import inside, translate
 from models.views.readings import MatrixView

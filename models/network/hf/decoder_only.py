@@ -24,8 +24,8 @@ import torch
 from torch import Tensor, nn
 
 from ..contract import Attentions, Focus, GenerationRules, Kind, NamedKind, Specials, Step
-from .translator import LibraryTranslator, zero_removed_heads
 from ..parts import AttentionParts, Site, Sublayer, Zeroed, recording
+from .translator import LibraryTranslator, zero_removed_heads
 
 #: ``model_type`` values of the decoder-only translators read here: their layers are all named alike
 #: (``model.layers[n].self_attn.{q,k,v,o}_proj``).

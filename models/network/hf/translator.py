@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from ..hardware import float32_arithmetic
 from ..contract import Attentions, Focus, GenerationRules, Kind, Specials, Step
-from .layouts import LAYOUTS
+from ..hardware import float32_arithmetic
 from ..parts import Site
 from ..translator import Translator
+from .layouts import LAYOUTS
 
 #: ``model_type`` values of the encoder–decoder translators this wrapper reads (:mod:`.layouts`).
 MODEL_TYPES = tuple(LAYOUTS)

@@ -13,8 +13,8 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
-from .guided import GuidedAlignment
 from ..tokenization import PAD_ID
+from .guided import GuidedAlignment
 
 #: Adam's starting learning rate unless ``--lr`` says otherwise. Measured on the Multi30k + Tatoeba mix: at 2e-3
 #: the dot-product model saturated its attention within the first epochs (an unbounded score of two learned

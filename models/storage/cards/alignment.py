@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ...decoding.attention_map import Reading
+from ...decoding.trace import ATTENTION, FULL_CONTEXT
 from ...network.contract import Kind
-from ..records.alignment import default_reading, recorded, trial_best
 from ..hub import check_config
+from ..records.alignment import default_reading, recorded, trial_best
 
 
 def _cross_shape(directory: str | Path) -> tuple[int, int]:

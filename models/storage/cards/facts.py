@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...decoding.trace import Reading
+from ...decoding.attention_map import Reading
 from ...network.contract import Kind
-from .render import load_records, model_description
 from ..languages import Languages
 from ..loaded import LoadedModel
+from .render import load_records, model_description
 
 
 @dataclass(frozen=True)

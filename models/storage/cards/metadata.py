@@ -17,7 +17,8 @@ from pathlib import Path
 import yaml
 from huggingface_hub import ModelCard
 
-from ...decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ...decoding.attention_map import Reading
+from ...decoding.trace import ATTENTION, FULL_CONTEXT
 
 CARD_FILE = "README.md"
 MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ...decoding.trace import ATTENTION, FULL_CONTEXT, Reading
+from ...decoding.attention_map import Reading
+from ...decoding.trace import ATTENTION, FULL_CONTEXT
 from ...network.attention import SCORES
-from .alignment import alignment_table
-from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
 from ..examples import examples_file, first_example, load_examples
-from ..records.heads import heads_table
 from ..languages import language_key, language_name, pair_name
+from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
+from ..records.heads import heads_table
 from ..records.reading_scores import reading_table
 from ..records.timeline import timeline_file
 from ..records.training import (
@@ -29,6 +29,7 @@ from ..records.training import (
     training_summary,
     validation_table,
 )
+from .alignment import alignment_table
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit

@@ -16,9 +16,9 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 
 from ...network.tokenization import SOURCE_FILE, TARGET_FILE
+from ..loaded import CheckpointError
 from .hf import listing_refusal
 from .limits import DOWNLOAD_SETTING
-from ..loaded import CheckpointError
 
 CHECKPOINT_FILES = ("config.json", "model.safetensors", SOURCE_FILE, TARGET_FILE)
 # optional: cards, records, the neighbour index; a Hugging Face translator's SentencePiece models (Marian's *.spm,

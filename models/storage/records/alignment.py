@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import ROOT
+from ...decoding.attention_map import RNN_READING, Reading, readings
 from ...decoding.link_rule import LinkRule
 from ...decoding.probe import FLOOR
-from ...decoding.trace import ATTENTION, RNN_READING, Reading, readings
+from ...decoding.trace import ATTENTION
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical

@@ -7,7 +7,7 @@
 without attention). Binary float16 is about a sixth of the JSON text the first records used
 (``alignment_timeline.json``, attention rounded to 3 decimals, an RNN's one ``[T, S]`` matrix under
 ``attention`` in the oldest): :func:`read_timeline` still reads those, so readers see one form, with
-``cross_attention`` a float32 array or None. The training CLI appends a point as it validates, so a resumed run
+``attention`` an :class:`~models.decoding.attention_map.AttentionMap` or None. The training CLI appends a point as it validates, so a resumed run
 keeps the points before the interruption.
 """
 from __future__ import annotations
@@ -20,7 +20,9 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import load_file, save_file
 
+from ...decoding.attention_map import AttentionMap
 from ...decoding.trace import Trace
+from ...network.contract import Kind
 
 TIMELINE_FILE = "alignment_timeline.safetensors"
 LEGACY_FILE = "alignment_timeline.json"  # what checkpoints trained before the binary record hold
@@ -37,7 +39,7 @@ class TimelineTrace:
     """One example's greedy translation at one point."""
 
     target_pieces: tuple[str, ...]
-    cross_attention: np.ndarray | None  # [L, heads, T, S] float32; None for a model without attention
+    attention: AttentionMap | None  # the cross-attention [L, heads, T, S]; None for a model without attention
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +69,7 @@ def timeline_entry(record: dict, traces: list[Trace]) -> TimelinePoint:
     """One point of the timeline: a validation point of the training CLI (its step, epochs, minutes and scores),
     and each example's pieces and cross-attention [L, heads, T, S]."""
     return TimelinePoint(record["epoch"], record["val_bleu"], record["val_loss"],
-                         tuple(TimelineTrace(t.target_pieces, t.cross_attention) for t in traces),
+                         tuple(TimelineTrace(t.target_pieces, t.attention) for t in traces),
                          record["step"], record["minutes"])
 
 
@@ -83,11 +85,11 @@ def _write(directory: Path, timeline: Timeline) -> None:
     tensors, points = {}, []
     for p, entry in enumerate(timeline.points):
         for e, trace in enumerate(entry.traces):
-            if trace.cross_attention is not None:
-                tensors[f"{p}/{e}"] = np.ascontiguousarray(trace.cross_attention, dtype=np.float16)
+            if trace.attention is not None:
+                tensors[f"{p}/{e}"] = np.ascontiguousarray(trace.attention.weights, dtype=np.float16)
         when = {k: v for k, v in (("step", entry.step), ("minutes", entry.minutes)) if v is not None}
         points.append({"epoch": entry.epoch, **when, "val_bleu": entry.val_bleu, "val_loss": entry.val_loss,
-                       "traces": [{"target_pieces": list(t.target_pieces), "attention": t.cross_attention is not None}
+                       "traces": [{"target_pieces": list(t.target_pieces), "attention": t.attention is not None}
                                   for t in entry.traces]})
     examples = [{"text": e.text, "source_pieces": list(e.source_pieces)} for e in timeline.examples]
     meta = json.dumps({"examples": examples, "epochs": points}, ensure_ascii=False, separators=(",", ":"))
@@ -153,6 +155,7 @@ def _point(entry: dict, examples: tuple[TimelineExample, ...]) -> TimelinePoint:
         pieces = tuple(trace["target_pieces"])
         if heads is not None and (heads.ndim != 4 or heads.shape[2:] != (len(pieces), len(example.source_pieces))):
             raise ValueError(f"an attention matrix of point {entry['epoch']} does not fit its pieces")
-        traces.append(TimelineTrace(pieces, heads))
+        traces.append(TimelineTrace(pieces, None if heads is None else
+                                    AttentionMap(Kind.CROSS, heads, pieces, example.source_pieces)))
     return TimelinePoint(entry["epoch"], entry["val_bleu"], entry["val_loss"], tuple(traces), entry.get("step"),
                          entry.get("minutes"))

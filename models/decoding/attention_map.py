@@ -1,0 +1,148 @@
+"""The attention map: one attention of one decoded sentence as bertviz carries it — plain ``[L, heads, R, C]``
+weights, layer first, with the labels of its rows (what reads) and columns (what is read) — and the
+:class:`Reading` that names one ``[R, C]`` matrix of it: one head, or the mean of one layer's heads.
+
+One type for every attention a page, a record or an analysis holds: a trace's cross-attention (its rows the
+decoding steps), a Transformer's two self-attentions, a timeline point's. What a model *has* (its ``(L, heads)``
+per kind) is the model's fact (:attr:`..network.translator.Translator.attention_shapes`); what one sentence's map
+holds is the map's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..network.contract import KINDS, Kind
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Which attention matrix to read: of an attention ``kind`` (cross, encoder or decoder), a layer's head or its
+    heads' mean; of the cross-attention, at the step that wrote each piece or ``shifted`` one step later. One
+    name and one key grammar for every "which attention" of the project: ``[KIND.]LAYER.(HEAD|mean)[.shifted]``,
+    1-based, the kind left out for the cross-attention (``2.3``, ``1.mean.shifted``, ``encoder.1.2``).
+
+    Row t of the attention is the step that *writes* piece y_t, from what was decoded before it. Read one step
+    later (SHIFT-ATT, Chen et al. 2020), y_t's row is the step where y_t is the decoder's *input*: the step that
+    has seen the word, which is where attention lines up with word alignment in their Transformers. The shifted
+    matrix drops the first step's row (its input is BOS) and has no row for the last piece (usually EOS).
+    """
+
+    layer: int  # 0-based layer
+    head: int | None = None  # 0-based head; None: the mean of the layer's heads
+    shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input (cross only)
+    kind: Kind = Kind.CROSS
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Kind(self.kind))  # a record's or a URL's string read as the kind it names
+
+    @property
+    def plain(self) -> Reading:
+        """The same head (or mean) read at the step that writes each piece."""
+        return Reading(self.layer, self.head, kind=self.kind)
+
+    @property
+    def key(self) -> str:
+        """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (cross-attention, layer 2, head 3),
+        ``"2.mean"``, ``"2.mean.shifted"``, ``"encoder.1.2"``."""
+        kind = "" if self.kind.stepwise else f"{self.kind}."
+        return f"{kind}{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + ".shifted" * self.shifted
+
+    @property
+    def label(self) -> str:
+        kind = "" if self.kind.stepwise else f"{self.kind} self-attention, "
+        return (f"{kind}layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else
+                                                       f"head {self.head + 1}")
+                + (", read one step later" if self.shifted else ""))
+
+    @classmethod
+    def from_key(cls, key: str) -> Reading:
+        """The reading ``key`` names, as :attr:`key` writes it (``cross.`` may be written too); ValueError if it
+        follows no such form. Whether a model has it is :meth:`parse`'s question."""
+        parts = str(key).strip().split(".")
+        kind = parts.pop(0) if parts and parts[0] in KINDS else Kind.CROSS
+        shifted = bool(parts) and parts[-1] == "shifted"
+        parts = parts[:-1] if shifted else parts
+        try:
+            layer, head = parts
+            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1, shifted, kind)
+        except ValueError:
+            raise ValueError(f"{key!r} is not a reading: expected [KIND.]LAYER.HEAD or LAYER.mean, optionally "
+                             "followed by .shifted, e.g. 2.3, 2.mean.shifted or encoder.1.2") from None
+        if reading.shifted and not reading.kind.stepwise:
+            raise ValueError(f"{key!r}: only the cross-attention is read one step later")
+        return reading
+
+    @classmethod
+    def parse(cls, key: str, shapes: tuple[int, int] | dict[str, tuple[int, int]]) -> Reading:
+        """The reading named ``key`` of a model whose attentions are ``shapes`` (``{kind: (L, heads)}``, or the
+        cross-attention's ``(L, heads)`` alone); ValueError if it names no layer or head there."""
+        shapes = shapes if isinstance(shapes, dict) else {Kind.CROSS: shapes}
+        reading = cls.from_key(key)
+        shape = shapes.get(reading.kind, (0, 0))
+        if replace(reading, kind=Kind.CROSS) not in readings(shape, shifted=True):
+            raise ValueError(f"{key!r} names no layer or head of this model ({reading.kind}: {shape[0]} layers × "
+                             f"{shape[1]} heads)")
+        return reading
+
+
+def readings(shape: tuple[int, int], shifted: bool = False) -> list[Reading]:
+    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then its mean (one head: just it);
+    with ``shifted``, each of them read one step later too."""
+    layers, heads = shape
+    plain = [r for n in range(layers) for r in
+             [Reading(n, h) for h in range(heads)] + ([Reading(n, None)] if heads > 1 else [])]
+    return plain + [Reading(r.layer, r.head, True) for r in plain] if shifted else plain
+
+
+#: How the attentional RNN's only attention is read (one layer of one head).
+RNN_READING = Reading(0, 0)
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionMap:
+    """One attention of one sentence, float32, layer-first; each row's weights over the columns sum to 1 (a
+    decoder-only model's cross rows less: they read what it wrote too)."""
+
+    kind: Kind
+    weights: np.ndarray  # [L, heads, R, C]
+    rows: tuple[str, ...]  # [R] what reads: the pieces written (cross, decoder) or the source pieces (encoder)
+    columns: tuple[str, ...]  # [C] what is read
+    values: np.ndarray | None = None  # [L, heads, C, d_k] what the cross-attention mixes: each head's W_v h_c
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(L, heads)``."""
+        return self.weights.shape[:2]
+
+    @property
+    def several_heads(self) -> bool:
+        """Whether a layer has heads to tell apart (and a mean of them to read)."""
+        return self.shape[1] > 1
+
+    def read(self, reading: Reading) -> np.ndarray:
+        """``reading``'s matrix [R, C] ([R − 1, C] one step later: its first row, read at the input <s>, dropped;
+        rows still sum as they did)."""
+        layer = self.weights[reading.layer]  # [heads, R, C]
+        matrix = layer.mean(axis=0) if reading.head is None else layer[reading.head]
+        return matrix[1:] if reading.shifted else matrix
+
+    def readings(self, shifted: bool = False) -> list[Reading]:
+        """Every reading of this map (:func:`readings`), of its kind; ``shifted`` where its rows are steps."""
+        return [replace(r, kind=self.kind) for r in readings(self.shape, shifted and self.kind.stepwise)]
+
+    def first(self, T: int) -> AttentionMap:
+        """Its first ``T`` decoding steps only (what a step reads never depends on later ones): rows cut where
+        they are steps, and the decoder's columns (its inputs) too."""
+        if self.kind is Kind.ENCODER:
+            return self
+        cut = slice(None, T) if self.kind is Kind.DECODER else slice(None)
+        return AttentionMap(self.kind, self.weights[..., :T, cut], self.rows[:T], self.columns[cut], self.values)
+
+    def head_outputs(self, layer: int, head: int) -> np.ndarray:
+        """Head ``head`` of ``layer`` at every row, before W^O: Σ_c α_rc (W_v h_c)_head, [R, d_k] — a convex
+        combination of the head's value vectors, as an RNN's c_t is of the annotations."""
+        if self.values is None:
+            raise ValueError(f"this {self.kind} attention was read without its value vectors")
+        return self.weights[layer, head] @ self.values[layer, head]  # [R, C] @ [C, d_k]
