@@ -4,8 +4,7 @@ import streamlit as st
 
 from models.decoding.trace import Trace
 from models.views import inside, naming
-from pages._shared import charts, evidence, ui
-from pages._shared import kinds as kinds_ui
+from pages._shared import cache, charts, evidence, ui
 from pages._shared.labels import for_markdown
 
 st.title("Context vectors")
@@ -52,7 +51,7 @@ def head_column(settings: ui.Settings, model: str, text: str) -> None:
         return
     trace = ui.trace_or_stop(settings, text)
     ui.say_notices(loaded, trace, text)
-    kinds = kinds_ui.cached_kinds(settings.key, text, trace.target_ids)
+    kinds = ui.or_stop(cache.cached_kinds(settings.key, text, trace.target_ids))
     name = f"{naming.model_name(settings.model)}, {reading.label}"
     st.markdown(f"**{for_markdown(name)}** — {for_markdown(trace.translation)}")
     draw_path(trace, inside.head_path(trace, kinds, reading), name, "head")

@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from models.views import corpus, naming
-from pages._shared import charts, evidence, ui
-from pages._shared import corpus as corpus_ui
+from pages._shared import cache, charts, corpus_table, evidence, ui
 from pages._shared.labels import for_markdown
 
 st.title("A corpus at a time")
@@ -28,23 +27,23 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, naming.paired(ui.
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(corpus_ui.Model(s.key, r and r.key, naming.model_reading(s.model, m.model, r, short=True))
+models = tuple(cache.TableModel(s.key, r and r.key, naming.model_reading(s.model, m.model, r, short=True))
                for (s, m), r in zip(chosen, readings))
-models = corpus_ui.of_one_pair(models)
+models = corpus_table.of_one_pair(models)
 
-sentences = corpus_ui.pick_sentences(loaded.languages)
+sentences = corpus_table.pick_sentences(loaded.languages)
 if sentences is None:
     st.stop()
 if sentences.skipped:
     st.caption(sentences.skipped)
-if reason := corpus_ui.refusal(models, sentences):
+if reason := corpus_table.refusal(models, sentences):
     st.info(for_markdown(reason))
     st.stop()
-sentences = corpus_ui.within_limit(sentences)
-job, rows = corpus_ui.table(models, sentences)
+sentences = corpus_table.within_limit(sentences)
+job, rows = corpus_table.table(models, sentences)
 if not rows:
     st.stop()
-figures = corpus_ui.figures(job, len(rows), models, sentences, rows)
+figures = cache.cached_figures(job, len(rows), models, sentences, rows)
 frame, names = pd.DataFrame(rows), [m.name for m in models]
 
 st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
@@ -52,13 +51,13 @@ st.dataframe(figures.by_model(), hide_index=True, key="corpus_summary")
 st.markdown(figures.pair_line())
 
 st.subheader("Sentence by sentence")
-shown = corpus_ui.sorted_and_filtered(frame, models)
+shown = corpus_table.sorted_and_filtered(frame, models)
 picked = st.dataframe(shown, hide_index=True, key="corpus_table", on_select="rerun", selection_mode="single-row",
-                      column_config=corpus_ui.column_help(frame, models),
+                      column_config=corpus_table.column_help(frame, models),
                       column_order=figures.columns(names))
 st.caption("Click a column's header to sort by it too; tick a row to open its sentence.")
 if picked.selection.rows and picked.selection.rows[0] < len(shown):  # a filter may have shortened the table
-    corpus_ui.open_row(shown.iloc[picked.selection.rows[0]], models)
+    corpus_table.open_row(shown.iloc[picked.selection.rows[0]], models)
 left, right = st.columns(2)
 left.download_button("Table (CSV)", figures.csv(), "corpus.csv", "text/csv", key="corpus_csv")
 right.download_button("Table and figures (JSON)", figures.json(), "corpus.json", "application/json",

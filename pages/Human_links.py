@@ -3,7 +3,7 @@ import streamlit as st
 
 from models.analysis.matrices import MATRICES
 from models.views.readings import fitted_heads, unavailable
-from pages._shared import cache, charts, evidence, readings, ui
+from pages._shared import cache, charts, evidence, reading_panels, ui
 from pages._shared.labels import for_markdown
 
 st.title("Attention against human links")
@@ -38,7 +38,7 @@ with head_at:
 forced = ui.or_stop(cache.cached_forced(settings.key, " ".join(pair.source), " ".join(pair.target)))
 if not evidence.affordable(loaded, forced, matrix):
     st.stop()
-gold = evidence.cached_gold_view(settings.key, pair, matrix, reading)
+gold = cache.cached_gold_view(settings.key, pair, matrix, reading)
 shown = MATRICES[matrix]
 heads = fitted_heads(loaded)  # which heads a probe fit to people weighs, beside the heatmap; None without one
 chart_at, heads_at = st.columns([3, 1]) if heads else (st.container(), None)
@@ -46,7 +46,7 @@ chart_at.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair
                       width="stretch", key="gold_heatmap")
 if heads:
     with heads_at:
-        readings.fitted_heads(heads)
+        reading_panels.fitted_heads(heads)
 
 with st.expander("How to read this"):
     st.markdown("Sentences aligned word by word by people (English–French: the Canadian Hansards, Och & Ney 2000). "

@@ -5,7 +5,7 @@ import streamlit as st
 
 from models.analysis.alignment import view_at
 from models.views.readings import EVERY_WAY, fitted_heads
-from pages._shared import charts, readings, ui
+from pages._shared import charts, reading_panels, ui
 
 st.title("Which reading?")
 st.caption("One translation read every way the model allows; is each an alignment, and is it an explanation?",
@@ -18,7 +18,7 @@ if text is None:
 trace = ui.trace_or_stop(settings, text)
 ui.say_notices(loaded, trace, text)
 ui.show_translation(trace.translation)
-found = readings.every_way(settings.key, text, trace.target_ids)
+found = reading_panels.every_way(settings.key, text, trace.target_ids)
 
 views = [view_at(trace, p.weights, None, settings.words) for p in found.panels]
 event = st.altair_chart(charts.head_grid(views, list(found.titles), None, columns=3, measure="share"),
@@ -38,4 +38,4 @@ st.caption("Comprehensiveness and sufficiency are this sentence's, in nats, aver
            "sentence has none. Each matrix is drawn at the layer (and head) it aligns best with, read at the step "
            "that writes each word. The Models page has both scores over whole test sets.")
 if heads := fitted_heads(loaded):
-    readings.fitted_heads(heads, columns=2)
+    reading_panels.fitted_heads(heads, columns=2)

@@ -6,8 +6,7 @@ from models.analysis.matrices import MATRICES
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.views import naming, translate
-from pages._shared import cache, charts, evidence, exports, steps, ui
-from pages._shared import kinds as kinds_ui
+from pages._shared import cache, charts, evidence, exports, kind_panels, steps, ui
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:
@@ -81,7 +80,7 @@ show_at, kind_at, head_at, later_at = st.columns([4, 5, 4, 3], vertical_alignmen
 with show_at:
     matrix = evidence.matrix_picker(loaded)
 with kind_at:
-    kind = kinds_ui.kind_picker(loaded, offered=MATRICES[matrix].every_kind)
+    kind = kind_panels.kind_picker(loaded, offered=MATRICES[matrix].every_kind)
 with head_at:
     reading = evidence.head_picker(loaded, shape=None if kind.stepwise else loaded.model.attention_shapes[kind.key],
                                    matrix=matrix)
@@ -89,7 +88,7 @@ if note := translate.no_attention(loaded.model):
     st.caption(note)
 steps_reading = translate.steps_reading(loaded, kind, reading)  # the step explorer follows decoding steps
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
-kinds = None if kind.stepwise else kinds_ui.cached_kinds(settings.key, text, trace.target_ids)
+kinds = None if kind.stepwise else ui.or_stop(cache.cached_kinds(settings.key, text, trace.target_ids))
 main = translate.heatmap(loaded.model, drawn, kind, reading, kinds)
 heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=drawn.matrix.unit)
 with later_at:
@@ -106,14 +105,14 @@ if trace.source.prompt:  # a chat model's prompt, a T5's task prefix: what it re
 if main.stepwise:
     follow_click(clicked, trace, settings.words)
 if main.heads:
-    kinds_ui.head_grid(trace, main.kinds, kind, reading, settings.words, range(reading.layer, reading.layer + 1),
+    kind_panels.head_grid(trace, main.kinds, kind, reading, settings.words, range(reading.layer, reading.layer + 1),
                        "head_grid")
     st.caption(f"Layer {reading.layer + 1}'s heads on this sentence. Click a head to open it above.")
-    kinds_ui.model_view(trace, main.kinds, kind, reading, settings.words)
+    kind_panels.model_view(trace, main.kinds, kind, reading, settings.words)
 steps.step_explorer(trace, drawn, settings, text, steps_reading, loaded)
 if main.heads_off:
-    kinds_ui.heads_off(settings, loaded, text, steps_reading, settings.words)
+    kind_panels.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
 exports.download_buttons(main.view, heatmap, stem=main.stem)
-kinds_ui.bertviz_download(settings, loaded, text, trace)
+kind_panels.bertviz_download(settings, loaded, text, trace)

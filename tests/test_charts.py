@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from models.analysis.alignment import AttentionView
-from pages._shared import charts, exports
+from pages._shared import cache, charts
 from pages._shared.charts import base
 
 HOSTILE = ['"Go"', "&", "<b>run</b>", "</script>", "a\\b", "⁇😀"]
@@ -40,7 +40,7 @@ def test_labels_reach_vega_lite_as_typed():
 
 def test_a_heatmap_renders_to_png_and_svg_without_a_browser():
     chart = charts.heatmap(view(HOSTILE), "Attention α — one row per output token")
-    png, svg = exports.images(chart.properties(width=400).to_json())
+    png, svg = cache.images(chart.properties(width=400).to_json())
     assert png.startswith(b"\x89PNG")
     text = svg.decode()
     assert "<svg" in text[:500] and "Attention α" in text
@@ -57,7 +57,7 @@ def test_the_longest_sentences_heatmap_keeps_its_title_and_labels_whole():
     text = "Integrated-gradients attribution: each source token's share in each output token — one row per output " \
            "token, one column per source token"
     chart = charts.heatmap(view(columns, rows=170), text, clickable=True, measure="share")
-    svg = exports.images(chart.properties(width=700).to_json())[1].decode()
+    svg = cache.images(chart.properties(width=700).to_json())[1].decode()
     lines = re.findall(r"<tspan[^>]*>([^<]*)</tspan>", svg[svg.index("role-title-text"):])[:2]
     assert [html.unescape(line) for line in lines] == base.title(text).text  # no line cut short
     written = [html.unescape(w) for w in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]

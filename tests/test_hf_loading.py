@@ -129,7 +129,7 @@ def test_the_bundled_default_does_not_pay_for_transformers():
     import sys
     from pathlib import Path
 
-    code = ("import sys, pages._shared.cache, pages._shared.kinds; from models.storage.hub import load_model; "
+    code = ("import sys, pages._shared.cache, pages._shared.kind_panels; from models.storage.hub import load_model; "
             "from models.decoding.greedy import greedy; m = load_model('additive'); "
             "greedy(m.model, m.tokenizers, 'A dog runs.'); "
             "print('transformers' in sys.modules, 'sentencepiece' in sys.modules)")

@@ -1,16 +1,24 @@
-"""The one cached loader, and the cached traces every page draws: models are loaded once per server (a resource),
-traces once per sentence and setting (data). Nothing here does math: it calls ``models`` and caches the results.
+"""The pages' cache, all of it: the one cached loader, the cached traces every page draws, and each page's work on
+them. Models are loaded once per server (a resource), traces and what is read of them once per sentence and setting
+(data). Nothing here does math or lays out a widget: it calls ``models`` and caches the results; a result that
+cannot be made is handed back as the view's :class:`~models.views.translate.Refused`, for the page to say.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
 import streamlit as st
 
+from models.datasets.sentences import Sentences, read_folder
+from models.decoding.attention_map import AttentionMap, Reading
 from models.decoding.trace import Trace
+from models.network.contract import Kind
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
-from models.storage.languages import Asking
-from models.views import inside, translate
+from models.storage.languages import Asking, Languages
+from models.views import corpus, inside, translate
+from models.views import kinds as kinds_views
+from models.views import readings as reading_views
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
@@ -111,3 +119,117 @@ def cached_forced(key: ModelKey, text: str, target: str | tuple[int, ...]) -> Tr
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_scaling(max_dim: int) -> list[dict]:
     return inside.scaling(max_dim)
+
+
+@st.cache_data(max_entries=16, show_spinner="Rendering the images…")
+def images(spec: str) -> tuple[bytes, bytes]:
+    """PNG (twice the size) and SVG of a Vega-Lite chart, rendered on the server by vl-convert: no browser."""
+    import vl_convert  # only asked for here: the first page does not pay for loading it
+
+    return vl_convert.vegalite_to_png(spec, scale=2), vl_convert.vegalite_to_svg(spec).encode()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def found_matrices(key: ModelKey, text: str, target: tuple[int, ...]) -> dict:
+    """The matrices read so far of ``text`` written as ``target``, by name: one sentence's
+    :attr:`~models.analysis.contributions.Sentence.found`, kept across reruns and visitors (arrays, no model)."""
+    return {}
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_gold(spec: str, languages: Languages, split: str) -> list:
+    """The human-linked pairs of ``split`` (:func:`models.views.readings.gold_pairs`)."""
+    return reading_views.gold_pairs(spec, languages, split)
+
+
+@st.cache_data(max_entries=128, show_spinner="Reading the model…")
+def cached_gold_view(key: ModelKey, pair, matrix: str, reading: Reading | None) -> reading_views.GoldView:
+    """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
+    return reading_views.gold_view(load(key), pair, matrix, reading)
+
+
+@st.cache_data(max_entries=64, show_spinner="Reading every attention…")
+def cached_kinds(key: ModelKey, text: str, target: tuple[int, ...]) -> dict[Kind, AttentionMap] | translate.Refused:
+    """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
+    an end of sentence to a translation cut at its length limit; its row is not shown)."""
+    trace = cached_forced(key, text, target)
+    if isinstance(trace, translate.Refused):
+        return trace
+    return kinds_views.sentence_kinds(load(key).model, trace, len(target))
+
+
+@st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
+def cached_heads_off(key: ModelKey, text: str, off: tuple[str, ...]) -> Trace:
+    """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
+    return kinds_views.without(load(key), text, off)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | translate.Refused:
+    """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
+    kinds = cached_kinds(key, text, target)
+    return kinds if isinstance(kinds, translate.Refused) else kinds_views.bertviz(kinds)
+
+
+@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
+def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: str, step: int,
+                    foil: int) -> tuple[str, np.ndarray] | translate.Refused:
+    """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
+    and not ``foil`` (:func:`models.views.readings.contrast`)."""
+    trace = cached_forced(key, text, target)
+    if isinstance(trace, translate.Refused):
+        return trace
+    return reading_views.contrast(load(key).model, trace, matrix, step, foil, now().attribution_limit_s)
+
+
+@st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
+def cached_every_way(key: ModelKey, text: str, target: tuple[int, ...], chosen: tuple[tuple[str, Reading | None], ...],
+                     scored: bool) -> reading_views.EveryWay | translate.Refused:
+    """``text`` written as ``target`` read as each of the ``chosen`` matrices at its reading, deletion-scored
+    where ``scored`` (:func:`models.views.readings.every_way`)."""
+    trace = cached_forced(key, text, target)
+    if isinstance(trace, translate.Refused):
+        return trace
+    return reading_views.every_way(load(key), trace, dict(chosen), scored)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the test set…")
+def cached_folder(folder: str, split: str) -> Sentences:
+    """A test split of a data folder."""
+    return read_folder(folder, split)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_test_set(test_set: corpus.TestSet, languages: Languages, max_mb: float | None) -> Sentences:
+    """A public test set by name, fetched into sacreBLEU's cache the first time (:func:`models.views.corpus.
+    from_public`)."""
+    return corpus.from_public(test_set, languages, max_mb)
+
+
+@dataclass(frozen=True)
+class TableModel:
+    """One model of the Corpus table as the page names it: the model, its reading's key and its column's name."""
+
+    key: ModelKey
+    reading: str | None
+    name: str
+
+
+def table_of(models: tuple[TableModel, ...]) -> corpus.Table:
+    """The table of ``models``, each loaded through the one cached loader."""
+    loaded = [load(m.key) for m in models]
+    return corpus.Table.of(loaded, [m.name for m in models], [m.reading for m in models])
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_rows(models: tuple[TableModel, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
+    """Rows ``start`` to ``stop`` of the table: a batch, cached by its models, readings and sentences."""
+    return table_of(models).rows(sentences, start, stop)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_figures(job: str, done: int, _models: tuple[TableModel, ...], _sentences: Sentences,
+                   _rows: list[dict]) -> corpus.Figures:
+    """The rows and figures of the first ``done`` rows of ``job`` (what the table names its models and sentences
+    by: the rest of the arguments are not hashed again)."""
+    return table_of(_models).figures(_sentences, _rows)

@@ -4,7 +4,7 @@ an attribution) at one reading (one head, or a layer's whole); and human links.
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",
 attention "where did the decoder read", the others "how much did each source piece add"; a page shows any of them
 for the same step. A multi-head model's attention is
-read one way at a time (:class:`models.decoding.trace.Reading`), in the URL as ``head=LAYER.HEAD`` or
+read one way at a time (:class:`models.decoding.attention_map.Reading`), in the URL as ``head=LAYER.HEAD`` or
 ``head=LAYER.mean``. Human links come by name in the model's pair (``gold:en-fr``, ``gold:ro-en``, …, fetched
 once: :mod:`models.datasets.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
 trial set (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside the project). None is bundled.
@@ -82,7 +82,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
     matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
     attention stands in for a matrix this server cannot afford, and the page's end where nothing can."""
     loaded = cache.load(settings.key)
-    found = _found(settings.key, text, trace.target_ids)
+    found = cache.found_matrices(settings.key, text, trace.target_ids)
     bar = None
 
     def progress(done: float) -> None:
@@ -103,13 +103,6 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
     return drawn
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _found(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> dict:
-    """The matrices read so far of ``text`` written as ``target``, by name: one sentence's
-    :attr:`~models.analysis.contributions.Sentence.found`, kept across reruns and visitors (arrays, no model)."""
-    return {}
-
-
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
     """Where this model's human links come from and their splits (:func:`models.views.readings.gold_source`: the
     Hansards folder, ``ATLAS_GOLD`` else the data folder's, for an English→French model; else its pair's set by
@@ -125,19 +118,9 @@ def gold_pairs(spec: str, languages: Languages, split: str) -> list:
     """The pairs of ``split`` (:func:`models.views.readings.gold_pairs`), fetched under a status the first time."""
     gold_set = views.to_fetch(spec)
     if gold_set is None:
-        return _cached_gold(spec, languages, split)
+        return cache.cached_gold(spec, languages, split)
     with st.status(f"Fetching {spec} ({gold_set.who}) from awesome-align's examples…") as status:
-        pairs = _cached_gold(spec, languages, split)
+        pairs = cache.cached_gold(spec, languages, split)
         status.update(label=f"{spec}: cached", state="complete", expanded=False)
     return pairs
 
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _cached_gold(spec: str, languages: Languages, split: str) -> list:
-    return views.gold_pairs(spec, languages, split)
-
-
-@st.cache_data(max_entries=128, show_spinner="Reading the model…")
-def cached_gold_view(key: cache.ModelKey, pair, matrix: str, reading: Reading | None) -> views.GoldView:
-    """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
-    return views.gold_view(cache.load(key), pair, matrix, reading)

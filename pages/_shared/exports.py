@@ -7,15 +7,9 @@ import streamlit as st
 
 from models.analysis.alignment import AttentionView, hard_alignments, matrix_csv, matrix_json, pharaoh
 
+from . import cache
+
 IMAGE_COLUMN_PX = 28  # an exported heatmap's width per source token (a file has no page to stretch to)
-
-
-@st.cache_data(max_entries=16, show_spinner="Rendering the images…")
-def images(spec: str) -> tuple[bytes, bytes]:
-    """PNG (twice the size) and SVG of a Vega-Lite chart, rendered on the server by vl-convert: no browser."""
-    import vl_convert  # only asked for here: the first page does not pay for loading it
-
-    return vl_convert.vegalite_to_png(spec, scale=2), vl_convert.vegalite_to_svg(spec).encode()
 
 
 def download_buttons(view: AttentionView, chart: alt.TopLevelMixin, stem: str) -> None:
@@ -27,6 +21,6 @@ def download_buttons(view: AttentionView, chart: alt.TopLevelMixin, stem: str) -
     if cols[3].button("Heatmap as PNG / SVG", help="renders the chart on the server"):
         st.session_state[f"{stem}_images"] = True
     if st.session_state.get(f"{stem}_images"):
-        png, svg = images(chart.properties(width=max(320, IMAGE_COLUMN_PX * len(view.columns))).to_json())
+        png, svg = cache.images(chart.properties(width=max(320, IMAGE_COLUMN_PX * len(view.columns))).to_json())
         cols[3].download_button("PNG", png, f"{stem}.png", "image/png")
         cols[4].download_button("SVG", svg, f"{stem}.svg", "image/svg+xml")

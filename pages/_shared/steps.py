@@ -11,7 +11,7 @@ from models.storage.loaded import LoadedModel
 from models.views import inside, translate
 from models.views.readings import MatrixView
 
-from . import cache, charts, readings, ui
+from . import cache, charts, ui
 from .labels import for_markdown, plain
 
 
@@ -64,7 +64,8 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                    "(contrastive attribution, Yin & Neubig 2022).")
         return
     st.query_params["foil"] = foil
-    method, weights = readings.cached_contrast(settings.key, text, trace.target_ids, matrix, step, options[foil])
+    method, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
+                                                       options[foil]))
     view, title = translate.contrast_view(trace, step, foil, method, weights)
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "

@@ -8,40 +8,20 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from models.datasets.sentences import Sentences, read_folder
+from models.datasets.sentences import Sentences
 from models.storage.languages import Languages, pair_name
 from models.views import corpus
-from models.views.corpus import EXAMPLES, TestSet
+from models.views.corpus import EXAMPLES
 
 from . import cache, deploy, ui
 from .labels import for_markdown
 
 PUBLIC, PASTE, UPLOAD = "a public test set", "paste", "upload a file"
 _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
-
-
-@dataclass(frozen=True)
-class Model:
-    """One model of the table as the page names it: the model, its reading's key and its column's name."""
-
-    key: cache.ModelKey
-    reading: str | None
-    name: str
-
-
-@st.cache_data(max_entries=8, show_spinner="Reading the test set…")
-def _folder(folder: str, split: str) -> Sentences:
-    return read_folder(folder, split)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _named(test_set: TestSet, languages: Languages, max_mb: float | None) -> Sentences:
-    return corpus.from_public(test_set, languages, max_mb)
 
 
 def _public_set(found: corpus.Sources) -> Sentences | None:
@@ -56,10 +36,10 @@ def _public_set(found: corpus.Sources) -> Sentences | None:
     if test_set is None:
         return None
     if test_set in cached:
-        return _named(test_set, found.pair, deploy.now().test_set_mb)
+        return cache.cached_test_set(test_set, found.pair, deploy.now().test_set_mb)
     with st.status(f"Fetching {test_set.label} ({test_set.name}) into sacreBLEU's cache…") as status:
         try:
-            sentences = _named(test_set, found.pair, deploy.now().test_set_mb)
+            sentences = cache.cached_test_set(test_set, found.pair, deploy.now().test_set_mb)
         except (OSError, ValueError):
             status.update(label=f"{test_set.label}: not fetched", state="error", expanded=False)
             raise
@@ -81,7 +61,7 @@ def pick_sentences(languages: Languages) -> Sentences | None:
     try:
         if choice in found.folders:
             folder, split = found.folders[choice]
-            return _folder(str(folder), split)
+            return cache.cached_folder(str(folder), split)
         if choice == PUBLIC:
             return _public_set(found) or _prompt("Choose a test set above.")
         if choice == EXAMPLES:
@@ -115,32 +95,21 @@ def within_limit(sentences: Sentences) -> Sentences:
     return sentences
 
 
-def _table(models: tuple[Model, ...]) -> corpus.Table:
-    """The table of ``models``, each loaded through the one cached loader."""
-    loaded = [cache.load(m.key) for m in models]
-    return corpus.Table.of(loaded, [m.name for m in models], [m.reading for m in models])
-
-
-def of_one_pair(models: tuple[Model, ...]) -> tuple[Model, ...]:
+def of_one_pair(models: tuple[cache.TableModel, ...]) -> tuple[cache.TableModel, ...]:
     """The models of one table: a second model of another language pair than the first's is set aside, said in a
     line."""
-    if reason := _table(models).other_pair():
+    if reason := cache.table_of(models).other_pair():
         st.caption(f"{for_markdown(reason)} The table shows {for_markdown(models[0].name)} alone.")
         return models[:1]
     return models
 
 
-def refusal(models: tuple[Model, ...], sentences: Sentences) -> str | None:
+def refusal(models: tuple[cache.TableModel, ...], sentences: Sentences) -> str | None:
     """Why these models cannot make a table of these sentences (their languages), or None."""
-    return _table(models).refusal(sentences)
+    return cache.table_of(models).refusal(sentences)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _batch(models: tuple[Model, ...], sentences: Sentences, start: int, stop: int) -> list[dict]:
-    return _table(models).rows(sentences, start, stop)
-
-
-def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[dict]]:
+def table(models: tuple[cache.TableModel, ...], sentences: Sentences) -> tuple[str, list[dict]]:
     """The job's name and every row, computed a batch at a time under a progress bar with a Stop button; on a
     public server, no more than its seconds of work per request (the rows so far are kept, and Continue goes on)."""
     job = hashlib.sha256(repr((models, sentences)).encode()).hexdigest()
@@ -155,7 +124,7 @@ def table(models: tuple[Model, ...], sentences: Sentences) -> tuple[str, list[di
             stopped = st.button("Stop", key="corpus_stop", icon=":material/stop:")
         started = time.perf_counter()
         for start, stop in corpus.batches(len(rows), n if not stopped else len(rows)):
-            rows = rows + _batch(models, sentences, start, stop)
+            rows = rows + cache.cached_rows(models, sentences, start, stop)
             st.session_state[_JOB] = (job, rows, False)
             bar.progress(len(rows) / n, text=f"{len(rows):,} of {n:,} sentences")
             if seconds is not None and time.perf_counter() - started >= seconds and len(rows) < n:
@@ -176,15 +145,7 @@ def _go_on() -> None:
 
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def figures(job: str, done: int, _models: tuple[Model, ...], _sentences: Sentences,
-            _rows: list[dict]) -> corpus.Figures:
-    """The rows and figures of the first ``done`` rows of ``job`` (what :func:`table` names its models and
-    sentences by: the rest of the arguments are not hashed again)."""
-    return _table(_models).figures(_sentences, _rows)
-
-
-def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.DataFrame:
+def sorted_and_filtered(frame: pd.DataFrame, models: tuple[cache.TableModel, ...]) -> pd.DataFrame:
     """The table as the widgets above it ask (:func:`models.views.corpus.shown`): rows whose source or translations
     contain a text, sorted by a column (disagreement first, where there are two models)."""
     text, by, order = st.columns([2, 2, 1])
@@ -196,13 +157,13 @@ def sorted_and_filtered(frame: pd.DataFrame, models: tuple[Model, ...]) -> pd.Da
     return corpus.shown(frame, [m.name for m in models], wanted, key, highest)
 
 
-def column_help(frame: pd.DataFrame, models: tuple[Model, ...]) -> dict:
+def column_help(frame: pd.DataFrame, models: tuple[cache.TableModel, ...]) -> dict:
     """Each statistic's column with its meaning on hover and two decimals."""
     meaning = corpus.meanings([m.name for m in models])
     return {c: st.column_config.NumberColumn(c, help=meaning[c], format="%.2f") for c in frame if c in meaning}
 
 
-def open_row(row: pd.Series, models: tuple[Model, ...]) -> None:
+def open_row(row: pd.Series, models: tuple[cache.TableModel, ...]) -> None:
     """Buttons that open the row's sentence on Translate & align (the first model) or Compare scoring (both)."""
     st.markdown(f"**#{row['#']}** {for_markdown(row['source'])}")
     here, there = st.columns(2)

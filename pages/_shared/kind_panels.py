@@ -31,14 +31,6 @@ def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
     return kinds_views.kind_named(loaded.model, key)
 
 
-@st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> dict[Kind, AttentionMap]:
-    """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
-    an end of sentence to a translation cut at its length limit; its row is not shown)."""
-    trace = ui.or_stop(cache.cached_forced(key, text, target))
-    return kinds_views.sentence_kinds(cache.load(key).model, trace, len(target))
-
-
 def views_of(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
              words: bool) -> AttentionView:
     """What the heatmap draws of ``kind``: the trace's own, step by step (words or pieces), else another attention
@@ -91,12 +83,6 @@ def linked_heads(loaded: LoadedModel) -> list[str]:
     return keys
 
 
-@st.cache_data(max_entries=32, show_spinner="Decoding without those heads…")
-def cached_heads_off(key: cache.ModelKey, text: str, off: tuple[str, ...]) -> Trace:
-    """The greedy translation of ``text`` by a copy of the model with the heads ``off`` switched off."""
-    return kinds_views.without(cache.load(key), text, off)
-
-
 def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Reading, words: bool) -> None:
     """What if some heads were switched off: the translation decoded again, the changed words marked, and the
     cross-attention of both beside each other (in the URL as ``off``)."""
@@ -113,7 +99,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
         st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
         return
     trace = cache.cached_trace(settings.key, text, 1)  # greedy, as the heads-off decoding
-    changed = cached_heads_off(settings.key, text, tuple(off))
+    changed = cache.cached_heads_off(settings.key, text, tuple(off))
     marked = " ".join(f":orange[**{for_markdown(w)}**]" if new else for_markdown(w)
                       for w, new in kinds_views.changed(trace.translation, changed.translation))
     left, right = st.columns(2)
@@ -127,12 +113,6 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
                f"show the same reading of the {steps.name}.")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_bertviz(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> str:
-    """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
-    return kinds_views.bertviz(cached_kinds(key, text, target))
-
-
 def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trace: Trace) -> None:
     """The sentence's three attentions as the page bertviz's model view writes, built only when it is asked for
     (bertviz is an optional extra); nothing for a model without three."""
@@ -142,7 +122,7 @@ def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trac
         st.caption(f"bertviz's model view of this sentence: {missing}")
         return
     st.download_button("bertviz model view (HTML)",
-                       lambda: cached_bertviz(settings.key, text, trace.target_ids),
+                       lambda: ui.or_stop(cache.cached_bertviz(settings.key, text, trace.target_ids)),
                        "bertviz-model-view.html", "text/html", on_click="ignore",
                        help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
                             "browser; the page fetches require.js and d3 from their CDNs.")

@@ -2,24 +2,12 @@
 sentence read every way, under this server's time limit — cached, no math here (:mod:`models.views.readings`)."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-from models.decoding.attention_map import Reading
 from models.views import deployment
 from models.views import readings as views
 
 from . import cache, charts, deploy, ui
-
-
-@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
-def cached_contrast(key: cache.ModelKey, text: str, target: tuple[int, ...], matrix: str, step: int,
-                    foil: int) -> tuple[str, np.ndarray]:
-    """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
-    and not ``foil`` (:func:`models.views.readings.contrast`)."""
-    trace = ui.or_stop(cache.cached_forced(key, text, target))
-    return views.contrast(cache.load(key).model, trace, matrix, step, foil,
-                          deploy.now().attribution_limit_s)
 
 
 def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.EveryWay:
@@ -33,14 +21,7 @@ def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.
         st.info(refused)
     if slow:
         st.caption(slow)
-    return _every_way(key, text, target, tuple(chosen.items()), refused is None)
-
-
-@st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def _every_way(key: cache.ModelKey, text: str, target: tuple[int, ...],
-               chosen: tuple[tuple[str, Reading | None], ...], scored: bool) -> views.EveryWay:
-    trace = ui.or_stop(cache.cached_forced(key, text, target))
-    return views.every_way(cache.load(key), trace, dict(chosen), scored)
+    return ui.or_stop(cache.cached_every_way(key, text, target, tuple(chosen.items()), refused is None))
 
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:
