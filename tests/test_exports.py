@@ -1,4 +1,4 @@
-"""The downloadable matrix (models/analysis/alignment.py writes it), links and images (pages/_shared/exports.py)."""
+"""The downloadable matrix (models/analysis/alignment.py writes it), links and images (pages/_shared/cache.py renders them)."""
 import io
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from models.analysis.alignment import AttentionView, matrix_csv, matrix_json
-from pages._shared import exports
+from pages._shared import cache
 
 from .pages_helpers import APP, cells, figures, run_page
 
@@ -36,7 +36,7 @@ def test_images_render_on_the_server_without_a_browser():
     at.button[0].click().run()
     assert not at.exception
     assert [b.proto.label for b in at.get("download_button")][3:] == ["PNG", "SVG"]
-    png, svg = exports.images(json.dumps({k: v for k, v in figures(at)[0].items() if k != "datasets"}
+    png, svg = cache.images(json.dumps({k: v for k, v in figures(at)[0].items() if k != "datasets"}
                                          | {"data": {"values": cells(figures(at)[0])}, "width": 300}))
     assert png.startswith(b"\x89PNG") and b"<svg" in svg[:500]
 
