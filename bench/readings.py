@@ -16,11 +16,11 @@ from .kernels import ATTRIBUTION_SENTENCES
 ELSEWHERE = ("attention", "integrated gradients")
 
 
-def matrices(model) -> list[str]:
+def matrices(model) -> list:
     """The matrices measured on ``model``: every one it has but those measured elsewhere."""
     from models.analysis.matrices import applicable
 
-    return [m for m in applicable(model) if m not in ELSEWHERE]
+    return [m for m in applicable(model) if m.name not in ELSEWHERE]
 
 
 def _median_ms(run, repeats: int) -> float:
@@ -39,7 +39,6 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     import torch
 
     from models.analysis.contributions import Sentence
-    from models.analysis.matrices import read
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 
@@ -54,9 +53,10 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
         plain = _median_ms(lambda: greedy(loaded.model, loaded.tokenizers, text), repeats)
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
         for matrix in measured:  # each its own Sentence: the hooked pass is part of its cost
-            own = _median_ms(lambda: read(Sentence(loaded.model, trace), matrix, [loaded.reading]), repeats)
-            rows.append({"size": size, "plain": plain, "matrix": matrix, "own": own, "ratio": (plain + own) / plain})
-            print(f"| {size} | {plain:.1f} | {matrix} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
+            own = _median_ms(lambda: matrix.read(Sentence(loaded.model, trace), [loaded.reading]), repeats)
+            rows.append({"size": size, "plain": plain, "matrix": matrix.name, "own": own,
+                         "ratio": (plain + own) / plain})
+            print(f"| {size} | {plain:.1f} | {matrix.name} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
     return rows
 
 

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
-from .analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, read, row_name
+from .analysis.matrices import MATRICES, Matrix, applicable
 from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
 from .decoding.attention_map import Reading
@@ -35,20 +35,20 @@ from .storage.records.reading_scores import FAITHFULNESS_FILE, Faithfulness, Fai
 RANDOM = "random"
 
 
-def rows_of(loaded: LoadedModel, matrices: list[str] | None = None) -> dict[str, list[Reading | None]]:
-    """``{matrix: readings}`` scored, of ``matrices`` (None: every one the model has): every layer's whole, and the
-    model's own head of a head-wise matrix."""
+def rows_of(loaded: LoadedModel, matrices: list[str] | None = None) -> dict[Matrix, list[Reading | None]]:
+    """``{matrix: readings}`` scored, of the ``matrices`` named (None: every one the model has): every layer's
+    whole, and the model's own head of a head-wise matrix."""
     own = loaded.reading.plain if loaded.reading else None
-    return {m: [r for r in matrix_readings(loaded.model, m) if r is None or r.head is None or r == own]
-            for m in applicable(loaded.model) if matrices is None or m in matrices}
+    return {m: [r for r in m.readings(loaded.model) if r is None or r.head is None or r == own]
+            for m in applicable(loaded.model) if matrices is None or m.name in matrices}
 
 
 def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[str] | None = None) -> dict:
     """Every row's scores on one translation, ``{row name: Faithfulness}``."""
     weights, sentence = {}, Sentence(loaded.model, trace)
     for matrix, chosen in rows_of(loaded, matrices).items():
-        for reading, w in zip(chosen, read(sentence, matrix, chosen)):
-            weights[row_name(matrix, reading)] = (matrix, reading, w)
+        for reading, w in zip(chosen, matrix.read(sentence, chosen)):
+            weights[matrix.row_name(reading)] = (matrix.name, reading, w)
     weights[RANDOM] = (RANDOM, None, random_matrix(trace, seed))
     found = faithfulness(loaded.model, trace, {name: w for name, (_, _, w) in weights.items()})
     return {name: (weights[name][:2], f) for name, f in found.items()}
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
     for matrix in args.matrix or ():
-        if reason := not_applicable(loaded.model, matrix):
+        if reason := MATRICES[matrix].why_not(loaded.model):
             raise SystemExit(f"error: --matrix {matrix}: {reason}")
     record = measured(loaded, args, greedy_batch(loaded.model, loaded.tokenizers, sources), argv)
     for row in record.to_json()["rows"]:

@@ -1,7 +1,6 @@
 """Human links: a sentence pair people aligned word by word, over the model's attention or attribution."""
 import streamlit as st
 
-from models.analysis.matrices import MATRICES
 from models.views.readings import fitted_heads, unavailable
 from pages._shared import cache, charts, evidence, reading_panels, ui
 from pages._shared.labels import for_markdown
@@ -39,7 +38,7 @@ forced = ui.or_stop(cache.cached_forced(settings.key, " ".join(pair.source), " "
 if not evidence.affordable(loaded, forced, matrix):
     st.stop()
 gold = cache.cached_gold_view(settings.key, pair, matrix, reading)
-shown = MATRICES[matrix]
+shown = matrix
 heads = fitted_heads(loaded)  # which heads a probe fit to people weighs, beside the heatmap; None without one
 chart_at, heads_at = st.columns([3, 1]) if heads else (st.container(), None)
 chart_at.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair.sure, pair.possible),

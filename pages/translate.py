@@ -2,7 +2,6 @@
 import streamlit as st
 
 from models.analysis.alignment import step_of_row
-from models.analysis.matrices import MATRICES
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.views import naming, translate
@@ -43,7 +42,7 @@ def shifted_heatmap(place, settings: ui.Settings, text: str, trace: Trace, drawn
         place.info("One written piece: there is no later step to read it at.")
         return
     later = Reading(reading.layer, reading.head, shifted=True)
-    view = evidence.matrix_view(settings, text, trace, drawn.matrix.name, later).view
+    view = evidence.matrix_view(settings, text, trace, drawn.matrix, later).view
     place.altair_chart(charts.heatmap(view, f"{title}, one step later",  # why: the caption below
                                       measure=drawn.matrix.unit), width="stretch", key="heatmap_shifted")
     place.caption(evidence.STEP_NOTE)
@@ -80,7 +79,7 @@ show_at, kind_at, head_at, later_at = st.columns([4, 5, 4, 3], vertical_alignmen
 with show_at:
     matrix = evidence.matrix_picker(loaded)
 with kind_at:
-    kind = kind_panels.kind_picker(loaded, offered=MATRICES[matrix].every_kind)
+    kind = kind_panels.kind_picker(loaded, offered=matrix.every_kind)
 with head_at:
     reading = evidence.head_picker(loaded, shape=None if kind.stepwise else loaded.model.attention_shapes[kind.key],
                                    matrix=matrix)

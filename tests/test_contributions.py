@@ -15,7 +15,11 @@ from models.network.parts import Sublayer, Zeroed, recording
 from .helpers import make_model, make_transformer
 
 #: The matrices read layer by layer (all but the attributions).
-LAYERED = [name for name, m in matrices.MATRICES.items() if m.per != "sentence"]
+LAYERED = [m for m in matrices.MATRICES.values() if m.per != "sentence"]
+
+
+def names(found) -> tuple[str, ...]:
+    return tuple(m.name for m in found)
 
 TEXT = "a big red dog runs on the grass"
 
@@ -135,16 +139,16 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
     np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
-    assert matrices.applicable(model) == ("attention", "attention norm", "gradient×input", "integrated gradients")
-    assert "no residual stream" in matrices.not_applicable(model, "ALTI")
+    assert names(matrices.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")
+    assert "no residual stream" in matrices.MATRICES["ALTI"].why_not(model)
     with pytest.raises(ValueError, match="no such layers"):
         value_zeroing(Sentence(model, trace))
 
 
 def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "none")
-    assert matrices.applicable(model) == ("gradient×input", "integrated gradients")
-    assert "no attention" in matrices.not_applicable(model, "attention norm")
+    assert names(matrices.applicable(model)) == ("gradient×input", "integrated gradients")
+    assert "no attention" in matrices.MATRICES["attention norm"].why_not(model)
 
 
 def test_alti_of_a_sublayer_worked_by_hand():
@@ -220,12 +224,12 @@ def test_every_matrix_reads_every_reading_it_offers(transformer):
     model, trace = transformer
     T, S = len(trace.target_ids), len(trace.source.ids)
     for matrix in LAYERED:
-        chosen = matrices.matrix_readings(model, matrix, shifted=True)
-        for reading, weights in zip(chosen, matrices.read(Sentence(model, trace), matrix, chosen)):
+        chosen = matrix.readings(model, shifted=True)
+        for reading, weights in zip(chosen, matrix.read(Sentence(model, trace), chosen)):
             assert weights.shape == (T - reading.shifted, S)
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
-    assert len(matrices.matrix_readings(model, "ALTI", shifted=True)) == 4  # 2 layers, each also one step later
-    assert len(matrices.matrix_readings(model, "attention norm")) == 6  # 2 layers × (2 heads + the layer)
+    assert len(matrices.MATRICES["ALTI"].readings(model, shifted=True)) == 4  # 2 layers, each also one step later
+    assert len(matrices.MATRICES["attention norm"].readings(model)) == 6  # 2 layers × (2 heads + the layer)
 
 
 def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
@@ -235,14 +239,14 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert matrices.applicable(loaded.model) == tuple(m for m in matrices.MATRICES
-                                                      if m not in (matrices.FULL_CONTEXT, matrices.FITTED))
-    assert "future mask" in matrices.not_applicable(loaded.model, matrices.FULL_CONTEXT)  # its decoder is the library's
-    assert "fit to human links" in matrices.not_applicable(loaded.model, matrices.FITTED)  # none fit for it yet
+    assert names(matrices.applicable(loaded.model)) == tuple(m for m in matrices.MATRICES
+                                                             if m not in (matrices.FULL_CONTEXT, matrices.FITTED))
+    assert "future mask" in matrices.MATRICES[matrices.FULL_CONTEXT].why_not(loaded.model)  # the library's decoder
+    assert "fit to human links" in matrices.MATRICES[matrices.FITTED].why_not(loaded.model)  # none fit for it yet
     for matrix in matrices.applicable(loaded.model):
-        if matrices.MATRICES[matrix].per == "sentence":
+        if matrix.per == "sentence":
             continue
-        found = matrices.layered(Sentence(loaded.model, trace), matrix)
+        found = matrix.of(Sentence(loaded.model, trace))
         assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)), matrix
         np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-4)
         assert not np.allclose(found.layers[0], found.layers[1]), matrix  # each layer its own
@@ -264,11 +268,11 @@ def test_one_sentence_is_recorded_once_however_many_matrices_read_it(transformer
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)
     sentence = Sentence(model, trace)
-    first = {m: matrices.layered(sentence, m) for m in LAYERED}
+    first = {m: m.of(sentence) for m in LAYERED}
     assert sum(zeroed is None for zeroed in passes) == 1  # the norm, ALTI, both rollouts and zeroing's reference
     assert all(zeroed is not None for zeroed in passes[1:])  # value zeroing's own passes zero something
     again = len(passes)
-    assert all(matrices.layered(sentence, m) is first[m] for m in LAYERED) and len(passes) == again  # kept
+    assert all(m.of(sentence) is first[m] for m in LAYERED) and len(passes) == again  # kept
 
 
 def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transformer, monkeypatch):
@@ -279,7 +283,7 @@ def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transform
 
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)
-    chosen = {m: matrices.layer_reading(model, m, Reading(1, None)) for m in matrices.applicable(model)}
+    chosen = {m: m.at(Reading(1, None)) for m in matrices.applicable(model)}
     panels = side_by_side(model, trace, chosen, scored=False)
-    assert len(panels) == len(chosen) + 1 and "value zeroing" in chosen  # every matrix, then the random floor
+    assert len(panels) == len(chosen) + 1 and "value zeroing" in names(chosen)  # every matrix, then the random floor
     assert sum(zeroed is None for zeroed in passes) == 1

@@ -17,7 +17,7 @@ from models import align, translate
 from models.analysis.attribution import attribution_matrix
 from models.analysis.contributions import Sentence, sentence_parts
 from models.analysis.head_removal import without_heads
-from models.analysis.matrices import ATTENTION, applicable, layered, not_applicable
+from models.analysis.matrices import ATTENTION, MATRICES, applicable, record
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
@@ -280,12 +280,12 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
-    assert applicable(model) == (ATTENTION, "attention norm", "ALTI", "attention rollout", "gradient×input",
+    assert tuple(m.name for m in applicable(model)) == (ATTENTION, "attention norm", "ALTI", "attention rollout", "gradient×input",
                                  "integrated gradients", "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
-        assert "decoder-only model's one stack" in not_applicable(model, matrix)
+        assert "decoder-only model's one stack" in MATRICES[matrix].why_not(model)
     if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
-        assert "Gemma2's post-attention norm" in not_applicable(family[0].model, "ALTI")
+        assert "Gemma2's post-attention norm" in MATRICES["ALTI"].why_not(family[0].model)
 
 
 def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_multiply(family):
@@ -300,7 +300,7 @@ def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_m
         R = (0.5 * weights + 0.5 * torch.eye(len(weights))) @ R  # Abnar & Zuidema, the residual half
         want.append(R[S:].numpy())  # the written tokens' rows
     want = np.stack(want)  # [L, T, S + T]
-    found = layered(Sentence(loaded.model, trace, {}), "attention rollout")
+    found = record("attention rollout").of(Sentence(loaded.model, trace, {}))
     np.testing.assert_allclose(found.prefix, want[..., S:].sum(-1), atol=1e-4)  # what they have written
     np.testing.assert_allclose(found.layers, want[..., :S] / want[..., :S].sum(-1, keepdims=True), atol=1e-4)
 
@@ -314,7 +314,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
         assert_adds_up(parts)  # residual + Σ_m α v W_O = the stream the post-attention norm reads
     S, T = len(trace.source.ids), len(trace.target_ids)
     assert parts.cross[0].weights.shape[-2:] == (T, S + T)  # the written tokens are read too
-    norm = layered(Sentence(model, trace, {}), "attention norm").heads  # [L, heads, T, S]
+    norm = record("attention norm").of(Sentence(model, trace, {})).heads  # [L, heads, T, S]
     kinds = attention_kinds(model, trace)
     attention = library.model.layers[1].self_attn
     d, h = attention.head_dim, 3  # query head 3 reads key–value head 1 (two query heads a key–value head)
@@ -325,7 +325,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
     every = parts.cross[1].weights[0, h].numpy() * sizes  # [T, S + T]
     np.testing.assert_allclose(norm[1, h], (every / every.sum(-1, keepdims=True))[:, :S], atol=1e-4)
     assert norm.sum(-1).max() < 1  # the rest went to the translation so far, as the weights' does
-    alti = layered(Sentence(model, trace, {}), "ALTI")
+    alti = record("ALTI").of(Sentence(model, trace, {}))
     np.testing.assert_allclose(alti.layers.sum(-1), 1, atol=1e-4)  # the prompt's part, the prefix's set aside
     assert ((alti.prefix > 0) & (alti.prefix < 1)).all()
 

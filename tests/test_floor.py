@@ -48,10 +48,10 @@ def test_every_model_carries_the_bundled_floor_as_a_matrix_and_no_probe_reads_it
     assert read_probe(BUNDLED_FLOOR.parent, BUNDLED_FLOOR.name).data.split == "trial"
     for name in ("none", "additive"):
         model = load_model(name).model
-        assert model.position_floor is not None and FLOOR in applicable(model)
+        assert model.position_floor is not None and MATRICES[FLOOR] in applicable(model)
     save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers), tiny_tokenizers)
     transformer = load_model(str(tmp_path / "m")).model
-    assert FLOOR in applicable(transformer) and MATRICES[FLOOR].per == "sentence"
+    assert MATRICES[FLOOR] in applicable(transformer) and MATRICES[FLOOR].per == "sentence"
     assert not any(f.source == FLOOR for f in features_of(transformer))  # a probe reads positions, not the floor
 
 

@@ -1,7 +1,9 @@
 """models.views.naming's pickers: what a head picker offers of a model (head_choice), how it names each reading, and
 where a link's reading lands among them (linked_reading); which matrices the picker beside it offers
 (matrix_choice); which language a many-to-many model's picker opens on (language_choice)."""
-from models.analysis.matrices import ATTENTION, MATRICES, matrix_readings
+from models.analysis.matrices import ATTENTION, MATRICES
+
+ATTENDED = MATRICES[ATTENTION]
 from models.decoding.attention_map import Reading
 from models.storage.hub import load_model
 from models.views.naming import head_choice
@@ -9,16 +11,16 @@ from models.views.naming import head_choice
 
 def test_a_transformers_picker_offers_every_head_and_mean_and_opens_on_the_models_own():
     loaded = load_model("transformer")
-    choice = head_choice(loaded, ATTENTION)
-    assert choice.options == tuple(matrix_readings(loaded.model, ATTENTION, False))
+    choice = head_choice(loaded, ATTENDED)
+    assert choice.options == tuple(ATTENDED.readings(loaded.model, False))
     assert choice.default == loaded.reading.plain and choice.name(choice.default).endswith(" ★")
     assert all(not r.shifted for r in choice.options)
-    later = head_choice(loaded, ATTENTION, shifted=True)
+    later = head_choice(loaded, ATTENDED, shifted=True)
     assert set(choice.options) < set(later.options) and any(r.shifted for r in later.options)
 
 
 def test_a_link_lands_on_its_reading_its_plain_one_or_the_default():
-    choice = head_choice(load_model("transformer"), ATTENTION)
+    choice = head_choice(load_model("transformer"), ATTENDED)
     head = choice.options[0]
     assert choice.wanted(head) == head
     assert choice.wanted(Reading(head.layer, head.head, shifted=True)) == head  # only plain readings offered here
@@ -28,30 +30,30 @@ def test_a_link_lands_on_its_reading_its_plain_one_or_the_default():
 
 def test_the_head_trained_to_align_is_named_so_and_explained():
     loaded = load_model("transformer-align")
-    plain, later = head_choice(loaded, ATTENTION), head_choice(loaded, ATTENTION, shifted=True)
+    plain, later = head_choice(loaded, ATTENDED), head_choice(loaded, ATTENDED, shifted=True)
     assert later.supervised == loaded.supervised and later.supervised.shifted
     assert plain.supervised == loaded.supervised.plain  # named on its plain reading where only those are offered
     assert plain.name(plain.supervised).endswith(" ✓") and "trained" in plain.help.lower()
-    assert head_choice(load_model("transformer"), ATTENTION).supervised is None
+    assert head_choice(load_model("transformer"), ATTENDED).supervised is None
 
 
 def test_nothing_to_pick_without_attention_or_for_an_attribution():
-    assert head_choice(load_model("none"), ATTENTION) is None
-    sentence_wide = next(m for m, spec in MATRICES.items() if spec.per == "sentence")
+    assert head_choice(load_model("none"), ATTENDED) is None
+    sentence_wide = next(m for m in MATRICES.values() if m.per == "sentence")
     assert head_choice(load_model("transformer"), sentence_wide) is None
-    assert len(head_choice(load_model("additive"), ATTENTION).options) == 1  # an RNN's one reading: no widget
+    assert len(head_choice(load_model("additive"), ATTENDED).options) == 1  # an RNN's one reading: no widget
 
 
 def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the_models_own():
-    from models.analysis.matrices import applicable, slug
+    from models.analysis.matrices import applicable
     from models.views.naming import matrix_choice
 
     loaded = load_model("transformer")
     choices, opened = matrix_choice(loaded, None)
     assert choices == list(applicable(loaded.model)) and len(choices) > 1
-    assert opened == (loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0])
+    assert opened == next((m for m in choices if m.name == loaded.card.aligning_matrix), choices[0])
     other = next(m for m in choices if m != opened)
-    assert matrix_choice(loaded, slug(other)) == (choices, other)
+    assert matrix_choice(loaded, other.slug) == (choices, other)
     assert matrix_choice(loaded, "no-such-matrix")[1] == opened  # a link naming none: the model's own
 
 

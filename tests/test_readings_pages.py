@@ -2,7 +2,7 @@
 page, the Models page's table, and a public server refusing what it cannot afford."""
 import pytest
 
-from models.analysis.matrices import MATRICES, slug
+from models.analysis.matrices import MATRICES
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
@@ -13,10 +13,10 @@ TEXT = "A dog runs on the beach."
 
 @pytest.mark.parametrize("matrix", [m for m in MATRICES if m != "integrated gradients"])
 def test_the_translate_page_draws_every_matrix_at_a_layer_it_has(matrix):
-    at = run_page(APP, model="transformer", text=TEXT, read=slug(matrix), head="2.3")
+    at = run_page(APP, model="transformer", text=TEXT, read=MATRICES[matrix].slug, head="2.3")
     assert not at.exception and not at.error
     assert title_of(figures(at)[0]).startswith(MATRICES[matrix].title)
-    assert at.query_params["read"] == slug(matrix)
+    assert at.query_params["read"] == MATRICES[matrix].slug
     if matrix in ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing"):  # a layer, not a head
         assert at.query_params["head"] == "2.mean"
     prefix = [c.value for c in at.caption if "target prefix" in c.value]
@@ -113,8 +113,8 @@ def test_which_reading_leaves_out_a_matrix_over_its_budget_and_says_so(monkeypat
     loaded, transformer = load_model("decoder-only"), load_model("transformer")
     trace = greedy(loaded.model, loaded.tokenizers, text)
     chosen, slow = views.panel_readings(loaded, trace)
-    assert "integrated gradients" not in chosen and slow.startswith("Left out here, as slow for this page: integrated")
+    assert MATRICES["integrated gradients"] not in chosen and slow.startswith("Left out here, as slow for this page: integrated")
     own = greedy(transformer.model, transformer.tokenizers, text)
     assert views.panel_readings(transformer, own)[1] is None  # its integrated gradients (about 2 s) fit the budget
     monkeypatch.setattr(views, "PANEL_S", 1e9)
-    assert "integrated gradients" in views.panel_readings(loaded, trace)[0]
+    assert MATRICES["integrated gradients"] in views.panel_readings(loaded, trace)[0]

@@ -5,9 +5,12 @@ import pytest
 
 from models.analysis import link_rules, word_links
 from models.analysis.link_rules import METHODS, above, columns_argmax, grown_diagonally, read_links, rows_argmax
+from models.analysis.matrices import ATTENTION, MATRICES
 from models.decoding.link_rule import METHOD_NAMES, LinkRule
 
 from .helpers import make_model, make_transformer
+
+ATTENDED = MATRICES[ATTENTION]
 
 ALPHA = np.array([  # 3 French words (rows) over 3 English words (columns)
     [0.7, 0.2, 0.1],
@@ -160,10 +163,10 @@ def test_written_french_keeps_every_reading_asked_for(tiny_tokenizers):
     model = make_transformer(tiny_tokenizers)
     english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()
     chosen = [Reading(1, 0), Reading(0, None, shifted=True)]
-    written = word_links.word_matrices(model, tiny_tokenizers, english, french, {"attention": chosen},
-                                       written=True)["attention"]
+    written = word_links.word_matrices(model, tiny_tokenizers, english, french, {ATTENDED: chosen},
+                                       written=True)[ATTENDED]
     plain = word_links.word_matrices(model, tiny_tokenizers, english, ["le", "chien", "court", "sur", "l'herbe"],
-                                     {"attention": chosen})["attention"]
+                                     {ATTENDED: chosen})[ATTENDED]
     for w, p in zip(written, plain):
         np.testing.assert_allclose(w, p[[0, 1, 2, 3, 4, 4][: len(w)]])
     assert not np.allclose(written[0][:4], written[1][:4])  # two readings, not one read twice
@@ -200,7 +203,7 @@ def test_one_pairs_scores_under_each_rule_worked_by_hand():
     union adds (1, 1): AER 1 − (2 + 3)/(4 + 3) = 28.6, precision 3/4, recall 2/3;
     every weight ≥ 0.2 links six: AER 1 − (2 + 3)/(6 + 3) = 44.4, precision 1/2, recall 2/3."""
     sure = {(0, 0), (1, 1), (2, 1)}
-    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, "attention", chosen=LinkRule("union"))
+    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, ATTENDED, chosen=LinkRule("union"))
     assert rows == [
         {"links read as": "most weighed English word (how a heatmap is read)", "AER %": 50.0, "precision %": 66.7,
          "recall %": 33.3, "links": 3},

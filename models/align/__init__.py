@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
-from ..analysis.matrices import MATRICES, layer_reading, matrix_readings, not_applicable, record, row_name
+from ..analysis.matrices import MATRICES, record
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
@@ -119,18 +119,18 @@ def rules(args: argparse.Namespace) -> list[LinkRule]:
 
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     """The readings of the matrix to score (None: an attribution, which has one matrix)."""
-    reason = not_applicable(loaded.model, args.matrix)
-    if reason:
+    matrix = record(args.matrix)
+    if reason := matrix.why_not(loaded.model):
         raise SystemExit(f"error: --matrix {args.matrix}: {reason} (--matrix gradient×input or integrated gradients)")
-    if record(args.matrix).per == "sentence":
+    if matrix.per == "sentence":
         return [None]
     if args.reading == "all":
-        return matrix_readings(loaded.model, args.matrix, shifted=True)
+        return matrix.readings(loaded.model, shifted=True)
     try:
         reading = Reading.parse(args.reading, loaded.model.attention_shape) if args.reading else loaded.reading
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
-    return [layer_reading(loaded.model, args.matrix, reading)]
+    return [matrix.at(reading)]
 
 
 def checked(args: argparse.Namespace) -> argparse.Namespace:
@@ -187,13 +187,13 @@ def main(argv=None) -> int:
 
 def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[AlignmentRow]:
     """Score ``--matrix`` at the readings and rules asked for; print each result and return them."""
-    chosen = chosen_readings(args, loaded)
+    matrix, chosen = record(args.matrix), chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:  # known once the model says how many readings it has
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
-    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {args.matrix: chosen},
-                              written=args.french == "written")[args.matrix]
+    per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {matrix: chosen},
+                              written=args.french == "written")[matrix]
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    results, own = [], record(args.matrix).own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
+    results, own = [], matrix.own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
             chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
@@ -204,7 +204,7 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
                                   reading=reading and reading.key, french=args.french,
                                   trained_to_align=reading is not None and reading == loaded.supervised
                                   and args.matrix == loaded.card.aligning_matrix,
-                                  row=row_name(args.matrix, reading) if chosen_on_trial else None,
+                                  row=matrix.row_name(reading) if chosen_on_trial else None,
                                   trial_aer=own.aer if chosen_on_trial else None, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False))
             results.append(dataclasses.replace(result, command=command))

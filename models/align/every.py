@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
-from ..analysis.matrices import MATRICES, applicable, matrix_readings, not_applicable, row_name
+from ..analysis.matrices import Matrix, applicable, record
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
 from ..decoding.attention_map import Reading
@@ -32,16 +32,16 @@ SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 SWEPT = [*map(LinkRule, METHODS), *(LinkRule("threshold", t) for t in SWEEP)]
 
 
-def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[str, list[Reading | None]]:
-    """``{matrix: readings}`` of ``matrices`` (``["all"]``: every one the model has); exits on one it lacks."""
-    for matrix in set(matrices) - {"all"}:
-        if reason := not_applicable(loaded.model, matrix):
-            raise SystemExit(f"error: --matrix {matrix}: {reason}")
-    chosen = applicable(loaded.model) if matrices == ["all"] else dict.fromkeys(matrices)
-    return {m: matrix_readings(loaded.model, m, shifted=True) for m in chosen}
+def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[Matrix, list[Reading | None]]:
+    """``{matrix: readings}`` of ``matrices`` named (``["all"]``: every one the model has); exits on one it lacks."""
+    chosen = applicable(loaded.model) if matrices == ["all"] else [record(m) for m in dict.fromkeys(matrices)]
+    for matrix in chosen:
+        if reason := matrix.why_not(loaded.model):
+            raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
+    return {m: m.readings(loaded.model, shifted=True) for m in chosen}
 
 
-def matrices_of(loaded: LoadedModel, rows: dict[str, list[Reading | None]], pairs: list[GoldPair], written: bool,
+def matrices_of(loaded: LoadedModel, rows: dict[Matrix, list[Reading | None]], pairs: list[GoldPair], written: bool,
                 desc: str) -> dict[str, list[np.ndarray]]:
     """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``, each pair read from one pass."""
     found: dict[str, list[np.ndarray]] = {}
@@ -49,7 +49,7 @@ def matrices_of(loaded: LoadedModel, rows: dict[str, list[Reading | None]], pair
         weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, rows, written=written)
         for matrix, chosen in rows.items():
             for reading, w in zip(chosen, weights[matrix]):
-                found.setdefault(row_name(matrix, reading), []).append(w)
+                found.setdefault(matrix.row_name(reading), []).append(w)
     return found
 
 
@@ -73,13 +73,13 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
     results = []
     for matrix, chosen in rows.items():
         for reading in chosen:
-            name = row_name(matrix, reading)
-            own = MATRICES[matrix].own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
+            name = matrix.row_name(reading)
+            own = matrix.own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
             tried = ({own.rule: own.aer} if own else
                      {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)
-            result = AlignmentRow(loaded.path.name, "test", len(test), matrix, rule, round(score.aer, 2),
+            result = AlignmentRow(loaded.path.name, "test", len(test), matrix.name, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
                                   french=args.french, data=gold_name(args.data))

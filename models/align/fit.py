@@ -25,7 +25,7 @@ from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
 from ..analysis.fitted import word_grid
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import layered
+from ..analysis.matrices import record
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
@@ -51,8 +51,8 @@ def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str,
         reverse = None
         if partner is not None:
             turned = _sentence(partner, pair.target, pair.source)
-            reverse = turned, lambda name, s=turned: layered(s, name)
-        x = word_grid(sentence, lambda name, s=sentence: layered(s, name), features, reverse).x
+            reverse = turned, lambda name, s=turned: record(name).of(s)
+        x = word_grid(sentence, lambda name, s=sentence: record(name).of(s), features, reverse).x
         found.append(Example(x[: len(pair.target), : len(pair.source)], pair.sure, pair.possible))
     return found
 

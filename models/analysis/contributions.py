@@ -83,7 +83,8 @@ class Sentence:
 
 
 def attention(sentence: Sentence) -> Layered:
-    """The weights themselves: each head, and a layer's mean of its heads (:class:`~..decoding.attention_map.Reading`)."""
+    """The weights themselves: each head, and a layer's mean of its heads
+    (:class:`~..decoding.attention_map.Reading`)."""
     if sentence.trace.attention is None:
         raise ValueError("this model has no attention")
     weights = sentence.trace.attention.weights  # [L, heads, T, S]

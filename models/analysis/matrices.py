@@ -81,7 +81,7 @@ def one_pass(model: Translator, trace: Trace) -> float:
     return 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object a matrix: the registry's, compared and keyed as itself
 class Matrix:
     """One way to read a step: its names, how it is computed, what it needs and costs, how its links are read."""
 
@@ -134,6 +134,44 @@ class Matrix:
         """Why it cannot be read on ``model``, in a sentence; None when it can."""
         return next((need.why_not for need in self.needs if not need.has(model)), None)
 
+    def row_name(self, reading: Reading | None) -> str:
+        """It at one reading, as a table row and a file stem name it: ``attention-norm.2.mean.shifted`` (a
+        one-matrix reading by its slug alone)."""
+        return self.slug + (f".{reading.key}" if reading else "")
+
+    def readings(self, model: Translator, shifted: bool = False) -> list[Reading | None]:
+        """Its readings on ``model``: its heads and layers (every layer only, where no head has its own), with
+        ``shifted`` each read one step later too; ``[None]`` for a one-matrix reading (an attribution)."""
+        if self.per == "sentence":
+            return [None]
+        layers, heads = model.attention_shape
+        if self.per == "head":
+            return readings((layers, heads), shifted)
+        plain = [Reading(n, None) for n in range(layers)]
+        return plain + [Reading(n, None, True) for n in range(layers)] if shifted else plain
+
+    def at(self, reading: Reading) -> Reading | None:
+        """``reading`` as it has it: the same head of a head-wise matrix, else the layer's whole (None for a
+        one-matrix reading)."""
+        if self.per == "sentence":
+            return None
+        return reading if self.per == "head" else Reading(reading.layer, None, reading.shifted)
+
+    def of(self, sentence: Sentence, progress: Progress = None) -> Layered:
+        """It of one sentence, every layer, computed once a sentence (kept in :attr:`Sentence.found`); ValueError
+        when the model has no such matrix. ``progress`` hears the share done of one that takes a while."""
+        if reason := self.why_not(sentence.model):
+            raise ValueError(f"{self.name}: {reason}")
+        if self.name not in sentence.found:
+            sentence.found[self.name] = self.compute(sentence, progress)
+        return sentence.found[self.name]
+
+    def read(self, sentence: Sentence, chosen: list[Reading | None], progress: Progress = None) -> list[np.ndarray]:
+        """It of one sentence at each of the ``chosen`` readings (:meth:`at` each), [T, S] each ([T − 1, S]
+        shifted); ValueError when the model has no such matrix."""
+        found = self.of(sentence, progress)
+        return [read_layered(found, r if r is None else self.at(r)) for r in chosen]
+
 
 def _attributed(method: str) -> Callable[[Sentence, Progress], Layered]:
     return lambda sentence, progress: Layered(attribution_matrix(sentence.model, sentence.trace, method,
@@ -147,7 +185,7 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
 
 def _fitted(sentence: Sentence, progress: Progress) -> Layered:
     probe = sentence.model.fitted_reading
-    return fitted_matrix(sentence, probe, lambda name: layered(sentence, name),
+    return fitted_matrix(sentence, probe, lambda name: record(name).of(sentence),
                          _reverse_pass(sentence) if probe.reads_partner else None)
 
 
@@ -157,11 +195,11 @@ def _reverse_pass(sentence: Sentence) -> Pass:
     partner = sentence.model.reverse_partner
     target, source = sentence_words(sentence.trace)
     turned = Sentence(partner.model, forced(partner.model, partner.tokenizers, " ".join(target), " ".join(source)))
-    return turned, lambda name: layered(turned, name)
+    return turned, lambda name: record(name).of(turned)
 
 
 def _floor(sentence: Sentence, progress: Progress) -> Layered:
-    return fitted_matrix(sentence, sentence.model.position_floor, lambda name: layered(sentence, name))
+    return fitted_matrix(sentence, sentence.model.position_floor, lambda name: record(name).of(sentence))
 
 
 #: The reading fit to people's links (:mod:`.fitted`), read from the other matrices of the same pass.
@@ -235,71 +273,12 @@ def record(matrix: str) -> Matrix:
         raise ValueError(f"unknown matrix {matrix!r}; expected one of {tuple(MATRICES)}") from None
 
 
-def slug(matrix: str) -> str:
-    return record(matrix).slug
-
-
-def row_name(matrix: str, reading: Reading | None) -> str:
-    """One matrix at one reading, as a table row and a file stem name it: ``attention-norm.2.mean.shifted`` (a
-    one-matrix reading by its matrix alone)."""
-    return slug(matrix) + (f".{reading.key}" if reading else "")
-
-
-def not_applicable(model: Translator, matrix: str) -> str | None:
-    """Why ``matrix`` cannot be read on ``model``, in a sentence; None when it can."""
-    return record(matrix).why_not(model)
-
-
-def applicable(model: Translator) -> tuple[str, ...]:
+def applicable(model: Translator) -> tuple[Matrix, ...]:
     """The matrices ``model`` has, in :data:`MATRICES` order."""
-    return tuple(name for name, m in MATRICES.items() if m.why_not(model) is None)
-
-
-def estimated_seconds(model: Translator, trace: Trace, matrix: str) -> float:
-    """About how long ``matrix`` of ``trace`` takes on one CPU thread."""
-    return record(matrix).seconds(model, trace)
-
-
-def matrix_readings(model: Translator, matrix: str, shifted: bool = False) -> list[Reading | None]:
-    """The readings a matrix of ``model`` has: its heads and layers (every layer only, where no head has its own),
-    with ``shifted`` each read one step later too; ``[None]`` for a one-matrix reading (an attribution)."""
-    per = record(matrix).per
-    if per == "sentence":
-        return [None]
-    layers, heads = model.attention_shape
-    if per == "head":
-        return readings((layers, heads), shifted)
-    plain = [Reading(n, None) for n in range(layers)]
-    return plain + [Reading(n, None, True) for n in range(layers)] if shifted else plain
-
-
-def layer_reading(model: Translator, matrix: str, reading: Reading) -> Reading | None:
-    """``reading`` as ``matrix`` has it: the same head of a head-wise matrix, else the layer's whole (None for a
-    one-matrix reading)."""
-    per = record(matrix).per
-    if per == "sentence":
-        return None
-    return reading if per == "head" else Reading(reading.layer, None, reading.shifted)
-
-
-def layered(sentence: Sentence, matrix: str, progress: Progress = None) -> Layered:
-    """``matrix`` of one sentence, every layer, computed once a sentence; ValueError when the model has no such
-    matrix. ``progress`` hears the share done of one that takes a while."""
-    found = record(matrix)
-    if reason := found.why_not(sentence.model):
-        raise ValueError(f"{matrix}: {reason}")
-    if matrix not in sentence.found:
-        sentence.found[matrix] = found.compute(sentence, progress)
-    return sentence.found[matrix]
+    return tuple(m for m in MATRICES.values() if m.why_not(model) is None)
 
 
 def read_layered(found: Layered, reading: Reading | None) -> np.ndarray:
     """One reading [T, S] ([T − 1, S] shifted) of a matrix's layers; None reads a one-matrix reading."""
     return found.layers[0] if reading is None else found.read(reading)
 
-
-def read(sentence: Sentence, matrix: str, chosen: list[Reading | None], progress: Progress = None) -> list[np.ndarray]:
-    """``matrix`` of one sentence at each of the ``chosen`` readings (:func:`layer_reading` of each), [T, S] each
-    ([T − 1, S] shifted); ValueError when the model has no such matrix."""
-    found = layered(sentence, matrix, progress)
-    return [read_layered(found, r if r is None else layer_reading(sentence.model, matrix, r)) for r in chosen]

@@ -27,7 +27,7 @@ from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondL
 from ..network.translator import Translator
 from .aer import alignment_score
 from .link_rules import METHODS, read_links
-from .matrices import MATRICES, PROBES, applicable, matrix_readings, one_pass
+from .matrices import MATRICES, PROBES, applicable, one_pass
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
 STRENGTHS = (0.003, 0.01, 0.03, 0.1)
@@ -55,8 +55,8 @@ def features_of(model: Translator, partner: Translator | None = None) -> tuple[F
 
 
 def _cells(model: Translator) -> tuple[Feature, ...]:
-    cheap = [m for m in applicable(model) if MATRICES[m].seconds is one_pass and m not in PROBES]
-    cells = [Feature(m, r and r.key, scale) for m in cheap for r in matrix_readings(model, m, shifted=True)
+    cheap = [m for m in applicable(model) if m.seconds is one_pass and m.name not in PROBES]
+    cells = [Feature(m.name, r and r.key, scale) for m in cheap for r in m.readings(model, shifted=True)
              for scale in SCALES]
     return (*cells, *(Feature(f.source, f.reading, f.scale, at) for f in cells if MATRICES[f.source].own
                       and f.scale == "÷ row max" for at in ("diagonal before", "diagonal after")))

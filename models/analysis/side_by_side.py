@@ -12,7 +12,7 @@ from ..decoding.trace import Trace
 from ..network.translator import Translator
 from .contributions import Sentence
 from .faithfulness import faithfulness, random_matrix
-from .matrices import read
+from .matrices import Matrix
 
 #: The floor every panel is scored beside: a ranking drawn at random.
 RANDOM = "random"
@@ -29,19 +29,20 @@ class Panel:
     sufficiency: float | None
 
 
-def side_by_side(model: Translator, trace: Trace, chosen: Mapping[str, Reading | None],
+def side_by_side(model: Translator, trace: Trace, chosen: Mapping[Matrix, Reading | None],
                  scored: bool = True) -> list[Panel]:
     """Each matrix of ``chosen`` at its reading (read at the step that writes each piece, so deleting by row t
     scores step t), then the random floor, all scored on ``trace``'s own translation unless not ``scored`` (a
     server that cannot afford the masked passes). The hooked pass is made once, whatever the matrices."""
     sentence = Sentence(model, trace)
-    weights = {m: read(sentence, m, [r])[0] for m, r in chosen.items()}
+    weights = {m.name: m.read(sentence, [r])[0] for m, r in chosen.items()}
     weights[RANDOM] = random_matrix(trace, seed=0)
     scores = faithfulness(model, trace, weights) if scored else {}
+    readings = {m.name: r for m, r in chosen.items()}
     panels = []
     for matrix, w in weights.items():
         found = scores.get(matrix)
-        panels.append(Panel(matrix, chosen.get(matrix), w,
+        panels.append(Panel(matrix, readings.get(matrix), w,
                             None if found is None else float(found.comprehensiveness.mean()),
                             None if found is None else float(found.sufficiency.mean())))
     return panels

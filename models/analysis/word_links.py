@@ -20,7 +20,7 @@ from .aer import alignment_score
 from .alignment import word_view
 from .contributions import Sentence
 from .link_rules import Links, read_links, rows_argmax
-from .matrices import ATTENTION, layer_reading, layered, read_layered, record
+from .matrices import ATTENTION, MATRICES, Matrix, read_layered
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
 _ELIDED = {"le", "la", "de", "ne", "se", "que", "je", "me", "te", "ce", "si", "jusque", "lorsque", "puisque"}
@@ -58,7 +58,8 @@ def written_french(tokens: tuple[str, ...]) -> tuple[list[str], list[tuple[int, 
 WRITTEN = False
 
 def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
-                  rows: Mapping[str, Sequence[Reading | None]], written: bool = WRITTEN) -> dict[str, list[np.ndarray]]:
+                  rows: Mapping[Matrix, Sequence[Reading | None]],
+                  written: bool = WRITTEN) -> dict[Matrix, list[np.ndarray]]:
     """Weights [F, E] between given words under forced decoding of ``french``: for each matrix of ``rows``, one
     matrix per reading of it (None: a one-matrix reading), all from one pass. End of sentence left out; a sentence
     cut at the model's length limit has fewer rows or columns than it has words.
@@ -75,9 +76,9 @@ def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequenc
     sentence = Sentence(model, forced(model, tokenizers, " ".join(english), " ".join(french)))
     found = {}
     for matrix, chosen in rows.items():
-        layers = layered(sentence, matrix)
-        found[matrix] = [_words(sentence, read_layered(layers, r and layer_reading(model, matrix, r)), len(english),
-                                len(french)) for r in chosen]
+        layers = matrix.of(sentence)
+        found[matrix] = [_words(sentence, read_layered(layers, r and matrix.at(r)), len(english), len(french))
+                         for r in chosen]
     return found
 
 
@@ -90,17 +91,18 @@ def _words(sentence: Sentence, weights: np.ndarray, E: int, F: int) -> np.ndarra
 
 
 def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
-                matrix: str = ATTENTION, reading: Reading | None = RNN_READING, written: bool = WRITTEN) -> np.ndarray:
+                matrix: Matrix = MATRICES[ATTENTION], reading: Reading | None = RNN_READING,
+                written: bool = WRITTEN) -> np.ndarray:
     """The [F, E] word matrix of one reading (or of a one-matrix reading): :func:`word_matrices` for one."""
     return word_matrices(model, tokenizers, english, french, {matrix: [reading]}, written)[matrix][0]
 
 
-def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: str,
+def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: Matrix,
                 chosen: LinkRule | None = None) -> list[dict]:
     """One pair's AER, precision and recall (%) under the rules people compare: how a heatmap is read (each French
     word's most weighed English word), the rule chosen on the trial set (``chosen``: the model's own, else the
     matrix's default) and the matrix's threshold."""
-    chosen, least = chosen or record(matrix).rule, record(matrix).least_weight
+    chosen, least = chosen or matrix.rule, matrix.least_weight
     rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
              f"{chosen} (chosen on the trial set)": lambda w: read_links(chosen, w),
              f"every weight ≥ {least:g}": lambda w: read_links(LinkRule("threshold", least), w)}

@@ -2,7 +2,8 @@
 fit on a few human-aligned pairs, and read as p(link) of each (target word, source word) cell. What its features
 are, how they are weighed, what was chosen and on what data — fit by :mod:`models.analysis.probe_fit`, read by
 :mod:`models.analysis.fitted`, kept beside the model by :mod:`models.storage.records.probe`, which is why it sits
-here, below both: a frozen record of readings (:class:`.attention_map.Reading`) and numbers, nothing computed from a model.
+here, below both: a frozen record of readings (:class:`.attention_map.Reading`) and numbers, nothing computed
+from a model.
 
 Dimension names: F target words, E source words, K features.
 """

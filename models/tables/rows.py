@@ -101,8 +101,8 @@ def _sentence_scores(translation: str, refs: tuple[str, ...] | None) -> tuple[fl
 
 def _aer(side: Side, pair: GoldPair) -> float:
     """One pair's AER (%) of ``side``'s attention under its rule; NaN where neither it nor people link anything."""
-    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target, ATTENTION,
-                          side.reading)
+    weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target,
+                          MATRICES[ATTENTION], side.reading)
     try:
         return alignment_score([read_links(side.aer_rule, weights)], [pair.sure], [pair.possible]).aer
     except ValueError:

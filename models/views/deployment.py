@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.faithfulness import estimated_seconds as deletion_seconds
-from ..analysis.matrices import record
+from ..analysis.matrices import Matrix
 from ..decoding.trace import Trace
 from ..network.translator import Translator
 from ..storage.hub import DEFAULT_MODEL, LoadPolicy
@@ -94,14 +94,13 @@ def _load_policy(setting: Setting, public: bool, number: Callable[[str, float | 
                       dtype=own.dtype)
 
 
-def affordable(model: Translator, trace: Trace, matrix: str, limit_s: float | None) -> str | None:
+def affordable(model: Translator, trace: Trace, matrix: Matrix, limit_s: float | None) -> str | None:
     """Why a request given ``limit_s`` seconds cannot read ``matrix`` of ``trace``, in a sentence; None when it
     can (or sets no limit)."""
-    found = record(matrix)
-    if limit_s is None or (needed := found.seconds(model, trace)) <= limit_s:
+    if limit_s is None or (needed := matrix.seconds(model, trace)) <= limit_s:
         return None
-    cheaper = f" {found.cheaper};" if found.cheaper else ""
-    return (f"{found.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
+    cheaper = f" {matrix.cheaper};" if matrix.cheaper else ""
+    return (f"{matrix.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
             f"request at most {limit_s:.0f} s.{cheaper} a shorter sentence is quicker. Run the app on your own "
             "machine for any length (README).")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.matrices import MATRICES, applicable, layer_reading, matrix_readings, not_applicable, slug
+from ..analysis.matrices import MATRICES, Matrix, applicable
 from ..decoding.attention_map import Reading, readings
 from ..network.attention import SCORES
 from ..network.hf.languages import unknown_code
@@ -133,7 +133,7 @@ class HeadChoice:
 
     options: tuple[Reading, ...]
     default: Reading
-    matrix: str
+    matrix: Matrix
     supervised: Reading | None
 
     def wanted(self, linked: Reading | None) -> Reading:
@@ -146,7 +146,7 @@ class HeadChoice:
     def name(self, reading: Reading) -> str:
         """A reading as listed, short enough for a laptop's column: its name under the matrix, ★ where it is shown
         first, ✓ where it was trained to align (the help says which is which)."""
-        return (MATRICES[self.matrix].label(reading).capitalize() + " ★" * (reading == self.default)
+        return (self.matrix.label(reading).capitalize() + " ★" * (reading == self.default)
                 + " ✓" * (reading == self.supervised))
 
     @property
@@ -155,53 +155,53 @@ class HeadChoice:
         trained to align (✓) is."""
         return ("Each decoder layer has several heads, each with its own attention over the source; a layer's mean "
                 "averages them. Read one step later, each word's row is the step where it is the decoder's input. "
-                f"★ shown first: {MATRICES[self.matrix].label(self.default)}."
-                + (f" ✓ trained to align: {MATRICES[self.matrix].label(self.supervised)}. {SUPERVISION}"
+                f"★ shown first: {self.matrix.label(self.default)}."
+                + (f" ✓ trained to align: {self.matrix.label(self.supervised)}. {SUPERVISION}"
                    if self.supervised is not None else ""))
 
 
-def head_choice(loaded: LoadedModel, matrix: str, shifted: bool = False,
+def head_choice(loaded: LoadedModel, matrix: Matrix, shifted: bool = False,
                 shape: tuple[int, int] | None = None) -> HeadChoice | None:
-    """The readings of ``matrix`` a page may pick among (:func:`~models.analysis.matrices.matrix_readings`; with
+    """The readings of ``matrix`` a page may pick among (:meth:`~models.analysis.matrices.Matrix.readings`; with
     ``shifted`` one step later too; of another attention of ``shape`` layers × heads); None where there is nothing to
     pick: a model without attention, or a matrix of the whole sentence (an attribution)."""
-    if loaded.reading is None or MATRICES[matrix].per == "sentence":
+    if loaded.reading is None or matrix.per == "sentence":
         return None
-    options = tuple(readings(shape, shifted) if shape else matrix_readings(loaded.model, matrix, shifted))
-    default = layer_reading(loaded.model, matrix, loaded.reading if shifted else loaded.reading.plain)
+    options = tuple(readings(shape, shifted) if shape else matrix.readings(loaded.model, shifted))
+    default = matrix.at(loaded.reading if shifted else loaded.reading.plain)
     default = default if default in options else options[-1]  # another kind may have fewer layers
     # a head trained one step later is named on its plain reading too, where a page offers only those
-    aligner = loaded.supervised if matrix == loaded.card.aligning_matrix else None
+    aligner = loaded.supervised if matrix.name == loaded.card.aligning_matrix else None
     supervised = next((r for r in (aligner, aligner and aligner.plain) if r is not None and r in options), None)
     return HeadChoice(options, default, matrix, supervised)
 
 
-def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[str], str]:
+def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[Matrix], Matrix]:
     """The matrices a picker offers for ``loaded`` (every one it has: :func:`applicable`) and the one it opens on:
     the one a link names by its slug, else the model's own (the one its head trained to align is read under)."""
     choices = list(applicable(loaded.model))
-    own = loaded.card.aligning_matrix if loaded.card.aligning_matrix in choices else choices[0]
-    return choices, {slug(m): m for m in choices}.get(linked or "", own)
+    own = next((m for m in choices if m.name == loaded.card.aligning_matrix), choices[0])
+    return choices, {m.slug: m for m in choices}.get(linked or "", own)
 
 
-def matrix_name(matrix: str) -> str:
+def matrix_name(matrix: Matrix) -> str:
     """A matrix as the Show picker lists it: its name alone, short enough for a laptop's column (the help says what
     each is)."""
-    return matrix
+    return matrix.name
 
 
 def show_help(model: Translator) -> str:
     """What the Show picker offers, each in a sentence, and each matrix ``model`` lacks with the reason, grouped by
     reason."""
     lacking: dict[str, list[str]] = {}
-    for m in MATRICES:
-        if (reason := not_applicable(model, m)) is not None:
-            lacking.setdefault(reason, []).append(m)
+    for m in MATRICES.values():
+        if (reason := m.why_not(model)) is not None:
+            lacking.setdefault(reason, []).append(m.name)
     return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
             "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
             "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
             "Which of them to believe: the Which reading? page.\n\n"
-            + "\n".join(f"- {m}: {MATRICES[m].about}" for m in applicable(model))
+            + "\n".join(f"- {m.name}: {m.about}" for m in applicable(model))
             + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
 
 

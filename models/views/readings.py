@@ -17,17 +17,7 @@ from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
 from ..analysis.faithfulness import DELETIONS
-from ..analysis.matrices import (
-    ATTENTION,
-    MATRICES,
-    Matrix,
-    Progress,
-    applicable,
-    layer_reading,
-    layered,
-    read_layered,
-    record,
-)
+from ..analysis.matrices import ATTENTION, MATRICES, Matrix, Progress, applicable, read_layered
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
@@ -60,7 +50,7 @@ class MatrixView:
     instead: str | None  # why the matrix asked for is not the one drawn, in a sentence; None when it is
 
 
-def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading | None, words: bool,
+def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Reading | None, words: bool,
                 limit_s: float | None = None, progress: Progress = None,
                 found: dict[str, Layered] | None = None) -> MatrixView:
     """``matrix`` of ``trace`` at ``reading`` (the model's own reading; ignored by a one-matrix reading), between
@@ -71,9 +61,9 @@ def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading |
     instead = affordable(model, trace, matrix, limit_s)
     if instead and (reading is None or not model.has_attention):
         raise Unaffordable(instead)
-    found = record(ATTENTION if instead else matrix)
-    at = None if reading is None or found.per == "sentence" else layer_reading(model, found.name, reading)
-    layers = layered(sentence, found.name, progress)
+    found = MATRICES[ATTENTION] if instead else matrix
+    at = None if reading is None else found.at(reading)
+    layers = found.of(sentence, progress)
     weights = read_layered(layers, at)  # [T, S]
     energies = trace.read_energies(at) if found.own and not words else None
     view = view_at(trace, weights, energies, words)
@@ -83,12 +73,12 @@ def matrix_view(model: Translator, trace: Trace, matrix: str, reading: Reading |
     return MatrixView(found, at, weights, view, name, prefix, instead)
 
 
-def contrast(model: Translator, trace: Trace, matrix: str, step: int, foil: int,
+def contrast(model: Translator, trace: Trace, matrix: Matrix, step: int, foil: int,
              limit_s: float | None = None) -> tuple[str, np.ndarray]:
     """Why step ``step`` wrote its piece and not ``foil`` (:func:`models.analysis.attribution.contrastive`): the
     attribution used — the one shown, else gradient×input, also where a server giving a request ``limit_s`` seconds
     cannot afford integrated gradients' — and its shares [S] of the source pieces."""
-    method = matrix if matrix in ATTRIBUTIONS else "gradient×input"
+    method = matrix.name if matrix.name in ATTRIBUTIONS else "gradient×input"
     if limit_s is not None and contrast_seconds(trace, method, step) > limit_s:
         method = "gradient×input"
     return method, contrastive(model, trace, method, step, foil)
@@ -99,18 +89,19 @@ def contrast(model: Translator, trace: Trace, matrix: str, step: int, foil: int,
 PANEL_S = 5.0
 
 
-def panel_readings(loaded: LoadedModel, trace: Trace, limit_s: float | None = None) -> tuple[dict, str | None]:
+def panel_readings(loaded: LoadedModel, trace: Trace,
+                   limit_s: float | None = None) -> tuple[dict[Matrix, Reading | None], str | None]:
     """Each matrix the model has that :data:`PANEL_S` (and a server giving a request ``limit_s`` seconds) affords on
     ``trace``, at the reading it aligns best with (its ``--matrix all`` row chosen on the trial set, read at the
     writing step), else at the model's own layer; and which were left out, in a sentence (None: none)."""
     best, chosen, slow = aligned(loaded.path), {}, []
     for matrix in applicable(loaded.model):
         if affordable(loaded.model, trace, matrix, min(PANEL_S, limit_s or PANEL_S)):
-            slow.append(f"{matrix} (about {record(matrix).seconds(loaded.model, trace):.0f} s)")
+            slow.append(f"{matrix.name} (about {matrix.seconds(loaded.model, trace):.0f} s)")
             continue
-        key = best[matrix].reading if matrix in best else None
+        key = best[matrix.name].reading if matrix.name in best else None
         own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
-        chosen[matrix] = None if own is None else layer_reading(loaded.model, matrix, own)
+        chosen[matrix] = None if own is None else matrix.at(own)
     said = f"Left out here, as slow for this page: {', '.join(slow)}; the Translate page draws it." if slow else None
     return chosen, said
 
@@ -126,7 +117,7 @@ class EveryWay:
     recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
 
 
-def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[str, Reading | None], scored: bool) -> EveryWay:
+def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | None], scored: bool) -> EveryWay:
     """``trace`` read at each of the ``chosen`` readings (:func:`models.analysis.side_by_side.side_by_side`: one
     hooked pass), each beside the AER its best ``--matrix all`` row recorded; deletion scores when ``scored``."""
     panels = side_by_side(loaded.model, trace, chosen, scored)
@@ -170,7 +161,7 @@ class GoldView:
     scores: tuple[dict, ...]  # a row per rule, by column title: AER, precision, recall, links
 
 
-def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading | None) -> GoldView:
+def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: Matrix, reading: Reading | None) -> GoldView:
     """``pair``'s target forced through the model, ``matrix`` at ``reading`` (the model's own when None) between
     its words, scored against people's links under each rule people compare — the attention's chosen on the trial
     set where the model records one."""
@@ -179,8 +170,8 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: str, reading: Reading
     F, E = weights.shape
     view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                          energies=None)
-    best = trial_best(loaded.path, loaded.model.attention_shape) if MATRICES[matrix].own else None
-    chosen = MATRICES[matrix].own_rule(loaded.model) or (best.method if best else None)
+    best = trial_best(loaded.path, loaded.model.attention_shape) if matrix.own else None
+    chosen = matrix.own_rule(loaded.model) or (best.method if best else None)
     return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, chosen)))
 
 

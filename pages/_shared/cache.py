@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
+from models.analysis.matrices import Matrix
 from models.datasets.sentences import Sentences, read_folder
 from models.decoding.attention_map import AttentionMap, Reading
 from models.decoding.trace import Trace
@@ -23,6 +24,9 @@ from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
 from .deploy import now, set_serving_threads
+
+#: A matrix is keyed by its name: the registry holds one of each (its callables are not data to hash).
+BY_NAME = {Matrix: lambda matrix: matrix.name}
 
 
 @dataclass(frozen=True)
@@ -142,8 +146,8 @@ def cached_gold(spec: str, languages: Languages, split: str) -> list:
     return reading_views.gold_pairs(spec, languages, split)
 
 
-@st.cache_data(max_entries=128, show_spinner="Reading the model…")
-def cached_gold_view(key: ModelKey, pair, matrix: str, reading: Reading | None) -> reading_views.GoldView:
+@st.cache_data(max_entries=128, show_spinner="Reading the model…", hash_funcs=BY_NAME)
+def cached_gold_view(key: ModelKey, pair, matrix: Matrix, reading: Reading | None) -> reading_views.GoldView:
     """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
     return reading_views.gold_view(load(key), pair, matrix, reading)
 
@@ -171,8 +175,8 @@ def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | t
     return kinds if isinstance(kinds, translate.Refused) else kinds_views.bertviz(kinds)
 
 
-@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…")
-def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: str, step: int,
+@st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…", hash_funcs=BY_NAME)
+def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: Matrix, step: int,
                     foil: int) -> tuple[str, np.ndarray] | translate.Refused:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
@@ -182,8 +186,10 @@ def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: s
     return reading_views.contrast(load(key).model, trace, matrix, step, foil, now().attribution_limit_s)
 
 
-@st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…")
-def cached_every_way(key: ModelKey, text: str, target: tuple[int, ...], chosen: tuple[tuple[str, Reading | None], ...],
+@st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…",
+               hash_funcs=BY_NAME)
+def cached_every_way(key: ModelKey, text: str, target: tuple[int, ...],
+                     chosen: tuple[tuple[Matrix, Reading | None], ...],
                      scored: bool) -> reading_views.EveryWay | translate.Refused:
     """``text`` written as ``target`` read as each of the ``chosen`` matrices at its reading, deletion-scored
     where ``scored`` (:func:`models.views.readings.every_way`)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.analysis.matrices import ATTENTION, layer_reading, slug
+from models.analysis.matrices import ATTENTION, MATRICES, Matrix
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.hub import LoadedModel
@@ -29,19 +29,19 @@ STEP_NOTE = ("A row is the step that *writes* its word, from the words before it
              "seen it — which of the two lines up with human links is measured per model on the Models page.")
 
 
-def matrix_picker(loaded: LoadedModel, key: str = "reading") -> str:
+def matrix_picker(loaded: LoadedModel, key: str = "reading") -> Matrix:
     """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`), opening on
     its own (the one its head trained to align is read under)."""
     choices, wanted = naming.matrix_choice(loaded, ui.read_url().read)
     matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
                           help=naming.show_help(loaded.model))
-    st.query_params["read"] = slug(matrix)
+    st.query_params["read"] = matrix.slug
     return matrix
 
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
-                matrix: str = ATTENTION) -> Reading | None:
+                matrix: Matrix = MATRICES[ATTENTION]) -> Reading | None:
     """Which reading of the model's attention to draw (in the URL under ``key``, a field of
     :class:`models.views.query_string.UrlState`), of those :func:`models.views.naming.head_choice` offers: a head or
     a layer's mean, with ``shifted`` one step later too; of another attention when ``shape`` (its layers, heads) is
@@ -55,7 +55,7 @@ def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention 
         linked, notice = naming.linked_reading(loaded, getattr(ui.read_url(), key), choice.default)
         if notice:
             st.toast(notice, icon=":material/warning:")
-        st.session_state[chosen] = choice.wanted(layer_reading(loaded.model, matrix, linked))
+        st.session_state[chosen] = choice.wanted(matrix.at(linked))
     st.session_state[key] = st.session_state[chosen]
     reading = st.selectbox(label, choice.options, key=key, format_func=choice.name, help=choice.help,
                            on_change=lambda: st.session_state.update({chosen: st.session_state[key]}))
@@ -68,7 +68,7 @@ def chosen_key(key: str) -> str:
     return f"_atlas_chosen_{key}"
 
 
-def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
+def affordable(loaded: LoadedModel, trace: Trace, matrix: Matrix) -> bool:
     """Whether this server gives ``matrix`` of ``trace`` the time it would take; if not, says so."""
     reason = deployment.affordable(loaded.model, trace, matrix, deploy.now().attribution_limit_s)
     if reason:
@@ -76,7 +76,7 @@ def affordable(loaded: LoadedModel, trace: Trace, matrix: str) -> bool:
     return reason is None
 
 
-def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
+def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: Matrix,
                 reading: Reading | None) -> views.MatrixView:
     """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.views.readings.matrix_view`), each
     matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
@@ -88,7 +88,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: str,
     def progress(done: float) -> None:
         nonlocal bar
         bar = bar or st.progress(0.0)
-        bar.progress(done, text=f"Computing {matrix}: {done:.0%}")
+        bar.progress(done, text=f"Computing {matrix.name}: {done:.0%}")
 
     try:
         drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words,

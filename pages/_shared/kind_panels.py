@@ -58,7 +58,8 @@ def head_grid(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedK
                     key=key, on_select=open_head, selection_mode="head")
 
 
-def model_view(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading, words: bool) -> None:
+def model_view(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
+               words: bool) -> None:
     """Every layer × head of ``kind`` at once, a row a layer, when asked for (in the URL as ``layers``): a grid of
     dozens of heatmaps holds a browser for seconds; clicking a panel opens it."""
     layers, heads = kinds_views.shown_map(trace, kinds, kind).shape

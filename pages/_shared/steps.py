@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.alignment import piece_label
+from models.analysis.matrices import Matrix
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.loaded import LoadedModel
@@ -40,7 +41,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
         st.caption(share)
     st.altair_chart(charts.links(shown.view, found.row, measure=shown.matrix.unit), width="stretch", key="step_links")
     if not found.forced:
-        contrast(trace, settings, text, step, shown.matrix.name)
+        contrast(trace, settings, text, step, shown.matrix)
     neighbours(trace, settings, step, found.written)
     if found.what_if:
         what_if(settings, text, step, found.source_words, reading.layer, loaded.model.several_heads)
@@ -49,7 +50,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
         st.caption(found.no_what_if)
 
 
-def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: str) -> None:
+def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: Matrix) -> None:
     """Why the step wrote its piece and not another of its candidates (in the URL as ``foil``): an attribution of
     the difference of their log-probabilities, the shown one's (else gradient×input)."""
     st.subheader("Why this and not…")

@@ -7,8 +7,8 @@
 without attention). Binary float16 is about a sixth of the JSON text the first records used
 (``alignment_timeline.json``, attention rounded to 3 decimals, an RNN's one ``[T, S]`` matrix under
 ``attention`` in the oldest): :func:`read_timeline` still reads those, so readers see one form, with
-``attention`` an :class:`~models.decoding.attention_map.AttentionMap` or None. The training CLI appends a point as it validates, so a resumed run
-keeps the points before the interruption.
+``attention`` an :class:`~models.decoding.attention_map.AttentionMap` or None. The training CLI appends a point as
+it validates, so a resumed run keeps the points before the interruption.
 """
 from __future__ import annotations
 
