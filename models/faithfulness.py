@@ -30,7 +30,7 @@ from .storage.commands import command_line
 from .storage.hub import CheckpointError, load_model
 from .storage.languages import assumed
 from .storage.loaded import LoadedModel
-from .storage.records.reading_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
+from .storage.records.matrix_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
 
 RANDOM = "random"
 

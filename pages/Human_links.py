@@ -30,7 +30,7 @@ st.query_params["pair"] = str(number)
 pair = pairs[number - 1]
 show_at, head_at = st.columns(2, vertical_alignment="bottom")
 with show_at:
-    matrix = evidence.matrix_picker(loaded, key="gold_reading")
+    matrix = evidence.matrix_picker(loaded, key="gold_matrix")
 with head_at:
     reading = evidence.head_picker(loaded, shifted=True, matrix=matrix)
 

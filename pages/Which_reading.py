@@ -27,10 +27,10 @@ st.caption("Each panel: rows are the words written, columns the source words, da
            "on the Translate page.")
 picked = event.selection.get("head", []) if event else []
 if picked and (link := found.links[int(picked[0]["head"])]) is not None:
-    params = {k: v for k, v in st.query_params.to_dict().items() if k not in ("read", "head", "foil")}
+    params = {k: v for k, v in st.query_params.to_dict().items() if k not in ("matrix", "read", "head", "foil")}
     st.switch_page("pages/translate.py", query_params={**params, **link})
 
-st.dataframe(pd.DataFrame(found.table).style.format(precision=2, na_rep="—"), hide_index=True, key="reading_scores")
+st.dataframe(pd.DataFrame(found.table).style.format(precision=2, na_rep="—"), hide_index=True, key="matrix_scores")
 if not found.recorded:
     st.caption("No AER recorded for this model yet: `python -m models.align --model … --data gold:… --matrix all "
                "--save` writes it beside the checkpoint.")

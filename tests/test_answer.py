@@ -56,7 +56,7 @@ def test_a_bar_opens_its_model_and_reading_on_the_translate_page():
     found = answer(bundled_models())
     bar = next(b for b in found.bars if b["model"] == "transformer" and b["reading"] == "raw attention")
     assert found.link({"model": "transformer", "matrix": "attention"}) == {
-        "model": "transformer", "read": "attention", "head": bar["head"]}
+        "model": "transformer", "matrix": "attention", "head": bar["head"]}
     assert found.link({"model": "nowhere", "matrix": "attention"}) is None
 
 

@@ -107,7 +107,7 @@ def test_no_attention_model_shows_attribution_instead(additive):
     at = run_page(APP, text="A dog runs.", model="none", level="subwords")
     assert not at.exception
     assert any("no attention" in c.value for c in at.caption)
-    assert list(at.selectbox(key="reading").options) == ["gradient×input", "integrated gradients", "position floor"]
+    assert list(at.selectbox(key="matrix").options) == ["gradient×input", "integrated gradients", "position floor"]
     heat = figures(at)[0]
     assert "attribution" in title_of(heat)
     assert not at.get("selectbox") or all("look only at" not in s.label for s in at.selectbox)  # nothing to force
@@ -126,7 +126,7 @@ def test_attribution_replaces_attention_in_the_heatmap_and_the_step_explorer(add
     assert "attribution" in title_of(heat) and heat["encoding"]["color"]["legend"]["title"] == "share"
     values = [r["value"] for r in next(iter(bars["datasets"].values()))]
     assert values == pytest.approx(expected[1].tolist(), abs=1e-4)  # step 2's shares
-    assert at.query_params["read"] == reading
+    assert at.query_params["matrix"] == reading and "read" not in at.query_params  # an old link, renamed
 
 
 def test_public_mode_refuses_local_paths_from_the_url(monkeypatch):

@@ -215,7 +215,7 @@ def test_a_click_on_an_answer_bar_opens_that_model_and_reading(server, page):
     wait_idle(page)
     assert_no_exception(page)
     query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-    assert query["model"][0] and query.get("read")
+    assert query["model"][0] and query.get("matrix")
 
 
 def test_translate_step_and_compare(server, page, tmp_path):

@@ -27,10 +27,10 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     for name in names:
         assert any(t.startswith(name) for t in texts), name
     page.locator(".vega-embed").first.locator("g.role-mark path[aria-label*='cell: ALTI,']").first.click()
-    page.wait_for_function(f"location.search.includes('read=ALTI') && document.querySelector('.vega-embed svg') "
+    page.wait_for_function(f"location.search.includes('matrix=ALTI') && document.querySelector('.vega-embed svg') "
                            f"&& ({TITLE.format(n=0)}).startsWith('ALTI:')", timeout=90_000)
     wait_idle(page)
-    assert "read=ALTI" in page.url and "/Which_reading" not in page.url
+    assert "matrix=ALTI" in page.url and "/Which_reading" not in page.url
     assert_no_exception(page)
 
 

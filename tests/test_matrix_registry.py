@@ -43,16 +43,16 @@ def registered():
 def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title(registered):
     at = run_page(APP, model="transformer", text="A dog runs.", read=registered.slug)
     assert not at.exception and not at.error
-    assert registered.name in at.selectbox(key="reading").options
-    assert f"- {registered.name}: {registered.about}" in at.selectbox(key="reading").help
+    assert registered.name in at.selectbox(key="matrix").options
+    assert f"- {registered.name}: {registered.about}" in at.selectbox(key="matrix").help
     assert title_of(figures(at)[0]).startswith(registered.title)
-    assert at.query_params["read"] == registered.slug
+    assert at.query_params["matrix"] == registered.slug
 
 
 def test_a_model_without_what_a_matrix_needs_is_told_why(registered):
     matrices.register(Matrix(**{**TOY.__dict__, "needs": (WEIGHTS, HEADLESS)}))  # the fixture puts it all back
     at = run_page(APP, model="transformer", text="A dog runs.")
-    picker = at.selectbox(key="reading")
+    picker = at.selectbox(key="matrix")
     assert not any(TOY.name in o for o in picker.options)
     assert f"Not for this model — {TOY.name}: the toy wants more than eight heads." in picker.help
 

@@ -17,6 +17,13 @@ def test_valid_values_are_kept():
     assert state.notices == ()
 
 
+def test_an_old_links_renamed_parameter_is_read_under_its_new_name_the_new_first():
+    for old, new in url.RENAMED.items():
+        assert getattr(parse({old: "ALTI"}), new) == "ALTI"
+        assert getattr(parse({old: "ALTI", new: "attention"}), new) == "attention"
+        assert getattr(parse({old: "a\x00b"}), new) is None and len(parse({old: "a\x00b"}).notices) == 1
+
+
 @pytest.mark.parametrize("key, raw", [
     ("beam", "abc"), ("beam", "2.5"), ("beam", "10000"), ("beam", "0"), ("beam", "-1"), ("beam", ""),
     ("level", "letters"), ("step", "0"), ("step", "1e9"), ("step", "x"),

@@ -13,10 +13,10 @@ TEXT = "A dog runs on the beach."
 
 @pytest.mark.parametrize("matrix", [m for m in MATRICES if m != "integrated gradients"])
 def test_the_translate_page_draws_every_matrix_at_a_layer_it_has(matrix):
-    at = run_page(APP, model="transformer", text=TEXT, read=MATRICES[matrix].slug, head="2.3")
+    at = run_page(APP, model="transformer", text=TEXT, matrix=MATRICES[matrix].slug, head="2.3")
     assert not at.exception and not at.error
     assert title_of(figures(at)[0]).startswith(MATRICES[matrix].title)
-    assert at.query_params["read"] == MATRICES[matrix].slug
+    assert at.query_params["matrix"] == MATRICES[matrix].slug
     if matrix in ("ALTI", "ALTI+ rollout", "attention rollout", "value zeroing"):  # a layer, not a head
         assert at.query_params["head"] == "2.mean"
     prefix = [c.value for c in at.caption if "target prefix" in c.value]
@@ -80,7 +80,7 @@ def test_the_models_page_says_which_matrix_to_believe():
 def test_the_matrices_an_rnn_lacks_are_named_with_the_reason():
     at = run_page(APP, model="additive", text=TEXT)
     assert not at.exception
-    said = [p for p in at.selectbox(key="reading").help.split("\n\n") if p.startswith("Not for this model")]
+    said = [p for p in at.selectbox(key="matrix").help.split("\n\n") if p.startswith("Not for this model")]
     whole, stack = said  # one note for each reason, each naming the matrices it keeps out
     assert "ALTI, ALTI+ rollout, attention rollout, value zeroing" in stack and "no residual stream" in stack
     assert "full-context attention" in whole and "future mask" in whole

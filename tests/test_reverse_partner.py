@@ -82,7 +82,7 @@ def test_the_app_reads_the_two_way_probe_as_it_was_fit(two_ways):
     applied to the features the fit read."""
     (model, tokenizers), (other, reverse) = two_ways
     pairs = synthetic_pairs(10, 4)
-    model.fitted_reading = fit_probe(two_way_examples(two_ways, pairs), features_of(model, other), "planted",
+    model.probe = fit_probe(two_way_examples(two_ways, pairs), features_of(model, other), "planted",
                                      "trial", partner="reverse")
     try:
         assert MATRICES[FITTED] not in applicable(model)  # no partner loaded: the matrix says why instead of failing
@@ -90,9 +90,9 @@ def test_the_app_reads_the_two_way_probe_as_it_was_fit(two_ways):
         english, french = pairs[0]
         x = two_way_examples(two_ways, [pairs[0]])[0].x
         read = word_matrices(model, tokenizers, english.split(), french.split(), {MATRICES[FITTED]: [None]})[MATRICES[FITTED]][0]
-        assert np.allclose(read, model.fitted_reading.probability(x), atol=1e-6)
+        assert np.allclose(read, model.probe.probability(x), atol=1e-6)
     finally:
-        model.fitted_reading = model.reverse_partner = None
+        model.probe = model.reverse_partner = None
 
 
 def test_the_loader_loads_the_partner_a_saved_probe_names_and_align_refuses_one_of_the_same_way(

@@ -228,7 +228,7 @@ def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context
                 "--full-context"])
     at = run_page(APP, text="a dog runs", model=str(out))
     assert not at.exception, [e.message for e in at.exception]
-    assert at.selectbox(key="reading").value.name == "full-context attention"
+    assert at.selectbox(key="matrix").value.name == "full-context attention"
     assert at.selectbox(key="head").value == Reading(0, 1)
     assert "Layer 1, head 2 ★ ✓" in at.selectbox(key="head").options
     plain, later = (title_of(f) for f in figures(at)[:2])

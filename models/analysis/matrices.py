@@ -62,9 +62,9 @@ ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model
 PARTS = Need(lambda model: model.parts_readable, "this model normalises what its attention adds before adding it "
              "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
-PROBED = Need(lambda model: model.fitted_reading is not None, "no reading of this model's heads has been fit to "
+PROBED = Need(lambda model: model.probe is not None, "no reading of this model's heads has been fit to "
               "human links yet: python -m models.align --model … --data gold:… --fit-on trial fits one (seconds)")
-PARTNERED = Need(lambda model: model.fitted_reading is None or not model.fitted_reading.reads_partner
+PARTNERED = Need(lambda model: model.probe is None or not model.probe.reads_partner
                  or model.reverse_partner is not None, "its reading fit to people reads a model translating the "
                  "other way too, which was not loaded beside it")
 
@@ -184,7 +184,7 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
 
 
 def _fitted(sentence: Sentence, progress: Progress) -> Layered:
-    probe = sentence.model.fitted_reading
+    probe = sentence.model.probe
     return fitted_matrix(sentence, probe, lambda name: record(name).of(sentence),
                          _reverse_pass(sentence) if probe.reads_partner else None)
 
@@ -252,7 +252,7 @@ MATRICES: dict[str, Matrix] = {m.name: m for m in (
     Matrix(FITTED, "Fit to human links: p(link) of every word pair, from every head weighed as people's links "
            "taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic regression fit on "
            "a few human-aligned pairs (a probe)", "sentence", _fitted, (WEIGHTS, PROBED, PARTNERED),
-           own_choice=lambda model: model.fitted_reading.final if model.fitted_reading else None),
+           own_choice=lambda model: model.probe.final if model.probe else None),
     Matrix(FLOOR, "Position floor: p(link) from where the words sit alone, no model read", "p(link)",
            "the floor: how far a cell lies from the diagonal and whether both words are the same, weighed by a "
            "logistic regression fit on the same human-aligned pairs; what any reading must beat", "sentence",

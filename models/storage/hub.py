@@ -285,13 +285,13 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy, partner:
         (model, tokenizers), found = _load_own(path, _read_config(path, raw)), own_languages(path)
     target, card = pick_device(device), read_card(path)
     try:
-        model.fitted_reading = read_probe(path)  # its heads' reading fit to people, where one was fit
+        model.probe = read_probe(path)  # its heads' reading fit to people, where one was fit
         model.position_floor = bundled_floor()  # where the words sit alone: the floor every reading is read beside
         trained = trained_variant(path)
     except (ValueError, KeyError, TypeError) as e:  # a record beside the weights that is not one
         raise CheckpointError(f"{path.name}: {e}") from e
-    if partner and model.fitted_reading is not None and model.fitted_reading.reads_partner:
-        model.reverse_partner = _partner(model.fitted_reading.data.partner, device, policy)
+    if partner and model.probe is not None and model.probe.reads_partner:
+        model.reverse_partner = _partner(model.probe.data.partner, device, policy)
     return LoadedModel(model.to(target).eval(), tokenizers, path, target,
                        default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                        card.aligning_matrix),

@@ -36,7 +36,7 @@ class UrlState:
     beam: int = 1
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
-    read: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
+    matrix: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int | None = None  # 1: the Translate page draws the reading one step later beside the plain one (None:
     # as the model's card chose its reading)
@@ -116,7 +116,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
-    "read": _printable(40),
+    "matrix": _printable(40),
     "direction": _printable(MAX_LANGUAGE_CHARS),
     "foil": _printable(40),
     **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
@@ -127,12 +127,19 @@ _PARSERS: dict[str, Callable[[str], object]] = {
 }
 
 
+#: Parameters renamed since links were first shared, by their old name: an old link still opens what it showed.
+#: (``read=`` named the matrix drawn; "reading" now means one head or layer only, ``head=``.)
+RENAMED = {"read": "matrix"}
+_OLD_NAME = {new: old for old, new in RENAMED.items()}
+
+
 def parse(params: Mapping[str, str]) -> UrlState:
-    """Every known parameter of ``params`` validated; unknown keys are ignored."""
+    """Every known parameter of ``params`` validated (a renamed one read under its old name too, the new name
+    first); unknown keys are ignored."""
     values: dict[str, object] = {}
     notices: list[str] = []
     for field in fields(UrlState):
-        raw = params.get(field.name)
+        raw = params.get(field.name, params.get(_OLD_NAME.get(field.name, "")))
         if raw is None or field.name == "notices":
             continue
         if field.name == "text":

@@ -29,7 +29,7 @@ from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.records.alignment import AlignmentRow, aer_by_head, recorded, trial_best
-from ..storage.records.reading_scores import aligned
+from ..storage.records.matrix_scores import aligned
 from .deployment import affordable
 
 
@@ -113,7 +113,7 @@ class EveryWay:
     panels: tuple[Panel, ...]  # each matrix at its reading, then the random floor
     titles: tuple[str, ...]  # a panel's: the matrix and its layer (and head)
     table: tuple[dict, ...]  # a row a panel, by column title: its reading, recorded AER, deletion scores
-    links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (read=, head=); None: the floor
+    links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (matrix=, head=); None: the floor
     recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
 
 
@@ -139,7 +139,7 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | 
               "aligned at": aligned_at(recorded[p.matrix]) if p.matrix in recorded else "",
               "comprehensiveness": missing if p.comprehensiveness is None else p.comprehensiveness,
               "sufficiency": missing if p.sufficiency is None else p.sufficiency} for p in panels]
-    links = [None if p.matrix == RANDOM else {"read": MATRICES[p.matrix].slug,
+    links = [None if p.matrix == RANDOM else {"matrix": MATRICES[p.matrix].slug,
                                                **({"head": p.reading.key} if p.reading else {})} for p in panels]
     return EveryWay(tuple(panels), tuple(map(title, panels)), tuple(table), tuple(links), bool(recorded))
 
@@ -245,7 +245,7 @@ FITTED_ABOUT = ("Red: more of that head's attention makes a link likelier; blue:
 
 def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     """The grids of ``loaded``'s fitted probe; None where it has none, or no heads to grid."""
-    probe: Probe | None = loaded.model.fitted_reading
+    probe: Probe | None = loaded.model.probe
     layers, heads = loaded.model.attention_shape
     if probe is None or not layers:
         return None

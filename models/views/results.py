@@ -38,8 +38,8 @@ from ..storage.records.alignment import (
 )
 from ..storage.records.evaluation import EvaluationRecord
 from ..storage.records.heads import importance_grid, read_heads
+from ..storage.records.matrix_scores import MatrixScore, aligned, explained, matrix_scores, read_faithfulness
 from ..storage.records.probe import read_probe
-from ..storage.records.reading_scores import ReadingScore, aligned, explained, read_faithfulness, reading_scores
 from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary
 from .naming import model_name
 
@@ -86,7 +86,7 @@ class ModelResults:
     alignment: tuple[AlignmentRow, ...]
     aer_grids: dict[bool, Grid]  # by "read one step later": each head's test AER
     importance: HeadImportance | None
-    scores: tuple[ReadingScore, ...]  # which matrix to believe
+    scores: tuple[MatrixScore, ...]  # which matrix to believe
     faithfulness_command: str | None
 
 
@@ -123,7 +123,7 @@ def model_results(name: str) -> ModelResults:
         tuple(results_rows(evaluation)) if evaluation else (), tuple(lengths),
         {scored_set_name(t): ends(t.by_length, lambda b: bucket_label(b.min_words, b.max_words)) for t in tests},
         tuple(quality_per_minute(training)) if training else (), tuple(alignment), grids,
-        _importance(directory), tuple(reading_scores(directory)), faithfulness and faithfulness.command)
+        _importance(directory), tuple(matrix_scores(directory)), faithfulness and faithfulness.command)
 
 
 def bundled_results() -> list[ModelResults]:
@@ -239,7 +239,7 @@ class Answer:
         """The Translate page's URL parameters of a clicked bar (``model``, ``matrix``): that model, that reading."""
         bar = next((b for b in self.bars if (b["model"], b["matrix"]) == (picked.get("model"), picked.get("matrix"))),
                    None)
-        return bar and {"model": bar["model"], "read": MATRICES[bar["matrix"]].slug,
+        return bar and {"model": bar["model"], "matrix": MATRICES[bar["matrix"]].slug,
                         **({"head": bar["head"]} if bar["head"] else {})}
 
 

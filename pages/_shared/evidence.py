@@ -29,13 +29,14 @@ STEP_NOTE = ("A row is the step that *writes* its word, from the words before it
              "seen it — which of the two lines up with human links is measured per model on the Models page.")
 
 
-def matrix_picker(loaded: LoadedModel, key: str = "reading") -> Matrix:
-    """Which matrix to draw (in the URL as ``read``): every one the model has (:func:`applicable`), opening on
+def matrix_picker(loaded: LoadedModel, key: str = "matrix") -> Matrix:
+    """Which matrix to draw (in the URL as ``matrix``): every one the model has (:func:`applicable`), opening on
     its own (the one its head trained to align is read under)."""
-    choices, wanted = naming.matrix_choice(loaded, ui.read_url().read)
+    choices, wanted = naming.matrix_choice(loaded, ui.read_url().matrix)
     matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
                           help=naming.show_help(loaded.model))
-    st.query_params["read"] = matrix.slug
+    st.query_params["matrix"] = matrix.slug
+    st.query_params.pop("read", None)  # an old link's name for it (query_string.RENAMED)
     return matrix
 
 

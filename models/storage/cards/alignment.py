@@ -24,7 +24,7 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
 def alignment_table(directory: str | Path, matrix: str = ATTENTION) -> str:
     """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``),
     after the reading of ``matrix`` (the model's own) it aligns with."""
-    results = [r for r in recorded(directory) if not r.chosen_on_trial]  # --matrix all rows: reading_scores
+    results = [r for r in recorded(directory) if not r.chosen_on_trial]  # --matrix all rows: matrix_scores
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
     rnn = _cross_shape(directory) == (1, 1)  # one head: its readings need no name

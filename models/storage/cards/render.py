@@ -18,7 +18,7 @@ from ..examples import examples_file, first_example, load_examples
 from ..languages import language_key, language_name, pair_name
 from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
 from ..records.heads import heads_table
-from ..records.reading_scores import reading_table
+from ..records.matrix_scores import matrix_table
 from ..records.timeline import timeline_file
 from ..records.training import (
     TrainingRecord,
@@ -238,7 +238,7 @@ Each matrix a step can be read as — the attention, what it adds (its norm, ALT
 the layers, a gradient attribution — scored against people (AER, as above: reading and rule chosen on the trial set)
 and against the model itself (does the written word need the source words the matrix points at?):
 
-{reading_table(directory)}"""
+{matrix_table(directory)}"""
 
 
 def _use(training: TrainingRecord) -> str:

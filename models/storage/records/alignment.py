@@ -153,7 +153,7 @@ def default_reading(directory: str | Path, shape: tuple[int, int], supervised: R
 def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[AlignmentRow]) -> list[dict]:
     """The table of AER against human links, by column title: each model's results (by its label; of a multi-head
     model, the test set's), the statistical aligner's and the published figures, each row named by what its links
-    came from. The ``--matrix all`` rows have a table of their own (:mod:`.reading_scores`)."""
+    came from. The ``--matrix all`` rows have a table of their own (:mod:`.matrix_scores`)."""
     rows = [(f"{label}: {r.matrix}" + (f", reading {r.reading}" if r.reading else ""), r)
             for label, found in results.items() for r in found
             if (not r.reading or r.split == "test") and not r.chosen_on_trial]

@@ -1,8 +1,8 @@
-"""models/storage/records/reading_scores: one row per matrix, its reading chosen on the trial set against people and its
+"""models/storage/records/matrix_scores: one row per matrix, its reading chosen on the trial set against people and its
 best layer against the model."""
 import json
 
-from models.storage.records.reading_scores import FAITHFULNESS_FILE, reading_scores, reading_table
+from models.storage.records.matrix_scores import FAITHFULNESS_FILE, matrix_scores, matrix_table
 
 
 def row(matrix, reading, trial, test):
@@ -22,14 +22,14 @@ def test_each_matrix_is_aligned_at_its_trial_best_and_explained_at_its_best(tmp_
                  {"row": "ALTI.2.mean", "matrix": "ALTI", "reading": "2.mean", "comprehensiveness": 3.0,
                   "sufficiency": 0.5, "steps": 9},
                  {"row": "random", "matrix": "random", "comprehensiveness": 1.0, "sufficiency": 3.0, "steps": 9}]}))
-    found = {r.matrix: r.table_row() for r in reading_scores(tmp_path)}
+    found = {r.matrix: r.table_row() for r in matrix_scores(tmp_path)}
     assert list(found) == ["ALTI", "random"]  # a plain --matrix attention result is not a --matrix all row
     assert found["ALTI"]["AER %"] == 30.0 and found["ALTI"]["aligned at"] == "1.mean, union"
     assert found["ALTI"]["explained at"] == "2.mean" and found["ALTI"]["comprehensiveness"] == 3.0
     assert found["random"]["AER %"] is None and found["random"]["explained at"] == "—"
-    table = reading_table(tmp_path)
+    table = matrix_table(tmp_path)
     assert "python -m models.faithfulness" in table and "first 3 sentences of multi30k" in table
 
 
 def test_nothing_measured_says_how(tmp_path):
-    assert reading_scores(tmp_path) == [] and "models.align --matrix all --save" in reading_table(tmp_path)
+    assert matrix_scores(tmp_path) == [] and "models.align --matrix all --save" in matrix_table(tmp_path)

@@ -1,7 +1,7 @@
 """Which matrix to believe, from what a checkpoint's folder records: each matrix scored against people
 (``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment`)
 and against the model itself (``faithfulness.json``, written by ``python -m models.faithfulness --save`` and read
-here) — one :class:`ReadingScore` per matrix, for the card and the app's Models page.
+here) — one :class:`MatrixScore` per matrix, for the card and the app's Models page.
 
 Against people, the row is the reading with the lowest AER on the *trial* set, its test AER shown: chosen without
 the test set. Against the model, the row is the layer (or head) with the highest comprehensiveness on the
@@ -62,7 +62,7 @@ def read_faithfulness(directory: str | Path) -> Faithfulness | None:
 
 
 @dataclass(frozen=True)
-class ReadingScore:
+class MatrixScore:
     """One matrix: its AER against people at the reading and rule chosen on the trial set, and its deletion scores
     at its best reading; either None where not measured."""
 
@@ -97,19 +97,19 @@ def explained(record: Faithfulness | None) -> dict[str, FaithfulnessRow]:
     return best
 
 
-def reading_scores(directory: str | Path) -> list[ReadingScore]:
+def matrix_scores(directory: str | Path) -> list[MatrixScore]:
     """One score per matrix, aligned or explained or both; [] when neither was measured."""
     people, model = aligned(directory), explained(read_faithfulness(directory))
-    return [ReadingScore(m, people.get(m), model.get(m)) for m in dict.fromkeys([*people, *model])]
+    return [MatrixScore(m, people.get(m), model.get(m)) for m in dict.fromkeys([*people, *model])]
 
 
 def _cell(value) -> str:
     return "" if value is None else f"{value:.1f}" if isinstance(value, float) and abs(value) >= 10 else str(value)
 
 
-def reading_table(directory: str | Path) -> str:
-    """The card's table of :func:`reading_scores` with the commands that measured it."""
-    rows = [s.table_row() for s in reading_scores(directory)]
+def matrix_table(directory: str | Path) -> str:
+    """The card's table of :func:`matrix_scores` with the commands that measured it."""
+    rows = [s.table_row() for s in matrix_scores(directory)]
     if not rows:
         return ("Not measured yet: run `python -m models.align --matrix all --save` and "
                 "`python -m models.faithfulness --save`.")
