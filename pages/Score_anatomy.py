@@ -35,7 +35,7 @@ left, right = st.columns(2)
 for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model, dot_trace)):
     parts = inside.energy_view(model, tr, t, s)
     with column:
-        st.markdown(f"**{naming.variant_label(parts.score)}**: e = **{parts.energy:.3f}**, α = **{parts.weight:.3f}** "
+        st.markdown(f"**{parts.label}**: e = **{parts.energy:.3f}**, α = **{parts.weight:.3f}** "
                     f"(the model's own energy: {parts.own_energy:.3f})")
         st.altair_chart(charts.bars(list(parts.units), parts.terms, None,
                                     "Each hidden unit's contribution, largest first", "unit k"),

@@ -4,7 +4,7 @@ import streamlit as st
 from models.analysis.alignment import step_of_row
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
-from models.views import naming, translate
+from models.views import translate
 from pages._shared import cache, charts, evidence, exports, kind_panels, steps, ui
 
 
@@ -61,7 +61,7 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-st.caption(f"{ui.direction(loaded)} translation by {naming.about(loaded.variant)}"
+st.caption(f"{ui.direction(loaded)} translation by {loaded.family.about}"
            " — and, at every word it writes, where its attention looks.")
 text = ui.sentence_input(loaded.languages[0])
 if text is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 
 from ..decoding.attention_map import Reading
+from ..network.family import Family, family
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
 from .cards.metadata import CardFacts
@@ -98,6 +99,11 @@ class LoadedModel:
                              "Gemma2) reads one.")
         prompted = self.pairs.asking(instruction)
         return replace(self, pairs=prompted, tokenizers=prompted.pair(self.model, *self.languages)[1])
+
+    @property
+    def family(self) -> Family:
+        """What the model is, as people are told (:func:`models.network.family.family` of its variant)."""
+        return family(self.variant)
 
     @property
     def variant(self) -> str:

@@ -15,6 +15,7 @@ from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIn
 from ..decoding.attention_map import RNN_READING, AttentionMap, Reading
 from ..decoding.trace import Trace
 from ..network.contract import Kind
+from ..network.family import family
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel
 
@@ -57,6 +58,7 @@ class EnergyView:
     """One attention energy of an RNN taken apart: the terms that add up to it, largest first."""
 
     score: str  # the model's score: "additive" or "dot"
+    label: str  # how people know it: "Additive (Bahdanau)"
     energy: float  # the sum of the terms
     own_energy: float  # the energy the model computed itself
     weight: float  # α of the cell
@@ -72,7 +74,8 @@ def energy_view(model: Translator, trace: Trace, step: int, source: int) -> Ener
     table = {"W_q s": parts.query_part, "W_k h": parts.key_part}
     if parts.hidden.size:  # the additive score's hidden layer; a dot product has none
         table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
-    return EnergyView(parts.score, parts.energy, float(trace.read_energies(RNN_READING)[step, source]),
+    return EnergyView(parts.score, family(parts.score).label, parts.energy,
+                      float(trace.read_energies(RNN_READING)[step, source]),
                       float(trace.read(RNN_READING)[step, source]), tuple(str(k) for k in order),
                       parts.contributions[order], table | {"term": parts.contributions})
 

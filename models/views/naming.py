@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..analysis.matrices import MATRICES, Matrix, applicable
 from ..decoding.attention_map import Reading, readings
-from ..network.attention import SCORES
+from ..network.family import family
 from ..network.hf.languages import unknown_code
 from ..network.translator import Translator
 from ..storage.cards.metadata import SUPERVISION
@@ -18,27 +18,6 @@ from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_
 from ..storage.languages import Languages, language_key, language_name, pair_name
 from ..storage.loaded import LoadedModel
 
-#: What each variant of the project's models is, for a page's first line.
-ABOUT = {**dict.fromkeys(SCORES, "an RNN with attention (Bahdanau, Cho & Bengio 2015)"),
-         "none": "the paper's RNN encoder–decoder without attention",
-         "transformer": "a small Transformer (Vaswani et al. 2017)",
-         "decoder-only": "a small decoder-only Transformer asked through a chat prompt, GPT-style (Radford et al. 2018)"}
-#: How people know the project's variants that are not an RNN score.
-LABELS = {"transformer": "Transformer (multi-head)", "decoder-only": "Decoder-only (GPT-style)"}
-
-
-def variant_label(variant: str) -> str:
-    """How people know a model: its RNN score's label, the Transformer, the decoder-only model, or a Hugging Face
-    model's type."""
-    if variant in LABELS:
-        return LABELS[variant]
-    return SCORES[variant].label if variant in SCORES else f"{variant.capitalize()} (Hugging Face)"
-
-
-def about(variant: str) -> str:
-    """What a model of ``variant`` is, in a few words: the project's own described, another by its label."""
-    return ABOUT.get(variant, variant_label(variant))
-
 
 def model_name(ref: str) -> str:
     """A bundled model's label (with its direction where it is not the first bundled model's), or the reference
@@ -46,7 +25,7 @@ def model_name(ref: str) -> str:
     found = bundled_variants().get(ref)
     if found is None:
         return ref
-    label = variant_label(found) + (", trained to align" if bundled_cards()[ref].guided else "")
+    label = family(found).label + (", trained to align" if bundled_cards()[ref].guided else "")
     pair, first = bundled_pairs()[ref], bundled_pairs()[bundled_models()[0]]
     return label if pair == first else f"{label.split(' (')[0]}, {pair_name(pair)}"  # short: titles name it in halves
 

@@ -205,7 +205,7 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
         st.error(f"{for_markdown(str(e))} Using the bundled {naming.model_name(fallback)} model instead.")
         settings = settings.for_model(fallback)
         loaded = load(ModelKey(fallback))
-    label, name = naming.variant_label(loaded.variant), naming.model_name(settings.model)
+    label, name = loaded.family.label, naming.model_name(settings.model)
     where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
     st.sidebar.caption(f"{where}**{label}**, running on **{loaded.device}**")
     return settings, loaded

@@ -13,7 +13,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from ...decoding.attention_map import Reading
 from ...decoding.trace import ATTENTION, FULL_CONTEXT
-from ...network.attention import SCORES
+from ...network.family import family
 from ..examples import examples_file, first_example, load_examples
 from ..languages import language_key, language_name, pair_name
 from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
@@ -57,7 +57,7 @@ def _metadata(training: TrainingRecord, evaluation: EvaluationRecord | None) -> 
     ]
     return ModelCardData(
         language=list(training.languages), license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", *TAGS.get(training.variant, ("seq2seq", "gru", training.variant))],
+        tags=["translation", "attention", *family(training.variant).tags],
         datasets=[d.name for d in training.data], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
         model_name=f"attention-atlas {'-'.join(training.languages)} {training.variant}", eval_results=results or None,
@@ -124,25 +124,9 @@ def _files(directory: str | Path) -> str:
     return "".join(f"\n- {n}" for n in notes)
 
 
-#: The Hub tags and the sentence that says what a model is, by :func:`variant` (an RNN's are its score's).
-TAGS = {"transformer": ("seq2seq", "transformer"), "decoder-only": ("decoder-only", "llama", "chat")}
-DESCRIPTIONS = {
-    "transformer": "A small Transformer encoder–decoder after Vaswani et al. (2017): pre-norm layers, sinusoidal "
-                   "positions, multi-head scaled dot-product attention, the target embedding tied to the output "
-                   "layer.",
-    "decoder-only": "A small decoder-only (GPT-style) Transformer, transformers' own `LlamaForCausalLM` (pre-norm "
-                    "RMSNorm layers, rotary positions, grouped-query attention, SwiGLU feed-forward, the embedding "
-                    "tied to the output layer): the sentence sits in a chat prompt and the translation is its answer, "
-                    "so it loads as any Hub chat model does.",
-}
-
-
 def model_description(training: TrainingRecord) -> str:
     """The sentence that says what the model is."""
-    if training.variant in DESCRIPTIONS:
-        return DESCRIPTIONS[training.variant]
-    return ("A small RNN encoder–decoder (bidirectional GRU encoder, GRU decoder) after\nBahdanau, Cho & Bengio "
-            f"(2015), with {SCORES[training.score].description}.")
+    return family(training.variant).description
 
 
 def _sizes(directory: str | Path) -> str:
@@ -264,7 +248,7 @@ believe" measures how far each reading is one.
 
 def _heads_section(training: TrainingRecord, directory: str | Path) -> str:
     """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
-    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if training.variant in TAGS else ""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if family(training.variant).several_heads else ""
 
 
 def write_card(directory: str | Path) -> None:
