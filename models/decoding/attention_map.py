@@ -75,7 +75,7 @@ class Reading:
         return reading
 
     @classmethod
-    def parse(cls, key: str, shapes: tuple[int, int] | dict[str, tuple[int, int]]) -> Reading:
+    def parse(cls, key: str, shapes: tuple[int, int] | dict[Kind, tuple[int, int]]) -> Reading:
         """The reading named ``key`` of a model whose attentions are ``shapes`` (``{kind: (L, heads)}``, or the
         cross-attention's ``(L, heads)`` alone); ValueError if it names no layer or head there."""
         shapes = shapes if isinstance(shapes, dict) else {Kind.CROSS: shapes}

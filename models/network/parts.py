@@ -108,7 +108,7 @@ def _zeroing(zeroed: Zeroed, layer: int):
 
 
 @contextmanager
-def recording(sites: dict[str, list[Site]], zeroed: Zeroed | None = None):
+def recording(sites: dict[Kind, list[Site]], zeroed: Zeroed | None = None):
     """Hooks on every site while the body runs one teacher-forced pass; yields a dict that then holds, per
     ``(kind, layer)``, the ``values``, ``residual`` and ``output`` tensors, and per ``("layer", module id)`` each
     decoder layer's output. With ``zeroed``, the cross-attention's values it names are zeroed as they are made. The
@@ -139,7 +139,7 @@ def _split(x: Tensor, heads: int) -> Tensor:
     return x.view(B, M, heads, -1).transpose(1, 2)  # [B, heads, M, d_k]
 
 
-def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tensor]) -> AttentionParts:
+def assemble(sites: dict[Kind, list[Site]], found: dict, weights: dict[str, Tensor]) -> AttentionParts:
     """The :class:`AttentionParts` of what :func:`recording` found, with each kind's weights [B, L, heads, N, M]
     (the pass's own, as :class:`.translator.Attentions` holds them)."""
     def sublayer(kind: Kind, n: int, site: Site) -> Sublayer:
@@ -150,5 +150,5 @@ def assemble(sites: dict[str, list[Site]], found: dict, weights: dict[str, Tenso
                         found[kind, n, "residual"], found[kind, n, "output"], site.norm)
 
     parts = {kind: tuple(sublayer(kind, n, s) for n, s in enumerate(layers)) for kind, layers in sites.items()}
-    return AttentionParts(parts["encoder"], parts["decoder"], parts[Kind.CROSS],
+    return AttentionParts(parts[Kind.ENCODER], parts[Kind.DECODER], parts[Kind.CROSS],
                           tuple(found["layer", id(s.layer)] for s in sites[Kind.CROSS]))

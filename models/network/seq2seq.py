@@ -50,7 +50,7 @@ class RNNConfig:
             raise ValueError(f"unknown score {self.score!r}; expected one of {tuple(SCORES)}")
 
     @property
-    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+    def attention_shapes(self) -> dict[Kind, tuple[int, int]]:
         """``{kind: (L, heads)}``: one layer of one head reading the source, none for the RNNencdec baseline."""
         return {} if self.score == "none" else {Kind.CROSS: (1, 1)}
 

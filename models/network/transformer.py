@@ -55,11 +55,11 @@ class TransformerConfig:
             raise ValueError(f"d_model {self.d_model} must be divisible by heads {self.heads}")
 
     @property
-    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+    def attention_shapes(self) -> dict[Kind, tuple[int, int]]:
         """``{kind: (L, heads)}``: cross-attention and the decoder's self-attention in every decoder layer, the
         encoder's in every encoder layer."""
         return {Kind.CROSS: (self.dec_layers, self.heads), Kind.ENCODER: (self.enc_layers, self.heads),
-                "decoder": (self.dec_layers, self.heads)}
+                Kind.DECODER: (self.dec_layers, self.heads)}
 
 
 @dataclass(frozen=True)
@@ -273,19 +273,19 @@ class TransformerTranslator(Translator):
         return logits.log_softmax(-1).gather(1, tgt_out[rows, steps][:, None]).squeeze(1)  # [B]
 
     @property
-    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+    def switchable_heads(self) -> dict[Kind, tuple[int, int]]:
         return self.attention_shapes
 
-    def attention_modules(self) -> dict[str, list[MultiHeadAttention]]:
+    def attention_modules(self) -> dict[Kind, list[MultiHeadAttention]]:
         """Each kind's multi-head attention, layer by layer."""
         return {Kind.CROSS: [layer.cross_attn for layer in self.decoder],
-                "encoder": [layer.self_attn for layer in self.encoder],
-                "decoder": [layer.self_attn for layer in self.decoder]}
+                Kind.ENCODER: [layer.self_attn for layer in self.encoder],
+                Kind.DECODER: [layer.self_attn for layer in self.decoder]}
 
-    def sublayer_sites(self) -> dict[str, list[Site]]:
+    def sublayer_sites(self) -> dict[Kind, list[Site]]:
         """Pre-norm: each sub-layer adds to the stream its own norm reads; the next norm reads the sum."""
-        return {"encoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
-                "decoder": [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
+        return {Kind.ENCODER: [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
+                Kind.DECODER: [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
                 Kind.CROSS: [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n)
                              for n in self.decoder]}
 

@@ -173,7 +173,7 @@ class Translator(nn.Module, ABC):
         and train their aligning head ("full context"). None where the decoder cannot run so."""
         return None
 
-    def sublayer_sites(self) -> dict[str, list[Site]]:
+    def sublayer_sites(self) -> dict[Kind, list[Site]]:
         """Where each attention sub-layer's parts are, ``{kind: [Site per layer]}`` for every kind of
         :data:`KINDS`; ``{}`` for an architecture without a residual stream (the RNN)."""
         return {}
@@ -192,7 +192,7 @@ class Translator(nn.Module, ABC):
         return assemble(sites, found, {kind: getattr(attentions, kind) for kind in KINDS})
 
     @property
-    def attention_shapes(self) -> dict[str, tuple[int, int]]:
+    def attention_shapes(self) -> dict[Kind, tuple[int, int]]:
         """``{kind: (L, heads)}`` of each attention it has, in :data:`KINDS` order; ``{}`` without attention —
         worked out by its config, the one place an architecture's facts come from."""
         return self.config.attention_shapes
@@ -214,7 +214,7 @@ class Translator(nn.Module, ABC):
         return tuple(k for k in ENCODER_DECODER_KINDS if k.key in self.attention_shapes)
 
     @property
-    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+    def switchable_heads(self) -> dict[Kind, tuple[int, int]]:
         """``{kind: (L, heads)}`` of the attentions whose heads :meth:`switch_off` can zero; ``{}`` when none (an
         RNN's one attention is not a head a layer can do without)."""
         return {}

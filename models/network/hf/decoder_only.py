@@ -126,7 +126,7 @@ class DecoderOnlyTranslator(LibraryTranslator):
         return self.prompt_embedding
 
     @property
-    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+    def switchable_heads(self) -> dict[Kind, tuple[int, int]]:
         """A head is switched off wherever it reads, so under one kind: the cross-attention's."""
         return {Kind.CROSS: self.attention_shapes[Kind.CROSS]}
 

@@ -40,13 +40,13 @@ class BartLayout:
     def decoder(self, hf: nn.Module) -> nn.Module:
         return hf.model.decoder
 
-    def attentions(self, hf: nn.Module) -> dict[str, list[nn.Module]]:
+    def attentions(self, hf: nn.Module) -> dict[Kind, list[nn.Module]]:
         """Each attention kind's modules, layer by layer."""
         return {Kind.CROSS: [layer.encoder_attn for layer in hf.model.decoder.layers],
-                "encoder": [layer.self_attn for layer in hf.model.encoder.layers],
-                "decoder": [layer.self_attn for layer in hf.model.decoder.layers]}
+                Kind.ENCODER: [layer.self_attn for layer in hf.model.encoder.layers],
+                Kind.DECODER: [layer.self_attn for layer in hf.model.decoder.layers]}
 
-    def sites(self, hf: nn.Module) -> dict[str, list[Site]]:
+    def sites(self, hf: nn.Module) -> dict[Kind, list[Site]]:
         """Post-norm (Marian): the residual is the query projection's input, the norm's output the next module's
         input. Pre-norm: the residual is the sub-layer's norm's input, the sum the next norm's input."""
         post = hf.config.model_type in self.post_norm
@@ -55,17 +55,17 @@ class BartLayout:
             return Site(attn.v_proj, attn.out_proj, attn.q_proj if post else norm, after, layer, norm if post else None)
 
         encoder, decoder = hf.model.encoder.layers, hf.model.decoder.layers
-        return {"encoder": [site(n.self_attn, n.self_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
+        return {Kind.ENCODER: [site(n.self_attn, n.self_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
                             for n in encoder],
-                "decoder": [site(n.self_attn, n.self_attn_layer_norm,
+                Kind.DECODER: [site(n.self_attn, n.self_attn_layer_norm,
                                  n.encoder_attn.q_proj if post else n.encoder_attn_layer_norm, n) for n in decoder],
                 Kind.CROSS: [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
                           for n in decoder]}
 
-    def shapes(self, config) -> dict[str, tuple[int, int]]:
+    def shapes(self, config) -> dict[Kind, tuple[int, int]]:
         return {Kind.CROSS: (config.decoder_layers, config.decoder_attention_heads),
-                "encoder": (config.encoder_layers, config.encoder_attention_heads),
-                "decoder": (config.decoder_layers, config.decoder_attention_heads)}
+                Kind.ENCODER: (config.encoder_layers, config.encoder_attention_heads),
+                Kind.DECODER: (config.decoder_layers, config.decoder_attention_heads)}
 
     def positions(self, config) -> int | None:
         return config.max_position_embeddings
@@ -86,24 +86,24 @@ class T5Layout:
     def decoder(self, hf: nn.Module) -> nn.Module:
         return hf.decoder
 
-    def attentions(self, hf: nn.Module) -> dict[str, list[nn.Module]]:
+    def attentions(self, hf: nn.Module) -> dict[Kind, list[nn.Module]]:
         return {Kind.CROSS: [block.layer[1].EncDecAttention for block in hf.decoder.block],
-                "encoder": [block.layer[0].SelfAttention for block in hf.encoder.block],
-                "decoder": [block.layer[0].SelfAttention for block in hf.decoder.block]}
+                Kind.ENCODER: [block.layer[0].SelfAttention for block in hf.encoder.block],
+                Kind.DECODER: [block.layer[0].SelfAttention for block in hf.decoder.block]}
 
-    def sites(self, hf: nn.Module) -> dict[str, list[Site]]:
+    def sites(self, hf: nn.Module) -> dict[Kind, list[Site]]:
         """Pre-norm: each sub-layer adds to the stream its own norm reads; the next sub-layer's norm reads the sum."""
         def site(block: nn.Module, n: int, attn: nn.Module) -> Site:
             return Site(attn.v, attn.o, block.layer[n].layer_norm, block.layer[n + 1].layer_norm, block)
 
-        return {"encoder": [site(b, 0, b.layer[0].SelfAttention) for b in hf.encoder.block],
-                "decoder": [site(b, 0, b.layer[0].SelfAttention) for b in hf.decoder.block],
+        return {Kind.ENCODER: [site(b, 0, b.layer[0].SelfAttention) for b in hf.encoder.block],
+                Kind.DECODER: [site(b, 0, b.layer[0].SelfAttention) for b in hf.decoder.block],
                 Kind.CROSS: [site(b, 1, b.layer[1].EncDecAttention) for b in hf.decoder.block]}
 
-    def shapes(self, config) -> dict[str, tuple[int, int]]:
+    def shapes(self, config) -> dict[Kind, tuple[int, int]]:
         return {Kind.CROSS: (config.num_decoder_layers, config.num_heads),
-                "encoder": (config.num_layers, config.num_heads),
-                "decoder": (config.num_decoder_layers, config.num_heads)}
+                Kind.ENCODER: (config.num_layers, config.num_heads),
+                Kind.DECODER: (config.num_decoder_layers, config.num_heads)}
 
     def positions(self, config) -> int | None:
         return None  # relative position biases: any length

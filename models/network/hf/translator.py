@@ -174,15 +174,15 @@ class HFTranslator(LibraryTranslator):
     def source_embedding(self) -> nn.Embedding:
         return self.hf.get_encoder().embed_tokens
 
-    def attention_modules(self) -> dict[str, list[nn.Module]]:
+    def attention_modules(self) -> dict[Kind, list[nn.Module]]:
         """Each attention kind's modules, layer by layer (as the Transformer's own method of that name)."""
         return self.layout.attentions(self.hf)
 
     @property
-    def switchable_heads(self) -> dict[str, tuple[int, int]]:
+    def switchable_heads(self) -> dict[Kind, tuple[int, int]]:
         return self.attention_shapes
 
-    def sublayer_sites(self) -> dict[str, list[Site]]:
+    def sublayer_sites(self) -> dict[Kind, list[Site]]:
         return self.layout.sites(self.hf)
 
     def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
