@@ -34,7 +34,7 @@ def _description(loaded: LoadedModel) -> str:
     if loaded.model.continues_prompt:  # one stack: it reads the prompt and what it wrote with the same heads
         return (f"A {loaded.variant} decoder-only model: {layers} layers of {heads} heads reading the prompt and the "
                 f"translation so far together, {size}.")
-    if "encoder" in shapes:
+    if Kind.ENCODER in shapes:
         return (f"A {loaded.variant.capitalize()} encoder–decoder: {shapes['encoder'][0]} encoder and {layers} "
                 f"decoder layers of {heads} heads, {size}.")
     return f"A {loaded.variant} encoder–decoder with {layers} layer(s) of {heads} cross-attention head(s), {size}."
