@@ -12,7 +12,8 @@ so ``y_n`` is a sum of one vector per position read, the residual ``r_n`` and a 
 Kobayashi et al. (2020) and Ferrando et al. (2022), whose terms the readings measure. Nothing here edits a
 model's code: forward hooks on its value projection, its output projection and the modules around the sub-layer
 record what passes (:func:`recording`), while the model runs its own teacher-forced pass. A :class:`Site` says
-where those modules are in one architecture; every architecture names its own (``sublayer_sites``).
+where those modules are in one architecture; every architecture declares, once a kind of attention, where that
+attention sits (:class:`Where`), and its shapes, modules and sites follow.
 
 Shapes: B batch, heads, N query positions, M positions read, d the model's width, d_k = d / heads.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 
 import torch
 from torch import Tensor, nn
@@ -67,6 +69,42 @@ class Site:
     output_at: nn.Module  # its first input is y, the stream after the sub-layer
     layer: nn.Module  # the whole layer the sub-layer belongs to: its output is the layer's
     norm: nn.LayerNorm | None = None  # post-norm: the norm after the residual sum
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where one kind of attention sits in a family, declared once (as transformers' ``_can_record_outputs``): the
+    stack of layers that holds it, the module in each layer, the norm before it and what reads the stream after it,
+    and the config's fields that count them. Paths are dotted attributes (``layer.1.EncDecAttention``: a module
+    list's items by index)."""
+
+    layers: str  # the model's stack: "decoder", "model.decoder.layers", "decoder.block"
+    attention: str  # in each layer: "cross_attn", "encoder_attn", "layer.1.EncDecAttention"
+    norm: str  # in each layer: the sub-layer's own norm
+    after: str  # in each layer: what reads the stream after the sub-layer (pre-norm: the next norm)
+    count: str  # the config's number of those layers
+    heads: str  # the config's heads per layer
+    after_post: str = ""  # post-norm (Marian): what reads the normalised stream after it
+
+    def shape(self, config) -> tuple[int, int]:
+        """``(L, heads)`` from ``config``."""
+        return getattr(config, self.count), getattr(config, self.heads)
+
+    def modules(self, model: nn.Module) -> list[nn.Module]:
+        """The attention module of each layer."""
+        return [attrgetter(self.attention)(layer) for layer in attrgetter(self.layers)(model)]
+
+    def sites(self, model: nn.Module, value: str, out: str, query: str, post: bool = False) -> list[Site]:
+        """Each layer's :class:`Site`, its projections named ``value``, ``out``, ``query``. Pre-norm: the residual
+        is the sub-layer's norm's input and the sum the next module's. Post-norm: the residual is the query
+        projection's input, the norm's output what reads after."""
+        found = []
+        for layer in attrgetter(self.layers)(model):
+            attn, norm = attrgetter(self.attention)(layer), attrgetter(self.norm)(layer)
+            residual, after = (getattr(attn, query), self.after_post) if post else (norm, self.after)
+            found.append(Site(getattr(attn, value), getattr(attn, out), residual, attrgetter(after)(layer), layer,
+                              norm if post else None))
+        return found
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,13 @@ from torch import Tensor, nn
 
 from .contract import Attentions, Focus, Kind, Step
 from .multihead import MultiHeadAttention
-from .parts import Site
+from .parts import Site, Where
 from .translator import FORMAT_VERSION, Translator, check_identity
+
+#: Where each of its attentions sits, pre-norm (its shapes, modules and sites follow from this one table).
+WHERE = {Kind.CROSS: Where("decoder", "cross_attn", "norm_cross", "norm_ffn", "dec_layers", "heads"),
+         Kind.ENCODER: Where("encoder", "self_attn", "norm_self", "norm_ffn", "enc_layers", "heads"),
+         Kind.DECODER: Where("decoder", "self_attn", "norm_self", "norm_cross", "dec_layers", "heads")}
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,7 @@ class TransformerConfig:
     def attention_shapes(self) -> dict[Kind, tuple[int, int]]:
         """``{kind: (L, heads)}``: cross-attention and the decoder's self-attention in every decoder layer, the
         encoder's in every encoder layer."""
-        return {Kind.CROSS: (self.dec_layers, self.heads), Kind.ENCODER: (self.enc_layers, self.heads),
-                Kind.DECODER: (self.dec_layers, self.heads)}
+        return {kind: where.shape(self) for kind, where in WHERE.items()}
 
 
 @dataclass(frozen=True)
@@ -278,16 +282,11 @@ class TransformerTranslator(Translator):
 
     def attention_modules(self) -> dict[Kind, list[MultiHeadAttention]]:
         """Each kind's multi-head attention, layer by layer."""
-        return {Kind.CROSS: [layer.cross_attn for layer in self.decoder],
-                Kind.ENCODER: [layer.self_attn for layer in self.encoder],
-                Kind.DECODER: [layer.self_attn for layer in self.decoder]}
+        return {kind: where.modules(self) for kind, where in WHERE.items()}
 
     def sublayer_sites(self) -> dict[Kind, list[Site]]:
         """Pre-norm: each sub-layer adds to the stream its own norm reads; the next norm reads the sum."""
-        return {Kind.ENCODER: [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_ffn, n) for n in self.encoder],
-                Kind.DECODER: [Site(n.self_attn.W_v, n.self_attn.W_o, n.norm_self, n.norm_cross, n) for n in self.decoder],
-                Kind.CROSS: [Site(n.cross_attn.W_v, n.cross_attn.W_o, n.norm_cross, n.norm_ffn, n)
-                             for n in self.decoder]}
+        return {kind: where.sites(self, "W_v", "W_o", "W_q") for kind, where in WHERE.items()}
 
     def _switch_off_in(self, kind: Kind, layer: int, heads: frozenset[int]) -> None:
         self.attention_modules()[kind][layer].removed = heads

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from torch import Tensor, nn
 
 from ..contract import Kind
-from ..parts import Site
+from ..parts import Site, Where
 
 
 @dataclass(frozen=True)
@@ -30,42 +30,43 @@ class Projections:
     head_dim: str
 
 
-class BartLayout:
+class Layout:
+    """A family's names: where each attention sits (:class:`~..parts.Where`, declared once), from which its
+    attention modules, sites and shapes follow; its decoder, positions and logits its own."""
+
+    model_types: tuple[str, ...]
+    projections: Projections
+    where: dict[Kind, Where]
+    post_norm: tuple[str, ...] = ()  # the families whose layer norm comes after each residual sum
+
+    def attentions(self, hf: nn.Module) -> dict[Kind, list[nn.Module]]:
+        """Each attention kind's modules, layer by layer."""
+        return {kind: where.modules(hf) for kind, where in self.where.items()}
+
+    def sites(self, hf: nn.Module) -> dict[Kind, list[Site]]:
+        """Each attention sub-layer's :class:`~..parts.Site`, pre- or post-norm as the model's type is."""
+        names, post = self.projections, hf.config.model_type in self.post_norm
+        return {kind: where.sites(hf, names.value, names.out, names.query, post) for kind, where in self.where.items()}
+
+    def shapes(self, config) -> dict[Kind, tuple[int, int]]:
+        return {kind: where.shape(config) for kind, where in self.where.items()}
+
+
+class BartLayout(Layout):
     """Marian, M2M100 (NLLB-200) and mBART: BART's names."""
 
     model_types = ("marian", "m2m_100", "mbart")
     projections = Projections("v_proj", "out_proj", "q_proj", "head_dim")
-    post_norm = ("marian",)  # the families whose layer norm comes after each residual sum, as the original's
+    post_norm = ("marian",)  # its layer norm comes after each residual sum, as the original's
+    where = {Kind.CROSS: Where("model.decoder.layers", "encoder_attn", "encoder_attn_layer_norm", "final_layer_norm",
+                               "decoder_layers", "decoder_attention_heads", after_post="fc1"),
+             Kind.ENCODER: Where("model.encoder.layers", "self_attn", "self_attn_layer_norm", "final_layer_norm",
+                                 "encoder_layers", "encoder_attention_heads", after_post="fc1"),
+             Kind.DECODER: Where("model.decoder.layers", "self_attn", "self_attn_layer_norm", "encoder_attn_layer_norm",
+                                 "decoder_layers", "decoder_attention_heads", after_post="encoder_attn.q_proj")}
 
     def decoder(self, hf: nn.Module) -> nn.Module:
         return hf.model.decoder
-
-    def attentions(self, hf: nn.Module) -> dict[Kind, list[nn.Module]]:
-        """Each attention kind's modules, layer by layer."""
-        return {Kind.CROSS: [layer.encoder_attn for layer in hf.model.decoder.layers],
-                Kind.ENCODER: [layer.self_attn for layer in hf.model.encoder.layers],
-                Kind.DECODER: [layer.self_attn for layer in hf.model.decoder.layers]}
-
-    def sites(self, hf: nn.Module) -> dict[Kind, list[Site]]:
-        """Post-norm (Marian): the residual is the query projection's input, the norm's output the next module's
-        input. Pre-norm: the residual is the sub-layer's norm's input, the sum the next norm's input."""
-        post = hf.config.model_type in self.post_norm
-
-        def site(attn, norm, after: nn.Module, layer: nn.Module) -> Site:
-            return Site(attn.v_proj, attn.out_proj, attn.q_proj if post else norm, after, layer, norm if post else None)
-
-        encoder, decoder = hf.model.encoder.layers, hf.model.decoder.layers
-        return {Kind.ENCODER: [site(n.self_attn, n.self_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
-                            for n in encoder],
-                Kind.DECODER: [site(n.self_attn, n.self_attn_layer_norm,
-                                 n.encoder_attn.q_proj if post else n.encoder_attn_layer_norm, n) for n in decoder],
-                Kind.CROSS: [site(n.encoder_attn, n.encoder_attn_layer_norm, n.fc1 if post else n.final_layer_norm, n)
-                          for n in decoder]}
-
-    def shapes(self, config) -> dict[Kind, tuple[int, int]]:
-        return {Kind.CROSS: (config.decoder_layers, config.decoder_attention_heads),
-                Kind.ENCODER: (config.encoder_layers, config.encoder_attention_heads),
-                Kind.DECODER: (config.decoder_layers, config.decoder_attention_heads)}
 
     def positions(self, config) -> int | None:
         return config.max_position_embeddings
@@ -77,33 +78,21 @@ class BartLayout:
         return logits if bias is None else logits + bias[0]
 
 
-class T5Layout:
-    """T5, Flan-T5 and MADLAD-400: T5's names."""
+class T5Layout(Layout):
+    """T5, Flan-T5 and MADLAD-400: T5's names (a block's sub-layers in order: self-attention, the decoder's
+    cross-attention, the feed-forward; each with its own pre-norm)."""
 
     model_types = ("t5",)
     projections = Projections("v", "o", "q", "key_value_proj_dim")
+    where = {Kind.CROSS: Where("decoder.block", "layer.1.EncDecAttention", "layer.1.layer_norm", "layer.2.layer_norm",
+                               "num_decoder_layers", "num_heads"),
+             Kind.ENCODER: Where("encoder.block", "layer.0.SelfAttention", "layer.0.layer_norm", "layer.1.layer_norm",
+                                 "num_layers", "num_heads"),
+             Kind.DECODER: Where("decoder.block", "layer.0.SelfAttention", "layer.0.layer_norm", "layer.1.layer_norm",
+                                 "num_decoder_layers", "num_heads")}
 
     def decoder(self, hf: nn.Module) -> nn.Module:
         return hf.decoder
-
-    def attentions(self, hf: nn.Module) -> dict[Kind, list[nn.Module]]:
-        return {Kind.CROSS: [block.layer[1].EncDecAttention for block in hf.decoder.block],
-                Kind.ENCODER: [block.layer[0].SelfAttention for block in hf.encoder.block],
-                Kind.DECODER: [block.layer[0].SelfAttention for block in hf.decoder.block]}
-
-    def sites(self, hf: nn.Module) -> dict[Kind, list[Site]]:
-        """Pre-norm: each sub-layer adds to the stream its own norm reads; the next sub-layer's norm reads the sum."""
-        def site(block: nn.Module, n: int, attn: nn.Module) -> Site:
-            return Site(attn.v, attn.o, block.layer[n].layer_norm, block.layer[n + 1].layer_norm, block)
-
-        return {Kind.ENCODER: [site(b, 0, b.layer[0].SelfAttention) for b in hf.encoder.block],
-                Kind.DECODER: [site(b, 0, b.layer[0].SelfAttention) for b in hf.decoder.block],
-                Kind.CROSS: [site(b, 1, b.layer[1].EncDecAttention) for b in hf.decoder.block]}
-
-    def shapes(self, config) -> dict[Kind, tuple[int, int]]:
-        return {Kind.CROSS: (config.num_decoder_layers, config.num_heads),
-                Kind.ENCODER: (config.num_layers, config.num_heads),
-                Kind.DECODER: (config.num_decoder_layers, config.num_heads)}
 
     def positions(self, config) -> int | None:
         return None  # relative position biases: any length
@@ -111,7 +100,6 @@ class T5Layout:
     def logits(self, hf: nn.Module, state: Tensor) -> Tensor:
         scale = hf.model_dim**-0.5 if hf.config.scale_decoder_outputs else 1.0  # the tied output layer's rescaling
         return hf.lm_head(state * scale)
-
 
 #: Each family's layout, by ``model_type``.
 LAYOUTS = {kind: layout for layout in (BartLayout(), T5Layout()) for kind in layout.model_types}
