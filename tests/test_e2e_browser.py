@@ -397,7 +397,7 @@ def test_the_heatmap_and_step_explorer_switch_to_attribution(server, page):
     page.wait_for_function(f"(() => {{ try {{ return ({TITLE.format(n=0)}).includes('Integrated-gradients "
                            "attribution') } catch (e) { return false } })()", timeout=90_000)  # redrawn meanwhile
     wait_idle(page)
-    assert "read=integrated-gradients" in page.url
+    assert "matrix=integrated-gradients" in page.url and "read=" not in page.url
     assert "Integrated gradients over the source" in page.evaluate(TITLE.format(n=1))
 
 
