@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from ..network.contract import Focus, Step
+from ..network.contract import Focus, GenerationRules, Step
 from ..network.tokenization import PROMPT, Encoded, InputError, TokenizerPair
 from ..network.translator import Translator
 from .penalties import read_before_writing, ruled
@@ -79,14 +79,7 @@ def _run_steps(
             weights = torch.as_tensor(overrides[t], dtype=torch.float32, device=model.device).expand(B, -1)
             focus = Focus(layer, weights)
         step, cache = model.decode_step(prev, cache, memory, focus)
-        if forced is not None:
-            prev = forced[:, t].to(prev.device)
-        elif history is not None:  # generate's rules, on the logits as its greedy search applies them
-            prev = ruled(step.log_probs if step.logits is None else step.logits, history, rules).argmax(-1)
-            for row, token in zip(history, prev.tolist()):
-                row.append(token)
-        else:
-            prev = step.log_probs.argmax(-1)
+        prev = _next(step, None if forced is None else forced[:, t].to(prev.device), history, rules)
         prev = prev.masked_fill(done, specials.pad)
         if keep_steps:
             steps.append(step)
@@ -95,6 +88,21 @@ def _run_steps(
         if done.all():
             break
     return memory, steps, torch.stack(tokens, dim=1)  # [B, T]
+
+
+def _next(step: Step, forced: torch.Tensor | None, history: list[list[int]] | None,
+          rules: GenerationRules) -> torch.Tensor:
+    """The pieces [B] each row writes after ``step``: the ``forced`` ones, else the likeliest — under the model's
+    generation rules where it has any (on the logits, as ``generate``'s greedy search applies them; ``history``,
+    each row's tokens read so far, gains them)."""
+    if forced is not None:
+        return forced
+    if history is None:
+        return step.log_probs.argmax(-1)
+    found = ruled(step.log_probs if step.logits is None else step.logits, history, rules).argmax(-1)
+    for row, token in zip(history, found.tolist()):
+        row.append(token)
+    return found
 
 
 def max_target_len(model: Translator, source: Encoded) -> int:

@@ -116,15 +116,7 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     its languages), and for a many-to-many model what sets it to other languages (set to
     :meth:`ManyToMany.default_pair`); ValueError (its message for users) when they cannot be loaded or have over
     ``max_parameters``. ``dtype``: the weights' (bfloat16 halves a large model's memory)."""
-    reason = refusal(config, path)
-    if reason:
-        raise ValueError(reason)
-    try:
-        count = parameters(path)
-    except Exception as e:  # noqa: BLE001 — a damaged config.json raises whatever the library's reader raises
-        raise cannot_read(path, e) from e
-    if count > max_parameters:
-        raise ValueError(too_many_parameters(path.name, count, max_parameters))
+    _check_size(path, config, max_parameters)
     if config["model_type"] in DECODER_ONLY_TYPES:
         return load_decoder_only(path, name, dtype)
     from transformers import AutoModelForSeq2SeqLM
@@ -136,7 +128,24 @@ def load_hf(path: Path, config: dict, name: str, max_parameters: int, dtype: tor
     except Exception as e:  # noqa: BLE001 — a damaged file raises whatever its library's parser raises
         raise cannot_read(path, e) from e
     read_in(model)
-    translator = HFTranslator(model, tokenizer.unk_token_id)
+    return _asked(HFTranslator(model, tokenizer.unk_token_id), tokenizer, config, path, name)
+
+
+def _check_size(path: Path, config: dict, max_parameters: int) -> None:
+    """ValueError, its message for users, for a folder that is not a translator read here or is too large."""
+    if reason := refusal(config, path):
+        raise ValueError(reason)
+    try:
+        count = parameters(path)
+    except Exception as e:  # noqa: BLE001 — a damaged config.json raises whatever the library's reader raises
+        raise cannot_read(path, e) from e
+    if count > max_parameters:
+        raise ValueError(too_many_parameters(path.name, count, max_parameters))
+
+
+def _asked(translator: HFTranslator, tokenizer, config: dict, path: Path, name: str
+           ) -> tuple[HFTranslator, TokenizerPair, Languages, ManyToMany | T5Tasks | None]:
+    """The encoder–decoder asked its default pair: a T5's tasks, a many-to-many model's tags, else its own pair."""
     if config["model_type"] == "t5" and not (tags := target_tags(tokenizer)):
         tasks = T5Tasks(tokenizer, t5_tasks(config, path.name), path.name)
         return (*tasks.pair(translator, *tasks.default_pair()), tasks.default_pair(),
