@@ -121,9 +121,9 @@ def test_the_attention_norm_is_each_layers_own_hand_computation(transformer):
     model, trace = transformer
     found = attention_norm(Sentence(model, trace))
     for layer in range(2):
-        np.testing.assert_allclose(found.heads[layer], hand_norms(model, trace, layer), atol=1e-5)
+        np.testing.assert_allclose(found.heads.weights[layer], hand_norms(model, trace, layer), atol=1e-5)
     # a reading computed from the wrong layer would match the other layer's hand computation instead
-    assert not np.allclose(found.heads[1], hand_norms(model, trace, 0), atol=1e-3)
+    assert not np.allclose(found.heads.weights[1], hand_norms(model, trace, 0), atol=1e-3)
     np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-5)
 
 
@@ -136,7 +136,7 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
         sizes = torch.cat([h @ model.decoder.weight_ih[:, E:].T, h @ model.readout.weight[:, H:H + h.shape[1]].T],
                           1).norm(dim=-1).numpy()  # [S]
     expected = trace.attention.weights[0, 0] * sizes
-    np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads[0, 0],
+    np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads.weights[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
     assert names(matrices.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")

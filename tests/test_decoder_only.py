@@ -314,7 +314,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
         assert_adds_up(parts)  # residual + Σ_m α v W_O = the stream the post-attention norm reads
     S, T = len(trace.source.ids), len(trace.target_ids)
     assert parts.cross[0].weights.shape[-2:] == (T, S + T)  # the written tokens are read too
-    norm = record("attention norm").of(Sentence(model, trace, {})).heads  # [L, heads, T, S]
+    norm = record("attention norm").of(Sentence(model, trace, {})).heads.weights  # [L, heads, T, S]
     kinds = attention_kinds(model, trace)
     attention = library.model.layers[1].self_attn
     d, h = attention.head_dim, 3  # query head 3 reads key–value head 1 (two query heads a key–value head)

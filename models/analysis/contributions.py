@@ -27,8 +27,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.attention_map import Reading
+from ..decoding.attention_map import AttentionMap, Reading
 from ..decoding.trace import Trace
+from ..network.contract import Kind
 from ..network.parts import AttentionParts, Sublayer, Zeroed
 from ..network.translator import Translator
 
@@ -42,13 +43,15 @@ class Layered:
 
     layers: np.ndarray  # [L, T, S]  each layer as a whole; rows sum to 1 over the source (less where a chat model
     # read its translation so far)
-    heads: np.ndarray | None = None  # [L, heads, T, S]  head by head; None where only a layer is defined
+    heads: AttentionMap | None = None  # [L, heads, T, S]  head by head; None where only a layer is defined
     prefix: np.ndarray | None = None  # [L, T]  the target prefix's share of the whole (source + prefix = 1)
 
     def read(self, reading: Reading) -> np.ndarray:
-        """``reading``'s matrix [T, S] ([T − 1, S] shifted): a head, or the layer as a whole."""
-        found = self.layers[reading.layer] if reading.head is None else self.heads[reading.layer, reading.head]
-        return found[1:] if reading.shifted else found
+        """``reading``'s matrix [T, S] ([T − 1, S] shifted): a head (its map's), or the layer as a whole (which for
+        some matrices is not its heads' mean: the norm of their sum)."""
+        if reading.head is not None:
+            return self.heads.read(reading)
+        return self.layers[reading.layer][1 if reading.shifted else 0:]
 
 
 def row_shares(x: Tensor) -> np.ndarray:
@@ -87,8 +90,7 @@ def attention(sentence: Sentence) -> Layered:
     (:class:`~..decoding.attention_map.Reading`)."""
     if sentence.trace.attention is None:
         raise ValueError("this model has no attention")
-    weights = sentence.trace.attention.weights  # [L, heads, T, S]
-    return Layered(weights.mean(1), weights)
+    return Layered(sentence.trace.attention.weights.mean(1), sentence.trace.attention)  # [L, T, S], the map
 
 
 @torch.inference_mode()
@@ -100,7 +102,7 @@ def full_context_attention(sentence: Sentence) -> Layered:
     src = torch.tensor([trace.source.ids], device=model.device)  # [1, S]
     tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]], device=model.device)  # [1, T]
     cross = model.full_context_attention(src, src != model.specials.pad, tgt_in)[0].float().cpu().numpy()
-    return Layered(cross.mean(1), cross)  # [L, T, S], [L, heads, T, S]
+    return Layered(cross.mean(1), _cross_map(trace, cross))  # [L, T, S], [L, heads, T, S]
 
 
 @torch.inference_mode()
@@ -112,7 +114,12 @@ def attention_norm(sentence: Sentence) -> Layered:
         moved = torch.einsum("hsk,hkd->hsd", sub.values[0], sub.out_weight).norm(dim=-1)  # [heads, M]
         heads.append(row_shares(sub.weights[0] * moved[:, None, :])[..., :S])  # [heads, T, S]
         layers.append(row_shares(sub.terms()[0].norm(dim=-1))[..., :S])  # [T, S]
-    return Layered(np.stack(layers), np.stack(heads))
+    return Layered(np.stack(layers), _cross_map(sentence.trace, np.stack(heads)))
+
+
+def _cross_map(trace: Trace, heads: np.ndarray) -> AttentionMap:
+    """``heads`` [L, heads, T, S], read of ``trace``'s steps over its source, as a map labelled like its own."""
+    return AttentionMap(Kind.CROSS, heads, trace.target_pieces, trace.source.pieces)
 
 
 def normalised_terms(sub: Sublayer, terms: Tensor) -> tuple[Tensor, Tensor]:
