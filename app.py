@@ -10,7 +10,8 @@ started = time.perf_counter(), time.thread_time()  # before the imports: a first
 
 import streamlit as st  # noqa: E402
 
-from pages._shared import deploy, ui  # noqa: E402
+from models.views.deployment import log_run  # noqa: E402
+from pages._shared import ui  # noqa: E402
 
 # Material Symbols ship with Streamlit's front end, so they render in a browser without an emoji font.
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/explore:", layout="wide")
@@ -31,4 +32,4 @@ page = st.navigation([
 ])
 ui.sidebar()
 page.run()
-deploy.log_run(page.url_path or "home", started)
+log_run(page.url_path or "home", started)

@@ -4,16 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from models.storage.hub import bundled_models
+from models.views import prose
 from models.views import results as measured
+from models.views.prose import for_markdown
 from pages._shared import charts
-from pages._shared.labels import for_markdown
 
 st.title("Is attention an alignment?")
 found = measured.answer(bundled_models())
-st.caption("Each model read three ways: its raw attention (dark blue), its best other reading (light blue), every "
-           "head fit to people's links (orange). Left, against people (AER, lower is better); right, on the same "
-           "rows, against the model (deletion, higher is better; black: a random ranking). Click a bar to open it.",
-           help=measured.ANSWER)
+st.caption(prose.ANSWER_READING, help=prose.ANSWER)
 bars = pd.DataFrame(found.bars)
 people, model = st.columns([3, 2])
 event = people.altair_chart(charts.alignment_chart(bars, pd.DataFrame(found.references), "Against people: AER %"),

@@ -4,17 +4,14 @@ import streamlit as st
 
 from models.analysis.alignment import reading_view
 from models.storage.languages import language_name
-from models.views import naming
+from models.views import naming, prose
+from models.views.prose import for_markdown
 from models.views.readings import compared
 from pages._shared import cache, charts, evidence, ui
-from pages._shared.labels import for_markdown
 
 st.title("Comparing attention")
 st.caption("Two models' attention on one sentence: each on its own translation, then on a common one.",
-           help="The bundled models share data and tokens. The RNNs differ only in the score — additive "
-                "e = vᵀ tanh(W_q q + W_k k), dot-product e = (W_q q)·(W_k k)/√A — and the Transformer scores by "
-                "scaled dot products too, in several heads per layer: pick one head, or a layer's mean, to set "
-                "beside an RNN (the sidebar).")
+           help=prose.COMPARE)
 
 
 settings, url = ui.settings(), ui.read_url()
@@ -66,8 +63,7 @@ views, comparison = found.views, found.comparison
 if found.by_words and not settings.words:
     st.caption("The two models cut these sentences into different subword pieces, so they are compared word by word.")
 if comparison is None:
-    st.warning("The two models split these sentences into different words, so their attention cannot be compared "
-               "cell by cell.")
+    st.warning(prose.NOT_COMPARABLE)
     st.stop()
 st.success(for_markdown(comparison.summary))
 for column, side, name, shown in zip(st.columns(2), ("left", "right"), names, views):

@@ -3,17 +3,13 @@
 import streamlit as st
 
 from models.decoding.trace import Trace
-from models.views import inside, naming
+from models.views import inside, naming, prose
+from models.views.prose import for_markdown
 from pages._shared import cache, charts, evidence, ui
-from pages._shared.labels import for_markdown
 
 st.title("Context vectors")
 st.caption("How the context c_t moves among the encoder's annotations h_s, step by step (a 2-D PCA).",
-           help="Each context c_t is a weighted average of the encoder annotations h_s. A 2-D PCA of this "
-                "sentence's annotations shows where each c_t sits: always inside the grey hull, because a weighted "
-                "average with weights ≥ 0 summing to 1 cannot leave it, and PCA is linear. A Transformer has such a "
-                "path per cross-attention head: head h's output at step t is Σ_s α_ts (W_v h_s)_h, a weighted "
-                "average of that head's own value vectors, so it stays inside their hull in the same way.")
+           help=prose.HULL)
 
 
 def draw_path(trace: Trace, path: inside.PathView, name: str, key: str) -> None:

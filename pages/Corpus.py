@@ -3,15 +3,13 @@ side by side, and where their attention disagrees."""
 import pandas as pd
 import streamlit as st
 
-from models.views import corpus, naming
+from models.views import corpus, naming, prose
+from models.views.prose import for_markdown
 from pages._shared import cache, charts, corpus_table, evidence, ui
-from pages._shared.labels import for_markdown
 
 st.title("A corpus at a time")
 st.caption("Every sentence in one table, one or two models: sort, filter, and pick a row to open it.",
-           help="Each model's translation and scores, how its attention behaves, and — on the first model's "
-                "translation forced through both, as Compare scoring does for one sentence — where the two "
-                "attentions disagree. Pick a row to open its sentence on another page.")
+           help=prose.CORPUS)
 
 settings, url = ui.settings(), ui.read_url()
 settings, loaded = ui.model_or_fallback(settings)

@@ -1,9 +1,10 @@
 """Human links: a sentence pair people aligned word by word, over the model's attention or attribution."""
 import streamlit as st
 
+from models.views import prose
+from models.views.prose import for_markdown
 from models.views.readings import fitted_heads, unavailable
 from pages._shared import cache, charts, evidence, reading_panels, ui
-from pages._shared.labels import for_markdown
 
 st.title("Attention against human links")
 st.caption("Where the model looked, under the links people drew (squares) between the words of a sentence pair.")
@@ -48,11 +49,7 @@ if heads:
         reading_panels.fitted_heads(heads)
 
 with st.expander("How to read this"):
-    st.markdown("Sentences aligned word by word by people (English–French: the Canadian Hansards, Och & Ney 2000). "
-                "The target side is forced through the translator; the heatmap shows where it looked (or what each "
-                "word depended on), the squares where people drew a link. Heatmaps are often read as alignments: "
-                "here they are checked." + (f"\n\n{evidence.STEP_NOTE}" if reading is not None else ""))
+    st.markdown(prose.HUMAN_LINKS + (f"\n\n{prose.STEP_NOTE}" if reading is not None else ""))
 
 st.dataframe(list(gold.scores), hide_index=True, key="pair_scores")
-st.caption("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
-           "The whole set's figures are on the Models & results page.")
+st.caption(prose.PAIR_SCORES)

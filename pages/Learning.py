@@ -1,14 +1,13 @@
 """Alignment as it is learned: replay training, validation point by point, for the curated examples."""
 import streamlit as st
 
+from models.views import prose
+from models.views.prose import for_markdown
 from pages._shared import cache, charts, evidence, ui
-from pages._shared.labels import for_markdown
 
 st.title("Alignment as it is learned")
 st.caption("Slide through training to watch the diagonal form and the adjective–noun swap appear.",
-           help="At every validation point the training command decodes the curated examples and keeps their "
-                "attention. In “a red car” → “une voiture rouge”, *voiture* looks at *car* before *rouge* looks at "
-                "*red*.")
+           help=prose.LEARNING)
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 try:
@@ -17,9 +16,7 @@ except ValueError as e:  # a record that cannot be read
     st.warning(f"This model's training record cannot be shown: {for_markdown(str(e))}")
     st.stop()
 if record is None:
-    st.info("This model kept no replay of its training: it was trained elsewhere, or its run did not decode example "
-            "sentences of its source language as it learned. The project's training command keeps one for every "
-            "language it has example sentences in.")
+    st.info(prose.NO_REPLAY)
     st.stop()
 
 reading = evidence.head_picker(loaded)
@@ -49,10 +46,7 @@ with left:
                         width="stretch", key="learned_heatmap")
 with right:
     st.altair_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")
-    st.caption("Validation BLEU (greedy, mean over the validation corpora) and loss at each validation point; "
-               "the orange line is the moment shown.")
+    st.caption(prose.LEARNING_CURVE)
     if curve.entropy_bits:
         st.altair_chart(charts.attention_entropy(curve, point), width="stretch", key="attention_entropy")
-        st.caption("How spread the attention is: the examples' mean entropy per written piece, in bits (0: all "
-                   "weight on one source piece). A score that keeps growing drives it towards 0 — the bundled "
-                   "dot-product model's does, the additive one's settles (docs/results.md).")
+        st.caption(prose.ENTROPY)

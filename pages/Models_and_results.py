@@ -3,9 +3,10 @@ their measured scores, BLEU against sentence length."""
 import pandas as pd
 import streamlit as st
 
+from models.views import prose
 from models.views import results as measured
+from models.views.prose import for_markdown
 from pages._shared import charts, ui
-from pages._shared.labels import for_markdown
 
 st.title("Models & results")
 st.caption("Every score below is read from the evaluation files written by `python -m models.evaluate`.")
@@ -20,7 +21,7 @@ found = measured.results_page(measured.bundled_results())
 for problem in found.problems:
     st.warning(problem)
 if found.tests:
-    st.subheader("Test results, English→French")
+    st.subheader("Test results")
     st.dataframe(pd.DataFrame(found.tests).style.format(precision=1), hide_index=True)
 for name, made in found.trained:  # below the table, folded: how each was made, with its commands
     with st.expander(f"How it was trained: {name} — {made.parameters:,} parameters"):
@@ -41,27 +42,23 @@ for test, (points, finding) in found.lengths.items():
 
 if found.curves:
     st.subheader("What the training minutes bought")
-    st.caption("Validation BLEU (greedy, cased) at every validation point of each model's training run, against "
-               "the minutes it had trained; the checkpoint is the point with the best mean.")
+    st.caption(prose.CURVES)
     st.altair_chart(charts.quality_per_minute(pd.DataFrame(found.curves)), width="stretch", key="quality_per_minute")
 
 table, commands = found.alignment
 if table:
     st.subheader("Is attention an alignment?")
-    st.caption("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned "
-               "by people, Och & Ney 2000; Mihalcea & Pedersen 2003), the French side forced; the statistical "
-               "aligner eflomal on the same sentences, and published single-direction figures. AER: lower is better.")
+    st.caption(prose.ALIGNMENT)
     st.dataframe(pd.DataFrame(table).style.format(precision=1, na_rep=""), hide_index=True, key="alignment")
     st.code("\n".join(commands), language="bash")
 if found.believed:
     st.subheader("Which matrix to believe?")
-    st.caption(measured.BELIEVE)
+    st.caption(prose.BELIEVE)
     st.dataframe(pd.DataFrame(found.believed).style.format(precision=2, na_rep="—"), hide_index=True, key="believed")
     st.code("\n".join(found.believe_commands), language="bash")
 for key, title, grid in found.aer_grids:
     st.altair_chart(charts.aer_grid(*grid, title), width="stretch", key=key)
-    st.caption("Each cell: links read from one head's attention (or a layer's mean of heads), the lowest AER of "
-               "the rules scored. The reading a model aligns with was chosen on the trial set only.")
+    st.caption(prose.AER_GRID)
 for key, title, heads in found.importance:
     st.altair_chart(charts.aer_grid(*heads.grid, title, "BLEU drop", lower_is_better=False), width="stretch", key=key)
     st.caption(f"Each cell: greedy BLEU on {heads.sentences} validation sentences with the whole model minus "
@@ -70,9 +67,4 @@ for key, title, heads in found.importance:
                "do the heads that align matter?")
 
 st.subheader("Load your own model")
-st.markdown("""
-Train one with `python -m models.train --data DIR --score additive --out my-model --push-to-hub you/my-model`
-(or upload a folder written by it), then choose **Hugging Face Hub repo…** in the sidebar and type `you/my-model`.
-A checkpoint holds `config.json`, `model.safetensors`, `source_tokenizer.json`, `target_tokenizer.json` and a
-model card; weights are read with safetensors only, never unpickled. Set `HF_TOKEN` for private repos.
-""")
+st.markdown(prose.OWN_MODEL)

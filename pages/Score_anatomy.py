@@ -4,9 +4,9 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from models.views import inside, naming
+from models.views import inside, naming, prose
+from models.views.prose import plain
 from pages._shared import cache, charts, ui
-from pages._shared.labels import plain
 
 st.title("Score anatomy")
 st.caption("One attention energy of the additive and the dot-product model, taken apart term by term.")
@@ -43,16 +43,10 @@ for column, model, tr in ((left, loaded.model, trace), (right, dot_loaded.model,
         st.dataframe(pd.DataFrame(parts.table), height=240, key=f"terms_{parts.score}")
 
 with st.expander("How to read this"):
-    st.markdown("The additive score is a one-hidden-layer network: u = W_q s_{t−1} + W_k h_s, then "
-                "e = Σ_k v_k·tanh(u_k). The dot-product score is a sum of per-dimension products "
-                "(W_q s)_k (W_k h)_k / √A. The bars add up to the energy the model used. A Transformer head scores "
-                "like the dot-product model — a scaled dot product of two learned projections, q·k/√d_k — without "
-                "the additive MLP's terms.")
+    st.markdown(prose.ANATOMY)
 
 st.header("Scaling playground")
-st.caption("Random queries and keys with N(0, 1) entries, 10 keys, 200 trials per width d. Unscaled dot products "
-           "have variance d, so as d grows the softmax puts almost all weight on one key and its gradient vanishes. "
-           "Dividing by √d, or scoring additively through a tanh, keeps it in a useful range.")
+st.caption(prose.SCALING)
 max_dim = st.select_slider("Largest width d", [2**k for k in range(3, 13)], value=1024)
 points = pd.DataFrame(cache.cached_scaling(max_dim))
 for column, field, title in zip(st.columns(3), ("max_weight", "entropy_bits", "gradient"),

@@ -4,7 +4,8 @@ import streamlit as st
 from models.analysis.alignment import step_of_row
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
-from models.views import translate
+from models.storage.languages import pair_name
+from models.views import prose, translate
 from pages._shared import cache, charts, evidence, exports, kind_panels, steps, ui
 
 
@@ -18,8 +19,7 @@ def beam_explorer(settings: ui.Settings, text: str) -> Trace:
                       format_func=lambda i: f"#{i + 1}", help="the heatmap and the step explorer follow it")
     chosen = min(chosen, len(result.hypotheses) - 1)
     st.altair_chart(charts.beam_tree(result.tree(chosen)), width="stretch", key="beam_tree")
-    st.caption("Each column is a decoding step; higher is better. Blue: kept in the beam; grey: the best pruned; "
-               "orange: the hypothesis shown; squares end with </s>.")
+    st.caption(prose.BEAM_TREE)
     return result.hypotheses[chosen]
 
 
@@ -27,9 +27,8 @@ def shifted_toggle(chosen: bool) -> bool:
     """Whether to draw the reading one step later beside the plain one (in the URL as ``shifted``); without the
     URL's word, as the model's card chose (``chosen``: the reading it aligns with is read one step later)."""
     linked = ui.read_url().shifted
-    on = st.toggle("One step later", value=chosen if linked is None else bool(linked),
-                   key="shifted",
-                   help=evidence.STEP_NOTE)
+    on = st.toggle("One step later", value=chosen if linked is None else bool(linked), key="shifted",
+                   help=prose.STEP_NOTE)
     st.query_params["shifted"] = str(int(on))
     return on
 
@@ -45,7 +44,7 @@ def shifted_heatmap(place, settings: ui.Settings, text: str, trace: Trace, drawn
     view = evidence.matrix_view(settings, text, trace, drawn.matrix, later).view
     place.altair_chart(charts.heatmap(view, f"{title}, one step later",  # why: the caption below
                                       measure=drawn.matrix.unit), width="stretch", key="heatmap_shifted")
-    place.caption(evidence.STEP_NOTE)
+    place.caption(prose.STEP_NOTE)
 
 
 def follow_click(event, trace: Trace, words: bool) -> None:
@@ -61,7 +60,7 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-st.caption(f"{ui.direction(loaded)} translation by {loaded.family.about}"
+st.caption(f"{pair_name(loaded.languages)} translation by {loaded.family.about}"
            " — and, at every word it writes, where its attention looks.")
 text = ui.sentence_input(loaded.languages[0])
 if text is None:
@@ -69,8 +68,7 @@ if text is None:
 trace = ui.trace_or_stop(settings, text)
 ui.say_notices(loaded, trace, text)
 
-ui.show_translation(trace.translation, help="The model's translation: greedy, or with a beam wider than 1 (the "
-                                             "sidebar) the hypothesis picked below.")
+ui.show_translation(trace.translation, help=prose.TRANSLATION)
 if settings.beam > 1:
     trace = beam_explorer(settings, text)
 # What the heatmap shows, in one row beside each other rather than a column above it: the picture stays in the

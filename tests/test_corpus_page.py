@@ -6,7 +6,7 @@ from models.datasets.test_sets import sets_for_pair
 from models.decoding.greedy import greedy
 from models.storage.examples import load_examples
 from models.storage.hub import load_model
-from pages._shared.labels import for_markdown
+from models.views.prose import for_markdown
 
 from .helpers import synthetic_pairs
 from .pages_helpers import figures, page, run_page, title_of

@@ -9,9 +9,13 @@ time limit.
 """
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import torch
 
 from ..analysis.faithfulness import estimated_seconds as deletion_seconds
 from ..analysis.matrices import Matrix
@@ -49,6 +53,10 @@ class Deployment:
     gold_folder: Path  # the English→French human links with their trial set (ATLAS_GOLD)
     torch_threads: int  # torch's intra-op threads: sessions run in parallel threads of one process
 
+    def set_threads(self) -> None:
+        """Give this server process's torch its threads (``ATLAS_TORCH_THREADS``), before a model runs."""
+        torch.set_num_threads(self.torch_threads)
+
 
 def deployment(setting: Setting) -> Deployment:
     """The deployment ``setting`` describes."""
@@ -77,6 +85,17 @@ def deployment(setting: Setting) -> Deployment:
         gold_folder=Path(setting("ATLAS_GOLD") or DEFAULT_DATA / GOLD_FOLDER),
         torch_threads=max(1, int(number("ATLAS_TORCH_THREADS", SERVING_THREADS))),
     )
+
+
+def log_run(page: str, started: tuple[float, float]) -> None:
+    """With ``ATLAS_RUN_LOG=FILE`` set, append this script run's wall-clock and CPU seconds since ``started``
+    (``time.perf_counter()``, ``time.thread_time()``: each session's script runs in a thread of its own, so the CPU
+    time is the server's own work, whatever else shares the processor). ``python -m bench open`` and
+    ``load`` read the file."""
+    path = os.environ.get("ATLAS_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{page}\t{time.perf_counter() - started[0]:.4f}\t{time.thread_time() - started[1]:.4f}\n")
 
 
 def _load_policy(setting: Setting, public: bool, number: Callable[[str, float | None], float | None]) -> LoadPolicy:

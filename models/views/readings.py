@@ -16,7 +16,6 @@ from ..analysis.alignment import AttentionView, reading_view, view_at
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
-from ..analysis.faithfulness import DELETIONS
 from ..analysis.matrices import ATTENTION, MATRICES, Matrix, Progress, applicable, read_layered
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
@@ -142,15 +141,6 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | 
     links = [None if p.matrix == RANDOM else {"matrix": MATRICES[p.matrix].slug,
                                                **({"head": p.reading.key} if p.reading else {})} for p in panels]
     return EveryWay(tuple(panels), tuple(map(title, panels)), tuple(table), tuple(links), bool(recorded))
-
-
-#: What the Which reading? page sets side by side, and how each is scored.
-EVERY_WAY = ("The readings: its attention weights, what the attention adds (its norm, ALTI, value zeroing), what "
-             "every layer so far adds up to (rollouts) and gradient attributions. Is it an alignment? Its AER against "
-             "people's links on the gold test set, as recorded by `python -m models.align --matrix all`. Is it an "
-             f"explanation? Mask the source words it ranks highest (1 to {DELETIONS}) and see how far the written "
-             "word's log-probability falls (comprehensiveness: higher is better), or keep only them (sufficiency: "
-             "lower is better). A random ranking is the floor.")
 
 
 @dataclass(frozen=True, eq=False)

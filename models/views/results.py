@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.faithfulness import DELETIONS
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
 from ..analysis.matrices import FITTED, MATRICES
 from ..decoding.attention_map import Reading
@@ -202,23 +201,6 @@ def results_page(results: list[ModelResults]) -> ResultsPage:
                "alone is switched off", r.importance) for r in results if r.importance is not None))
 
 
-#: What the "which matrix to believe" table scores, in words.
-BELIEVE = ("Each matrix a step can be read as, scored two ways. Against people: AER on the Hansards gold test set, its "
-           "reading and rule chosen on the trial set (`python -m models.align --matrix all`). Against the model: mask "
-           f"the 1–{DELETIONS} source words it ranks highest and see how far the written word's log-probability falls "
-           "(comprehensiveness, nats: higher is better), or keep only them (sufficiency: lower is better), at its "
-           "best layer (`python -m models.faithfulness`); random is the floor. The Which reading? page does both for "
-           "one sentence.")
-
-
-#: What the answer measures, in words (the page's help).
-ANSWER = ("Each bar is one model's test AER against the 447 Hansards sentence pairs people aligned word by word (Och & "
-          "Ney 2000): its raw attention, its best other reading (what the attention adds, a rollout, an attribution) "
-          "and every head read at once, fit to the people's links of 37 trial pairs; each reading, layer, head and "
-          "link rule chosen on those trial pairs, never on the test pairs. The floor reads nothing of a model: only "
-          "where the words sit (how far from the diagonal, whether they are the same). eflomal is a statistical "
-          "aligner trained on the same text; GIZA++'s figure is published. On the right, how far the written word's "
-          "log-probability falls when the source words a reading ranks highest are masked, beside a random ranking.")
 GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture
 READ_APART = (ATTENTION, FULL_CONTEXT, FITTED, FLOOR)  # not "its best other reading"
 

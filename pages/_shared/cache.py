@@ -23,7 +23,7 @@ from models.views import readings as reading_views
 from models.views.learning import Replay, record_stamp
 from models.views.learning import replay as replay_of
 
-from .deploy import now, set_serving_threads
+from .deploy import now
 
 #: A matrix is keyed by its name: the registry holds one of each (its callables are not data to hash).
 BY_NAME = {Matrix: lambda matrix: matrix.name}
@@ -52,13 +52,13 @@ def load(key: ModelKey) -> LoadedModel:
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the model…")
 def _load(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
-    set_serving_threads()
+    now().set_threads()
     return load_model(key.ref, key.revision, policy=policy)
 
 
 @st.cache_resource(max_entries=now().hub_models_kept, show_spinner="Loading the model from the Hugging Face Hub…")
 def _load_hub(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
-    set_serving_threads()
+    now().set_threads()
     return load_model(key.ref, key.revision, policy=policy)
 
 

@@ -14,11 +14,11 @@ import streamlit as st
 
 from models.datasets.sentences import Sentences
 from models.storage.languages import Languages, pair_name
-from models.views import corpus
+from models.views import corpus, prose
 from models.views.corpus import EXAMPLES
+from models.views.prose import for_markdown
 
 from . import cache, deploy, ui
-from .labels import for_markdown
 
 PUBLIC, PASTE, UPLOAD = "a public test set", "paste", "upload a file"
 _JOB = "_atlas_corpus_job"  # session key: (job, rows so far, stopped)
@@ -31,8 +31,7 @@ def _public_set(found: corpus.Sources) -> Sentences | None:
     test_set = st.selectbox(f"{pair_name(found.pair)} test sets (sacreBLEU)", found.public, index=None,
                             placeholder="Choose one: it is fetched once, then read from the cache",
                             format_func=lambda t: t.label + (" · cached" if t in cached else ""), key="corpus_set",
-                            help="Fetched from their publishers by sacreBLEU's downloader and kept in its cache "
-                            "(SACREBLEU); its name for a set is on the table.")
+                            help=prose.PUBLIC_SETS)
     if test_set is None:
         return None
     if test_set in cached:
@@ -54,10 +53,7 @@ def pick_sentences(languages: Languages) -> Sentences | None:
     found = corpus.sources(deploy.now().data_folder, languages)
     choice = st.radio("Sentences", [EXAMPLES, *found.folders, *([PUBLIC] if found.public else []), PASTE, UPLOAD],
                       key="corpus_from",
-                      help="Public test sets come by name through sacreBLEU, in the model's language pair; test sets "
-                           "of the data folder beside the app (ATLAS_DATA) are listed too. None is bundled, as their "
-                           "licences or their providers ask. Pasted and uploaded text: one source sentence a line, "
-                           "or source TAB reference for BLEU and chrF.")
+                      help=prose.SENTENCES)
     try:
         if choice in found.folders:
             folder, split = found.folders[choice]

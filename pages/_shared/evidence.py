@@ -23,11 +23,6 @@ from models.views import readings as views
 
 from . import cache, deploy, ui
 
-#: Which step a reading of the attention uses, and why (shown wherever a shifted reading can be picked).
-STEP_NOTE = ("A row is the step that *writes* its word, from the words before it; read one step later (SHIFT-ATT, "
-             "Chen et al. 2020), a word's row is the step where it is the decoder's *input*, the first step that has "
-             "seen it — which of the two lines up with human links is measured per model on the Models page.")
-
 
 def matrix_picker(loaded: LoadedModel, key: str = "matrix") -> Matrix:
     """Which matrix to draw (in the URL as ``matrix``): every one the model has (:func:`applicable`), opening on

@@ -11,9 +11,10 @@ from models.decoding.trace import Trace
 from models.network.contract import Kind, NamedKind
 from models.storage.hub import LoadedModel
 from models.views import kinds as kinds_views
+from models.views import prose
+from models.views.prose import for_markdown
 
 from . import cache, charts, evidence, ui
-from .labels import for_markdown
 
 
 def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
@@ -93,8 +94,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
         st.session_state["heads_off"] = linked_heads(loaded)
     off = st.multiselect("Heads to switch off", keys, key="heads_off",
                          format_func=lambda key: kinds_views.head_name(key, loaded.model),
-                         help="A head switched off has its output zeroed before the layer's output projection "
-                              "(Michel et al. 2019); the sentence is decoded again, greedily.")
+                         help=prose.HEADS_OFF)
     st.query_params["off"] = ",".join(off)
     if not off:
         st.caption("Pick heads to see what the translation loses without them (the Models page ranks every head).")
@@ -125,5 +125,4 @@ def bertviz_download(settings: ui.Settings, loaded: LoadedModel, text: str, trac
     st.download_button("bertviz model view (HTML)",
                        lambda: ui.or_stop(cache.cached_bertviz(settings.key, text, trace.target_ids)),
                        "bertviz-model-view.html", "text/html", on_click="ignore",
-                       help="Every layer × head of the three attentions, drawn by bertviz (Vig 2019) in your "
-                            "browser; the page fetches require.js and d3 from their CDNs.")
+                       help=prose.BERTVIZ)

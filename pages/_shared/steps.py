@@ -9,11 +9,11 @@ from models.analysis.matrices import Matrix
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.loaded import LoadedModel
-from models.views import inside, translate
+from models.views import inside, prose, translate
+from models.views.prose import for_markdown, plain
 from models.views.readings import MatrixView
 
 from . import cache, charts, ui
-from .labels import for_markdown, plain
 
 
 @st.fragment
@@ -61,16 +61,14 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
                         key=f"foil_{step}", placeholder="Pick another of the step's candidates…")
     if foil is None:
         st.query_params.pop("foil", None)
-        st.caption("Pick a piece the model nearly wrote: the source tokens that made it write its own instead "
-                   "(contrastive attribution, Yin & Neubig 2022).")
+        st.caption(prose.NO_FOIL)
         return
     st.query_params["foil"] = foil
     method, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
                                                        options[foil]))
     view, title = translate.contrast_view(trace, step, foil, method, weights)
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
-    st.caption("Each source token's share in the difference between the two log-probabilities: what made the model "
-               "write its piece rather than the other.")
+    st.caption(prose.CONTRAST)
 
 
 def neighbours(trace: Trace, settings: ui.Settings, step: int, written: str) -> None:

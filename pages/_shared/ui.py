@@ -14,14 +14,14 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
-from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages, pair_name
-from models.views import naming
+from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages
+from models.views import naming, prose
 from models.views import query_string as url
+from models.views.prose import for_markdown
 from models.views.translate import Refused, doubts
 
 from . import deploy
 from .cache import ModelKey, cached_trace, load
-from .labels import for_markdown
 
 HUB_CHOICE = "Hugging Face Hub repo…"
 _SETTINGS = "_atlas_settings"  # session-state key of the sidebar's Settings
@@ -147,8 +147,7 @@ def instruction_box(ref: str, revision: str | None, state: url.UrlState) -> str 
         st.query_params.pop("instruction", None)
         return None
     typed = st.text_area("Instruction", value=state.instruction or loaded.instruction, key=f"instruction:{ref}",
-                         max_chars=MAX_INSTRUCTION_CHARS, help="What the chat model is asked: {sentence} is where "
-                         "the sentence goes, {source} and {target} the languages' names.")
+                         max_chars=MAX_INSTRUCTION_CHARS, help=prose.INSTRUCTION)
     try:
         wanted = loaded.instructed(typed).instruction if typed != loaded.instruction else None
     except ValueError as e:
@@ -209,11 +208,6 @@ def model_or_fallback(settings: Settings, fallback: str = DEFAULT_MODEL) -> tupl
     where = "" if name == label else f"{for_markdown(name)}: "  # a Hub repo or a folder is named as well
     st.sidebar.caption(f"{where}**{label}**, running on **{loaded.device}**")
     return settings, loaded
-
-
-def direction(loaded: LoadedModel) -> str:
-    """``English→French``, or ``source→target`` where the model does not say."""
-    return pair_name(loaded.languages)
 
 
 def sentence_input(source: str | None = "en") -> str | None:

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from pages._shared.labels import for_markdown, plain
+from models.views.prose import for_markdown, plain
 
 HOSTILE = 'He said "Go" & <b>run</b> </script> *x* $y$ :red[z] \\ ok'
 
