@@ -9,7 +9,7 @@ from models.views.prose import for_markdown
 from pages._shared import charts, ui
 
 st.title("Models & results")
-st.caption("Every score below is read from the evaluation files written by `python -m models.evaluate`.")
+st.caption(prose.MEASURED)
 
 settings, loaded = ui.model_or_fallback(ui.settings())
 said = measured.in_use(loaded)

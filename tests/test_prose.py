@@ -1,8 +1,9 @@
-"""pages/_shared/labels.py: each renderer's escaping, applied once."""
+"""models/views/prose.py: the pages' fixed words, and each renderer's escaping, applied once."""
 import re
 
 import pytest
 
+from models.views import prose
 from models.views.prose import for_markdown, plain
 
 HOSTILE = 'He said "Go" & <b>run</b> </script> *x* $y$ :red[z] \\ ok'
@@ -18,3 +19,13 @@ def test_markdown_escapes_every_ascii_punctuation_once(text):
     out = for_markdown(text)
     assert re.sub(r"\\(.)", r"\1", out) == plain(text)  # removing one backslash per escape gives the text back
     assert all(out[m.start() - 1] == "\\" for m in re.finditer(r"[*_\[\]<>&$:`#]", out))
+
+
+FIXED = {name: value for name, value in vars(prose).items() if name.isupper() and isinstance(value, str)}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_the_pages_fixed_words_name_no_shell_line_setting_or_file(name):
+    """A visitor reads plain words: no command, no deployment setting, no server file."""
+    words = FIXED[name]
+    assert not re.search(r"python -m|ATLAS_|HF_TOKEN|--[a-z]|\.(json|md|py|safetensors)\b|docs/", words), words

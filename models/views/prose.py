@@ -119,6 +119,7 @@ SENTENCES = ("Public test sets come by name through sacreBLEU, in the model's la
              "and uploaded text: one source sentence a line, or source TAB reference for BLEU and chrF.")
 
 # Models & results
+MEASURED = "Every score below is read from the measurement records kept beside each model."
 CURVES = ("Validation BLEU (greedy, cased) at every validation point of each model's training run, against the "
           "minutes it had trained; the checkpoint is the point with the best mean.")
 ALIGNMENT = ("Word links read from each model on the English–French Hansards gold set (447 sentence pairs aligned by "
