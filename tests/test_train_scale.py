@@ -126,6 +126,23 @@ def test_init_from_starts_from_the_checkpoints_weights(tiny_corpus, tmp_path):
         assert torch.equal(before[name], after[name]), name
 
 
+def test_dropout_given_with_init_from_keeps_the_weights_and_records_the_new_rate(tiny_corpus, tmp_path):
+    """A fine-tuning run at another dropout starts from the checkpoint's weights (a rate of 0 moves none) and
+    its checkpoint says the rate it was trained at; without --dropout the checkpoint's own rate carries over."""
+    from safetensors.torch import load_file
+
+    first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
+    run(tiny_corpus, first, "--epochs", "1", "--dropout", "0.1")
+    run(tiny_corpus, second, "--steps", "2", "--lr", "0", "--init-from", str(first), "--dropout", "0.4")
+    run(tiny_corpus, third, "--steps", "2", "--lr", "0", "--init-from", str(second))
+    before, after = load_file(first / "model.safetensors"), load_file(second / "model.safetensors")
+    assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
+    rates = {json.loads((d / "config.json").read_text())["dropout"] for d in (second, third)}
+    assert rates == {0.4}
+    model = load_model(str(second), device="cpu").model
+    assert {m.p for m in model.modules() if isinstance(m, torch.nn.Dropout)} == {0.4}
+
+
 @pytest.mark.parametrize("bad", ["--val-data"])
 def test_a_validation_corpus_named_like_a_training_one_is_refused(tiny_corpus, tmp_path, bad):
     with pytest.raises(SystemExit, match="share a name"):

@@ -74,7 +74,7 @@ def _size_options(p: argparse.ArgumentParser) -> None:
 def _budget_options(p: argparse.ArgumentParser) -> None:
     """The optimisation: regularisation, batches, precision, rate, schedule and budget."""
     p.add_argument("--dropout", type=float, help=f"default: {RNNConfig.dropout} (rnn), {TransformerConfig.dropout} "
-                                                 "(transformer)")
+                                                 "(transformer); with --init-from, that model's own unless given")
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--batch-size", type=int, default=64, help="sentences a batch")
     p.add_argument("--batch-tokens", type=int,

@@ -6,6 +6,7 @@ import os
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -105,7 +106,7 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, pa
     """The model (new, or ``--init-from``'s), its optimizer, the schedule planned from the budget and the
     weights' average."""
     if args.init_from:
-        model = load_model(args.init_from, device=str(device)).model.train()
+        model = with_dropout(load_model(args.init_from, device=str(device)).model, args.dropout).train()
     elif args.arch == DECODER_ONLY:
         model = as_translator(build_chat_model(args, tokenizers.target.tokenizer),
                                            tokenizers.target.tokenizer, args.out)[0].to(device)
@@ -119,6 +120,20 @@ def build_run(args, replicas: Replicas, device, tokenizers, corpora: Corpora, pa
     validation = validation_sets(corpora, tokenizers, args) if replicas.main else {}
     return Run(model, trained, optimizer, scheduler, averaged(model, args.ema_decay), clock, budget, tokenizers,
                corpora.train, parts, validation, args, replicas, saver(args), guided(args, model))
+
+
+def with_dropout(model, dropout: float | None):
+    """``--init-from``'s model, at ``--dropout``'s rate where one is given: its weights in a model built at the new
+    rate, so the checkpoint's config says the rate it was fine-tuned with (a small corpus seen for many epochs
+    over-fits at the rate a large mix was trained with)."""
+    if dropout is None:
+        return model
+    if not isinstance(model.config, (TransformerConfig, RNNConfig)):
+        raise SystemExit("error: --dropout with --init-from sets this project's RNN's or Transformer's rate; a "
+                         "decoder-only model keeps its own")
+    rebuilt = build_model(replace(model.config, dropout=dropout)).to(next(model.parameters()).device)
+    rebuilt.load_state_dict(model.state_dict())
+    return rebuilt
 
 
 def saver(args):
