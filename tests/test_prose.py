@@ -22,10 +22,30 @@ def test_markdown_escapes_every_ascii_punctuation_once(text):
 
 
 FIXED = {name: value for name, value in vars(prose).items() if name.isupper() and isinstance(value, str)}
+NOT_FOR_VISITORS = r"python -m|ATLAS_|HF_TOKEN|--[a-z]|\.(json|md|py|safetensors)\b|docs/|assets/"
 
 
 @pytest.mark.parametrize("name", sorted(FIXED))
 def test_the_pages_fixed_words_name_no_shell_line_setting_or_file(name):
     """A visitor reads plain words: no command, no deployment setting, no server file."""
     words = FIXED[name]
-    assert not re.search(r"python -m|ATLAS_|HF_TOKEN|--[a-z]|\.(json|md|py|safetensors)\b|docs/", words), words
+    assert not re.search(NOT_FOR_VISITORS, words), words
+
+
+def _said_elsewhere() -> dict[str, str]:
+    """The other sentences the pages show as they are: why a matrix cannot be read, why a model has no neighbour
+    index, what a public server's limit keeps."""
+    from models.analysis import matrices
+    from models.datasets.sentences import Sentences
+    from models.views import inside
+    from models.views.corpus import within_limit
+
+    needs = {name: need.why_not for name, need in vars(matrices).items() if isinstance(need, matrices.Need)}
+    many = Sentences("mine", tuple(f"sentence {k}" for k in range(5)), None)
+    return needs | {"NO_INDEX": inside.NO_INDEX, "within_limit": within_limit(many, 3, 20.0)[1]}
+
+
+@pytest.mark.parametrize("name", sorted(_said_elsewhere()))
+def test_why_a_thing_cannot_be_shown_names_no_shell_line_or_file(name):
+    words = _said_elsewhere()[name]
+    assert len(words) > 20 and not re.search(NOT_FOR_VISITORS, words), words

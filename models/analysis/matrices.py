@@ -63,13 +63,13 @@ PARTS = Need(lambda model: model.parts_readable, "this model normalises what its
              "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
 PROBED = Need(lambda model: model.probe is not None, "no reading of this model's heads has been fit to "
-              "human links yet: python -m models.align --model … --data gold:… --fit-on trial fits one (seconds)")
+              "human links yet (its maker can fit one in seconds: the README's command-line tools say how)")
 PARTNERED = Need(lambda model: model.probe is None or not model.probe.reads_partner
                  or model.reverse_partner is not None, "its reading fit to people reads a model translating the "
                  "other way too, which was not loaded beside it")
 
-FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled: python -m "
-               "models.align.floor --data gold:en-fr --save assets/position_floor.json fits one (seconds)")
+FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled with this app (its "
+               "maker can fit one in seconds: the README's command-line tools say how)")
 
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")

@@ -123,8 +123,8 @@ def within_limit(sentences: Sentences, most: int | None, seconds: float | None) 
         return sentences, None
     spent = f" and spends at most {seconds:g} s on one request" if seconds is not None else ""
     return sentences.first(most), (f"This server translates at most {most} sentences a table{spent}: the first "
-                                   f"{most} of {len(sentences):,} are used. Run the app locally, or "
-                                   "`python -m models.corpus`, for the whole set.")
+                                   f"{most} of {len(sentences):,} are used. Run the app on your own "
+                                   "computer for the whole set.")
 
 
 def compare_link(sides: Sequence[tuple[str, str | None, str | None]]) -> dict[str, str]:

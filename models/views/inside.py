@@ -91,8 +91,8 @@ def scaling(max_dim: int) -> list[dict]:
     return [asdict(p) for p in scaling_curves([d for d in WIDTHS if d <= max_dim])]
 
 
-NO_INDEX = ("This model has no neighbour index. Build one beside its checkpoint with "
-            "`python -m models.neighbours --model … --data …`.")
+NO_INDEX = ("This model has no neighbour index: whoever installed it can build one beside its checkpoint "
+            "(the README's command-line tools say how).")
 
 
 @dataclass(frozen=True)
