@@ -90,3 +90,12 @@ def test_a_resumed_run_with_tied_embeddings_continues_exactly(tiny_corpus, tmp_p
     args = ["--steps", "8", "--validate-every", "8", "--val-sentences", "4"]  # points at steps 2, 4 and 8
     assert_resumed_as_left_alone(lambda out, *extra: run(tiny_corpus, out, *args, *extra), tmp_path / "straight",
                                  tmp_path / "resumed", 4, monkeypatch)
+
+
+def test_dropout_with_init_from_is_refused_for_a_decoder_only_model_and_nothing_is_written(trained, tmp_path):
+    """Its rates are its family's config's own (attention_dropout, …): --dropout, which sets this project's
+    models' one rate, says so in a sentence instead of being ignored."""
+    corpus, out = trained
+    with pytest.raises(SystemExit, match="decoder-only model keeps its own"):
+        run(corpus, tmp_path / "again", "--steps", "1", "--init-from", str(out), "--dropout", "0.2")
+    assert not (tmp_path / "again" / "model.safetensors").exists()
