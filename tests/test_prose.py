@@ -45,7 +45,10 @@ def _said_elsewhere() -> dict[str, str]:
     return needs | {"NO_INDEX": inside.NO_INDEX, "within_limit": within_limit(many, 3, 20.0)[1]}
 
 
-@pytest.mark.parametrize("name", sorted(_said_elsewhere()))
+SAID = _said_elsewhere()
+
+
+@pytest.mark.parametrize("name", sorted(SAID))
 def test_why_a_thing_cannot_be_shown_names_no_shell_line_or_file(name):
-    words = _said_elsewhere()[name]
+    words = SAID[name]
     assert len(words) > 20 and not re.search(NOT_FOR_VISITORS, words), words

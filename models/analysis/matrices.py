@@ -69,7 +69,7 @@ PARTNERED = Need(lambda model: model.probe is None or not model.probe.reads_part
                  "other way too, which was not loaded beside it")
 
 FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled with this app (its "
-               "maker can fit one in seconds: the README's command-line tools say how)")
+               "maker can fit one in seconds: the README says how)")
 
 WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
                          "to each step here; only our Transformer's runs with the future mask lifted")

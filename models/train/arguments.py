@@ -142,4 +142,7 @@ def checked(args: argparse.Namespace) -> argparse.Namespace:
     for flag, folder in (("--tokenizers", args.tokenizers), ("--init-from", args.init_from)):
         if folder is not None and not Path(folder).is_dir():
             raise SystemExit(f"error: {flag} {folder}: no such checkpoint folder")
+    if args.dropout is not None and args.init_from and args.arch == DECODER_ONLY:
+        raise SystemExit("error: --dropout with --init-from sets this project's RNN's or Transformer's rate; a "
+                         "decoder-only model keeps its own")
     return args
