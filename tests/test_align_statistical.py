@@ -42,3 +42,24 @@ def test_eflomal_finds_the_links_of_a_word_for_word_corpus(tmp_path, capsys):
     assert set(results) == {"forward", "reverse", "intersection", "grow-diag"}
     assert results["forward"]["training_pairs"] == 420
     assert results["forward"]["aer"] < 25 and results["grow-diag"]["aer"] < 25
+
+
+def test_each_link_carries_the_share_of_eflomals_runs_that_found_it(monkeypatch):
+    """eflomal samples, so the probe reads several runs: a link found by two of three runs has 2/3, and the sets
+    come back apart, each pair its own."""
+    pytest.importorskip("eflomal", reason="eflomal (requirements-extras.txt) is the statistical aligner under test")
+    runs = iter([  # each run: (forward, reverse) links of the two gold pairs, Pharaoh lines
+        ("0-0 1-1\n0-0\n", "0-0\n0-0\n"), ("0-0 1-2\n0-0\n", "0-0\n0-0\n"), ("0-0 1-1\n0-0\n", "1-1\n0-0\n")])
+
+    def three_runs(english, french, workdir):
+        paths = (workdir / "forward.links", workdir / "reverse.links")
+        for path, lines in zip(paths, next(runs)):
+            path.write_text(lines)
+        return paths
+
+    monkeypatch.setattr(statistical, "align_with_eflomal", three_runs)
+    pair = statistical.GoldPair(("a", "dog"), ("un", "chien"), frozenset({(0, 0)}), frozenset({(0, 0)}))
+    (forward, reverse), (other, _) = statistical.eflomal_links([[pair], [pair]], [], runs=3)
+    assert forward == [{(0, 0): 1.0, (1, 1): pytest.approx(2 / 3), (1, 2): pytest.approx(1 / 3)}]
+    assert reverse == [{(0, 0): pytest.approx(2 / 3), (1, 1): pytest.approx(1 / 3)}]
+    assert other == [{(0, 0): 1.0}]

@@ -88,8 +88,9 @@ def arguments() -> argparse.ArgumentParser:
                    "name or folder) whose heads the probe reads too, on each pair with the roles swapped; the app "
                    "loads it beside the model wherever the probe weighs its heads")
     p.add_argument("--external", choices=["eflomal"], help="with --fit-on trial: the aligner's links as two more "
-                   "features (it learns from --corpus and the gold's sentences, never their links); scored on the "
-                   "test split at once and printed, not saved (a new sentence has no such links)")
+                   "features, each cell's share of three runs (it learns from --corpus and the gold's sentences, "
+                   "never their links); scored on the test split at once and printed, not saved (a new sentence has "
+                   "no such links)")
     p.add_argument("--corpus", nargs="*", default=[], help="with --external: its training corpora (folders, or by "
                    "name: multi30k, opus:CORPUS)")
     language_options(p)

@@ -35,6 +35,7 @@ _ELIDED = {"l'": "le", "d'": "de", "qu'": "que", "n'": "ne", "s'": "se", "j'": "
            "c'": "ce", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
 _CONTRACTED = {"au": "à le", "aux": "à les", "du": "de le", "des": "de les"}
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
+Shares = dict[Link, float]  # one pair's links, each with the share of eflomal's runs that found it
 
 
 class GoldStyle:
@@ -65,23 +66,32 @@ def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> 
     return forward, reverse
 
 
-def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], list[str]]]
-                  ) -> list[tuple[list[set[Link]], list[set[Link]]]]:
-    """eflomal's forward and reverse links of each set of gold pairs, learnt with the ``corpora`` (English, French
-    sentences) and every set's sentences — never their links — all tokenised the gold's way; MissingExtra without
-    eflomal or sacremoses."""
+def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], list[str]]], runs: int = 1
+                  ) -> list[tuple[list[Shares], list[Shares]]]:
+    """eflomal's forward and reverse links of each set of gold pairs, each link with its share of ``runs``
+    independent runs (eflomal samples, so one run's links differ from the next's), learnt with the ``corpora``
+    (English, French sentences) and every set's sentences — never their links — all tokenised the gold's way;
+    MissingExtra without eflomal or sacremoses."""
     style = GoldStyle()
     require("eflomal")
     gold = [q for pairs in sets for q in pairs]
     english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.source).lower() for q in gold]
     french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.target).lower() for q in gold]
-    with tempfile.TemporaryDirectory() as tmp:
-        forward, reverse = (read_links(path, len(gold)) for path in align_with_eflomal(english, french, Path(tmp)))
+    drawn = []  # [runs] of (forward, reverse), each [len(gold)] sets
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            drawn.append([read_links(path, len(gold)) for path in align_with_eflomal(english, french, Path(tmp))])
+    forward, reverse = ([shares([run[k][i] for run in drawn]) for i in range(len(gold))] for k in (0, 1))
     found, first = [], 0
     for pairs in sets:
         found.append((forward[first : first + len(pairs)], reverse[first : first + len(pairs)]))
         first += len(pairs)
     return found
+
+
+def shares(runs: list[set[Link]]) -> Shares:
+    """Each link found by any of ``runs`` (one pair's links in each), with the share of them that found it."""
+    return {link: sum(link in run for run in runs) / len(runs) for link in set().union(*runs)}
 
 
 def read_corpora(specs: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -113,6 +123,7 @@ def main(argv=None) -> int:
         [(forward, reverse)] = eflomal_links([pairs], corpora)
     except MissingExtra as e:
         raise SystemExit(f"error: {e}") from e
+    forward, reverse = [set(f) for f in forward], [set(r) for r in reverse]  # one run: every share is 1
     training = sum(len(en) for en, _ in corpora) + len(pairs)
     sure, possible = [q.sure for q in pairs], [q.possible for q in pairs]
     for name, links in (("forward", forward), ("reverse", reverse),
