@@ -63,3 +63,22 @@ def test_each_link_carries_the_share_of_eflomals_runs_that_found_it(monkeypatch)
     assert forward == [{(0, 0): 1.0, (1, 1): pytest.approx(2 / 3), (1, 2): pytest.approx(1 / 3)}]
     assert reverse == [{(0, 0): pytest.approx(2 / 3), (1, 1): pytest.approx(1 / 3)}]
     assert other == [{(0, 0): 1.0}]
+
+
+def test_pairs_read_french_first_are_aligned_english_first_and_their_links_given_back_turned(monkeypatch):
+    """A French→English model's pairs: eflomal, learning English→French, is given them English first, and each link
+    comes back as the model reads the pair (French word, English word)."""
+    pytest.importorskip("eflomal", reason="eflomal (requirements-extras.txt) is the statistical aligner under test")
+    given = {}
+
+    def one_run(english, french, workdir):
+        given.update(english=english, french=french)
+        paths = (workdir / "forward.links", workdir / "reverse.links")
+        paths[0].write_text("0-1\n"), paths[1].write_text("1-1\n")  # English word 0 ↔ French word 1
+        return paths
+
+    monkeypatch.setattr(statistical, "align_with_eflomal", one_run)
+    pair = statistical.GoldPair(("le", "chien"), ("the", "dog"), frozenset({(1, 1)}), frozenset({(1, 1)}))
+    [(forward, reverse)] = statistical.eflomal_links([[pair]], [], french_first=True)
+    assert (given["english"], given["french"]) == (["the dog"], ["le chien"])
+    assert forward == [{(1, 0): 1.0}] and reverse == [{(1, 1): 1.0}]

@@ -34,7 +34,7 @@ from ..decoding.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..extras import MissingExtra
 from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model
-from ..storage.languages import pair_name
+from ..storage.languages import EN_FR, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.records.probe import write_probe
 from .statistical import Shares, eflomal_links, read_corpora
@@ -146,10 +146,14 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     """Fit on the trial pairs with eflomal's links (their shares of :data:`EFLOMAL_RUNS` runs) as two more features,
     score the test pairs once; print both.
     Not saved: a sentence the app is given has no such links."""
-    trial, _ = load_gold(args.data, loaded.languages, "trial")
+    trial, languages = load_gold(args.data, loaded.languages, "trial")
     test, _ = load_gold(args.data, loaded.languages, "test")
+    if languages not in (EN_FR, EN_FR[::-1]):
+        raise SystemExit(f"error: --external eflomal learns from English–French corpora; {args.data} links "
+                         f"{pair_name(languages)} words")
     try:
-        on_trial, on_test = eflomal_links([trial, test], read_corpora(args.corpus), EFLOMAL_RUNS)
+        on_trial, on_test = eflomal_links([trial, test], read_corpora(args.corpus), EFLOMAL_RUNS,
+                                          french_first=languages == EN_FR[::-1])
     except MissingExtra as e:
         raise SystemExit(f"error: {e}") from e
     partner = reverse_partner(args, loaded)

@@ -66,22 +66,23 @@ def align_with_eflomal(english: list[str], french: list[str], workdir: Path) -> 
     return forward, reverse
 
 
-def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], list[str]]], runs: int = 1
-                  ) -> list[tuple[list[Shares], list[Shares]]]:
-    """eflomal's forward and reverse links of each set of gold pairs, each link with its share of ``runs``
-    independent runs (eflomal samples, so one run's links differ from the next's), learnt with the ``corpora``
-    (English, French sentences) and every set's sentences — never their links — all tokenised the gold's way;
-    MissingExtra without eflomal or sacremoses."""
+def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], list[str]]], runs: int = 1,
+                  french_first: bool = False) -> list[tuple[list[Shares], list[Shares]]]:
+    """eflomal's forward (English→French) and reverse links of each set of gold pairs, each link with its share of
+    ``runs`` independent runs (eflomal samples, so one run's links differ from the next's), learnt with the
+    ``corpora`` (English, French sentences) and every set's sentences — never their links — all tokenised the
+    gold's way; each link (source word, target word) of the pairs as given: ``french_first`` where they read
+    French→English. MissingExtra without eflomal or sacremoses."""
     style = GoldStyle()
     require("eflomal")
-    gold = [q for pairs in sets for q in pairs]
+    gold = [q.reversed() if french_first else q for pairs in sets for q in pairs]  # English first, as the corpora
     english = [style(e, "en") for en, _ in corpora for e in en] + [" ".join(q.source).lower() for q in gold]
     french = [style(f, "fr") for _, fr in corpora for f in fr] + [" ".join(q.target).lower() for q in gold]
     drawn = []  # [runs] of (forward, reverse), each [len(gold)] sets
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             drawn.append([read_links(path, len(gold)) for path in align_with_eflomal(english, french, Path(tmp))])
-    forward, reverse = ([shares([run[k][i] for run in drawn]) for i in range(len(gold))] for k in (0, 1))
+    forward, reverse = ([shares([run[k][i] for run in drawn], french_first) for i in range(len(gold))] for k in (0, 1))
     found, first = [], 0
     for pairs in sets:
         found.append((forward[first : first + len(pairs)], reverse[first : first + len(pairs)]))
@@ -89,9 +90,11 @@ def eflomal_links(sets: list[list[GoldPair]], corpora: list[tuple[list[str], lis
     return found
 
 
-def shares(runs: list[set[Link]]) -> Shares:
-    """Each link found by any of ``runs`` (one pair's links in each), with the share of them that found it."""
-    return {link: sum(link in run for run in runs) / len(runs) for link in set().union(*runs)}
+def shares(runs: list[set[Link]], turned: bool = False) -> Shares:
+    """Each link found by any of ``runs`` (one pair's links in each), with the share of them that found it; each
+    link turned round (target word first) where ``turned``."""
+    return {link[::-1] if turned else link: sum(link in run for run in runs) / len(runs)
+            for link in set().union(*runs)}
 
 
 def read_corpora(specs: list[str]) -> list[tuple[list[str], list[str]]]:
