@@ -161,3 +161,45 @@ def test_qwen25s_published_generation_config_decodes_as_generate_for_more_than_5
     eos = loaded.model.specials.eos
     theirs = beams[0, inputs.input_ids.shape[1]:].tolist()
     assert list(ours) == (theirs[: theirs.index(eos) + 1] if eos in theirs else theirs)
+
+
+def test_a_penalty_of_1_05_is_applied_to_the_logits_where_generate_applies_it_not_to_the_log_probabilities(
+        chat, tmp_path):
+    """Qwen2.5's own setting (1.05) on a model unsure enough to write tokens again: greedy equals ``generate`` token
+    for token on every sentence, and the same penalty applied to the log-probabilities (a processor of the
+    library's own kind, its penalty off) writes another translation of some sentence, so the test tells the two
+    apart."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessor, LogitsProcessorList
+
+    class OnLogProbabilities(LogitsProcessor):
+        def __call__(self, input_ids, scores):
+            found = scores.log_softmax(-1)
+            seen = found.gather(1, input_ids)
+            return found.scatter(1, input_ids, torch.where(seen < 0, seen * 1.05, seen / 1.05))
+
+    folder = with_generation(chat, tmp_path, "qwen25", **QWEN25)
+    loaded = load_model(str(folder), device="cpu")
+    assert loaded.model.generation_rules.repetition_penalty == 1.05
+    library = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    tokenizer, parted, repeated = AutoTokenizer.from_pretrained(folder), 0, 0
+    for text in TEXTS:
+        inputs = prompted(tokenizer, text)
+        written = list(greedy(loaded.model, loaded.tokenizers, text).target_ids)
+        settings = dict(do_sample=False, num_beams=1, max_new_tokens=len(written))
+        assert written == library.generate(**inputs, **settings)[0, inputs.input_ids.shape[1]:].tolist()
+        other = library.generate(**inputs, **settings, repetition_penalty=1.0,
+                                 logits_processor=LogitsProcessorList([OnLogProbabilities()]))
+        parted += other[0, inputs.input_ids.shape[1]:].tolist() != written
+        repeated += len(set(written)) < len(written)
+    assert parted and repeated
+
+
+def test_a_step_without_logits_is_refused_where_the_model_has_rules_never_ruled_on_its_log_probabilities():
+    from models.decoding.greedy import _next
+    from models.network.contract import Step
+
+    log_probs = torch.log_softmax(torch.tensor([[2.0, 1.0, 0.5]]), -1)
+    step = Step(log_probs, None, None, torch.zeros(1, 2))
+    assert _next(step, None, None, GenerationRules()).tolist() == [0]  # no rules: the likeliest
+    with pytest.raises(ValueError, match="logits"):
+        _next(step, None, [[0]], GenerationRules(repetition_penalty=1.05))

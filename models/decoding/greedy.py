@@ -93,13 +93,18 @@ def _run_steps(
 def _next(step: Step, forced: torch.Tensor | None, history: list[list[int]] | None,
           rules: GenerationRules) -> torch.Tensor:
     """The pieces [B] each row writes after ``step``: the ``forced`` ones, else the likeliest — under the model's
-    generation rules where it has any (on the logits, as ``generate``'s greedy search applies them; ``history``,
-    each row's tokens read so far, gains them)."""
+    generation rules where it has any, on the logits, as ``generate``'s greedy search applies them (a penalty on
+    log-probabilities is another penalty: it moves a likely piece's score far less than an unlikely one's, so a step
+    without logits is refused, never ruled on what it has); ``history``, each row's tokens read so far, gains
+    them."""
     if forced is not None:
         return forced
     if history is None:
         return step.log_probs.argmax(-1)
-    found = ruled(step.log_probs if step.logits is None else step.logits, history, rules).argmax(-1)
+    if step.logits is None:
+        raise ValueError("a model with generation rules must give each step's logits: generate applies the rules to "
+                         "them, not to the log-probabilities")
+    found = ruled(step.logits, history, rules).argmax(-1)
     for row, token in zip(history, found.tolist()):
         row.append(token)
     return found
