@@ -19,8 +19,9 @@ async def warm(_app):
     that the app's pages come from ``st.navigation``, not from the ``pages/`` folder beside it."""
     from streamlit.runtime.pages_manager import PagesManager
 
+    from models import charts  # noqa: F401  (altair)
     from models.storage.languages import EN_FR, pair_name
-    from pages._shared import cache, charts, deploy, evidence, exports, ui  # noqa: F401  (torch, altair, the models)
+    from pages._shared import cache, deploy, evidence, exports, ui  # noqa: F401  (torch, the models)
 
     # Streamlit decides once a process, at its first session, whether the app is a `pages/`-folder app; until some
     # script run calls st.navigation it says yes, and the first run lists that folder's files itself. A first visitor

@@ -3,11 +3,11 @@ against a floor: every number read from the records beside the bundled models (m
 import pandas as pd
 import streamlit as st
 
+from models import charts
 from models.storage.hub import bundled_models
 from models.views import prose
 from models.views import results as measured
 from models.views.prose import for_markdown
-from pages._shared import charts
 
 st.title("Is attention an alignment?")
 found = measured.answer(bundled_models())

@@ -2,12 +2,13 @@
 or one head (or layer mean) of the Transformer."""
 import streamlit as st
 
+from models import charts
 from models.analysis.alignment import reading_view
 from models.storage.languages import language_name
 from models.views import naming, prose
 from models.views.prose import for_markdown
 from models.views.readings import compared
-from pages._shared import cache, charts, evidence, ui
+from pages._shared import cache, evidence, ui
 
 st.title("Comparing attention")
 st.caption("Two models' attention on one sentence: each on its own translation, then on a common one.",

@@ -2,10 +2,11 @@
 Σ_s α_ts (W_v h_s) among its value vectors."""
 import streamlit as st
 
+from models import charts
 from models.decoding.trace import Trace
 from models.views import inside, naming, prose
 from models.views.prose import for_markdown
-from pages._shared import cache, charts, evidence, ui
+from pages._shared import cache, evidence, ui
 
 st.title("Context vectors")
 st.caption("How the context c_t moves among the encoder's annotations h_s, step by step (a 2-D PCA).",

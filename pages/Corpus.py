@@ -3,9 +3,10 @@ side by side, and where their attention disagrees."""
 import pandas as pd
 import streamlit as st
 
+from models import charts
 from models.views import corpus, naming, prose
 from models.views.prose import for_markdown
-from pages._shared import cache, charts, corpus_table, evidence, ui
+from pages._shared import cache, corpus_table, evidence, ui
 
 st.title("A corpus at a time")
 st.caption("Every sentence in one table, one or two models: sort, filter, and pick a row to open it.",

@@ -1,10 +1,11 @@
 """Human links: a sentence pair people aligned word by word, over the model's attention or attribution."""
 import streamlit as st
 
+from models import charts
 from models.views import prose
 from models.views.prose import for_markdown
 from models.views.readings import fitted_heads, unavailable
-from pages._shared import cache, charts, evidence, reading_panels, ui
+from pages._shared import cache, evidence, reading_panels, ui
 
 st.title("Attention against human links")
 st.caption("Where the model looked, under the links people drew (squares) between the words of a sentence pair.")

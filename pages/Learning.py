@@ -1,9 +1,10 @@
 """Alignment as it is learned: replay training, validation point by point, for the curated examples."""
 import streamlit as st
 
+from models import charts
 from models.views import prose
 from models.views.prose import for_markdown
-from pages._shared import cache, charts, evidence, ui
+from pages._shared import cache, evidence, ui
 
 st.title("Alignment as it is learned")
 st.caption("Slide through training to watch the diagonal form and the adjective–noun swap appear.",

@@ -3,10 +3,11 @@ their measured scores, BLEU against sentence length."""
 import pandas as pd
 import streamlit as st
 
+from models import charts
 from models.views import prose
 from models.views import results as measured
 from models.views.prose import for_markdown
-from pages._shared import charts, ui
+from pages._shared import ui
 
 st.title("Models & results")
 st.caption(prose.MEASURED)

@@ -4,9 +4,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from models import charts
 from models.views import inside, naming, prose
 from models.views.prose import plain
-from pages._shared import cache, charts, ui
+from pages._shared import cache, ui
 
 st.title("Score anatomy")
 st.caption("One attention energy of the additive and the dot-product model, taken apart term by term.")

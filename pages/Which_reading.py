@@ -3,10 +3,11 @@ translation depends on the words it points at; a click opens one on the Translat
 import pandas as pd
 import streamlit as st
 
+from models import charts
 from models.analysis.alignment import view_at
 from models.views import prose
 from models.views.readings import fitted_heads
-from pages._shared import charts, reading_panels, ui
+from pages._shared import reading_panels, ui
 
 st.title("Which reading?")
 st.caption("One translation read every way the model allows; is each an alignment, and is it an explanation?",

@@ -1,12 +1,13 @@
 """Translate & align: a sentence, its translation, and where the model looked at every step."""
 import streamlit as st
 
+from models import charts
 from models.analysis.alignment import step_of_row
 from models.decoding.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.languages import pair_name
 from models.views import prose, translate
-from pages._shared import cache, charts, evidence, exports, kind_panels, steps, ui
+from pages._shared import cache, evidence, exports, kind_panels, steps, ui
 
 
 def beam_explorer(settings: ui.Settings, text: str) -> Trace:

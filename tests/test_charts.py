@@ -1,4 +1,4 @@
-"""pages/_shared/charts/: titles stay whole, crowded column labels stand upright and then thin out, labels reach
+"""models/charts/: titles stay whole, crowded column labels stand upright and then thin out, labels reach
 Vega-Lite as typed, and a heatmap renders to PNG and SVG on the server without a browser."""
 import html
 import json
@@ -6,9 +6,10 @@ import re
 
 import numpy as np
 
+from models import charts
 from models.analysis.alignment import AttentionView
-from pages._shared import cache, charts
-from pages._shared.charts import base
+from models.charts import base
+from pages._shared import cache
 
 HOSTILE = ['"Go"', "&", "<b>run</b>", "</script>", "a\\b", "⁇😀"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from models import charts
 from models.analysis.alignment import AttentionView, reading_view
 from models.decoding.attention_map import AttentionMap, Reading
 from models.decoding.trace import Trace
@@ -14,7 +15,7 @@ from models.views import kinds as kinds_views
 from models.views import prose
 from models.views.prose import for_markdown
 
-from . import cache, charts, evidence, ui
+from . import cache, evidence, ui
 
 
 def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from models import charts
 from models.views import deployment
 from models.views import readings as views
 
-from . import cache, charts, deploy, ui
+from . import cache, deploy, ui
 
 
 def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.EveryWay:

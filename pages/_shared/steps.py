@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from models import charts
 from models.analysis.alignment import piece_label
 from models.analysis.matrices import Matrix
 from models.decoding.attention_map import Reading
@@ -13,7 +14,7 @@ from models.views import inside, prose, translate
 from models.views.prose import for_markdown, plain
 from models.views.readings import MatrixView
 
-from . import cache, charts, ui
+from . import cache, ui
 
 
 @st.fragment

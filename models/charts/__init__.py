@@ -1,6 +1,7 @@
 """The app's charts — one package, one library: Vega-Lite through Altair, which Streamlit draws natively (no
 chart script for a visitor's browser to fetch beyond Streamlit's own). Pages call ``charts.heatmap(…)`` and the
-like and draw the result with ``st.altair_chart``.
+like and draw the result with ``st.altair_chart``; a notebook gets the same charts through :mod:`models.atlas`
+(Jupyter draws Vega-Lite too). Nothing here imports Streamlit: it is installed with ``models``, the pages are not.
 
 :mod:`.base` holds colours, labels and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
 decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.paths` the context vectors;
