@@ -3,7 +3,9 @@ labelled piece by piece, the sentence's three attentions for bertviz's model vie
 with some heads switched off, its changed words marked."""
 from __future__ import annotations
 
-from ..analysis.alignment import AttentionView, piece_label
+from dataclasses import dataclass
+
+from ..analysis.alignment import AttentionView, piece_label, reading_view
 from ..analysis.bertviz_export import bertviz_html
 from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
 from ..decoding.attention_map import AttentionMap, Reading
@@ -42,6 +44,38 @@ def sentence_kinds(model: Translator, trace: Trace, written: int) -> dict[Kind, 
 def shown_map(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind) -> AttentionMap:
     """The attention a page draws of ``kind``: the trace's own, step by step, else the sentence's other one."""
     return trace.attention if kind.stepwise else kinds[kind.key]
+
+
+def shown_view(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
+               words: bool) -> AttentionView:
+    """What a heatmap draws of ``kind`` at ``reading``: the trace's own, step by step (words or pieces), else another
+    attention piece by piece."""
+    if kind.stepwise:
+        return reading_view(trace, reading, words)
+    return kind_view(kinds[kind.key], reading)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadGrid:
+    """Heads of one attention as small multiples (a layer's heads, or bertviz's model view: every layer × head)."""
+
+    views: tuple[AttentionView, ...]  # a head each, layer-major
+    cells: tuple[Reading, ...]  # which head each view is
+    titles: tuple[str, ...]  # "head 2", or "layer 1 · head 2" where several layers are drawn
+    selected: int | None  # the index of the head shown above, marked ▶; None: not among them
+    columns: int  # panels a row: a layer's heads where several layers are drawn, else 4
+
+
+def head_grid(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading | None,
+              words: bool, layers: range) -> HeadGrid:
+    """The heads of ``kind`` in ``layers``, the ``reading`` shown above marked (None: none)."""
+    heads = shown_map(trace, kinds, kind).shape[1]
+    cells = tuple(Reading(n, h) for n in layers for h in range(heads))
+    titles = tuple((f"layer {r.layer + 1} · " if len(layers) > 1 else "") + f"head {r.head + 1}" for r in cells)
+    selected = next((i for i, r in enumerate(cells) if reading and (r.layer, r.head) == (reading.layer, reading.head)),
+                    None)
+    return HeadGrid(tuple(shown_view(trace, kinds, kind, r, words) for r in cells), cells, titles, selected,
+                    heads if len(layers) > 1 else 4)
 
 
 def kind_view(found: AttentionMap, reading: Reading) -> AttentionView:

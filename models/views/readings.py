@@ -21,6 +21,7 @@ from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
 from ..decoding.attention_map import Reading
+from ..decoding.link_rule import LinkRule
 from ..decoding.probe import Probe
 from ..decoding.trace import Trace
 from ..network.translator import Translator
@@ -160,16 +161,21 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: Matrix, reading: Read
     F, E = weights.shape
     view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
                          energies=None)
+    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, link_rule(loaded, matrix))))
+
+
+def link_rule(loaded: LoadedModel, matrix: Matrix) -> LinkRule:
+    """How ``matrix``'s word links are read on ``loaded``: the rule chosen with it on the trial pairs (a probe's
+    own, or the attention's best recorded beside the model), else the matrix's default."""
     best = trial_best(loaded.path, loaded.model.attention_shape) if matrix.own else None
-    chosen = matrix.own_rule(loaded.model) or (best.method if best else None)
-    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, chosen)))
+    return matrix.own_rule(loaded.model) or (best.method if best else None) or matrix.rule
 
 
-def gold_source(languages: Languages, folder: Path) -> tuple[str, list[str]] | str:
+def gold_source(languages: Languages, folder: Path | None) -> tuple[str, list[str]] | str:
     """Where human links for a model translating ``languages`` come from, and their splits: for English→French the
     Hansards ``folder``, if it holds any split, else the set of the pair by name (:mod:`models.datasets.gold_sets`);
     why there are none, in a sentence, when no set links those languages."""
-    splits = [s for s in ("test", "trial") if (folder / f"{s}.gold").exists()]
+    splits = [s for s in ("test", "trial") if folder and (folder / f"{s}.gold").exists()]
     if splits and may_translate(languages, EN_FR):
         return str(folder), splits
     gold_set = gold_sets.gold_for(assumed(languages))

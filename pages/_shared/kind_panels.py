@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from models import charts
-from models.analysis.alignment import AttentionView, reading_view
 from models.decoding.attention_map import AttentionMap, Reading
 from models.decoding.trace import Trace
 from models.network.contract import Kind, NamedKind
@@ -33,30 +32,18 @@ def kind_picker(loaded: LoadedModel, offered: bool) -> NamedKind:
     return kinds_views.kind_named(loaded.model, key)
 
 
-def views_of(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
-             words: bool) -> AttentionView:
-    """What the heatmap draws of ``kind``: the trace's own, step by step (words or pieces), else another attention
-    piece by piece."""
-    if kind.stepwise:
-        return reading_view(trace, reading, words)
-    return kinds_views.kind_view(kinds[kind.key], reading)
-
-
 def head_grid(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading, words: bool,
               layers: range, key: str) -> None:
-    """The heads of ``kind`` in ``layers`` as small multiples, a row a layer where there are several, the shown
-    ``reading``'s marked; a click opens that head above (its callback runs before the next script run)."""
-    heads = kinds_views.shown_map(trace, kinds, kind).shape[1]
-    cells = [Reading(n, h) for n in layers for h in range(heads)]
-    titles = [(f"layer {r.layer + 1} · " if len(layers) > 1 else "") + f"head {r.head + 1}" for r in cells]
-    selected = next((i for i, r in enumerate(cells) if (r.layer, r.head) == (reading.layer, reading.head)), None)
+    """The heads of ``kind`` in ``layers`` as small multiples (:func:`models.views.kinds.head_grid`), a row a layer
+    where there are several, the shown ``reading``'s marked; a click opens that head above (its callback runs
+    before the next script run)."""
+    grid = kinds_views.head_grid(trace, kinds, kind, reading, words, layers)
 
     def open_head() -> None:
         if points := st.session_state[key].selection.get("head", []):
-            st.session_state[evidence.chosen_key("head")] = cells[int(points[0]["head"])]
+            st.session_state[evidence.chosen_key("head")] = grid.cells[int(points[0]["head"])]
 
-    st.altair_chart(charts.head_grid([views_of(trace, kinds, kind, r, words) for r in cells], titles, selected,
-                                     columns=heads if len(layers) > 1 else 4),
+    st.altair_chart(charts.head_grid(list(grid.views), list(grid.titles), grid.selected, columns=grid.columns),
                     key=key, on_select=open_head, selection_mode="head")
 
 
@@ -109,7 +96,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
     steps = loaded.model.steps_kind
     for place, shown, name in ((left, trace, "as decoded"), (right, changed, "heads off")):
-        view = views_of(shown, None, steps, reading.plain, words)
+        view = kinds_views.shown_view(shown, None, steps, reading.plain, words)
         place.altair_chart(charts.heatmap(view, f"{steps.named} ({reading.plain.label}), {name}"), width="stretch", key=f"heads_off_{name}")
     st.caption(f"Orange: words the translation without those heads has that the original does not. Both heatmaps "
                f"show the same reading of the {steps.name}.")

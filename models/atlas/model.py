@@ -1,0 +1,104 @@
+"""A translator asked in a line (:func:`load` → :class:`Model`): it translates a sentence into a
+:class:`~.seen.Seen`, fetches its pair's human-aligned sentences by name, and reads one of them as any matrix
+against people's links (:class:`Aligned`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import altair as alt
+
+from .. import charts
+from ..analysis.aer import AlignmentScore, alignment_score
+from ..analysis.link_rules import read_links
+from ..analysis.matrices import Matrix, applicable, record
+from ..decoding.link_rule import LinkRule
+from ..decoding.trace import ATTENTION
+from ..storage.gold import GoldPair
+from ..storage.hub import DEFAULT_MODEL, load_model
+from ..storage.languages import Languages
+from ..storage.loaded import LoadedModel
+from ..views import naming
+from ..views import translate as translate_view
+from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
+from .seen import MatrixLike, ReadingLike, Seen, as_reading
+
+
+def load(ref: str = DEFAULT_MODEL, revision: str | None = None, languages: Languages | None = None,
+         instruction: str | None = None, device: str | None = None) -> Model:
+    """The model ``ref`` names — a bundled name (``"additive"``, ``"transformer"``, ``"decoder-only"``, …), a folder
+    or a Hub repo id (its ``revision``) — set to ``languages`` (source, target: a many-to-many or chat model's own
+    codes), a chat model asked with ``instruction`` (``{sentence}`` where the sentence goes), on ``device`` (auto).
+    Raises :class:`~models.storage.loaded.CheckpointError` or ValueError with a sentence saying why not."""
+    loaded = load_model(ref, revision, device, languages=languages)
+    return Model(loaded.instructed(instruction), naming.model_name(ref))
+
+
+@dataclass(frozen=True, eq=False)
+class Aligned:
+    """A human-aligned pair read as one matrix between its own words, beside people's links (Human links page)."""
+
+    pair: GoldPair
+    matrix: Matrix
+    view: GoldView  # the app's: the word matrix [F, E] labelled with the pair's words, and a score row a rule
+    rule: LinkRule  # how its links are read: chosen with the matrix on people's trial pairs where recorded
+
+    def links(self) -> frozenset[tuple[int, int]]:
+        """Its links under :attr:`rule`, ``(source word, target word)`` as the pair numbers its words."""
+        return frozenset(read_links(self.rule, self.view.view.weights))
+
+    @property
+    def score(self) -> AlignmentScore:
+        """Its links against people's: AER, precision and recall (%)."""
+        return alignment_score([self.links()], [self.pair.sure], [self.pair.possible])
+
+    def heatmap(self) -> alt.LayerChart:
+        """The word matrix with people's links over it: Sure as open squares, Possible as circles."""
+        return charts.gold_links(self.view.view, f"{self.matrix.title}, beside people's links", self.matrix.unit,
+                                 self.pair.sure, self.pair.possible)
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A loaded translator (the app's :class:`~models.storage.loaded.LoadedModel`) and its name for people."""
+
+    loaded: LoadedModel
+    name: str
+
+    @property
+    def languages(self) -> Languages:
+        return self.loaded.languages
+
+    @property
+    def matrices(self) -> tuple[Matrix, ...]:
+        """Every matrix it can be read as (:data:`models.analysis.matrices.MATRICES` it has), in the app's order."""
+        return applicable(self.loaded.model)
+
+    def translate(self, text: str, beam: int = 1) -> Seen:
+        """``text`` translated greedily, or the best of a beam ``beam`` wide (both as ``generate`` would for a Hub
+        model); ValueError, in a sentence, for a text the model cannot read (empty, say)."""
+        if beam < 1:
+            raise ValueError("A beam is at least 1 wide.")
+        found = translate_view.translation(self.loaded, text) if beam == 1 else translate_view.beam(
+            self.loaded, text, beam)
+        if isinstance(found, translate_view.Refused):
+            raise ValueError(found.reason)
+        return Seen(self.loaded, self.name, text, found if beam == 1 else found.hypotheses[0])
+
+    def gold(self, split: str = "test", folder: str | Path | None = None) -> list[GoldPair]:
+        """Sentence pairs people aligned by hand in its languages (``gold:en-fr``: the Hansards' 447 test and 37
+        trial pairs; Romanian, Japanese and Chinese with English), fetched once from their public source and cached,
+        or read from a ``folder`` of the Hansards gold; ValueError where no set links its languages."""
+        found = gold_source(self.languages, Path(folder) if folder else None)
+        if isinstance(found, str):
+            raise ValueError(found)
+        return gold_pairs(found[0], self.languages, split)
+
+    def align(self, pair: GoldPair, matrix: MatrixLike = ATTENTION, reading: ReadingLike = None) -> Aligned:
+        """``pair``'s target forced through the model, read as ``matrix`` at ``reading`` (the model's own) between
+        the pair's words, and scored against people's links: AER, precision and recall under each rule."""
+        matrix = record(matrix) if isinstance(matrix, str) else matrix
+        if why := matrix.why_not(self.loaded.model):
+            raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
+        view = gold_view(self.loaded, pair, matrix, as_reading(self.loaded, reading))
+        return Aligned(pair, matrix, view, link_rule(self.loaded, matrix))
