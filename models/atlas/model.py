@@ -11,9 +11,8 @@ import altair as alt
 from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import Matrix, applicable, record
+from ..analysis.matrices import Matrix, applicable
 from ..decoding.link_rule import LinkRule
-from ..decoding.trace import ATTENTION
 from ..storage.gold import GoldPair
 from ..storage.hub import DEFAULT_MODEL, load_model
 from ..storage.languages import Languages
@@ -21,7 +20,7 @@ from ..storage.loaded import LoadedModel
 from ..views import naming
 from ..views import translate as translate_view
 from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
-from .seen import MatrixLike, ReadingLike, Seen, as_reading
+from .seen import MatrixLike, ReadingLike, Seen, as_matrix, as_reading
 
 
 def load(ref: str = DEFAULT_MODEL, revision: str | None = None, languages: Languages | None = None,
@@ -94,10 +93,10 @@ class Model:
             raise ValueError(found)
         return gold_pairs(found[0], self.languages, split)
 
-    def align(self, pair: GoldPair, matrix: MatrixLike = ATTENTION, reading: ReadingLike = None) -> Aligned:
-        """``pair``'s target forced through the model, read as ``matrix`` at ``reading`` (the model's own) between
-        the pair's words, and scored against people's links: AER, precision and recall under each rule."""
-        matrix = record(matrix) if isinstance(matrix, str) else matrix
+    def align(self, pair: GoldPair, matrix: MatrixLike | None = None, reading: ReadingLike = None) -> Aligned:
+        """``pair``'s target forced through the model, read as ``matrix`` at ``reading`` (each None: as the
+        Translate page opens) between the pair's words, and scored against people's links."""
+        matrix = as_matrix(self.loaded, matrix)
         if why := matrix.why_not(self.loaded.model):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         view = gold_view(self.loaded, pair, matrix, as_reading(self.loaded, reading))

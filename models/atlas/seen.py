@@ -15,11 +15,12 @@ from ..analysis.link_rules import read_links
 from ..analysis.matrices import Matrix, record
 from ..decoding.attention_map import AttentionMap, Reading
 from ..decoding.link_rule import LinkRule
-from ..decoding.trace import ATTENTION, Trace
+from ..decoding.trace import Trace
 from ..network.contract import Kind, NamedKind
 from ..network.tokenization import is_marker
 from ..storage.loaded import LoadedModel
 from ..views import inside, naming
+from ..views.naming import matrix_choice
 from ..views import kinds as kind_views
 from ..views import translate as translate_view
 from ..views.prose import NOT_COMPARABLE
@@ -28,16 +29,25 @@ from ..views.readings import MatrixView, compared, link_rule, matrix_view
 #: A matrix as asked for: its record, or its name (``"attention"``, ``"fit to human links"``, …).
 MatrixLike = Matrix | str
 #: A reading as asked for: the record, its key as the app's links write it (``"1.4"``, ``"2.mean"``,
-#: ``"1.4.shifted"``), or None for the model's own (the one its page opens on).
+#: ``"1.4.shifted"``), or None for the one the Translate page opens on: the head the model aligns with, at the
+#: writing step (its card may say it aligns best one step later: ask for ``"….shifted"``).
 ReadingLike = Reading | str | None
 
 
 def as_reading(loaded: LoadedModel, reading: ReadingLike) -> Reading | None:
-    """``reading`` as ``loaded``'s model has it: its own for None (None without attention); ValueError for one it
-    lacks."""
-    if reading is None or isinstance(reading, Reading):
-        return reading or loaded.reading
-    return Reading.parse(reading, loaded.model.attention_shapes)
+    """``reading`` as ``loaded``'s model has it: the page's first for None (None without attention); ValueError for
+    one it lacks."""
+    if reading is None:
+        return loaded.reading and loaded.reading.plain
+    return reading if isinstance(reading, Reading) else Reading.parse(reading, loaded.model.attention_shapes)
+
+
+def as_matrix(loaded: LoadedModel, matrix: MatrixLike | None) -> Matrix:
+    """``matrix`` as registered: the one the Translate page opens on for None (the attention, where the model has
+    it); ValueError for an unknown name."""
+    if matrix is None:
+        return matrix_choice(loaded, None)[1]
+    return record(matrix) if isinstance(matrix, str) else matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,17 +109,20 @@ class Seen:
             return None
         return kind_views.sentence_kinds(self.loaded.model, self.trace, len(self.trace.target_ids))
 
-    def read(self, matrix: MatrixLike = ATTENTION, reading: ReadingLike = None, words: bool = True) -> Read:
+    def read(self, matrix: MatrixLike | None = None, reading: ReadingLike = None, words: bool = True) -> Read:
         """The translation read as ``matrix`` (any of :data:`models.analysis.matrices.MATRICES` the model has) at
-        ``reading``, between words or pieces; ValueError, in a sentence, for a matrix or reading it has not."""
-        matrix = record(matrix) if isinstance(matrix, str) else matrix
+        ``reading``, between words or pieces (each None: as the Translate page opens); ValueError, in a sentence, for
+        a matrix or reading it has not."""
+        matrix = as_matrix(self.loaded, matrix)
         if why := matrix.why_not(self.loaded.model):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         view = matrix_view(self.loaded.model, self.trace, matrix, as_reading(self.loaded, reading), words, found=self.found)
         return Read(self.loaded, view, link_rule(self.loaded, view.matrix))
 
-    def heatmap(self, matrix: MatrixLike = ATTENTION, reading: ReadingLike = None, words: bool = True) -> alt.Chart:
-        """The Translate page's heatmap: ``matrix`` at ``reading`` (the model's own), hover for each cell's weight."""
+    def heatmap(self, matrix: MatrixLike | None = None, reading: ReadingLike = None, words: bool = True
+                ) -> alt.Chart:
+        """The Translate page's heatmap: ``matrix`` at ``reading`` (as the page opens), hover for each cell's
+        weight."""
         return self.read(matrix, reading, words).heatmap()
 
     def heads(self, layer: int | None = None, kind: str = Kind.CROSS, words: bool = True) -> alt.FacetChart:
