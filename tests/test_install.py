@@ -94,3 +94,16 @@ def test_the_statistical_aligner_without_its_extra_exits_with_the_sentence(monke
     with pytest.raises(SystemExit) as caught:
         statistical.main(["--data", str(tmp_path)])
     assert str(caught.value) == f"error: {extras.EXTRAS['eflomal'].message}"
+
+
+def test_the_packages_extras_name_each_optional_extra_as_requirements_extras_pins_it():
+    import tomllib
+
+    extras_of = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    named = {normalised(re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0]): line
+             for lines in extras_of.values() for line in lines}
+    pinned = {normalised(line.split("#", 1)[0].split(">", 1)[0].split("<", 1)[0].strip()): line.split("#", 1)[0]
+              .strip() for line in (ROOT / "requirements-extras.txt").read_text().splitlines()
+              if line.strip() and not line.startswith(("#", "-"))}
+    assert set(named) == {normalised(e.distribution) for e in extras.EXTRAS.values()} == set(pinned)
+    assert all(named[name].replace(",", "") == pinned[name].replace(",", "") for name in named)

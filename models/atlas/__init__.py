@@ -15,8 +15,14 @@ your own, ``st.altair_chart(seen.heatmap())`` draws it (``docs/embedding.py``).
 any matrix (:class:`Read`: its view, its word links) and drawn: the heatmap, a layer's heads or every layer × head,
 the context vector's path, and its difference from another model's reading of the same sentence.
 """
-from ..storage.gold import GoldPair
-from .model import Aligned, Model, load
-from .seen import Read, Seen
+import warnings
+
+# In a notebook without ipywidgets, the Hub library's ``tqdm.auto`` warns as it is imported that it will draw text
+# bars; a reader of this library's charts is spared that one warning (no other is silenced).
+warnings.filterwarnings("ignore", message="IProgress not found")
+
+from ..storage.gold import GoldPair  # noqa: E402  (after the filter: importing the models imports the Hub library)
+from .model import Aligned, Model, load  # noqa: E402
+from .seen import Read, Seen  # noqa: E402
 
 __all__ = ["Aligned", "GoldPair", "Model", "Read", "Seen", "load"]
