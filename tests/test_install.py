@@ -107,3 +107,20 @@ def test_the_packages_extras_name_each_optional_extra_as_requirements_extras_pin
               if line.strip() and not line.startswith(("#", "-"))}
     assert set(named) == {normalised(e.distribution) for e in extras.EXTRAS.values()} == set(pinned)
     assert all(named[name].replace(",", "") == pinned[name].replace(",", "") for name in named)
+
+
+def test_a_wheel_carries_every_bundled_file_the_product_reads():
+    """pyproject's data-files name every tracked file of assets/ the product reads — the checkpoints' folders and
+    the records beside them, not the README's screenshots or the training runs' notes — so that a wheel's atlas
+    loads each bundled model offline."""
+    import subprocess
+    import tomllib
+
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    shipped = {p.relative_to(ROOT).as_posix() for patterns in data_files.values() for pattern in patterns
+               for p in ROOT.glob(pattern) if p.is_file()}
+    tracked = subprocess.run(["git", "ls-files", "assets"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    read = {p for p in tracked if not p.startswith(("assets/screenshots/", "assets/training/"))}
+    assert read and shipped == read
+    assert all(target == "share/attention-atlas/" + Path(patterns[0]).parent.as_posix()
+               for target, patterns in data_files.items())

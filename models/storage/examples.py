@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ROOT
+from .. import ASSETS
 
-EXAMPLES_FILE = ROOT / "assets" / "examples.txt"  # English: what the bundled English→French models read
+EXAMPLES_FILE = ASSETS / "examples.txt"  # English: what the bundled English→French models read
 
 
 def examples_file(language: str = "en") -> Path:

@@ -25,7 +25,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
-from .. import ROOT
+from .. import ASSETS
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
@@ -41,7 +41,7 @@ from .records.alignment import default_reading
 from .records.probe import bundled_floor, read_probe
 from .records.training import trained_variant
 
-BUNDLED_DIR = ROOT / "assets" / "checkpoints"
+BUNDLED_DIR = ASSETS / "checkpoints"
 #: The first pair's models are named by what they are ("transformer"); another pair's by their folder
 #: ("fr-en-transformer").
 BUNDLED_PREFIX = "en-fr-"

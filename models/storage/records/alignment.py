@@ -9,14 +9,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import ROOT
+from ... import ASSETS
 from ...decoding.attention_map import RNN_READING, Reading, readings
 from ...decoding.link_rule import LinkRule
 from ...decoding.probe import FLOOR
 from ...decoding.trace import ATTENTION
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
-BUNDLED_BASELINE = ROOT / "assets" / "eflomal.json"  # the statistical aligner's, by models.align.statistical
+BUNDLED_BASELINE = ASSETS / "eflomal.json"  # the statistical aligner's, by models.align.statistical
 ALIGNER = "eflomal"  # the statistical aligner: its rows' matrix, their method its direction or symmetrisation
 #: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}

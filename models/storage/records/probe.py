@@ -11,7 +11,7 @@ import functools
 import json
 from pathlib import Path
 
-from ... import ROOT
+from ... import ASSETS
 from ...decoding.link_rule import LinkRule
 from ...decoding.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
 from .strict import read_json_file
@@ -19,7 +19,7 @@ from .strict import read_json_file
 PROBE_FILE = "probe.json"
 #: The position floor: a probe of the words' positions alone, fit on the Hansards' trial pairs, read for every model
 #: (``python -m models.align.floor --data gold:en-fr --save assets/position_floor.json``).
-BUNDLED_FLOOR = ROOT / "assets" / "position_floor.json"
+BUNDLED_FLOOR = ASSETS / "position_floor.json"
 
 
 def _tried(t: Tried) -> dict:
