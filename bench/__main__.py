@@ -71,6 +71,11 @@ def _open(a):
     bench_open(a.repeats, None if a.model == DEFAULT_MODEL else a.model)  # the app's default unless one is asked
 
 
+def _library(a):
+    from .library import bench_library
+    bench_library(a.repeats)
+
+
 def _charts(a):
     from .open_time import bench_charts
     bench_charts(a.repeats)
@@ -170,7 +175,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], None]] = {
                                                         a.precision),
     "joey": _joey, "profile": _profile, "load": _load, "step": _step,
     "neighbours": lambda a: kernels.bench_neighbours(a.model, a.repeats),
-    "open": _open, "charts": _charts,
+    "open": _open, "charts": _charts, "library": _library,
     "completeness": lambda a: convergence.bench_completeness(a.model, a.device),
     "sharpness": lambda a: sharpness.bench_sharpness(a.model, a.data, a.device),
     "pieces": _pieces, "vocab": _vocab, "mutants": _mutants, "corpus": _corpus, "hub-model": _hub_model,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import altair as alt
+from typing import TYPE_CHECKING
 
 from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
@@ -21,6 +20,9 @@ from ..views import naming
 from ..views import translate as translate_view
 from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
 from .seen import MatrixLike, ReadingLike, Seen, as_matrix, as_reading
+
+if TYPE_CHECKING:  # a chart is drawn by Altair, imported with the first chart (models.charts)
+    import altair as alt
 
 
 def load(ref: str = DEFAULT_MODEL, revision: str | None = None, languages: Languages | None = None,

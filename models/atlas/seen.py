@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import altair as alt
 import numpy as np
 
 from .. import charts
@@ -20,11 +20,14 @@ from ..network.contract import Kind, NamedKind
 from ..network.tokenization import is_marker
 from ..storage.loaded import LoadedModel
 from ..views import inside, naming
-from ..views.naming import matrix_choice
 from ..views import kinds as kind_views
 from ..views import translate as translate_view
+from ..views.naming import matrix_choice
 from ..views.prose import NOT_COMPARABLE
 from ..views.readings import MatrixView, compared, link_rule, matrix_view
+
+if TYPE_CHECKING:  # a chart is drawn by Altair, imported with the first chart (models.charts)
+    import altair as alt
 
 #: A matrix as asked for: its record, or its name (``"attention"``, ``"fit to human links"``, …).
 MatrixLike = Matrix | str

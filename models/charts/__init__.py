@@ -6,16 +6,27 @@ like and draw the result with ``st.altair_chart``; a notebook gets the same char
 :mod:`.base` holds colours, labels and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
 decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.paths` the context vectors;
 :mod:`.corpus` a corpus's statistics; :mod:`.answer` the answer to the app's question.
-"""
-from .answer import alignment_chart, deletion_chart
-from .base import marked, piece_text, source_text
-from .corpus import distribution, scatter
-from .curves import attention_entropy, bleu_by_length, learning_curve, lines, quality_per_minute, scaling
-from .matrices import aer_grid, difference_heatmap, gold_links, head_grid, heatmap, similarity, weight_grid
-from .paths import context_path, shares
-from .steps import bars, beam_tree, links, top_k
 
-__all__ = ["aer_grid", "alignment_chart", "attention_entropy", "bars", "beam_tree", "bleu_by_length", "context_path",
-           "deletion_chart", "difference_heatmap", "distribution", "gold_links", "head_grid", "heatmap",
-           "learning_curve", "lines", "links", "marked", "piece_text", "quality_per_minute", "scaling", "scatter",
-           "shares", "similarity", "source_text", "top_k", "weight_grid"]
+Each chart is imported on first use (PEP 562's module ``__getattr__``): Altair and pandas take about 0.7 s to
+import, which a notebook's ``from models import atlas`` need not wait for before its first chart.
+"""
+from importlib import import_module
+
+#: Each chart by the module that draws it.
+WHERE = {name: module for module, names in {
+    "answer": ("alignment_chart", "deletion_chart"),
+    "base": ("marked", "piece_text", "source_text"),
+    "corpus": ("distribution", "scatter"),
+    "curves": ("attention_entropy", "bleu_by_length", "learning_curve", "lines", "quality_per_minute", "scaling"),
+    "matrices": ("aer_grid", "difference_heatmap", "gold_links", "head_grid", "heatmap", "similarity", "weight_grid"),
+    "paths": ("context_path", "shares"),
+    "steps": ("bars", "beam_tree", "links", "top_k"),
+}.items() for name in names}
+
+__all__ = sorted(WHERE)
+
+
+def __getattr__(name: str):
+    if name not in WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{WHERE[name]}", __name__), name)
