@@ -134,3 +134,15 @@ def test_importing_the_library_imports_no_streamlit():
     code = "import sys; from models import atlas; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_readmes_lines_run_as_written():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text().split("## In a notebook", 1)[1]
+    block = readme.split("\n\n", 2)[1]
+    lines = [line[4:] for line in block.splitlines()]
+    assert lines[0].startswith("from models import atlas") and len(lines) <= 10
+    found = {}
+    exec("\n".join(lines), found)  # noqa: S102 — README's own lines, run as a reader would
+    assert isinstance(found["seen"], atlas.Seen)
