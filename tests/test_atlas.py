@@ -146,3 +146,13 @@ def test_readmes_lines_run_as_written():
     found = {}
     exec("\n".join(lines), found)  # noqa: S102 — README's own lines, run as a reader would
     assert isinstance(found["seen"], atlas.Seen)
+
+
+def test_loading_prints_no_librarys_noise_and_leaves_its_settings_as_they_were(hub_models, capfd):
+    from transformers.utils import logging
+
+    before = logging.is_progress_bar_enabled(), logging.get_verbosity()
+    seen = atlas.load(str(hub_models["marian"])).translate("a dog runs")
+    captured = capfd.readouterr()
+    assert seen.translation is not None and captured.out == "" and captured.err == ""
+    assert (logging.is_progress_bar_enabled(), logging.get_verbosity()) == before

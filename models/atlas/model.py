@@ -3,6 +3,9 @@
 against people's links (:class:`Aligned`)."""
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,8 +34,28 @@ def load(ref: str = DEFAULT_MODEL, revision: str | None = None, languages: Langu
     or a Hub repo id (its ``revision``) — set to ``languages`` (source, target: a many-to-many or chat model's own
     codes), a chat model asked with ``instruction`` (``{sentence}`` where the sentence goes), on ``device`` (auto).
     Raises :class:`~models.storage.loaded.CheckpointError` or ValueError with a sentence saying why not."""
-    loaded = load_model(ref, revision, device, languages=languages)
+    with quiet():
+        loaded = load_model(ref, revision, device, languages=languages)
     return Model(loaded.instructed(instruction), naming.model_name(ref))
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """The libraries' progress bars ("Loading weights"), logs below errors and warnings held back while a model
+    loads, then set back as they were: what a notebook shows is its own."""
+    from transformers.utils import logging
+
+    bar, level = logging.is_progress_bar_enabled(), logging.get_verbosity()
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        if bar:
+            logging.enable_progress_bar()
+        logging.set_verbosity(level)
 
 
 @dataclass(frozen=True, eq=False)
