@@ -174,3 +174,17 @@ def test_a_heads_scores_mark_the_head_its_card_says_was_trained_to_align(mirror,
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     marked = [r["reading"] for r in rows if r.get("trained to align")]
     assert len(rows) == 2 * (2 * 2 + 2) and marked == ["2.1"]  # 2 layers × (2 heads + mean), each also shifted
+
+
+def test_a_hansards_folder_serves_a_french_to_english_model_each_pair_turned_round(tmp_path):
+    from models.datasets.gold_sets import load_gold
+    from models.views.readings import gold_source
+
+    (tmp_path / "test.en").write_text("the cat .\n")
+    (tmp_path / "test.fr").write_text("le chat .\n")
+    (tmp_path / "test.gold").write_text("1-1 2-2 3p3\n")
+    english, _ = load_gold(str(tmp_path), ("en", "fr"), "test")
+    french, pair = load_gold(str(tmp_path), ("fr", "en"), "test")
+    assert pair == ("fr", "en") and french == [p.reversed() for p in english]
+    assert french[0].source == ("le", "chat", ".") and (1, 1) in french[0].sure
+    assert gold_source(("fr", "en"), tmp_path) == (str(tmp_path), ["test"])  # the folder, not a fetch by name

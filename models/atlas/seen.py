@@ -119,7 +119,8 @@ class Seen:
         matrix = as_matrix(self.loaded, matrix)
         if why := matrix.why_not(self.loaded.model):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
-        view = matrix_view(self.loaded.model, self.trace, matrix, as_reading(self.loaded, reading), words, found=self.found)
+        chosen = as_reading(self.loaded, reading)
+        view = matrix_view(self.loaded.model, self.trace, matrix, chosen, words, found=self.found)
         return Read(self.loaded, view, link_rule(self.loaded, view.matrix))
 
     def heatmap(self, matrix: MatrixLike | None = None, reading: ReadingLike = None, words: bool = True

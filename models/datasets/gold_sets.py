@@ -195,8 +195,9 @@ def read_gold_set(gold_set: GoldSet, languages: Languages, split: str) -> list[G
 def load_gold(spec: str, languages: Languages, split: str) -> tuple[list[GoldPair], Languages]:
     """The pairs of ``split`` that ``spec`` names for a model of ``languages``, and their pair (source, target):
     ``gold:SRC-TGT``, fetched once and read in the model's direction, or a folder of the Hansards gold
-    (``{split}.en``, ``{split}.fr``, ``{split}.gold``: English→French). GoldSetError when the model translates
-    neither way between the set's languages; OSError or ValueError when a folder cannot be read."""
+    (``{split}.en``, ``{split}.fr``, ``{split}.gold``: English→French; read turned round for French→English).
+    GoldSetError when the model translates neither way between the set's languages; OSError or ValueError when a
+    folder cannot be read."""
     if spec.startswith(PREFIX):
         gold_set = find_gold(spec)
         pair = gold_set.languages
@@ -206,10 +207,12 @@ def load_gold(spec: str, languages: Languages, split: str) -> tuple[list[GoldPai
             raise GoldSetError(f"{gold_set.name} links {pair_name(gold_set.languages)} words; this model translates "
                                f"{pair_name(languages)}.")
         return read_gold_set(gold_set, pair, split), pair
-    if not may_translate(languages, EN_FR):
-        raise GoldSetError(f"The links in {Path(spec).name} join English and French words; this model translates "
-                           f"{pair_name(languages)}.")
-    return read_gold(spec, split), EN_FR
+    if may_translate(languages, EN_FR):
+        return read_gold(spec, split), EN_FR
+    if may_translate(languages, EN_FR[::-1]):  # one folder serves both directions: each pair read the other way
+        return [pair.reversed() for pair in read_gold(spec, split)], EN_FR[::-1]
+    raise GoldSetError(f"The links in {Path(spec).name} join English and French words; this model translates "
+                       f"{pair_name(languages)}.")
 
 
 def check_gold(spec: str, splits: tuple[str, ...]) -> None:

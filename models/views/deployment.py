@@ -50,7 +50,7 @@ class Deployment:
     corpus_seconds: float | None  # the seconds one request may spend on a table (ATLAS_CORPUS_SECONDS)
     test_set_mb: float | None  # the most a test set's download may take (ATLAS_TEST_SET_MB)
     data_folder: Path  # where test sets are found (ATLAS_DATA)
-    gold_folder: Path  # the English→French human links with their trial set (ATLAS_GOLD)
+    gold_folder: Path  # the Hansards human links with their trial set (ATLAS_GOLD), read for either direction
     torch_threads: int  # torch's intra-op threads: sessions run in parallel threads of one process
 
     def set_threads(self) -> None:

@@ -172,11 +172,11 @@ def link_rule(loaded: LoadedModel, matrix: Matrix) -> LinkRule:
 
 
 def gold_source(languages: Languages, folder: Path | None) -> tuple[str, list[str]] | str:
-    """Where human links for a model translating ``languages`` come from, and their splits: for English→French the
-    Hansards ``folder``, if it holds any split, else the set of the pair by name (:mod:`models.datasets.gold_sets`);
-    why there are none, in a sentence, when no set links those languages."""
+    """Where human links for a model translating ``languages`` come from, and their splits: between English and
+    French (either way) the Hansards ``folder``, if it holds any split (None: none), else the set of the pair by
+    name (:mod:`models.datasets.gold_sets`); why there are none, in a sentence, when no set links those languages."""
     splits = [s for s in ("test", "trial") if folder and (folder / f"{s}.gold").exists()]
-    if splits and may_translate(languages, EN_FR):
+    if splits and (may_translate(languages, EN_FR) or may_translate(languages, EN_FR[::-1])):
         return str(folder), splits
     gold_set = gold_sets.gold_for(assumed(languages))
     if gold_set:
