@@ -24,6 +24,7 @@
     python -m bench open --model decoder-only  # the same, a visitor asking for that model (?model=)
     python -m bench charts --repeats 4     # one heatmap per chart layer beside a bare page        (open_time)
     python -m bench library --repeats 5    # the atlas in a fresh process: its import, README's five lines (library)
+    python -m bench install                # README's pip line in a fresh venv: time, size, the five lines  (library)
     python -m bench corpus --data ../shared/data  # the Corpus page on 1,000 captions: time, server memory (corpus)
     python -m bench hub-model              # an opus-mt-en-fr-sized Marian, random: load, heatmap, memory (hub_model)
     python -m bench hub-model --size tc-big  # the same at opus-mt-tc-big's size (235 M parameters)

@@ -76,6 +76,11 @@ def _library(a):
     bench_library(a.repeats)
 
 
+def _install(a):
+    from .library import bench_install
+    bench_install()
+
+
 def _charts(a):
     from .open_time import bench_charts
     bench_charts(a.repeats)
@@ -175,7 +180,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], None]] = {
                                                         a.precision),
     "joey": _joey, "profile": _profile, "load": _load, "step": _step,
     "neighbours": lambda a: kernels.bench_neighbours(a.model, a.repeats),
-    "open": _open, "charts": _charts, "library": _library,
+    "open": _open, "charts": _charts, "library": _library, "install": _install,
     "completeness": lambda a: convergence.bench_completeness(a.model, a.device),
     "sharpness": lambda a: sharpness.bench_sharpness(a.model, a.data, a.device),
     "pieces": _pieces, "vocab": _vocab, "mutants": _mutants, "corpus": _corpus, "hub-model": _hub_model,

@@ -8,3 +8,15 @@ def test_the_import_and_the_five_lines_are_timed_without_streamlit(capsys):
     assert [r[0].strip("| ") for r in rows] == ["import the library", "the five lines"]
     assert all(float(r[1]) > 0 and r[4].strip(" |") == "no" for r in rows)
     assert float(rows[1][1]) > float(rows[0][1])  # the five lines include the import
+
+
+def test_the_five_lines_run_on_every_bundled_model_in_a_given_interpreter(tmp_path):
+    import sys
+
+    from bench.library import five_lines_in
+    from models import ROOT
+    from models.storage.hub import bundled_models
+
+    rows = five_lines_in(sys.executable, ROOT)
+    assert [ref for ref, _, _ in rows] == bundled_models()
+    assert all(seconds > 0 and translation for _, seconds, translation in rows)
