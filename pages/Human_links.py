@@ -4,7 +4,7 @@ import streamlit as st
 from models import charts
 from models.views import prose
 from models.views.prose import for_markdown
-from models.views.readings import fitted_heads, unavailable
+from models.views.readings import fitted_heads, unavailable, unavailable_said
 from pages._shared import cache, evidence, reading_panels, ui
 
 st.title("Attention against human links")
@@ -21,10 +21,12 @@ split = set_at.radio("Set", splits, horizontal=True,
 try:
     pairs = evidence.gold_pairs(spec, loaded.languages, split)
 except (OSError, ValueError) as e:
-    if unavailable(e):  # not to be had here (offline, say): no fault of the page's
-        st.info(for_markdown(str(e)))
-    else:
+    if not unavailable(e):
         st.error(f"The human links of `{spec}` cannot be read: {for_markdown(str(e))}")
+        st.stop()
+    st.info(for_markdown(unavailable_said(spec, e)))  # not to be had here (offline, say): no fault of the page's
+    if heads := fitted_heads(loaded):  # the model's own files still say which heads people's links single out
+        reading_panels.fitted_heads(heads, columns=2)
     st.stop()
 number = pair_at.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs),
                               min(ui.read_url().pair, len(pairs)))

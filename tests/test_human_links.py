@@ -1,6 +1,8 @@
 """pages/Human_links.py: a gold pair's human links over the model's attention or attribution.
 
 Tiny gold data made here: the tests never read ../shared."""
+import json
+
 import pytest
 
 from models.analysis.aer import alignment_score
@@ -61,15 +63,20 @@ def test_any_pair_number_in_the_url_shows_a_pair(gold, pair):
     assert heat_shape(figures(at)[0]) == (4, 4)  # both pairs are four words by four
 
 
-def test_without_a_gold_folder_or_a_reachable_set_by_name_it_says_why(tmp_path, monkeypatch):
+@pytest.mark.parametrize("model", ["transformer", "fr-en-transformer"])
+def test_without_a_gold_folder_or_a_reachable_set_it_says_so_plainly_and_draws_the_heads_fit_to_people(
+        tmp_path, monkeypatch, model):
     import streamlit as st
 
     st.cache_data.clear()  # no set's pairs cached by an earlier page run
     monkeypatch.setenv("ATLAS_GOLD", str(tmp_path / "nowhere"))  # and ATLAS_GOLD_URL: a port nothing listens on
-    at = run_page(page("Human_links"))
+    at = run_page(page("Human_links"), model=model)
     assert not at.exception and not at.error
-    said = [i.value.replace("\\", "") for i in at.info]
-    assert any("gold:en-fr is not cached and" in s and "ATLAS_GOLD_URL" in s for s in said), said
+    said = " ".join(i.value.replace("\\", "") for i in at.info)
+    assert "fetched once from their public source" in said and "cannot reach" in said, said
+    assert "ATLAS_GOLD" not in said and "http" not in said and "urlopen" not in said  # no setting, address, error
+    grids = [f for f in figures(at) if "its own AER %" in json.dumps(f.get("layer", []))]  # weight_grid's
+    assert len(grids) >= 2  # the probe's heads at the writing step and one step later, from the model's own files
 
 
 def test_a_broken_gold_file_is_a_message(gold):

@@ -204,6 +204,20 @@ def unavailable(error: Exception) -> bool:
     return isinstance(error, gold_sets.GoldSetError)
 
 
+def unavailable_said(spec: str, error: Exception) -> str:
+    """What a visitor reads when the set ``spec`` names cannot be had (:func:`unavailable`): where it could not be
+    fetched from, a sentence without an address or a setting (the command line's error says those); any other
+    fault of the set as it is."""
+    cause = error.__cause__
+    while cause is not None and not isinstance(cause, OSError):  # the fetch's own error, then the network's
+        cause = cause.__cause__
+    if cause is None:
+        return str(error)
+    return (f"People's links ({gold_sets.gold_title(spec)}) are fetched once from their public source, which this "
+            "server cannot reach right now, so there is no pair to draw. What the model's own files say of its "
+            "heads is below.")
+
+
 #: A grid as the charts take it: row labels (layers), column labels (heads, then the layer's whole), a value a cell.
 Grid = tuple[list[str], list[str], list[list[float | None]]]
 
