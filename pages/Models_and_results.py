@@ -13,12 +13,14 @@ st.title("Models & results")
 st.caption(prose.MEASURED)
 
 settings, loaded = ui.model_or_fallback(ui.settings())
+found = measured.results_page(measured.bundled_results())
+if found.greedy_bleu:  # the picture first: every bundled model on every test set
+    st.altair_chart(charts.test_bleu(pd.DataFrame(found.greedy_bleu), "Each bundled model's BLEU on each test set"),
+                    width="stretch", key="test_bleu")
 said = measured.in_use(loaded)
 if said is not None:  # a Hub translator or a folder: what it is, from the model and its card
     st.subheader(f"The model in use: {for_markdown(settings.model)}")
     st.markdown("\n".join(f"- **{name}:** {for_markdown(value)}" for name, value in said.items()))
-
-found = measured.results_page(measured.bundled_results())
 for problem in found.problems:
     st.warning(problem)
 if found.tests:

@@ -263,3 +263,17 @@ def test_models_page_draws_which_heads_matter(monkeypatch):
     drawn = [f for f in figures(at) if "which heads matter" in title_of(f)]
     assert len(drawn) == 1 and len(records(drawn[0], "value")) == 12
     assert any("5 of 12 heads can go" in c.value for c in at.caption)
+
+
+def test_models_and_results_opens_on_every_bundled_models_bleu_on_every_test_set():
+    from models.views import results as measured
+
+    at = run_page(page("Models_and_results"))
+    assert not at.exception
+    first = figures(at)[0]
+    assert title_of(first) == "Each bundled model's BLEU on each test set"
+    found = measured.results_page(measured.bundled_results())
+    bars = records(first, "BLEU")
+    greedy = [r for r in found.tests if r["decoding"] == "greedy"]
+    assert len(bars) == len(greedy) and {b["model"] for b in bars} == {r["model"] for r in found.tests}
+    assert sorted(round(b["BLEU"], 6) for b in bars) == sorted(round(r["BLEU"], 6) for r in greedy)

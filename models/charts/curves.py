@@ -57,6 +57,17 @@ def bleu_by_length(points: pd.DataFrame, text: str) -> alt.Chart:
     ).properties(height=340, autosize=FIT_WIDTH)
 
 
+def test_bleu(rows: pd.DataFrame, text: str) -> alt.Chart:
+    """Each model's BLEU (``model``, ``test set``, ``BLEU``) on each test set: a row a model, a bar a set."""
+    models, sets = list(dict.fromkeys(rows["model"])), list(dict.fromkeys(rows["test set"]))
+    return alt.Chart(rows, title=title(text)).mark_bar().encode(
+        y=alt.Y("model:N", sort=models, title=None, axis=alt.Axis(labelLimit=260)),
+        yOffset=alt.YOffset("test set:N", sort=sets), x=alt.X("BLEU:Q", title="BLEU (greedy)"),
+        color=alt.Color("test set:N", sort=sets, legend=alt.Legend(title=None, orient="bottom", columns=2)),
+        tooltip=["model:N", "test set:N", alt.Tooltip("BLEU:Q", format=".1f")],
+    ).properties(height=9 * len(sets) * len(models), autosize=FIT_WIDTH)
+
+
 def quality_per_minute(curves: pd.DataFrame) -> alt.Chart:
     """Validation BLEU against training minutes, by model (colour) and validation set (dash)."""
     return alt.Chart(curves).mark_line(point=True).encode(

@@ -178,6 +178,13 @@ class ResultsPage:
     importance: tuple[tuple[str, str, HeadImportance], ...]  # (chart key, title, each head's BLEU drop)
 
 
+    @property
+    def greedy_bleu(self) -> tuple[dict, ...]:
+        """Each model's greedy BLEU on each test set (``model``, ``test set``, ``BLEU``): the page's first picture."""
+        return tuple({k: row[k] for k in ("model", "test set", "BLEU")} for row in self.tests
+                     if row["decoding"] == "greedy")
+
+
 def results_page(results: list[ModelResults]) -> ResultsPage:
     """The page's figures of ``results`` (:func:`bundled_results`)."""
     name = {r.name: model_name(r.name) for r in results}
