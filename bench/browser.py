@@ -7,7 +7,7 @@ One ``streamlit run app.py`` server; one Debian Chromium (Playwright, never a
 downloaded browser) with a fresh context per session. While sessions run, the
 server's resident memory, CPU and thread count are sampled from ``/proc``.
 Each session opens the home page (load time: navigation → first heatmap), then
-types its own sentences one after another (rerun time: Ctrl+Enter → the
+types its own sentences one after another (rerun time: Enter → the
 translation and a heatmap with one row per output word on screen). Every
 translation a browser shows must equal what ``python -m models.translate``
 writes for that sentence, else the session counts as failed.
@@ -68,7 +68,7 @@ async def _session(browser, url: str, sentences: list[str], expected: dict, rows
         for sentence in sentences:
             await box.fill(sentence)
             start = time.perf_counter()
-            await box.press("Control+Enter")
+            await box.press("Enter")
             await page.wait_for_function(f"([text, rows]) => {TRANSLATION}.includes(text) && ({HEATMAP_ROWS}) === rows",
                                          arg=[expected[sentence], rows[sentence]])
             out.rerun_ms.append(1000 * (time.perf_counter() - start))

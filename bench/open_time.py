@@ -8,7 +8,7 @@ bare Streamlit page (one line of text), and opens each: **cold** (the server's f
 profile: the server imports and loads, the browser fetches and compiles Streamlit's scripts), **new visitor** (a
 fresh profile on the now warm server: nothing of the app in the browser's cache, as for every visitor of a
 deployed app), **warm** (a new tab of the cold profile: scripts from its cache), and a **submit** (a new sentence
-typed: Ctrl+Enter → its heatmap). The machines differ from day to day, so the goals are read against the bare page
+typed: Enter → its heatmap). The machines differ from day to day, so the goals are read against the bare page
 of the same run: a new visitor's first heatmap within 0.5 s of it, cold within 2 s. Beside each app time, the
 server's own time for that script run (``ATLAS_RUN_LOG``, written by ``app.py``). Each repeat also opens a page
 of one Vega-Lite heatmap (what the chart layer alone costs) and the app served by ``serve.py`` (warmed before its
@@ -63,13 +63,13 @@ def visit(context, url: str, drawn: str) -> tuple[float, object]:
 
 
 def submit(page) -> float:
-    """Type a new sentence and press Ctrl+Enter: ms until its heatmap replaces the old one."""
+    """Type a new sentence and press Enter: ms until its heatmap replaces the old one."""
     page.wait_for_function(IDLE)
     old = page.evaluate(f"document.querySelector('{TEXT}').innerText")
     box = page.get_by_label("English sentence")
     box.fill(SUBMITTED)
     start = time.perf_counter()
-    box.press("Control+Enter")
+    box.press("Enter")
     page.wait_for_function("old => { const c = document.querySelector('[data-testid=stText]');"
                            f" return c && c.innerText !== old && document.querySelector('{HEATMAP}'); }}", arg=old)
     return 1000 * (time.perf_counter() - start)
@@ -104,7 +104,7 @@ def bench_open(repeats: int, model: str | None = None) -> None:
     query = f"?model={model}" if model else ""
     print(f"{model or 'the default model'}: "
           f"a new visitor's first heatmap, beside a bare Streamlit page and a page of one Vega-Lite heatmap; "
-          f"{repeats} fresh servers each; ms from navigation (or Ctrl+Enter) to the first heatmap (the bare page: "
+          f"{repeats} fresh servers each; ms from navigation (or Enter) to the first heatmap (the bare page: "
           "its text); script: the server's own time")
     print("| repeat | bare cold | bare new visitor | one chart new visitor | app cold | app new visitor | app warm | "
           "submit | app scripts | serve.py cold | serve.py new visitor |\n" + "|---" * 11 + "|")

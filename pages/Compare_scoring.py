@@ -52,7 +52,8 @@ st.caption(f"Forced decoding feeds both models one common {target_language} sent
 choices = {"left": "Left model's output", "right": "Right model's output", "mine": "My reference"}
 source = st.radio("Common target", list(choices), format_func=choices.get, horizontal=True, key="common")
 if source == "mine":
-    target = st.text_input(f"Reference translation ({target_language})", value=traces[0].translation, max_chars=500)
+    target = st.text_input(f"Reference translation ({target_language})", value=traces[0].translation, max_chars=500,
+                           key="reference")
 else:
     target = traces[0 if source == "left" else 1].translation
 if not target.strip():

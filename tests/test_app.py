@@ -43,8 +43,8 @@ def test_very_long_text_is_capped_with_a_notice():
     at = run_page(APP, text="A dog runs on the beach. " * 60)  # from a link: cut while the URL is read
     assert not at.exception
     assert any("cut to its first 500 characters" in t.value for t in at.toast)
-    assert len(at.text_area(key="text").value) == 500
-    at.text_area(key="text").set_value("A cat sleeps. " * 60).run()  # typed: cut with a warning
+    assert len(at.text_input(key="text").value) == 500
+    at.text_input(key="text").set_value("A cat sleeps. " * 60).run()  # typed: cut with a warning
     assert any("characters long" in w.value for w in at.warning)
     assert not at.exception
 

@@ -50,10 +50,10 @@ def test_the_sidebar_switches_direction_and_the_sentence_follows_unless_typed():
     assert [s.value for s in at.sidebar.selectbox][:2] == [EN_FR, "dot"]
     at.sidebar.selectbox(key="direction_pick").select(FR_EN).run()
     assert not at.exception and [s.value for s in at.sidebar.selectbox][:2] == [FR_EN, "fr-en-transformer"]
-    assert at.query_params["direction"] == "fr-en" and at.text_area[0].value.startswith("Un petit chien noir")
-    at.text_area[0].input("Le chat dort sur le canapé.").run()
+    assert at.query_params["direction"] == "fr-en" and at.text_input(key="text").value.startswith("Un petit chien noir")
+    at.text_input(key="text").input("Le chat dort sur le canapé.").run()
     at.sidebar.selectbox(key="direction_pick").select(EN_FR).run()
-    assert at.text_area[0].value == "Le chat dort sur le canapé."  # typed: kept, whichever way it goes
+    assert at.text_input(key="text").value == "Le chat dort sur le canapé."  # typed: kept, whichever way it goes
 
 
 def test_a_french_sentence_on_an_english_model_gets_a_button_that_turns_the_direction():

@@ -24,7 +24,7 @@ def test_a_new_visitor_opens_on_the_marked_sentence():
     from tests.pages_helpers import APP, run_page
 
     at = run_page(APP)
-    assert at.text_area(key="text").value == "The little black dog jumps over the white fence."
+    assert at.text_input(key="text").value == "The little black dog jumps over the white fence."
     assert at.text[0].value == "Le petit chien noir saute par-dessus la clôture blanche."  # read from its output
 
 

@@ -85,7 +85,7 @@ def german(tmp_path_factory):
 def test_a_german_source_opens_an_empty_box_named_for_its_language(german):
     at = run_page(APP, model=german)
     assert not at.exception, [e.message for e in at.exception]
-    box = at.text_area(key="text")
+    box = at.text_input(key="text")
     assert box.label == "German sentence" and box.value == ""
     assert not [s for s in at.selectbox if s.label == "Examples"]  # the examples are English
     assert any("Type a German sentence above to see" in i.value for i in at.info)

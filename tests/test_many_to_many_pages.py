@@ -62,7 +62,7 @@ def test_the_step_that_wrote_the_language_tag_says_it_was_forced(m2m):
 
 def test_the_sentence_box_and_the_public_test_sets_follow_the_pair_picked(m2m):
     at = run_page(APP, model=m2m, src_lang="de", tgt_lang="en")
-    assert not at.exception and at.text_area(key="text").label == "German sentence"
+    assert not at.exception and at.text_input(key="text").label == "German sentence"
     at = run_page(page("Corpus"), model=m2m, src_lang="en", tgt_lang="de")
     at.radio(key="corpus_from").set_value("a public test set").run()
     picker = at.selectbox(key="corpus_set")

@@ -53,7 +53,7 @@ def test_compare_forces_a_common_target():
 def test_compare_with_a_typed_reference():
     at = run_page(page("Compare_scoring"), text="A dog runs.")
     at.radio(key="common").set_value("mine").run()
-    at.text_input[0].set_value("Un chien court.").run()
+    at.text_input(key="reference").set_value("Un chien court.").run()
     assert not at.exception
     assert heat_shape(figures(at)[2])[0] == 4  # Un chien court. </s>
 
@@ -243,7 +243,7 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
     at = run_page(page("Compare_scoring"), text="the red cats runs on the grass", left="additive",
                   right=str(tmp_path / "ck"), level="subwords")
     at.radio(key="common").set_value("mine").run()
-    at.text_input[0].set_value("le chats rouge court sur le herbe").run()  # "cats", "chats": 1 piece or 2
+    at.text_input(key="reference").set_value("le chats rouge court sur le herbe").run()  # "cats", "chats": 1 piece or 2
     assert not at.exception and not at.error
     assert any("compared word by word" in c.value for c in at.caption)
     assert at.success  # the comparison summary

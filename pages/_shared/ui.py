@@ -229,8 +229,10 @@ def sentence_input(source: str | None = "en") -> str | None:
         if pick and st.session_state.get("_picked") != pick:
             st.session_state[_SENTENCE], st.session_state["_picked"] = pick, pick
     st.session_state["text"] = st.session_state[_SENTENCE]
-    text, cut = found.cut(box.text_area(f"{found.language} sentence", key="text", height=80,
-                                        on_change=_keep_sentence, placeholder=f"Type a sentence in {found.language}…"),
+    # One line, as a sentence is: Enter translates it, as people expect of a box they type a sentence into (a text
+    # area kept Enter for a new line and asked for Ctrl+Enter, which nothing said).
+    text, cut = found.cut(box.text_input(f"{found.language} sentence", key="text", on_change=_keep_sentence,
+                                         placeholder=f"Type a sentence in {found.language} and press Enter…"),
                           url.MAX_TEXT_CHARS)
     if cut:
         st.warning(cut)
