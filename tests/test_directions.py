@@ -45,14 +45,19 @@ def test_french_typed_to_an_english_model_is_offered_the_other_direction():
     assert naming.offer(None, "transformer") is None and naming.offer("de", "transformer") is None
 
 
+def direction(at):
+    """The sidebar's Direction picker (its key names the direction it shows)."""
+    return next(s for s in at.sidebar.selectbox if s.label == "Direction")
+
+
 def test_the_sidebar_switches_direction_and_the_sentence_follows_unless_typed():
     at = run_page(page("translate"), model="dot")
     assert [s.value for s in at.sidebar.selectbox][:2] == [EN_FR, "dot"]
-    at.sidebar.selectbox(key="direction_pick").select(FR_EN).run()
+    direction(at).select(FR_EN).run()
     assert not at.exception and [s.value for s in at.sidebar.selectbox][:2] == [FR_EN, "fr-en-transformer"]
     assert at.query_params["direction"] == "fr-en" and at.text_input(key="text").value.startswith("Un petit chien noir")
     at.text_input(key="text").input("Le chat dort sur le canapé.").run()
-    at.sidebar.selectbox(key="direction_pick").select(EN_FR).run()
+    direction(at).select(EN_FR).run()
     assert at.text_input(key="text").value == "Le chat dort sur le canapé."  # typed: kept, whichever way it goes
 
 

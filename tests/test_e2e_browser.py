@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.server import CHROMIUM, CHROMIUM_ARGS, HEATMAP
+from models.views import naming
 
 PAGES = ["", "Answer", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
          "Human_links", "Corpus", "Which_reading"]
@@ -202,20 +203,55 @@ def test_nothing_is_cut_off_at_1366_by_768(server, query):
         browser.close()
 
 
-def test_a_click_on_an_answer_bar_opens_that_model_and_reading(server, page):
+def sidebar(page) -> dict[str, str]:
+    """What the sidebar's pickers show, by label: Direction, Model, …"""
+    pickers = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]")
+    return {pickers.nth(i).locator("label").first.inner_text().strip(): pickers.nth(i).locator("input").first
+            .input_value() for i in range(pickers.count())}
+
+
+def url_model(page) -> str:
+    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["model"][0]
+
+
+def test_a_click_on_an_answer_bar_opens_that_model_and_reading_and_the_sidebar_shows_it(server, page):
     """The answer page's bars are links (issue 83): a click on one opens its model on the Translate page, at the
-    reading the bar names."""
-    page.goto(f"{server}/Answer")
+    reading the bar names — and the sidebar, where the visitor had picked another model, shows the one drawn; so it
+    does after the browser's back button."""
+    page.goto(f"{server}/?model=dot")
+    page.wait_for_selector(HEATMAP)
+    wait_idle(page)
+    assert sidebar(page)["Model"] == naming.model_name("dot")
+    page.get_by_role("link", name="Is attention an alignment?").click()
     page.wait_for_selector(f"{CHART} g.mark-rect path")
     wait_idle(page)
     settled(page)
-    page.locator(f"{CHART}").first.locator("g.mark-rect path").first.click()
-    page.wait_for_url(lambda url: "model=" in url and "/Answer" not in url, timeout=90_000)
+    bars = page.locator(f"{CHART}").first.locator("g.mark-rect path")
+    bars.filter(has=page.locator("xpath=self::*[contains(@aria-label, 'bar: Transformer (multi-head);')]")).first \
+        .click()
+    page.wait_for_url(lambda url: "model=transformer" in url and "/Answer" not in url, timeout=90_000)
     page.wait_for_selector(HEATMAP)
     wait_idle(page)
     assert_no_exception(page)
     query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-    assert query["model"][0] and query.get("matrix")
+    assert query.get("matrix") and sidebar(page)["Model"] == naming.model_name("transformer")
+    assert "translation by a small Transformer" in page.locator("[data-testid=stMain]").inner_text()  # drawn
+    page.go_back()
+    wait_idle(page)
+    page.wait_for_selector(CHART)
+    assert sidebar(page)["Model"] == naming.model_name(url_model(page))  # whichever page back opens, it agrees
+
+
+def test_the_direction_offer_turns_the_sidebar_with_the_page(server, page):
+    french = urllib.parse.quote("Un chien noir court sur la plage et il est content.")
+    page.goto(f"{server}/?model=transformer&text={french}")
+    page.wait_for_selector(HEATMAP)
+    wait_idle(page)
+    page.get_by_role("button", name="Translate it French → English").click()
+    page.wait_for_url(lambda url: "model=fr-en-transformer" in url, timeout=90_000)
+    wait_idle(page)
+    page.wait_for_function("document.body.innerText.includes('French→English translation by')")
+    assert sidebar(page) == {"Direction": "French → English", "Model": naming.model_name("fr-en-transformer")}
 
 
 def test_translate_step_and_compare(server, page, tmp_path):

@@ -34,7 +34,7 @@ def test_a_code_the_model_does_not_know_is_said_with_its_close_matches(m2m):
     at = run_page(APP, text=TEXT, model=m2m, tgt_lang="deu")
     assert not at.exception
     assert any("has no language 'deu'" in t.value and "de" in t.value for t in at.toast)
-    assert at.sidebar.selectbox(key="tgt_lang_pick").value == "fr"  # its default pair, English→French
+    assert next(s for s in at.sidebar.selectbox if s.label == "Into").value == "fr"  # its default pair, English→French
 
 
 def test_a_model_of_one_pair_shows_no_pickers_and_drops_them_from_the_url():
@@ -77,4 +77,4 @@ def test_the_other_families_translate_into_the_language_picked_on_the_page(many_
     assert not at.exception, [e.message for e in at.exception]
     loaded = load_model(folder, device="cpu", languages=(source, german))
     assert at.text[0].value == greedy(loaded.model, loaded.tokenizers, TEXT).translation and figures(at)
-    assert at.sidebar.selectbox(key="tgt_lang_pick").format_func(german).startswith("German · ")
+    assert next(s for s in at.sidebar.selectbox if s.label == "Into").format_func(german).startswith("German · ")

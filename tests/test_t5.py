@@ -243,4 +243,4 @@ def test_t5s_other_tasks_are_offered_by_the_pickers_each_asked_by_its_own_prefix
         loaded.speaking("fr", "de")
     at = run_page(APP, model=str(tmp_path / "tasks"), text="a dog runs", tgt_lang="de")
     assert not at.exception, [e.message for e in at.exception]
-    assert at.selectbox(key="tgt_lang_pick").value == "de"
+    assert next(s for s in at.sidebar.selectbox if s.label == "Into").value == "de"

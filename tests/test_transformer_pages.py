@@ -211,7 +211,7 @@ def test_the_model_trained_to_align_opens_on_its_guided_head_named_so():
     assert at.selectbox(key="head").value == Reading(0, 3)
     assert "Layer 1, head 4 ★ ✓" in at.selectbox(key="head").options
     assert at.toggle(key="shifted").value and any("one step later" in title_of(f) for f in figures(at))
-    assert "Transformer (multi-head), trained to align" in at.selectbox(key="model_pick").options
+    assert "Transformer (multi-head), trained to align" in next(s for s in at.sidebar.selectbox if s.label == "Model").options
 
 
 def test_a_model_trained_with_full_context_opens_on_its_head_in_the_full_context_attention(tiny_corpus, tmp_path,

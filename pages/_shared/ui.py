@@ -62,7 +62,7 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
         wanted = naming.opened_model(pair, wanted)
     options = [*bundled, HUB_CHOICE]
     index = options.index(wanted) if wanted in bundled else len(bundled)
-    choice = st.selectbox(label, options, index=index, format_func=naming.model_name, key=f"{key}_pick")
+    choice = st.selectbox(label, options, index=index, format_func=naming.model_name, key=picker_key(key, wanted))
     if choice == HUB_CHOICE:
         typed = st.text_input("Hub repo id", value="" if wanted in bundled else wanted, max_chars=url.MAX_REF_CHARS,
                               placeholder="owner/name", key=f"{key}_repo").strip()
@@ -77,6 +77,13 @@ def model_picker(label: str, wanted: str, key: str, revision: str | None = None)
     else:
         st.query_params.pop(f"{key}_rev", None)
     return choice, revision
+
+
+def picker_key(name: str, shown: str) -> str:
+    """A sidebar picker's key, named for what the URL asks it to show: a page that opens another model (a bar
+    clicked, the direction offered, the browser's back button) draws a new picker showing it. One key for every
+    value left the browser's picker showing the choice made before, beside a page drawing another model."""
+    return f"{name}_pick:{shown}"
 
 
 def sidebar() -> None:
@@ -111,7 +118,8 @@ def direction_picker(key: str | None, wanted: str) -> None:
     found = naming.directions()
     if len(found) > 1:
         pair = st.selectbox("Direction", found, index=found.index(pair), format_func=naming.direction_label,
-                            key="direction_pick", help="Which way the bundled models translate.")
+                            key=picker_key("direction", naming.direction_key(pair)),
+                            help="Which way the bundled models translate.")
     st.session_state[_DIRECTION] = pair
     st.query_params["direction"] = naming.direction_key(pair)
 
@@ -131,7 +139,7 @@ def language_pickers(ref: str, revision: str | None, state: url.UrlState) -> Lan
         code, notice = naming.language_choice(loaded.codes, wanted, default)
         if notice:
             st.toast(notice, icon=":material/warning:")
-        chosen.append(st.selectbox(label, loaded.codes, index=loaded.codes.index(code), key=f"{key}_pick",
+        chosen.append(st.selectbox(label, loaded.codes, index=loaded.codes.index(code), key=picker_key(key, code),
                                    format_func=naming.language_label,
                                    help="The model's languages (type to search); the URL keeps its own code."))
         st.query_params[key] = chosen[-1]
@@ -279,9 +287,8 @@ def say_notices(loaded: LoadedModel, trace: Trace, text: str) -> None:
 
 
 def _turn(offer: naming.Offer) -> None:
-    """Switch the sidebar to ``offer``'s direction and model (a button's callback: before the widgets are drawn)."""
-    for key in ("direction_pick", "model_pick"):  # drawn anew from the URL
-        st.session_state.pop(key, None)
+    """Switch the sidebar to ``offer``'s direction and model (a button's callback: before the widgets are drawn,
+    each then a new one of what the URL says: :func:`picker_key`)."""
     st.query_params.update(direction=naming.direction_key(offer.pair), model=offer.model)
 
 
