@@ -18,15 +18,16 @@ from .checks import at_least, command_parser, data_given, folder_out, run
 from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel
 from .storage.hub import DEFAULT_MODEL, CheckpointError, load_model
+from .storage.languages import EN_FR, Languages, assumed
 
 
-def sample_pairs(specs: list[str], per_corpus: int, seed: int) -> list[tuple[str, str]]:
+def sample_pairs(specs: list[str], per_corpus: int, seed: int, languages: Languages = EN_FR) -> list[tuple[str, str]]:
     """``per_corpus`` random non-empty training pairs from each ``DIR[:train=SPLIT]`` or corpus by name (``multi30k``,
-    ``opus:CORPUS``), in a fixed order."""
+    ``opus:CORPUS``), in a fixed order, each read in the model's direction (``languages``: source, target)."""
     rng, pairs = random.Random(seed), []
     for spec in specs:
-        corpus = Corpus.parse(resolve(spec, ("en", "fr")))
-        found = [(s, t) for s, t in zip(*read_parallel(corpus.path, corpus.train_split, "en", "fr"))
+        corpus = Corpus.parse(resolve(spec, languages))
+        found = [(s, t) for s, t in zip(*read_parallel(corpus.path, corpus.train_split, *languages))
                  if s.strip() and t.strip()]
         pairs += rng.sample(found, min(per_corpus, len(found)))
     return pairs
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
     data_given("--data", args.data, ("multi30k",))
     try:
         loaded = load_model(args.model, device="cpu")
-        pairs = sample_pairs(args.data, args.sentences, args.seed)
+        pairs = sample_pairs(args.data, args.sentences, args.seed, assumed(loaded.languages))
     except (CheckpointError, NamedCorpusError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ chosen = [(settings, loaded)] + ([ui.model_or_fallback(second, naming.paired(ui.
 with st.sidebar:
     readings = [evidence.head_picker(m, key, f"{place} model's attention", shifted=True)
                 for (_, m), key, place in zip(chosen, ("left_head", "right_head"), ("First", "Second"))]
-models = tuple(cache.TableModel(s.key, r and r.key, naming.model_reading(s.model, m.model, r, short=True))
+models = tuple(cache.TableModel(s.key, r and r.key, naming.model_reading(s.model, m.model, r))
                for (s, m), r in zip(chosen, readings))
 models = corpus_table.of_one_pair(models)
 

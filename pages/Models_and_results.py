@@ -53,12 +53,14 @@ if table:
     st.subheader("Is attention an alignment?")
     st.caption(prose.ALIGNMENT)
     st.dataframe(pd.DataFrame(table).style.format(precision=1, na_rep=""), hide_index=True, key="alignment")
-    st.code("\n".join(commands), language="bash")
+    with st.expander("How these were measured"):
+        st.code("\n".join(commands), language="bash")
 if found.believed:
     st.subheader("Which matrix to believe?")
     st.caption(prose.BELIEVE)
     st.dataframe(pd.DataFrame(found.believed).style.format(precision=2, na_rep="—"), hide_index=True, key="believed")
-    st.code("\n".join(found.believe_commands), language="bash")
+    with st.expander("How these were measured"):
+        st.code("\n".join(found.believe_commands), language="bash")
 for key, title, grid in found.aer_grids:
     st.altair_chart(charts.aer_grid(*grid, title), width="stretch", key=key)
     st.caption(prose.AER_GRID)

@@ -95,7 +95,8 @@ def test_the_table_names_each_row_and_ends_with_the_published_figures():
     eflomal = dataclasses.replace(result("test", None, 11.0, method="grow-diag"), matrix="eflomal")
     rows = alignment_table({"Additive": [rnn], "Transformer": [result("test", "2.mean", 45.0),
                                                                 result("trial", "2.1", 40.0)]}, [eflomal])
-    assert [r["links from"] for r in rows] == ["Additive: attention", "Transformer: attention, reading 2.mean",
+    assert [r["links from"] for r in rows] == ["Additive: attention",
+                                               "Transformer: attention, layer 2, mean of its heads",
                                                "eflomal (grow-diag links)", *PUBLISHED]
 
 

@@ -88,7 +88,7 @@ def test_a_malformed_tsv_gets_its_message(text, message):
 def test_a_transformer_is_read_as_its_card_chose_and_named_so():
     at = run_page(CORPUS, model="transformer")
     assert not at.exception, [e.message for e in at.exception]
-    shown = load_model("transformer").reading.key
+    shown = load_model("transformer").reading.label  # the reading in words, never its key
     assert any(c.endswith(f"{shown} entropy") for c in table(at).columns)
 
 

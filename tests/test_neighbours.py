@@ -102,3 +102,11 @@ def test_the_cli_writes_an_index_a_model_loads(tiny_corpus, tiny_tokenizers, tmp
     assert "from 12 sentences, 4 dimensions" in capsys.readouterr().out
     loaded = load_model(str(tmp_path / "ck"), device="cpu")
     assert len(load_index(tmp_path / "ck", loaded.model).sources) == 12
+
+
+def test_a_french_to_english_models_training_pairs_are_read_french_first(tiny_corpus):
+    from models.neighbours import sample_pairs
+
+    english_first = sample_pairs([str(tiny_corpus)], 12, 0)
+    french_first = sample_pairs([str(tiny_corpus)], 12, 0, ("fr", "en"))
+    assert french_first == [(target, source) for source, target in english_first]

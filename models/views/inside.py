@@ -91,8 +91,8 @@ def scaling(max_dim: int) -> list[dict]:
     return [asdict(p) for p in scaling_curves([d for d in WIDTHS if d <= max_dim])]
 
 
-NO_INDEX = ("This model has no neighbour index: whoever installed it can build one beside its checkpoint "
-            "(the README's command-line tools say how).")
+NO_INDEX = ("Not available for this model: the nearest training states are looked up in an index of training "
+            "sentences built beside a model, and none was built for this one.")
 
 
 @dataclass(frozen=True)

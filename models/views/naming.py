@@ -30,12 +30,11 @@ def model_name(ref: str) -> str:
     return label if pair == first else f"{label.split(' (')[0]}, {pair_name(pair)}"  # short: titles name it in halves
 
 
-def model_reading(ref: str, model: Translator, reading: Reading | None, short: bool = False) -> str:
-    """``ref``'s name, and ``reading``'s where the model has more than one reading to tell apart: its key
-    (``short``, a table's column) or its label."""
+def model_reading(ref: str, model: Translator, reading: Reading | None) -> str:
+    """``ref``'s name, and ``reading``'s label where the model has more than one reading to tell apart."""
     if reading is None or model.attention_shape == (1, 1):
         return model_name(ref)
-    return f"{model_name(ref)} {reading.key}" if short else f"{model_name(ref)} · {reading.label}"
+    return f"{model_name(ref)} · {reading.label}"
 
 
 def two_sides(left: str, right: str) -> tuple[str, str]:

@@ -177,12 +177,24 @@ class ResultsPage:
     aer_grids: tuple[tuple[str, str, Grid], ...]  # (chart key, title, each head's AER)
     importance: tuple[tuple[str, str, HeadImportance], ...]  # (chart key, title, each head's BLEU drop)
 
-
     @property
     def greedy_bleu(self) -> tuple[dict, ...]:
         """Each model's greedy BLEU on each test set (``model``, ``test set``, ``BLEU``): the page's first picture."""
         return tuple({k: row[k] for k in ("model", "test set", "BLEU")} for row in self.tests
                      if row["decoding"] == "greedy")
+
+
+def believed_row(score: MatrixScore) -> dict:
+    """A matrix's row of "Which matrix to believe?" (:meth:`~models.storage.records.matrix_scores.MatrixScore.
+    table_row`) with each reading named as the matrix names it ("layer 2", "layer 1, head 4, read one step later"),
+    never by its key."""
+    row, matrix = score.table_row(), MATRICES.get(score.matrix)
+    for column, found in (("aligned at", score.aligned), ("explained at", score.explained)):
+        if found and found.reading:
+            reading = Reading.from_key(found.reading)
+            at = matrix.label(reading) if matrix else reading.label
+            row[column] = at + (f", {found.method}" if column == "aligned at" else "")
+    return row
 
 
 def results_page(results: list[ModelResults]) -> ResultsPage:
@@ -199,7 +211,7 @@ def results_page(results: list[ModelResults]) -> ResultsPage:
         lengths,
         tuple({"model": name[r.name], **point} for r in results for point in r.curve),
         alignment(results),
-        tuple({"model": name[r.name], **score.table_row()} for r in results for score in r.scores),
+        tuple({"model": name[r.name], **believed_row(score)} for r in results for score in r.scores),
         tuple(dict.fromkeys(for_people(r.faithfulness_command) for r in results if r.faithfulness_command)),
         tuple((f"aer_heads_{r.name}{'_shifted' * shifted}", f"{name[r.name]}: which head aligns{when[shifted]}? AER "
                "on the test set, each layer's heads and their mean", grid)

@@ -154,7 +154,7 @@ def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[Align
     """The table of AER against human links, by column title: each model's results (by its label; of a multi-head
     model, the test set's), the statistical aligner's and the published figures, each row named by what its links
     came from. The ``--matrix all`` rows have a table of their own (:mod:`.matrix_scores`)."""
-    rows = [(f"{label}: {r.matrix}" + (f", reading {r.reading}" if r.reading else ""), r)
+    rows = [(f"{label}: {r.matrix}" + (f", {Reading.from_key(r.reading).label}" if r.reading else ""), r)
             for label, found in results.items() for r in found
             if (not r.reading or r.split == "test") and not r.chosen_on_trial]
     floors = [r for found in results.values() for r in found if r.matrix == FLOOR and r.split == "test"][:1]
