@@ -208,7 +208,7 @@ def test_step_explorer_lists_the_nearest_training_states(indexed_copy, additive)
 def test_a_model_without_or_with_a_broken_index_says_so(indexed_copy):
     (indexed_copy / "neighbours.safetensors").unlink()
     at = run_page(APP, text="A dog runs.", model=str(indexed_copy))
-    assert not at.exception and any("no neighbour index" in i.value for i in at.info)
+    assert not at.exception and any("none was built for this one" in i.value for i in at.info)
     (indexed_copy / "neighbours.safetensors").write_bytes(b"not an index")
     at = run_page(APP, text="A dog runs.", model=str(indexed_copy))
     assert not at.exception and any("neighbour index cannot be used" in w.value for w in at.warning)

@@ -116,12 +116,14 @@ class Heatmap:
 
     @property
     def title(self) -> str:
-        return f"{self.name} — {self.kind.what[:-1].lower()}"
+        """What is drawn, short enough for half a laptop's width (the one-step-later heatmap stands beside it): its
+        rows and columns are the caption's."""
+        return self.name
 
     @property
     def caption(self) -> str:
         if self.stepwise:
-            return "Click a cell to explore the step that wrote its row."
+            return f"{self.kind.what} Click a cell to explore the step that wrote its row."
         return f"{self.kind.what} Shown piece by piece; the step explorer below follows the decoding steps."
 
 
