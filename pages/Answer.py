@@ -13,12 +13,11 @@ st.title("Is attention an alignment?")
 found = measured.answer(bundled_models())
 st.caption(prose.ANSWER_READING, help=prose.ANSWER)
 bars = pd.DataFrame(found.bars)
-people, model = st.columns([3, 2])
-event = people.altair_chart(charts.alignment_chart(bars, pd.DataFrame(found.references), "Against people: AER %"),
+event = st.altair_chart(charts.alignment_chart(bars, pd.DataFrame(found.references), "Against people: AER %"),
                             on_select="rerun", key="answer", width="stretch")
-model.altair_chart(charts.deletion_chart(bars, pd.DataFrame(found.random), "Against the model: deletion"),
-                   key="deletion", width="stretch")
-picked = event.selection.get("bar", []) if event else []
+deleted = st.altair_chart(charts.deletion_chart(bars, pd.DataFrame(found.random), "Against the model: deletion"),
+                          on_select="rerun", key="deletion", width="stretch")
+picked = [*(event.selection.get("bar", []) if event else []), *(deleted.selection.get("bar", []) if deleted else [])]
 if picked and (link := found.link(picked[0])) is not None:
     st.switch_page("pages/translate.py", query_params=link)
 st.markdown("\n".join(f"- {for_markdown(line)}" for line in found.verdicts))

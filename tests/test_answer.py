@@ -28,8 +28,10 @@ def test_each_bar_is_its_models_row_chosen_on_trial_and_all_three_generations_ar
         assert row is not None and bar["AER"] == row["aer"] and bar["head"] == row.get("reading", "")
     assert {b["reading"] for b in found.bars} == {"raw attention", "best other reading", "fit to human links"}
     floors = sorted(chosen_on_trial(name, "position floor")["aer"] for name in bundled_models())
-    assert found.references[0] == {"what": "position floor", "AER": floors[0],
+    assert found.references[0] == {"what": "position floor", "AER": floors[0], "line": 0,
                                    "label": f"floor: positions alone {floors[0]:.1f}–{floors[-1]:.1f}"}
+    named = " ".join(r["label"] for r in found.references)
+    assert "eflomal" in named and "GIZA++" in named  # the aligners named on the chart, not in a tooltip alone
     assert len(found.references) == 5 and f"above the floor ({floors[-1]:.1f})" in found.verdicts[-1]
     assert [v.split(":")[0] for v in found.verdicts] == ["RNN", "Transformer", "decoder-only"]
     assert not any(".shifted" in b["at"] or "../" in c for b in found.bars for c in found.commands)

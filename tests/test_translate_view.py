@@ -26,7 +26,8 @@ def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_e
     drawn = matrix_view(loaded.model, trace, MATRICES[ATTENTION], loaded.reading.plain, words=True)
     shown = translate.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
     assert shown.view is drawn.view and shown.stepwise and shown.later and shown.heads and shown.heads_off
-    assert shown.kinds is None and loaded.reading.plain.label in shown.name and shown.caption.endswith("Click a cell to explore the step that wrote its row.")
+    assert shown.kinds is None and loaded.reading.plain.label in shown.name
+    assert shown.caption.endswith("Click a cell to explore the step that wrote its row.")
 
 
 def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions(transformer):

@@ -13,10 +13,10 @@ COLOURS = ["#3b5bdb", "#74c0fc", "#f08c00"]
 ROW_PX = 40  # one model's row: its three bars
 
 
-def _y(order: list[str], labels: bool = True) -> alt.Y:
-    """The models' rows; the deletion chart, drawn beside the AER chart on the same rows, leaves them unlabelled."""
+def _y(order: list[str]) -> alt.Y:
+    """The models' rows, labelled on both charts: side by side on a laptop, one above the other on a phone."""
     return alt.Y("bar:N", sort=order, title=None, scale=alt.Scale(domain=order),  # every row, scored or not
-                 axis=alt.Axis(labels=labels, ticks=labels, labelLimit=260, labelFontSize=12, domain=False))
+                 axis=alt.Axis(labelLimit=260, labelFontSize=12, domain=False))
 
 
 def _colour() -> alt.Color:
@@ -36,22 +36,27 @@ def alignment_chart(bars: pd.DataFrame, references: pd.DataFrame, text: str) -> 
     values = base.mark_text(align="left", dx=3, fontSize=11).encode(x="AER:Q", text=alt.Text("AER:Q", format=".1f"))
     rules = alt.Chart(references).mark_rule(strokeDash=[4, 3], color=GREY).encode(
         x="AER:Q", tooltip=["what:N", alt.Tooltip("AER:Q", format=".1f")])
-    names = alt.Chart(references[references["label"] != ""]).mark_text(
-        align="right", baseline="bottom", dx=-3, dy=-2, y=0, fontSize=11, color="#495057").encode(
-        x="AER:Q", text="label:N")
-    return alt.layer(drawn, values, rules, names).properties(title=title(text), height=ROW_PX * len(order),
+    named = references[references["label"] != ""]
+    names = [alt.Chart(named[named["line"] == line]).mark_text(  # a line each above the plot: they never overlap;
+        align="left" if line else "right", baseline="bottom", dx=3 if line else -3, dy=-2 - 14 * line, y=0,
+        fontSize=11, color="#495057").encode(x="AER:Q", text="label:N")  # the floor's leftwards, it stands right
+        for line in sorted(set(named["line"]))]
+    return alt.layer(drawn, values, rules, *names).properties(title=title(text), height=ROW_PX * len(order),
                                                             autosize=FIT_WIDTH)
 
 
 def deletion_chart(bars: pd.DataFrame, random: pd.DataFrame, text: str) -> alt.LayerChart:
-    """Each reading's comprehensiveness (nats, higher is better), its model's random ranking as a black tick."""
+    """Each reading's comprehensiveness (nats, higher is better), a clickable point a bar as on the AER chart, its
+    model's random ranking as a black tick; its rows labelled too (on a phone it stands below the other)."""
     order = list(dict.fromkeys(bars["bar"]))
     scored = bars[bars["comprehensiveness"].notna()].astype({"comprehensiveness": float})
-    drawn = alt.Chart(scored).mark_bar().encode(
-        y=_y(order, False), yOffset=alt.YOffset("reading:N", sort=READINGS),
+    pick = alt.selection_point(name="bar", fields=["model", "matrix"])
+    drawn = alt.Chart(scored).mark_bar(cursor="pointer").encode(
+        y=_y(order), yOffset=alt.YOffset("reading:N", sort=READINGS),
         x=alt.X("comprehensiveness:Q", title="nats (higher is better)"), color=_colour(),
-        tooltip=["bar:N", "reading:N", "matrix:N", alt.Tooltip("comprehensiveness:Q", format=".2f")])
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
+        tooltip=["bar:N", "reading:N", "matrix:N", alt.Tooltip("comprehensiveness:Q", format=".2f")]).add_params(pick)
     floor = alt.Chart(random).mark_tick(color="black", thickness=2, size=ROW_PX - 6).encode(
-        y=_y(order, False), x="comprehensiveness:Q",
+        y=_y(order), x="comprehensiveness:Q",
         tooltip=["bar:N", alt.Tooltip("comprehensiveness:Q", format=".2f", title="random ranking")])
     return alt.layer(drawn, floor).properties(title=title(text), height=ROW_PX * len(order), autosize=FIT_WIDTH)

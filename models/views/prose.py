@@ -140,8 +140,8 @@ OWN_MODEL = ("Train one with the project's training command, which can put it on
 
 # Is attention an alignment?
 ANSWER_READING = ("Each model read three ways: its raw attention (dark blue), its best other reading (light blue), "
-                  "every head fit to people's links (orange). Left, against people (AER, lower is better); right, on "
-                  "the same rows, against the model (deletion, higher is better; black: a random ranking). Click a bar "
+                  "every head fit to people's links (orange). First against people (AER, lower is better), then on "
+                  "the same rows against the model (deletion, higher is better; black: a random ranking). Click a bar "
                   "to open it.")
 #: What the answer measures, in words (the page's help).
 ANSWER = ("Each bar is one model's test AER against the 447 Hansards sentence pairs people aligned word by word (Och & "

@@ -231,7 +231,8 @@ class Answer:
     the statistical aligners, with each reading's deletion score beside random: rows by column title."""
 
     bars: tuple[dict, ...]  # generation, model, bar (its label), reading, matrix, AER, at, head, comprehensiveness
-    references: tuple[dict, ...]  # what, AER, label: the position floor, eflomal's links, GIZA++ (published)
+    references: tuple[dict, ...]  # what, AER, label, line (of the names above the chart): the position floor,
+    # eflomal's links, GIZA++ (published)
     random: tuple[dict, ...]  # bar, comprehensiveness: each model's random ranking
     verdicts: tuple[str, ...]  # one line a generation, composed from the rows
     commands: tuple[str, ...]
@@ -294,9 +295,11 @@ def answer(names: list[str]) -> Answer:
     low, high = min(a for _, a in aligners), max(a for _, a in aligners)
     every = sorted(aer for found in floors.values() for aer in found)  # one rule, at the lowest; its label, all
     span = every and f"{every[0]:.1f}" + (f"–{every[-1]:.1f}" if every[-1] != every[0] else "")
-    references = [{"what": "position floor", "AER": every[0], "label": f"floor: positions alone {span}"}] * bool(
-        every) + [{"what": what, "AER": aer, "label": f"statistical aligners {low:.1f}–{high:.1f}" if aer == low
-                   else ""} for what, aer in aligners]
+    eflomal = [aer for what, aer in aligners if what.startswith("eflomal")]
+    named = (f"eflomal {min(eflomal):.1f}–{max(eflomal):.1f}, " if eflomal else "") + f"GIZA++ {PUBLISHED[GIZA]:.1f}"
+    floor = {"what": "position floor", "AER": every and every[0], "label": f"floor: positions alone {span}", "line": 0}
+    references = [floor] * bool(every) + [{"what": what, "AER": aer, "label": named if aer == low else "", "line": 1}
+                                          for what, aer in aligners]
     verdicts = tuple(_verdict(g, [b for b in bars if b["generation"] == g], min(floors.get(g) or [None]),
                               baseline.get("grow-diag")) for g in dict.fromkeys(b["generation"] for b in bars))
     commands = dict.fromkeys(for_people(r.command) for n in names for r in aligned(resolve(n)).values() if r.command)
