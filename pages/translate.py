@@ -61,8 +61,10 @@ def follow_click(event, trace: Trace, words: bool) -> None:
 
 
 settings, loaded = ui.model_or_fallback(ui.settings())
-st.caption(f"{pair_name(loaded.languages)} translation by {loaded.family.about}"
-           " — and, at every word it writes, where its attention looks.")
+about, question = st.columns([3, 2], vertical_alignment="center")  # one line on a laptop: the picture stays high
+about.caption(f"{pair_name(loaded.languages)} translation by {loaded.family.about}"
+              " — and, at every word it writes, where its attention looks.")
+question.page_link("pages/Answer.py", label=prose.QUESTION, icon=":material/quiz:")
 text = ui.sentence_input(loaded.languages[0])
 if text is None:
     st.stop()

@@ -222,10 +222,12 @@ def test_a_click_on_an_answer_bar_opens_that_model_and_reading_and_the_sidebar_s
     page.wait_for_selector(HEATMAP)
     wait_idle(page)
     assert sidebar(page)["Model"] == naming.model_name("dot")
-    page.get_by_role("link", name="Is attention an alignment?").click()
+    page.get_by_role("link", name="Is attention an alignment?", exact=True).click()  # the sidebar's
     page.wait_for_selector(f"{CHART} g.mark-rect path")
     wait_idle(page)
     settled(page)
+    named = page.locator(CHART).first.text_content()
+    assert "eflomal" in named and "GIZA++" in named  # the statistical aligners named on the chart
     bars = page.locator(f"{CHART}").first.locator("g.mark-rect path")
     bars.filter(has=page.locator("xpath=self::*[contains(@aria-label, 'bar: Transformer (multi-head);')]")).first \
         .click()

@@ -139,6 +139,8 @@ OWN_MODEL = ("Train one with the project's training command, which can put it on
              "safetensors only, never unpickled. A private repo needs a Hugging Face token on the server.")
 
 # Is attention an alignment?
+#: The app's question, as the home page asks it (a link to its answer).
+QUESTION = "Is attention an alignment? The answer"
 ANSWER_READING = ("Each model read three ways: its raw attention (dark blue), its best other reading (light blue), "
                   "every head fit to people's links (orange). First against people (AER, lower is better), then on "
                   "the same rows against the model (deletion, higher is better; black: a random ranking). Click a bar "
