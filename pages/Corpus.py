@@ -46,7 +46,8 @@ figures = cache.cached_figures(job, len(rows), models, sentences, rows)
 frame, names = pd.DataFrame(rows), [m.name for m in models]
 
 st.subheader(f"{for_markdown(sentences.name)}: {len(rows):,} sentences")
-st.dataframe(figures.by_model(), hide_index=True, key="corpus_summary")
+st.dataframe(figures.by_model().style.format(precision=3, na_rep="—"), hide_index=True,  # a model without
+             key="corpus_summary")  # attention has no entropy: a dash, not None
 st.markdown(figures.pair_line())
 
 st.subheader("Sentence by sentence")
@@ -64,7 +65,8 @@ right.download_button("Table and figures (JSON)", figures.json(), "corpus.json",
 
 st.subheader("Across the corpus")
 numeric = corpus.numeric(frame)
-stat = st.selectbox("Distribution of", corpus.statistics(numeric, names), key="corpus_stat")
+offered = corpus.statistics(numeric, names)  # BLEU first where the sentences have references
+stat = st.selectbox("Distribution of", offered, key=f"corpus_stat:{'|'.join(offered)}")  # new sentences: anew
 columns = {name: frame[c] for name, c in corpus.statistic_columns(stat, list(frame.columns), names).items()}
 st.altair_chart(charts.distribution(columns, f"{stat} per sentence"), width="stretch", key="corpus_hist")
 x, y = st.columns(2)

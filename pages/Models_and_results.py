@@ -25,7 +25,7 @@ for problem in found.problems:
     st.warning(problem)
 if found.tests:
     st.subheader("Test results")
-    st.dataframe(pd.DataFrame(found.tests).style.format(precision=1), hide_index=True)
+    st.dataframe(pd.DataFrame(found.tests).style.format(precision=1, na_rep="—"), hide_index=True)
 for name, made in found.trained:  # below the table, folded: how each was made, with its commands
     with st.expander(f"How it was trained: {name} — {made.parameters:,} parameters"):
         st.markdown(f"{made.description}  \nTrained on {made.data}, for {made.summary}; best validation BLEU "
@@ -52,7 +52,7 @@ table, commands = found.alignment
 if table:
     st.subheader("Is attention an alignment?")
     st.caption(prose.ALIGNMENT)
-    st.dataframe(pd.DataFrame(table).style.format(precision=1, na_rep=""), hide_index=True, key="alignment")
+    st.dataframe(pd.DataFrame(table).style.format(precision=1, na_rep="—"), hide_index=True, key="alignment")
     with st.expander("How these were measured"):
         st.code("\n".join(commands), language="bash")
 if found.believed:

@@ -137,8 +137,10 @@ def compare_link(sides: Sequence[tuple[str, str | None, str | None]]) -> dict[st
 
 
 def numeric(frame: pd.DataFrame) -> list[str]:
-    """The table's columns of numbers a chart can show (the sentence's number aside)."""
-    return [c for c in frame.columns if c != SENTENCE[0] and pd.api.types.is_numeric_dtype(frame[c])]
+    """The table's columns of numbers a chart can show (the sentence's number aside, and one without a value: BLEU
+    of sentences without references would draw an empty chart)."""
+    return [c for c in frame.columns if c != SENTENCE[0] and pd.api.types.is_numeric_dtype(frame[c])
+            and frame[c].notna().any()]
 
 
 def batches(done: int, n: int) -> Iterator[tuple[int, int]]:
@@ -178,8 +180,11 @@ class Figures:
                 for name, entry in self.summary["models"].items() for b in entry.get("by_length", [])]
 
     def columns(self, names: Sequence[str]) -> list[str]:
-        """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`)."""
-        return order(list(self.rows[0]) if self.rows else [], names)
+        """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`);
+        a column no sentence has a value in (BLEU without references) is left out, not drawn as empty cells."""
+        found = [c for c in (self.rows[0] if self.rows else ()) if any(row[c] is not None and row[c] == row[c]
+                                                                      for row in self.rows)]  # x == x: not NaN
+        return order(found, names)
 
     def csv(self) -> str:
         """The rows, a line each."""
