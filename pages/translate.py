@@ -90,7 +90,7 @@ steps_reading = translate.steps_reading(loaded, kind, reading)  # the step explo
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
 kinds = None if kind.stepwise else ui.or_stop(cache.cached_kinds(settings.key, text, trace.target_ids))
 main = translate.heatmap(loaded.model, drawn, kind, reading, kinds)
-heatmap = charts.heatmap(main.view, main.title, clickable=main.stepwise, measure=drawn.matrix.unit)
+heatmap = charts.heatmap(main.view, main.name, clickable=main.stepwise, measure=drawn.matrix.unit)
 with later_at:
     later = shifted_toggle(loaded.reading.shifted) if main.later else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)

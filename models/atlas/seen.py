@@ -82,7 +82,7 @@ class Read:
         """The Translate page's main heatmap of this reading: the same chart, title and click selection."""
         model = self.loaded.model
         shown = translate_view.heatmap(model, self.view, model.steps_kind, self.view.reading, None)
-        return charts.heatmap(shown.view, shown.title, clickable=shown.stepwise, measure=self.view.matrix.unit)
+        return charts.heatmap(shown.view, shown.name, clickable=shown.stepwise, measure=self.view.matrix.unit)
 
 
 @dataclass(frozen=True, eq=False)

@@ -182,9 +182,8 @@ class Figures:
     def columns(self, names: Sequence[str]) -> list[str]:
         """The table's columns as shown: the sentence's own, then each model's, then the pair's (:func:`order`);
         a column no sentence has a value in (BLEU without references) is left out, not drawn as empty cells."""
-        found = [c for c in (self.rows[0] if self.rows else ()) if any(row[c] is not None and row[c] == row[c]
-                                                                      for row in self.rows)]  # x == x: not NaN
-        return order(found, names)
+        frame = pd.DataFrame(self.rows)
+        return order([c for c in frame.columns if frame[c].notna().any()], names)
 
     def csv(self) -> str:
         """The rows, a line each."""

@@ -292,14 +292,15 @@ def answer(names: list[str]) -> Answer:
     baseline = {r.method: r.aer for r in read_alignment(BUNDLED_BASELINE)}
     aligners = [(f"eflomal, {m}", baseline[m]) for m in ("forward", "grow-diag", "intersection") if m in baseline
                 ] + [("GIZA++ (published)", PUBLISHED[GIZA])]
-    low, high = min(a for _, a in aligners), max(a for _, a in aligners)
+    low = min(a for _, a in aligners)
     every = sorted(aer for found in floors.values() for aer in found)  # one rule, at the lowest; its label, all
     span = every and f"{every[0]:.1f}" + (f"–{every[-1]:.1f}" if every[-1] != every[0] else "")
     eflomal = [aer for what, aer in aligners if what.startswith("eflomal")]
     named = (f"eflomal {min(eflomal):.1f}–{max(eflomal):.1f}, " if eflomal else "") + f"GIZA++ {PUBLISHED[GIZA]:.1f}"
-    floor = {"what": "position floor", "AER": every and every[0], "label": f"floor: positions alone {span}", "line": 0}
-    references = [floor] * bool(every) + [{"what": what, "AER": aer, "label": named if aer == low else "", "line": 1}
-                                          for what, aer in aligners]
+    floor = [{"what": "position floor", "AER": every[0], "label": f"floor: positions alone {span}", "line": 0}
+             ] if every else []
+    references = floor + [{"what": what, "AER": aer, "label": named if aer == low else "", "line": 1}
+                          for what, aer in aligners]
     verdicts = tuple(_verdict(g, [b for b in bars if b["generation"] == g], min(floors.get(g) or [None]),
                               baseline.get("grow-diag")) for g in dict.fromkeys(b["generation"] for b in bars))
     commands = dict.fromkeys(for_people(r.command) for n in names for r in aligned(resolve(n)).values() if r.command)

@@ -101,7 +101,8 @@ class Heatmap:
     """What the page's main heatmap draws, and how it behaves."""
 
     view: AttentionView
-    name: str  # what is drawn: "Attention α (layer 1, head 4)"
+    name: str  # what is drawn, the chart's title: "Attention α (layer 1, head 4)", short enough for half a laptop's
+    # width (the one-step-later heatmap stands beside it); its rows and columns are the caption's
     kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
     kinds: dict[Kind, AttentionMap] | None  # the sentence's attentions when another than the steps' own is shown
     stem: str  # the downloads' file name
@@ -113,12 +114,6 @@ class Heatmap:
     def stepwise(self) -> bool:
         """Whether rows are decoding steps (cross-attention, attribution): a click opens a step; a shift exists."""
         return self.kind.stepwise
-
-    @property
-    def title(self) -> str:
-        """What is drawn, short enough for half a laptop's width (the one-step-later heatmap stands beside it): its
-        rows and columns are the caption's."""
-        return self.name
 
     @property
     def caption(self) -> str:
