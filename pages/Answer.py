@@ -1,12 +1,12 @@
 """Is attention an alignment? Is it an explanation? The answer for three generations of translator, on one gold,
-against a floor: every number read from the records beside the bundled models (models.views.results.answer)."""
+against a floor: every number read from the records beside the bundled models (models.views.answer)."""
 import pandas as pd
 import streamlit as st
 
 from models import charts
 from models.storage.hub import bundled_models
 from models.views import prose
-from models.views import results as measured
+from models.views import answer as measured
 from models.views.prose import for_markdown
 
 st.title("Is attention an alignment?")

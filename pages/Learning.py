@@ -23,7 +23,8 @@ if record is None:
 reading = evidence.head_picker(loaded)
 curve = record.curve(reading)
 texts = record.examples
-example = st.selectbox("Example", range(len(texts)), format_func=lambda i: texts[i], key="learning_example")
+example = st.selectbox("Example", range(len(texts)), index=record.opening, format_func=lambda i: texts[i],
+                       key="learning_example")
 points = range(len(curve.epochs))
 linked, notice = record.linked_point(ui.read_url().point)
 if notice:

@@ -285,16 +285,23 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page():
-    """A browser tab for a module's tests (Playwright's sync API runs one instance at a time in a thread, and some
-    tests start their own: so a browser lives no longer than its module)."""
+def browser():
+    """One Chromium for a module's tests (Playwright's sync API runs one instance at a time in a thread, and some
+    tests start their own: so a browser lives no longer than its module); a test opens its own tabs in it."""
     from playwright import sync_api
 
     from bench.server import CHROMIUM, CHROMIUM_ARGS
 
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.set_default_timeout(90_000)
-        yield tab
-        browser.close()
+        found = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield found
+        found.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    """A browser tab for a module's tests."""
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    tab.set_default_timeout(90_000)
+    yield tab
+    tab.close()

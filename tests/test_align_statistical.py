@@ -1,15 +1,16 @@
-"""models/align/statistical.py: the eflomal baseline reads its links the right way round and tokenises like the gold."""
+"""models/align/statistical.py and eflomal.py: eflomal reads its links the right way round and tokenises like the
+gold."""
 import json
 
 import pytest
 
-from models.align import statistical
+from models.align import eflomal, statistical
 
 from .helpers import LEXICON, synthetic_pairs
 
 
 def test_french_is_written_out_as_the_gold_writes_it():
-    style = statistical.GoldStyle()
+    style = eflomal.GoldStyle()
     assert style("L'homme s'adresse au président des Communes aujourd'hui.", "fr") == \
         "le homme se adresse à le président de les communes aujourd' hui ."
     assert style("Is it well-known?", "en") == "is it well - known ?"
@@ -58,8 +59,8 @@ def test_each_link_carries_the_share_of_eflomals_runs_that_found_it(monkeypatch)
         return paths
 
     monkeypatch.setattr(statistical, "align_with_eflomal", three_runs)
-    pair = statistical.GoldPair(("a", "dog"), ("un", "chien"), frozenset({(0, 0)}), frozenset({(0, 0)}))
-    (forward, reverse), (other, _) = statistical.eflomal_links([[pair], [pair]], [], runs=3)
+    pair = eflomal.GoldPair(("a", "dog"), ("un", "chien"), frozenset({(0, 0)}), frozenset({(0, 0)}))
+    (forward, reverse), (other, _) = eflomal.eflomal_links([[pair], [pair]], [], runs=3)
     assert forward == [{(0, 0): 1.0, (1, 1): pytest.approx(2 / 3), (1, 2): pytest.approx(1 / 3)}]
     assert reverse == [{(0, 0): pytest.approx(2 / 3), (1, 1): pytest.approx(1 / 3)}]
     assert other == [{(0, 0): 1.0}]
@@ -78,7 +79,7 @@ def test_pairs_read_french_first_are_aligned_english_first_and_their_links_given
         return paths
 
     monkeypatch.setattr(statistical, "align_with_eflomal", one_run)
-    pair = statistical.GoldPair(("le", "chien"), ("the", "dog"), frozenset({(1, 1)}), frozenset({(1, 1)}))
-    [(forward, reverse)] = statistical.eflomal_links([[pair]], [], french_first=True)
+    pair = eflomal.GoldPair(("le", "chien"), ("the", "dog"), frozenset({(1, 1)}), frozenset({(1, 1)}))
+    [(forward, reverse)] = eflomal.eflomal_links([[pair]], [], french_first=True)
     assert (given["english"], given["french"]) == (["the dog"], ["le chien"])
     assert forward == [{(1, 0): 1.0}] and reverse == [{(1, 1): 1.0}]

@@ -34,6 +34,13 @@ def test_a_row_reads_back_as_written_with_the_files_own_spelling(tmp_path):
     assert read_alignment(tmp_path / ALIGNMENT_FILE) == [row]
 
 
+def test_a_rows_pairs_counts_read_back_as_written_on_one_line(tmp_path):
+    row = result("test", "1.1", 60.0, trial_aer=58.0, per_pair=((3, 4), (0, 2), (12, 15)))
+    record_alignment(tmp_path / ALIGNMENT_FILE, [row])
+    assert json.loads((tmp_path / ALIGNMENT_FILE).read_text())[0]["per pair"] == "3/4 0/2 12/15"
+    assert read_alignment(tmp_path / ALIGNMENT_FILE) == [row]
+
+
 def test_a_record_with_a_field_no_row_has_is_refused(tmp_path):
     (tmp_path / ALIGNMENT_FILE).write_text(json.dumps([{**result("test", "1.1", 60.0).to_json(), "aerr": 1}]))
     with pytest.raises(ValueError, match="aerr"):

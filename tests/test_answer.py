@@ -1,14 +1,18 @@
-"""The answer at a glance (models/views/results.answer, pages/Answer.py): each generation's bars read from the records
+"""The answer at a glance (models/views/answer.py, pages/Answer.py): each generation's bars read from the records
 beside the bundled models — each the row chosen on the trial pairs, its test AER — beside the floor and the aligners,
-verdicts composed from those numbers, and a click that opens the model and reading."""
+verdicts that answer yes, no or partly, each "better" held by a paired test, and a click that opens the model and
+reading."""
+import dataclasses
 import json
 
+import numpy as np
 import pytest
 
+from models.decoding.link_rule import LinkRule
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
-from models.storage.records.alignment import ALIGNMENT_FILE, AlignmentRow
-from models.views import results
-from models.views.results import answer
+from models.storage.records.alignment import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
+from models.views import answer as answers
+from models.views.answer import Measured, answer, verdict
 
 from .pages_helpers import figures, page, run_page
 
@@ -32,26 +36,90 @@ def test_each_bar_is_its_models_row_chosen_on_trial_and_all_three_generations_ar
                                    "label": f"floor: positions alone {floors[0]:.1f}–{floors[-1]:.1f}"}
     named = " ".join(r["label"] for r in found.references)
     assert "eflomal" in named and "GIZA++" in named  # the aligners named on the chart, not in a tooltip alone
-    assert len(found.references) == 5 and f"above the floor ({floors[-1]:.1f})" in found.verdicts[-1]
+    assert len(found.references) == 5
     assert [v.split(":")[0] for v in found.verdicts] == ["RNN", "Transformer", "decoder-only"]
+    for said in found.verdicts:  # each answers, and an error rate is better or worse, never above or below
+        assert said.split(": ", 1)[1].split(". ")[0] in ("yes", "no", "partly"), said
+        assert not any(word in said for word in ("above", "below", "behind", "not yet compared")), said
     assert not any(".shifted" in b["at"] or "../" in c for b in found.bars for c in found.commands)
 
 
-def test_a_verdict_changes_when_a_records_number_changes(monkeypatch):
-    real = results.aligned
+def pairs_like(agreed_share: float, seed: int, pairs: int = 447) -> tuple[tuple[int, int], ...]:
+    rng = np.random.default_rng(seed)
+    return tuple((int(rng.binomial(t, agreed_share)), int(t)) for t in rng.integers(4, 40, pairs))
 
-    def changed(directory):  # every Transformer's raw attention made worse than the floor
+
+def row(matrix: str, share: float, seed: int) -> AlignmentRow:
+    counts = pairs_like(share, seed)
+    aer = round(100 * (1 - sum(a for a, _ in counts) / sum(t for _, t in counts)), 2)
+    return AlignmentRow("m", "test", len(counts), matrix, LinkRule("union"), aer, 0.0, 0.0, 0, trial_aer=aer,
+                        per_pair=counts)
+
+
+def model(attention: float, floor: float = 0.5, fitted: float | None = None, seed: int = 0) -> Measured:
+    rows = {"raw attention": row("attention", attention, seed)}
+    if fitted is not None:
+        rows["fit to human links"] = row("fit to human links", fitted, seed + 1)
+    return Measured(f"m{seed}", "G", rows, row("position floor", floor, seed + 2), 37)
+
+
+def test_a_verdict_says_yes_no_or_partly_from_paired_tests_against_the_floor_and_the_aligner():
+    aligner = row("eflomal", 0.93, 99)
+    assert verdict("G", [model(0.94), model(0.95, seed=3)], aligner).startswith("G: yes. Its attention")
+    partly = verdict("G", [model(0.85, fitted=0.96), model(0.88, fitted=0.95, seed=3)], aligner)
+    assert partly.startswith("G: partly. ") and "better than where the words sit alone" in partly
+    assert "worse than eflomal (7." in partly.split(";")[0]
+    assert "fit to the links of 37 pairs people aligned (weakly supervised)" in partly
+    assert "better than eflomal (7." in partly.split(";")[1]
+    no = verdict("G", [model(0.5, floor=0.5), model(0.4, floor=0.5, seed=3)], aligner)
+    assert no.startswith("G: no. ") and "no better than where the words sit alone" in no
+    mixed = verdict("G", [model(0.94), model(0.5, floor=0.5, seed=3)], aligner)
+    assert mixed.startswith("G: partly. ") and "better than where the words sit alone (50" in mixed
+    assert "for 1 of 2 models" in mixed
+
+
+def resampled_difference(one, other, draws: int = 4000) -> tuple[float, float]:
+    """An independent paired bootstrap (numpy alone): the 2.5th and 97.5th percentiles of AER(one) − AER(other)."""
+    one, other = np.array(one, dtype=float), np.array(other, dtype=float)
+    picks = np.random.default_rng(11).integers(0, len(one), (draws, len(one)))
+    aer = [100 * (1 - a[picks, 0].sum(1) / a[picks, 1].sum(1)) for a in (one, other)]
+    return tuple(np.percentile(aer[0] - aer[1], [2.5, 97.5]))
+
+
+def test_every_better_said_of_a_bundled_model_holds_on_an_independent_resampling():
+    aligner = {r.method: r for r in read_alignment(BUNDLED_BASELINE)}["grow-diag"]
+    for name in bundled_models():
+        found = answers.measured(name, "G")
+        for reading, r in found.rows.items():
+            if reading == "best other reading" or found.floor is None:
+                continue
+            for other in (found.floor, aligner):
+                low, high = resampled_difference(r.per_pair, other.per_pair)
+                said = answers.compared([answers._test(r, other)], "x", other.aer)
+                margin = 0.3  # the two resamplings' interval ends agree to about 0.1 point
+                if said.startswith("better"):
+                    assert high < margin, (name, reading, other.matrix, low, high)
+                elif said.startswith("worse"):
+                    assert low > -margin, (name, reading, other.matrix, low, high)
+                else:
+                    assert low < margin and high > -margin, (name, reading, other.matrix, low, high)
+
+
+def test_a_verdict_changes_when_a_records_number_changes(monkeypatch):
+    real = answers.aligned
+
+    def changed(directory):  # every Transformer's raw attention made as bad as no links at all
         found = dict(real(directory))
         if "transformer" in directory.name and "attention" in found:  # either direction's
-            found["attention"] = AlignmentRow(**{**found["attention"].__dict__, "aer": 51.23})
+            counts = tuple((0, t) for _, t in found["attention"].per_pair)
+            found["attention"] = dataclasses.replace(found["attention"], aer=100.0, per_pair=counts)
         return found
 
-    best = min(chosen_on_trial(n, "attention")["aer"] for n in ("transformer", "transformer-align", "fr-en-transformer"))
     before = {v.split(":")[0]: v for v in answer(bundled_models()).verdicts}["Transformer"]
-    monkeypatch.setattr(results, "aligned", changed)
+    monkeypatch.setattr(answers, "aligned", changed)
     after = {v.split(":")[0]: v for v in answer(bundled_models()).verdicts}["Transformer"]
-    assert f"attention {best:.1f}" in before and "behind eflomal" in before.split(";")[0]
-    assert after.startswith("Transformer: attention 51.2 AER, no better than where the words sit alone")
+    assert before.startswith("Transformer: partly. ")
+    assert after.startswith("Transformer: no. Its attention 100.0 AER, worse than where the words sit alone")
 
 
 def test_a_bar_opens_its_model_and_reading_on_the_translate_page():

@@ -86,3 +86,20 @@ def test_a_links_point_opens_that_moment_and_one_the_record_lacks_opens_the_last
     assert replay.linked_point(2) == (1, None)
     last, notice = replay.linked_point(7)
     assert last == 1 and "Point 7" in notice and "1–2" in notice
+
+
+@pytest.mark.parametrize("name", ["additive", "transformer", "decoder-only", "fr-en-transformer"])
+def test_a_bundled_record_opens_on_the_curated_caption_its_model_writes_with_the_adjective_after_its_noun(name):
+    """The Learning page's first example is the one the model's language's examples file marks ``+``, and at the
+    record's last point the model writes its noun before its adjective (chien noir / black dog)."""
+    from models.storage.examples import examples_file, load_examples
+    from models.storage.hub import bundled_pairs, resolve
+    from models.storage.languages import language_key
+    from models.views.learning import replay
+
+    language = language_key(bundled_pairs()[name][0])
+    record = replay(resolve(name), language)
+    marked = [e.text for e in load_examples(examples_file(language)) if e.replayed]
+    assert len(marked) == 1 and record.examples[record.opening] == marked[0]
+    last = record.at(record.opening, len(record.timeline.points) - 1, Reading(0, None)).translation.lower()
+    assert ("chien noir" in last) if language == "en" else ("black dog" in last)

@@ -208,7 +208,8 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
                                   row=matrix.row_name(reading) if chosen_on_trial else None,
                                   trial_aer=own.aer if chosen_on_trial else None, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False))
-            results.append(dataclasses.replace(result, command=command))
+            results.append(dataclasses.replace(result, command=command,
+                                               per_pair=score.per_pair if chosen_on_trial else None))
     if args.out:
         write_links(Path(args.out), predicted)
     return results

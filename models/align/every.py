@@ -4,7 +4,8 @@ one step later too), each row's link rule chosen on the trial set and scored onc
 
 A row is named ``MATRIX.READING`` (``attention-norm.2.mean.shifted``; an attribution's by its matrix alone); with
 ``--out DIR`` each row's test links go to ``DIR/<row>.txt``, one line per pair in the gold's own format, so any
-row can be rescored by any AER tool to the figure printed on it.
+row can be rescored by any AER tool to the figure printed on it. The row with each matrix's lowest trial AER (the
+one the matrix is known by) keeps each test pair's counts, for a paired test against the floor or an aligner.
 """
 from __future__ import annotations
 
@@ -72,6 +73,7 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
         out.mkdir(parents=True, exist_ok=True)
     results = []
     for matrix, chosen in rows.items():
+        scored = []  # (row, its per-pair counts) of each reading
         for reading in chosen:
             name = matrix.row_name(reading)
             own = matrix.own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
@@ -84,7 +86,10 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
                                   reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
                                   french=args.french, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
-            results.append(dataclasses.replace(result, command=command))
+            scored.append((dataclasses.replace(result, command=command), score.per_pair))
             if out:
                 write_links(out / f"{name}.txt", predicted)
+        best = min(range(len(scored)), key=lambda n: scored[n][0].trial_aer)  # the row the matrix is known by
+        results += [dataclasses.replace(row, per_pair=counts) if n == best else row
+                    for n, (row, counts) in enumerate(scored)]
     return results

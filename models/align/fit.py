@@ -37,7 +37,7 @@ from ..storage.hub import load_model
 from ..storage.languages import EN_FR, pair_name
 from ..storage.loaded import LoadedModel
 from ..storage.records.probe import write_probe
-from .statistical import Shares, eflomal_links, read_corpora
+from .eflomal import Shares, eflomal_links, read_corpora
 
 FIT_ON = ("trial", "folds")
 #: eflomal samples, so one run's links differ from the next's: over four single runs the bundled Transformers'

@@ -1,5 +1,5 @@
 """The curated example sentences in ``assets/examples.txt``: grouped under ``## `` headings, one marked ``* `` as
-the sentence a new visitor sees first."""
+the sentence a new visitor sees first, one marked ``+ `` as the one the Learning page replays first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,11 +22,13 @@ class Example:
     note: str  # what the sentence shows
     group: str = ""  # the heading it is listed under
     opens: bool = False  # the sentence a new visitor sees first
+    replayed: bool = False  # the one the Learning page opens on: a word-order change the models learn
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[Example]:
-    """Lines ``sentence | note``, ``* sentence | note`` for the one opened first; ``## heading`` starts a group;
-    other ``#`` lines are comments. A file that does not exist has none."""
+    """Lines ``sentence | note``, ``* sentence | note`` for the one opened first, ``+ sentence | note`` for the one
+    replayed first; ``## heading`` starts a group; other ``#`` lines are comments. A file that does not exist has
+    none."""
     if not path.is_file():
         return []
     out, group = [], ""
@@ -34,8 +36,8 @@ def load_examples(path: Path = EXAMPLES_FILE) -> list[Example]:
         if line.startswith("## "):
             group = line.removeprefix("## ").strip()
         elif line.strip() and not line.startswith("#"):
-            text, _, note = line.removeprefix("* ").partition("|")
-            out.append(Example(text.strip(), note.strip(), group, line.startswith("* ")))
+            text, _, note = line.removeprefix("* ").removeprefix("+ ").partition("|")
+            out.append(Example(text.strip(), note.strip(), group, line.startswith("* "), line.startswith("+ ")))
     return out
 
 

@@ -11,6 +11,7 @@ from ..analysis.alignment import AttentionView
 from ..analysis.sharpness import sharpness
 from ..decoding.attention_map import Reading
 from ..network.tokenization import WORD_MARK, is_marker
+from ..storage.examples import examples_file, load_examples
 from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
 from .kinds import kind_view
 
@@ -73,6 +74,7 @@ class Replay:
     """One training run's record, to replay point by point."""
 
     timeline: Timeline
+    opening: int = 0  # the example the page opens on: the curated one marked to replay first, where recorded
 
     @property
     def examples(self) -> list[str]:
@@ -102,8 +104,13 @@ def record_stamp(directory: str | Path) -> tuple[str, int] | None:
     return None if file is None else (file.name, file.stat().st_mtime_ns)
 
 
-def replay(directory: str | Path) -> Replay | None:
-    """The record beside the checkpoint in ``directory``; None without one, or with no point recorded; a
-    ValueError (``TimelineError``) where it cannot be read."""
+def replay(directory: str | Path, language: str = "en") -> Replay | None:
+    """The record beside the checkpoint in ``directory`` of a model reading ``language`` (an ISO 639-1 code), opening
+    on the curated example of that language marked to replay first (:mod:`models.storage.examples`) where the
+    record decoded it; None without a record, or with no point recorded; a ValueError (``TimelineError``) where it
+    cannot be read."""
     timeline = read_timeline(directory)
-    return Replay(timeline) if timeline is not None and timeline.points else None
+    if timeline is None or not timeline.points:
+        return None
+    marked = {e.text for e in load_examples(examples_file(language)) if e.replayed}
+    return Replay(timeline, next((n for n, e in enumerate(timeline.examples) if e.text in marked), 0))

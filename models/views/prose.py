@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..analysis.aer import CONFIDENCE, RESAMPLES
 from ..analysis.faithfulness import DELETIONS
 
 _MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
@@ -152,4 +153,7 @@ ANSWER = ("Each bar is one model's test AER against the 447 Hansards sentence pa
           "link rule chosen on those trial pairs, never on the test pairs. The floor reads nothing of a model: only "
           "where the words sit (how far from the diagonal, whether they are the same). eflomal is a statistical "
           "aligner trained on the same text; GIZA++'s figure is published. On the right, how far the written word's "
-          "log-probability falls when the source words a reading ranks highest are masked, beside a random ranking.")
+          "log-probability falls when the source words a reading ranks highest are masked, beside a random ranking. "
+          "Below the charts, one answer a generation: better or worse is said only where a paired bootstrap over "
+          f"the 447 pairs (both readings scored on the same resampled pairs, {RESAMPLES:,} times) puts the whole "
+          f"{CONFIDENCE:.0%} interval of the AER difference on one side of zero; otherwise no better than.")

@@ -7,10 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
-from ..analysis.matrices import FITTED, MATRICES
+from ..analysis.matrices import MATRICES
 from ..decoding.attention_map import Reading
-from ..decoding.probe import FLOOR
-from ..decoding.trace import ATTENTION, FULL_CONTEXT
 from ..storage.cards.facts import model_facts
 from ..storage.cards.metadata import SUPERVISION
 from ..storage.cards.render import (
@@ -22,12 +20,11 @@ from ..storage.cards.render import (
     training_data,
 )
 from ..storage.commands import for_people
-from ..storage.hub import bundled_models, bundled_pairs, resolve
-from ..storage.languages import language_name, pair_name
+from ..storage.hub import bundled_models, resolve
+from ..storage.languages import language_name
 from ..storage.loaded import LoadedModel
 from ..storage.records.alignment import (
     BUNDLED_BASELINE,
-    PUBLISHED,
     AlignmentRow,
     aer_by_head,
     alignment_commands,
@@ -37,12 +34,9 @@ from ..storage.records.alignment import (
 )
 from ..storage.records.evaluation import EvaluationRecord
 from ..storage.records.heads import importance_grid, read_heads
-from ..storage.records.matrix_scores import MatrixScore, aligned, explained, matrix_scores, read_faithfulness
-from ..storage.records.probe import read_probe
+from ..storage.records.matrix_scores import MatrixScore, matrix_scores, read_faithfulness
 from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary
 from .naming import model_name
-
-GIZA = "GIZA++ (Mgiza), same direction (published)"
 
 Grid = tuple[list[str], list[str], list[list[float | None]]]  # row labels, column labels, a value a cell
 
@@ -218,90 +212,3 @@ def results_page(results: list[ModelResults]) -> ResultsPage:
               for r in results for shifted, grid in r.aer_grids.items()),
         tuple((f"head_importance_{r.name}", f"{name[r.name]}: which heads matter? Validation BLEU lost when a head "
                "alone is switched off", r.importance) for r in results if r.importance is not None))
-
-
-GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture
-READ_APART = (ATTENTION, FULL_CONTEXT, FITTED, FLOOR)  # not "its best other reading"
-
-
-@dataclass(frozen=True)
-class Answer:
-    """Is attention an alignment? Is it an explanation? Each bundled model's test AER on the Hansards gold at its
-    raw attention, its best other reading and fit to people (each chosen on the trial pairs), beside the floor and
-    the statistical aligners, with each reading's deletion score beside random: rows by column title."""
-
-    bars: tuple[dict, ...]  # generation, model, bar (its label), reading, matrix, AER, at, head, comprehensiveness
-    references: tuple[dict, ...]  # what, AER, label, line (of the names above the chart): the position floor,
-    # eflomal's links, GIZA++ (published)
-    random: tuple[dict, ...]  # bar, comprehensiveness: each model's random ranking
-    verdicts: tuple[str, ...]  # one line a generation, composed from the rows
-    commands: tuple[str, ...]
-
-    def link(self, picked: dict) -> dict | None:
-        """The Translate page's URL parameters of a clicked bar (``model``, ``matrix``): that model, that reading."""
-        bar = next((b for b in self.bars if (b["model"], b["matrix"]) == (picked.get("model"), picked.get("matrix"))),
-                   None)
-        return bar and {"model": bar["model"], "matrix": MATRICES[bar["matrix"]].slug,
-                        **({"head": bar["head"]} if bar["head"] else {})}
-
-
-def _bars(name: str, generation: str) -> tuple[list[dict], list[dict], list[AlignmentRow]]:
-    """A model's bars (raw attention, best other reading, fit to people: where measured), its random deletion score
-    and its floor row."""
-    path, label = resolve(name), model_name(name)
-    best, said, probe = aligned(path), explained(read_faithfulness(path)), read_probe(path)
-    label = label if label.lower().startswith(generation.lower()) else f"{generation}: {label}"
-    others = sorted((r for m, r in best.items() if m not in READ_APART), key=lambda r: r.trial_aer)[:1]
-    picked = [("raw attention", best.get(ATTENTION)), ("best other reading", others[0] if others else None),
-              ("fit to human links", best.get(FITTED))]
-    both = probe and probe.reads_partner and f"its heads and the {pair_name(bundled_pairs()[name][::-1])} model's"
-    bars = [{"generation": generation, "model": name, "bar": label, "reading": reading, "matrix": r.matrix,
-             "AER": r.aer, "head": r.reading or "", "at": r.reading and MATRICES[r.matrix].label(
-                 Reading.from_key(r.reading)) or (r.matrix == FITTED and both or ""), "comprehensiveness":
-             said[r.matrix].comprehensiveness if r.matrix in said else None} for reading, r in picked if r is not None]
-    noise = said.get("random") if bars else None
-    random = [{"bar": label, "comprehensiveness": noise.comprehensiveness}] if noise else []
-    return bars, random, [best[FLOOR]] if FLOOR in best else []
-
-
-def _verdict(generation: str, bars: list[dict], floor: float | None, aligner: float | None) -> str:
-    """One generation's answer in a sentence, from its numbers: its attention and its fit against its floor and the
-    statistical aligner's grow-diag links."""
-    def said(reading: str, name: str) -> str | None:
-        found = sorted(b["AER"] for b in bars if b["reading"] == reading) or [None]
-        span = found[0] is not None and f"{found[0]:.1f}" + (f"–{found[-1]:.1f}" if found[-1] != found[0] else "")
-        if not span or floor is not None and found[0] >= floor:
-            return span and f"{name} {span} AER, no better than where the words sit alone ({floor:.1f})"
-        above = f"above the floor ({floor:.1f}) but " if floor is not None else ""
-        return (f"{name} {span}, {above}behind eflomal ({aligner:.1f})" if aligner is not None and found[0] > aligner
-                else f"{name} {span}, better than eflomal ({aligner:.1f})" if aligner is not None else f"{name} {span}")
-
-    found = [s for s in (said("raw attention", "attention"), said("fit to human links", "fit to people")) if s]
-    return f"{generation}: " + ("; ".join(found) + "." if found else "not measured yet.")
-
-
-def answer(names: list[str]) -> Answer:
-    """The answer for the bundled models ``names`` (:func:`~models.storage.hub.bundled_models`), by generation."""
-    kind = {n: GENERATIONS.get(load_records(resolve(n))[0].architecture, "other") for n in names}
-    order = [*GENERATIONS.values(), "other"]
-    bars, random, floors = [], [], {}  # floors: a generation's, read on its own models' words
-    for name in sorted(names, key=lambda n: order.index(kind[n])):
-        found = _bars(name, kind[name])
-        bars, random = bars + found[0], random + found[1]
-        floors.setdefault(kind[name], []).extend(r.aer for r in found[2])
-    baseline = {r.method: r.aer for r in read_alignment(BUNDLED_BASELINE)}
-    aligners = [(f"eflomal, {m}", baseline[m]) for m in ("forward", "grow-diag", "intersection") if m in baseline
-                ] + [("GIZA++ (published)", PUBLISHED[GIZA])]
-    low = min(a for _, a in aligners)
-    every = sorted(aer for found in floors.values() for aer in found)  # one rule, at the lowest; its label, all
-    span = every and f"{every[0]:.1f}" + (f"–{every[-1]:.1f}" if every[-1] != every[0] else "")
-    eflomal = [aer for what, aer in aligners if what.startswith("eflomal")]
-    named = (f"eflomal {min(eflomal):.1f}–{max(eflomal):.1f}, " if eflomal else "") + f"GIZA++ {PUBLISHED[GIZA]:.1f}"
-    floor = [{"what": "position floor", "AER": every[0], "label": f"floor: positions alone {span}", "line": 0}
-             ] if every else []
-    references = floor + [{"what": what, "AER": aer, "label": named if aer == low else "", "line": 1}
-                          for what, aer in aligners]
-    verdicts = tuple(_verdict(g, [b for b in bars if b["generation"] == g], min(floors.get(g) or [None]),
-                              baseline.get("grow-diag")) for g in dict.fromkeys(b["generation"] for b in bars))
-    commands = dict.fromkeys(for_people(r.command) for n in names for r in aligned(resolve(n)).values() if r.command)
-    return Answer(tuple(bars), tuple(references), tuple(random), verdicts, tuple(commands))

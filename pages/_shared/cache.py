@@ -16,7 +16,7 @@ from models.decoding.attention_map import AttentionMap, Reading
 from models.decoding.trace import Trace
 from models.network.contract import Kind
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
-from models.storage.languages import Asking, Languages
+from models.storage.languages import Asking, Languages, language_key
 from models.views import corpus, inside, translate
 from models.views import kinds as kinds_views
 from models.views import readings as reading_views
@@ -90,7 +90,8 @@ def replay(key: ModelKey) -> Replay | None:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _replay(key: ModelKey, policy: LoadPolicy, stamp: tuple | None) -> Replay | None:
-    return replay_of(load(key).path)
+    loaded = load(key)
+    return replay_of(loaded.path, language_key(loaded.languages[0]))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

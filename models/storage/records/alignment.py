@@ -21,7 +21,8 @@ ALIGNER = "eflomal"  # the statistical aligner: its rows' matrix, their method i
 #: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 #: Fields the file spells with a space, as the commands have always printed them.
-_SPELLED = {"trial_aer": "trial aer", "trained_to_align": "trained to align"}
+_SPELLED = {"trial_aer": "trial aer", "trained_to_align": "trained to align", "per_pair": "per pair"}
+PerPair = tuple[tuple[int, int], ...]  # each pair's share of AER's sums, (|A ∩ S| + |A ∩ P|, |A| + |S|), in order
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ class AlignmentRow:
     training_pairs: int | None = None  # a statistical aligner's: the pairs it was trained on
     data: str | None = None  # the human links scored against: a set by name (gold:en-fr) or a folder's name
     command: str | None = None
+    #: each pair's share of the AER (models.analysis.aer), for a paired test against another row on the same pairs:
+    #: kept on the rows the answer compares (each matrix's trial-best, the floor's, the aligner's), None elsewhere
+    per_pair: PerPair | None = None
 
     @property
     def chosen_on_trial(self) -> bool:
@@ -64,11 +68,14 @@ class AlignmentRow:
         if unknown:
             raise ValueError(f"an alignment result with unknown fields {sorted(unknown)}")
         row = cls(**{names[k]: v for k, v in found.items()})
+        if row.per_pair is not None:  # written "agreed/total agreed/total …", one pair after another
+            row = dataclasses.replace(row, per_pair=tuple(tuple(map(int, p.split("/"))) for p in row.per_pair.split()))
         return row if row.matrix == ALIGNER else dataclasses.replace(row, method=LinkRule.parse(row.method))
 
     def to_json(self) -> dict:
         """As the file and the commands' printed lines have it: fields left at their defaults left out."""
-        return {_SPELLED.get(f.name, f.name): str(v) if f.name == "method" else v for f in dataclasses.fields(self)
+        written = {"method": str, "per_pair": lambda found: " ".join(f"{a}/{t}" for a, t in found)}
+        return {_SPELLED.get(f.name, f.name): written.get(f.name, lambda v: v)(v) for f in dataclasses.fields(self)
                 if (v := getattr(self, f.name)) != f.default}
 
     def _key(self) -> tuple:
