@@ -33,7 +33,7 @@ def test_sums_run_over_the_corpus_not_per_sentence():
 def test_each_pairs_share_sums_to_the_corpus_aer():
     one, two = parse_links("1-1 2p2"), parse_links("1-1 2-2 3-3")
     score = alignment_score([{(0, 0), (1, 1)}, {(0, 0), (2, 1)}], [one[0], two[0]], [one[1], two[1]])
-    assert score.per_pair == ((2, 3), (2, 5))  # (|A∩S| + |A∩P|, |A| + |S|) of each pair
+    assert score.per_pair == ((3, 3), (2, 5))  # (|A∩S| + |A∩P|, |A| + |S|) of each pair
     agreed, total = np.sum(score.per_pair, axis=0)
     assert score.aer == pytest.approx(100 * (1 - agreed / total))
 

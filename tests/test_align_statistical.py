@@ -58,7 +58,7 @@ def test_each_link_carries_the_share_of_eflomals_runs_that_found_it(monkeypatch)
             path.write_text(lines)
         return paths
 
-    monkeypatch.setattr(statistical, "align_with_eflomal", three_runs)
+    monkeypatch.setattr(eflomal, "align_with_eflomal", three_runs)
     pair = eflomal.GoldPair(("a", "dog"), ("un", "chien"), frozenset({(0, 0)}), frozenset({(0, 0)}))
     (forward, reverse), (other, _) = eflomal.eflomal_links([[pair], [pair]], [], runs=3)
     assert forward == [{(0, 0): 1.0, (1, 1): pytest.approx(2 / 3), (1, 2): pytest.approx(1 / 3)}]
@@ -78,7 +78,7 @@ def test_pairs_read_french_first_are_aligned_english_first_and_their_links_given
         paths[0].write_text("0-1\n"), paths[1].write_text("1-1\n")  # English word 0 ↔ French word 1
         return paths
 
-    monkeypatch.setattr(statistical, "align_with_eflomal", one_run)
+    monkeypatch.setattr(eflomal, "align_with_eflomal", one_run)
     pair = eflomal.GoldPair(("le", "chien"), ("the", "dog"), frozenset({(1, 1)}), frozenset({(1, 1)}))
     [(forward, reverse)] = eflomal.eflomal_links([[pair]], [], french_first=True)
     assert (given["english"], given["french"]) == (["the dog"], ["le chien"])
