@@ -205,7 +205,11 @@ def test_learning_page_replays_the_record(recorded):
     assert not at.exception and not at.error
     assert at.select_slider(key="point").value == 1  # the last point by default
     heat, curve, spread = figures(at)
-    assert heat_shape(heat) == (len(traces[0].target_pieces), len(traces[0].source.pieces))
+    from models.storage.examples import load_examples
+
+    opening = [e.replayed for e in load_examples()].index(True)  # the example marked to replay first
+    assert at.selectbox(key="learning_example").value == opening
+    assert heat_shape(heat) == (len(traces[opening].target_pieces), len(traces[opening].source.pieces))
     assert [r["val BLEU"] for r in records(curve, "val BLEU")] == [20.0, 40.0]
     first, last = [r["entropy"] for r in records(spread, "entropy")]  # the same traces at both points: the same
     # entropy, within its bounds

@@ -104,13 +104,13 @@ def record_stamp(directory: str | Path) -> tuple[str, int] | None:
     return None if file is None else (file.name, file.stat().st_mtime_ns)
 
 
-def replay(directory: str | Path, language: str = "en") -> Replay | None:
-    """The record beside the checkpoint in ``directory`` of a model reading ``language`` (an ISO 639-1 code), opening
-    on the curated example of that language marked to replay first (:mod:`models.storage.examples`) where the
-    record decoded it; None without a record, or with no point recorded; a ValueError (``TimelineError``) where it
-    cannot be read."""
+def replay(directory: str | Path, language: str | None) -> Replay | None:
+    """The record beside the checkpoint in ``directory`` of a model reading ``language`` (an ISO 639-1 code; None
+    where the model does not say), opening on the curated example of that language marked to replay first
+    (:mod:`models.storage.examples`) where the record decoded it, else on its first; None without a record, or with
+    no point recorded; a ValueError (``TimelineError``) where it cannot be read."""
     timeline = read_timeline(directory)
     if timeline is None or not timeline.points:
         return None
-    marked = {e.text for e in load_examples(examples_file(language)) if e.replayed}
+    marked = {e.text for e in load_examples(examples_file(language)) if e.replayed} if language else set()
     return Replay(timeline, next((n for n, e in enumerate(timeline.examples) if e.text in marked), 0))

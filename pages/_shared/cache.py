@@ -91,7 +91,8 @@ def replay(key: ModelKey) -> Replay | None:
 @st.cache_data(max_entries=8, show_spinner=False)
 def _replay(key: ModelKey, policy: LoadPolicy, stamp: tuple | None) -> Replay | None:
     loaded = load(key)
-    return replay_of(loaded.path, language_key(loaded.languages[0]))
+    source = loaded.languages[0]  # None where the model does not say: no curated example is marked for it
+    return replay_of(loaded.path, source and language_key(source))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
