@@ -63,6 +63,25 @@ def test_a_shifted_reading_reads_each_piece_one_step_later():
     np.testing.assert_array_equal(later, attention[1, 2, 1:])  # piece t's row is step t + 1's: BOS row dropped
 
 
+def test_every_holder_of_a_matrix_reads_one_step_later_by_the_readings_own_rule(tiny_tokenizers):
+    """The attention, its energies and a layered matrix all take a shifted reading's rows the same way (the
+    reading's ``rows``): each one's plain rows but the first."""
+    from models.analysis.contributions import Layered
+
+    from .helpers import make_model
+
+    trace = greedy(make_model(tiny_tokenizers), tiny_tokenizers, "a dog runs")
+    later, plain = Reading(0, 0, shifted=True), RNN_READING
+    np.testing.assert_array_equal(trace.read_energies(later), trace.read_energies(plain)[1:])
+    np.testing.assert_array_equal(trace.read(later), trace.read(plain)[1:])
+    later, plain = Reading(1, 2, shifted=True), Reading(1, 2)
+    attention = np.random.default_rng(1).dirichlet(np.ones(5), size=(2, 3, 4))  # [L, heads, T, S]
+    layered = Layered(attention.mean(1), attention_map(attention))
+    for reading in (later, Reading(1, None, shifted=True)):
+        np.testing.assert_array_equal(layered.read(reading), layered.read(reading.plain)[1:])
+    assert later.rows(np.arange(4)).tolist() == [1, 2, 3] and plain.rows(np.arange(4)).tolist() == [0, 1, 2, 3]
+
+
 def test_a_reading_of_the_heads_is_a_distribution():
     attention = np.random.default_rng(0).dirichlet(np.ones(5), size=(2, 3, 4))  # [L, heads, T, S]
     mean = attention_map(attention).read(Reading(1, None))

@@ -51,7 +51,7 @@ class Layered:
         some matrices is not its heads' mean: the norm of their sum)."""
         if reading.head is not None:
             return self.heads.read(reading)
-        return self.layers[reading.layer][1 if reading.shifted else 0:]
+        return reading.rows(self.layers[reading.layer])
 
 
 def row_shares(x: Tensor) -> np.ndarray:

@@ -42,6 +42,11 @@ class Reading:
         """The same head (or mean) read at the step that writes each piece."""
         return Reading(self.layer, self.head, kind=self.kind)
 
+    def rows(self, matrix: np.ndarray) -> np.ndarray:
+        """``matrix``'s rows [R, …] as this reading takes them: every one, or, one step later, every one but the
+        first ([R − 1, …]: the step that read the input <s> wrote no piece). Where "one step later" is written."""
+        return matrix[1:] if self.shifted else matrix
+
     @property
     def key(self) -> str:
         """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (cross-attention, layer 2, head 3),
@@ -125,8 +130,7 @@ class AttentionMap:
         """``reading``'s matrix [R, C] ([R − 1, C] one step later: its first row, read at the input <s>, dropped;
         rows still sum as they did)."""
         layer = self.weights[reading.layer]  # [heads, R, C]
-        matrix = layer.mean(axis=0) if reading.head is None else layer[reading.head]
-        return matrix[1:] if reading.shifted else matrix
+        return reading.rows(layer.mean(axis=0) if reading.head is None else layer[reading.head])
 
     def readings(self, shifted: bool = False) -> list[Reading]:
         """Every reading of this map (:func:`readings`), of its kind; ``shifted`` where its rows are steps."""

@@ -64,7 +64,7 @@ class Trace:
         made it)."""
         if self.energies is None or reading.head is None and self.energies.shape[1] > 1:
             return None
-        return self.energies[reading.layer, reading.head or 0][1 if reading.shifted else 0:]
+        return reading.rows(self.energies[reading.layer, reading.head or 0])
 
 
 def written(ids: Sequence[int], ends: Sequence[int]) -> int:
