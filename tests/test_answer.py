@@ -11,6 +11,7 @@ import pytest
 from models.decoding.link_rule import LinkRule
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
 from models.storage.records.alignment import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
+from models.storage.records.probe import read_probe
 from models.views import answer as answers
 from models.views.answer import Measured, answer, verdict
 
@@ -60,7 +61,9 @@ def model(attention: float, floor: float = 0.5, fitted: float | None = None, see
     rows = {"raw attention": row("attention", attention, seed)}
     if fitted is not None:
         rows["fit to human links"] = row("fit to human links", fitted, seed + 1)
-    return Measured(f"m{seed}", "G", rows, row("position floor", floor, seed + 2), 37)
+    probe = read_probe(resolve("transformer"))  # a real record, said to be fit to 37 pairs
+    probe = dataclasses.replace(probe, data=dataclasses.replace(probe.data, pairs=37))
+    return Measured(f"m{seed}", "G", rows, row("position floor", floor, seed + 2), probe)
 
 
 def test_a_verdict_says_yes_no_or_partly_from_paired_tests_against_the_floor_and_the_aligner():

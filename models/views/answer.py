@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..analysis.aer import Difference, paired_difference
 from ..analysis.matrices import FITTED, MATRICES
 from ..decoding.attention_map import Reading
-from ..decoding.probe import FLOOR
+from ..decoding.probe import FLOOR, Probe
 from ..decoding.trace import ATTENTION, FULL_CONTEXT
 from ..storage.cards.render import load_records
 from ..storage.commands import for_people
@@ -49,14 +49,14 @@ class Answer:
 
 @dataclass(frozen=True)
 class Measured:
-    """One bundled model's rows the answer reads: each bar's (by its reading's name), its floor's, and how many
-    pairs of people's links its probe was fit to."""
+    """One bundled model's rows the answer reads: each bar's (by its reading's name), its floor's, and its probe
+    (its heads fit to people's links)."""
 
     name: str
     generation: str
     rows: dict[str, AlignmentRow]  # "raw attention", "best other reading", "fit to human links": where measured
     floor: AlignmentRow | None
-    fit_pairs: int | None
+    probe: Probe | None
 
 
 def measured(name: str, generation: str) -> Measured:
@@ -67,14 +67,13 @@ def measured(name: str, generation: str) -> Measured:
     others = sorted((r for m, r in best.items() if m not in READ_APART), key=lambda r: r.trial_aer)[:1]
     picked = {"raw attention": best.get(ATTENTION), "best other reading": others[0] if others else None,
               "fit to human links": best.get(FITTED)}
-    return Measured(name, generation, {k: r for k, r in picked.items() if r is not None}, best.get(FLOOR),
-                    probe.data.pairs if probe else None)
+    return Measured(name, generation, {k: r for k, r in picked.items() if r is not None}, best.get(FLOOR), probe)
 
 
 def _bars(found: Measured) -> tuple[list[dict], list[dict]]:
     """A model's bars and its random deletion score, by column title."""
     path, label, generation = resolve(found.name), model_name(found.name), found.generation
-    said, probe = explained(read_faithfulness(path)), read_probe(path)
+    said, probe = explained(read_faithfulness(path)), found.probe
     label = label if label.lower().startswith(generation.lower()) else f"{generation}: {label}"
     both = probe and probe.reads_partner and f"its heads and the {pair_name(bundled_pairs()[found.name][::-1])} model's"
     bars = [{"generation": generation, "model": found.name, "bar": label, "reading": reading, "matrix": r.matrix,
@@ -140,7 +139,7 @@ def verdict(generation: str, models: list[Measured], aligner: AlignmentRow | Non
             "partly. ")
     said = f"{generation}: {word}Its attention {_span(attention[0])} AER, {attention[1]}"
     if fitted:
-        pairs = {m.fit_pairs for m in models if m.fit_pairs} or {None}
+        pairs = {m.probe.data.pairs for m in models if m.probe} or {None}
         fit = f"fit to the links of {min(pairs)} pairs people aligned" if min(pairs) else "fit to people's links"
         said += f"; its heads {fit} (weakly supervised) {_span(fitted[0])}, {fitted[1]}"
     return said + "."
