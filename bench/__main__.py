@@ -15,8 +15,7 @@ from pathlib import Path
 from models.network.hardware import pick_device
 from models.network.learning.step import PRECISIONS
 
-from . import __doc__ as INDEX
-from . import convergence, kernels, sharpness, throughput
+from . import __doc__ as INDEX, convergence, kernels, sharpness, throughput
 
 DEFAULT_MODEL = "additive"
 SIZES = ("opus-mt", "tc-big", "nllb-600m", "t5-small", "qwen2.5-0.5b", "eurollm-1.7b")

@@ -23,7 +23,7 @@ from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
 from .analysis.matrices import MATRICES, Matrix, applicable
 from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
-from .decoding.attention_map import Reading
+from .nouns.attention_map import Reading
 from .decoding.greedy import greedy_batch
 from .storage.cards.render import write_card
 from .storage.commands import command_line

@@ -5,8 +5,7 @@ import streamlit as st
 
 from models import charts
 from models.storage.hub import bundled_models
-from models.views import prose
-from models.views import answer as measured
+from models.views import answer as measured, prose
 from models.views.prose import for_markdown
 
 st.title("Is attention an alignment?")

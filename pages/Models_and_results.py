@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from models import charts
-from models.views import prose
-from models.views import results as measured
+from models.views import prose, results as measured
 from models.views.prose import for_markdown
 from pages._shared import ui
 

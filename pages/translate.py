@@ -3,7 +3,7 @@ import streamlit as st
 
 from models import charts
 from models.analysis.alignment import step_of_row
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.languages import pair_name
 from models.views import prose, translate

@@ -17,7 +17,7 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 from models.storage.hub import load_model
 
 FILE = Path(__file__).parent / "data" / "bundled_traces.npz"

@@ -118,7 +118,7 @@ def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
 
 def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_default(tiny_tokenizers, tmp_path,
                                                                                       capsys):
-    from models.decoding.attention_map import readings
+    from models.nouns.attention_map import readings
     from models.storage.records.alignment import aer_by_head, default_reading
 
     from .helpers import make_transformer
@@ -160,7 +160,7 @@ def test_a_shifted_reading_scores_the_next_steps_rows(gold, tiny_tokenizers, tmp
     """``1.1.shifted`` reads French word t at the step where it is the decoder's input: the forced trace's rows from
     the second on. Scored through the command, its links are those of that matrix."""
     from models.analysis.word_links import rows_argmax, word_matrix
-    from models.decoding.attention_map import Reading
+    from models.nouns.attention_map import Reading
     from models.storage.hub import load_model
 
     model = checkpoint(tmp_path, tiny_tokenizers)

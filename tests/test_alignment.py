@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from models.analysis.alignment import hard_alignments, pharaoh, piece_view, step_of_row, word_view
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced, greedy
 from models.network.tokenization import EOS, WORD_MARK, word_groups
 

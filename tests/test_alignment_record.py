@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from models.decoding.attention_map import RNN_READING, Reading
-from models.decoding.link_rule import LinkRule
+from models.nouns.attention_map import RNN_READING, Reading
+from models.nouns.link_rule import LinkRule
 from models.storage.records.alignment import (
     ALIGNER,
     ALIGNMENT_FILE,

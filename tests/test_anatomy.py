@@ -2,7 +2,7 @@
 import pytest
 
 from models.analysis.anatomy import scaling_curves, score_anatomy
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
 
 from .helpers import make_model, make_transformer

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from models.decoding.link_rule import LinkRule
+from models.nouns.link_rule import LinkRule
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
 from models.storage.records.alignment import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
 from models.storage.records.probe import read_probe

@@ -4,7 +4,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
 from models.decoding.what_if import focus_on_word
 from models.storage.hub import load_model

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
 

@@ -7,7 +7,7 @@ import pytest
 from models.analysis.bertviz_export import bertviz_arguments, bertviz_html
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 
 from .helpers import make_transformer
 

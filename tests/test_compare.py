@@ -4,7 +4,7 @@ import pytest
 
 from models.analysis.alignment import AttentionView, word_view
 from models.analysis.compare import compare_views, entropy, js_divergence
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced
 
 from .helpers import make_model

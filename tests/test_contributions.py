@@ -9,7 +9,7 @@ import torch
 from models.analysis import contributions, matrices, rollout
 from models.analysis.contributions import Sentence, alti_terms, attention_norm, sentence_parts, value_zeroing
 from models.decoding.greedy import greedy
-from models.network.contract import KINDS
+from models.nouns.attention_map import KINDS
 from models.network.parts import Sublayer, Zeroed, recording
 
 from .helpers import make_model, make_transformer
@@ -279,7 +279,7 @@ def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transform
     """Issue 64: the Which reading? page's call (side_by_side) records the sentence once for every matrix it sets
     side by side; value zeroing's own passes zero something."""
     from models.analysis.side_by_side import side_by_side
-    from models.decoding.attention_map import Reading
+    from models.nouns.attention_map import Reading
 
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)

@@ -15,7 +15,7 @@ from models.analysis.matrices import ATTENTION, MATRICES
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix
 from models.datasets.sentences import read_folder
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
 from models.storage.hub import load_model, save_checkpoint

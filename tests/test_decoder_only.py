@@ -21,7 +21,7 @@ from models.analysis.matrices import ATTENTION, MATRICES, applicable, record
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model

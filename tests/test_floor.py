@@ -8,7 +8,7 @@ from models import align
 from models.align import floor
 from models.analysis.matrices import FLOOR, MATRICES, applicable
 from models.analysis.probe_fit import features_of
-from models.decoding.probe import POSITIONS
+from models.nouns.probe import POSITIONS
 from models.storage.gold import read_gold
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.probe import BUNDLED_FLOOR, read_probe

@@ -4,7 +4,7 @@ import numpy as np
 from models.analysis.geometry import context_geometry, convex_hull, head_geometry, inside, path_geometry, pca_2d
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 
 from .helpers import make_transformer
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.decoding.attention_map import RNN_READING, Reading
+from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
 from models.network.tokenization import EOS_ID, InputError
 

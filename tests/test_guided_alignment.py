@@ -10,7 +10,7 @@ from models import align, train
 from models.analysis.aer import alignment_score
 from models.analysis.link_rules import grow_diag_final, grown_diagonally
 from models.analysis.matrices import FULL_CONTEXT
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.network.learning.guided import GuidedAlignment, link_targets
 from models.network.learning.step import loss_function, train_step
 from models.network.tokenization import WORD_MARK

@@ -4,7 +4,7 @@ where a link's reading lands among them (linked_reading); which matrices the pic
 from models.analysis.matrices import ATTENTION, MATRICES
 
 ATTENDED = MATRICES[ATTENTION]
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.storage.hub import load_model
 from models.views.naming import head_choice
 

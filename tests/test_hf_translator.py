@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Kind, Reading
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
 from models.network.hf.tokenizer import HFTokenizer
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.decoding.attention_map import RNN_READING, Reading
+from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 from models.views import inside

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from models.decoding.attention_map import RNN_READING, AttentionMap, Reading, readings
+from models.nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading, readings
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy
-from models.network.contract import Kind, select_rows
+from models.network.contract import select_rows
 from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
 from models.network.translator import Translator
 from models.storage.hub import load_model

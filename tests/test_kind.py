@@ -1,11 +1,11 @@
-"""A kind of attention is one object (``models.network.contract.Kind``): it says whether its rows are the decoding
+"""A kind of attention is one object (``models.nouns.attention_map.Kind``): it says whether its rows are the decoding
 steps, it reads back from the strings records, URLs and families write, and a record naming no kind is refused."""
 import json
 
 import pytest
 
-from models.decoding.attention_map import Reading
-from models.network.contract import ENCODER_DECODER_KINDS, KINDS, Kind, NamedKind
+from models.nouns.attention_map import KINDS, Kind, Reading
+from models.network.contract import ENCODER_DECODER_KINDS, NamedKind
 from models.storage.records.heads import HeadScore
 from models.storage.records.strict import read_record
 

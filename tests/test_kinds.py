@@ -4,7 +4,7 @@ import torch
 
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 from models.network.tokenization import BOS, BOS_ID, PAD_ID
 
 from .helpers import make_model, make_transformer

@@ -1,7 +1,8 @@
-"""Imports only go down the layers, for every module: models/ (network → decoding → analysis, storage → datasets
+"""Imports only go down the layers, for every module: models/ (nouns → network → decoding → analysis, storage → datasets
 → tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported
 by nothing in it; nothing below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,10 @@ MAY_IMPORT = {  # part -> parts it may import ("" = the package root, models/__i
     TOOLS: {"tables", "datasets", "storage", "analysis", "decoding", "network", ""},
     "": set(),
 }
+#: The ground floor: the project's nouns (an attention's kind, a reading, a matrix, a link rule, an attention map, a
+#: probe's record), which every part may import and which import nothing of models/ but themselves.
+NOUNS = "nouns"
+MAY_IMPORT = {NOUNS: {NOUNS}} | {part: parts | {NOUNS} for part, parts in MAY_IMPORT.items()}
 LEAVES = {"extras", "checks"}  # modules at models/'s top that import nothing of it: every part may import them
 PRODUCT_PARTS = {"network", "decoding", "analysis", "storage", "datasets", "tables", "views", "charts", "atlas",
                  "train", "align", "corpus", TOOLS, ""}
@@ -145,7 +150,7 @@ def test_no_import_circles(folder):
 
 
 def test_the_checker_sees_an_upward_import_and_a_circle(tmp_path):
-    assert imported_parts(MODELS / "analysis" / "alignment.py") == {"decoding", "network"}
+    assert imported_parts(MODELS / "analysis" / "alignment.py") == {"decoding", "network", NOUNS}
     assert imported_parts(MODELS / "train" / "__init__.py") == {"train"}
     assert part_of(MODELS / "evaluate.py") == TOOLS and part_of(MODELS / "__init__.py") == ""
     assert ("bench", "server") in imported(ROOT / "bench" / "open_time.py")
@@ -155,6 +160,13 @@ def test_the_checker_sees_an_upward_import_and_a_circle(tmp_path):
     (tmp_path / "lab" / "c.py").write_text("from lab import a\n")
     circle = find_circle(sorted((tmp_path / "lab").glob("*.py")), tmp_path)
     assert [p.name for p in circle] in (["a.py", "b.py", "a.py"], ["b.py", "a.py", "b.py"])
+
+
+def test_the_nouns_stand_on_the_standard_library_numpy_and_torch_alone():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "torch"}
+    for path in sorted((MODELS / NOUNS).rglob("*.py")):
+        outside = {name[0] for name in imported(path) if name[:2] != ("models", NOUNS)}
+        assert outside <= allowed, (path, outside - allowed)
 
 
 @pytest.mark.parametrize("leaf", sorted(LEAVES))

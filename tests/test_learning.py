@@ -3,7 +3,7 @@ curve gives each point's scores and attention entropy."""
 import numpy as np
 import pytest
 
-from models.decoding.attention_map import RNN_READING, Reading
+from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import greedy
 from models.storage.records.timeline import Timeline, TimelinePoint, append_point, read_timeline, timeline_entry
 from models.views.learning import alignment_at, learning_curve, point_label

@@ -14,7 +14,7 @@ from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 from models.network.tokenization import is_marker, language_tag
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 

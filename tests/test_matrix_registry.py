@@ -6,8 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from models import align
-from models import faithfulness as faithfulness_command
+from models import align, faithfulness as faithfulness_command
 from models.analysis import matrices
 from models.analysis.contributions import Layered
 from models.analysis.matrices import WEIGHTS, Matrix, Need

@@ -1,6 +1,6 @@
 """models/storage/cards/metadata.py: what a card says — its licence, and whether a head was trained to align — and
 nothing where it says nothing or cannot be read."""
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.storage.cards.metadata import MAX_CARD_BYTES, CardFacts, Guided, read_card
 
 from .hf_helpers import OPUS_CARD

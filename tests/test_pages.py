@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from models.decoding.attention_map import RNN_READING, Reading
+from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import forced, greedy
 from models.storage.hub import load_model
 

@@ -14,9 +14,9 @@ from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import ATTENTION, FITTED, MATRICES, applicable, record
 from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
 from models.analysis.word_links import word_matrices
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.greedy import forced
-from models.decoding.probe import Feature, FitData, Probe, Tried
+from models.nouns.probe import Feature, FitData, Probe, Tried
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.probe import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
 

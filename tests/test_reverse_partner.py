@@ -14,7 +14,7 @@ from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import ATTENTION, FITTED, MATRICES, applicable, record
 from models.analysis.probe_fit import Example, features_of, fit_probe
 from models.analysis.word_links import word_matrices
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.greedy import forced
 from models.network.tokenization import TokenizerPair
 from models.network.translator import ReversePartner

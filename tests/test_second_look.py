@@ -1,4 +1,4 @@
-"""The probe's second look (models/decoding/probe.py ``looks``, ``SecondLook``; probe_fit ``second_look``): what it
+"""The probe's second look (models/nouns/probe.py ``looks``, ``SecondLook``; probe_fit ``second_look``): what it
 reads of a p(link) grid, agreeing with a plain loop; kept where links are a competition between cells that a
 per-cell probe cannot read, left out where the first look already reads them; and its record round-trips."""
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 
 from models.analysis.link_rules import read_links, rows_argmax
 from models.analysis.probe_fit import Example, fit_probe
-from models.decoding.link_rule import LinkRule
-from models.decoding.probe import LOOKS, Feature, looks
+from models.nouns.link_rule import LinkRule
+from models.nouns.probe import LOOKS, Feature, looks
 from models.storage.records.probe import probe_from_json, probe_json
 
 FEATURES = (Feature("attention", "1.1"),)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from models.analysis.sharpness import sharpness
-from models.decoding.attention_map import RNN_READING
+from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
 
 from .helpers import make_model

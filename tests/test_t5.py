@@ -16,7 +16,7 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.network.contract import Kind
+from models.nouns.attention_map import Kind
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.storage.hub import CheckpointError, LoadPolicy, load_model

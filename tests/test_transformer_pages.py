@@ -5,7 +5,7 @@ The checkpoint is made here (the bundled tokenizers, a tiny untrained Transforme
 tests need neither ../shared nor a trained model."""
 import pytest
 
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 

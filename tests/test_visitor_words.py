@@ -8,7 +8,7 @@ import pytest
 
 from models import ROOT
 from models.analysis.matrices import applicable
-from models.decoding.link_rule import METHOD_NAMES
+from models.nouns.link_rule import METHOD_NAMES
 from models.storage.hub import bundled_models, load_model
 
 from .pages_helpers import page, run_page

@@ -2,7 +2,7 @@
 config), the modules and the sites that follow agree with the modules themselves."""
 import pytest
 
-from models.network.contract import KINDS, Kind
+from models.nouns.attention_map import KINDS, Kind
 from models.network.transformer import WHERE
 from models.storage.hub import load_model
 

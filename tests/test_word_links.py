@@ -6,7 +6,7 @@ import pytest
 from models.analysis import link_rules, word_links
 from models.analysis.link_rules import METHODS, above, columns_argmax, grown_diagonally, read_links, rows_argmax
 from models.analysis.matrices import ATTENTION, MATRICES
-from models.decoding.link_rule import METHOD_NAMES, LinkRule
+from models.nouns.link_rule import METHOD_NAMES, LinkRule
 
 from .helpers import make_model, make_transformer
 
@@ -143,7 +143,7 @@ def test_written_french_at_the_edges(tokens, written):
 def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(tiny_tokenizers):
     """Independent of the function's own joining: force the French, read the word heatmap, drop EOS."""
     from models.analysis.alignment import word_view
-    from models.decoding.attention_map import RNN_READING
+    from models.nouns.attention_map import RNN_READING
     from models.decoding.greedy import forced
     from models.network.tokenization import EOS
 
@@ -158,7 +158,7 @@ def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(ti
 
 
 def test_written_french_keeps_every_reading_asked_for(tiny_tokenizers):
-    from models.decoding.attention_map import Reading
+    from models.nouns.attention_map import Reading
 
     model = make_transformer(tiny_tokenizers)
     english, french = "a dog runs on the grass".split(), "le chien court sur le herbe".split()

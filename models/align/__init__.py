@@ -42,8 +42,8 @@ from ..analysis.matrices import MATRICES, record
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
-from ..decoding.attention_map import Reading
-from ..decoding.link_rule import LinkRule
+from ..nouns.attention_map import Reading
+from ..nouns.link_rule import LinkRule
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.gold import write_links

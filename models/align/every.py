@@ -22,8 +22,8 @@ from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import Matrix, applicable, record
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
-from ..decoding.attention_map import Reading
-from ..decoding.link_rule import LinkRule
+from ..nouns.attention_map import Reading
+from ..nouns.link_rule import LinkRule
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
 from ..storage.records.alignment import AlignmentRow

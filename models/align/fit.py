@@ -30,7 +30,7 @@ from ..analysis.matrices import record
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
-from ..decoding.probe import EXTERNAL, LOOKS, Feature, Probe
+from ..nouns.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..extras import MissingExtra
 from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model

@@ -6,7 +6,7 @@ model is read beside.
 A probe (:mod:`models.analysis.probe_fit`: the same L1 logistic regression, labels, strength and link rule chosen
 by the same cross-validation) is fit on the gold's trial pairs to three features of each word cell and nothing of
 any model: how far the cell lies from the diagonal, whether both words are the same punctuation mark, whether they
-are the same word (:data:`~models.decoding.probe.POSITIONS`). It is scored once on the test pairs; the test split
+are the same word (:data:`~models.nouns.probe.POSITIONS`). It is scored once on the test pairs; the test split
 plays no part in the fit. Saved (``--save``), every model carries it as the matrix ``position floor``
 (:mod:`models.analysis.matrices`), so ``models.align --model NAME --matrix "position floor"`` scores it on that
 model's own reading of the words, and every table of AER shows it.
@@ -24,7 +24,7 @@ from ..analysis.link_rules import read_links
 from ..analysis.probe_fit import Example, fit_probe
 from ..checks import command_parser, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
-from ..decoding.probe import POSITIONS, Feature, Probe
+from ..nouns.probe import POSITIONS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
 from ..storage.records.probe import write_probe
 

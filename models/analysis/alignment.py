@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..decoding.trace import Trace
 from ..network.tokenization import WORD_MARK, is_marker, piece_groups, word_groups
 

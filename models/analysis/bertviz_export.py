@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from ..decoding.attention_map import AttentionMap
+from ..nouns.attention_map import AttentionMap, Kind
 from ..extras import require
-from ..network.contract import Kind
 
 VIEWS = ("model", "head")
 

@@ -27,9 +27,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.attention_map import AttentionMap, Reading
+from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..decoding.trace import Trace
-from ..network.contract import Kind
 from ..network.parts import AttentionParts, Sublayer, Zeroed
 from ..network.translator import Translator
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..decoding.attention_map import AttentionMap
+from ..nouns.attention_map import AttentionMap
 from ..decoding.trace import Trace
 
 

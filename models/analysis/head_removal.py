@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import sacrebleu
 
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import KINDS, Reading
 from ..decoding.greedy import greedy, translate_batch
-from ..decoding.kinds import KINDS, attention_kinds
+from ..decoding.kinds import attention_kinds
 from ..network.contract import Head
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator

@@ -2,7 +2,7 @@
 how two directions' links are symmetrised — the rules ``python -m models.align`` compares, each tuned on the gold's
 trial set only. Links are 0-based ``(source, target)`` pairs, as in the gold.
 
-A rule is a :class:`~models.decoding.link_rule.LinkRule` (``union``, ``threshold 0.2``); :func:`read_links` applies it.
+A rule is a :class:`~models.nouns.link_rule.LinkRule` (``union``, ``threshold 0.2``); :func:`read_links` applies it.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..decoding.link_rule import METHOD_NAMES, LinkRule
+from ..nouns.link_rule import METHOD_NAMES, LinkRule
 
 Links = set[tuple[int, int]]
 

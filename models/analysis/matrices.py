@@ -17,12 +17,11 @@ from typing import Literal
 
 import numpy as np
 
-from ..decoding.attention_map import Reading, readings
+from ..nouns.attention_map import Kind, Reading, readings
 from ..decoding.greedy import forced
-from ..decoding.link_rule import LinkRule
-from ..decoding.probe import FLOOR, Tried
+from ..nouns.link_rule import LinkRule
+from ..nouns.probe import FLOOR, Tried
 from ..decoding.trace import ATTENTION, FULL_CONTEXT, Trace
-from ..network.contract import Kind
 from ..network.translator import Translator
 from . import attribution
 from .attribution import IG_STEPS, attribution_matrix
@@ -204,7 +203,7 @@ def _floor(sentence: Sentence, progress: Progress) -> Layered:
 
 #: The reading fit to people's links (:mod:`.fitted`), read from the other matrices of the same pass.
 FITTED = "fit to human links"
-# FLOOR (decoding/probe.py), the floor every reading is read beside: p(link) from where the words sit alone (how far
+# FLOOR (nouns/probe.py), the floor every reading is read beside: p(link) from where the words sit alone (how far
 # from the diagonal, the same word or punctuation), fit on the same human links as the probe; no weight of the model.
 #: Readings that are fit to people's links rather than read off the model: never a feature of a probe.
 PROBES = (FITTED, FLOOR)

@@ -22,8 +22,8 @@ from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from ..decoding.link_rule import LinkRule
-from ..decoding.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
+from ..nouns.link_rule import LinkRule
+from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from ..network.translator import Translator
 from .aer import alignment_score
 from .link_rules import METHODS, read_links
@@ -160,7 +160,7 @@ def fit_probe(examples: list[Example], features: tuple[Feature, ...], gold: str,
 
 def second_look(examples: list[Example], first: Tried, k: int = FOLDS, seed: int = SEED,
                 repeats: int = REPEATS) -> SecondLook | None:
-    """A second probe over the ``first`` setting's out-of-fold p(link) (:func:`~models.decoding.probe.looks`),
+    """A second probe over the ``first`` setting's out-of-fold p(link) (:func:`~models.nouns.probe.looks`),
     chosen by the same cross-validation; None where its AER is no better than the first's."""
     seen = [Example(looks(p), e.sure, e.possible)
             for e, p in zip(examples, out_of_fold(examples, first.labels, first.strength, k, seed))]

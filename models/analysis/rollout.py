@@ -29,9 +29,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.attention_map import AttentionMap
+from ..nouns.attention_map import AttentionMap, Kind
 from ..decoding.kinds import attention_kinds
-from ..network.contract import Kind
 from ..network.parts import AttentionParts, Sublayer
 from .contributions import Layered, Sentence, alti_terms, row_shares
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..decoding.trace import Trace
 from ..network.translator import Translator
 from .contributions import Sentence

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..decoding.attention_map import RNN_READING, Reading
+from ..nouns.attention_map import RNN_READING, Reading
 from ..decoding.greedy import forced
-from ..decoding.link_rule import LinkRule
+from ..nouns.link_rule import LinkRule
 from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
 from .aer import alignment_score

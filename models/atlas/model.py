@@ -14,13 +14,12 @@ from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
 from ..analysis.link_rules import read_links
 from ..analysis.matrices import Matrix, applicable
-from ..decoding.link_rule import LinkRule
+from ..nouns.link_rule import LinkRule
 from ..storage.gold import GoldPair
 from ..storage.hub import DEFAULT_MODEL, load_model
 from ..storage.languages import Languages
 from ..storage.loaded import LoadedModel
-from ..views import naming
-from ..views import translate as translate_view
+from ..views import naming, translate as translate_view
 from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
 from .seen import MatrixLike, ReadingLike, Seen, as_matrix, as_reading
 

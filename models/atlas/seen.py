@@ -13,15 +13,13 @@ from ..analysis.alignment import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
 from ..analysis.link_rules import read_links
 from ..analysis.matrices import Matrix, record
-from ..decoding.attention_map import AttentionMap, Reading
-from ..decoding.link_rule import LinkRule
+from ..nouns.attention_map import AttentionMap, Kind, Reading
+from ..nouns.link_rule import LinkRule
 from ..decoding.trace import Trace
-from ..network.contract import Kind, NamedKind
+from ..network.contract import NamedKind
 from ..network.tokenization import is_marker
 from ..storage.loaded import LoadedModel
-from ..views import inside, naming
-from ..views import kinds as kind_views
-from ..views import translate as translate_view
+from ..views import inside, kinds as kind_views, naming, translate as translate_view
 from ..views.naming import matrix_choice
 from ..views.prose import NOT_COMPARABLE
 from ..views.readings import MatrixView, compared, link_rule, matrix_view

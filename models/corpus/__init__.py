@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from ..checks import chosen_languages, command_parser, data_given, file_out, language_options
 from ..datasets.sentences import read_named
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..storage.commands import command_line
 from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import assumed

@@ -15,10 +15,8 @@ from pathlib import Path
 from ..storage.data import read_references
 from ..storage.gold import GoldPair, parse_links, read_gold
 from ..storage.languages import EN_FR, Languages, may_translate, pair_name
-from .gold_sets import PREFIX as GOLD_PREFIX
-from .gold_sets import load_gold
-from .test_sets import PREFIX as SACREBLEU_PREFIX
-from .test_sets import find, read_test_set
+from .gold_sets import PREFIX as GOLD_PREFIX, load_gold
+from .test_sets import PREFIX as SACREBLEU_PREFIX, find, read_test_set
 
 MAX_BYTES = 10_000_000  # the largest text or links file read (the 3,000 lines of newstest2013 take 0.4 MB)
 MAX_LINE_CHARS = 1_000  # a longer line is skipped and counted (the longest of the test sets: 507)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..network.contract import Kind, Step
+from ..nouns.attention_map import AttentionMap, Kind, Reading
+from ..network.contract import Step
 from ..network.tokenization import Encoded, TokenizerPair
-from .attention_map import AttentionMap, Reading
 
 TOP_K = 5
 #: The two matrices a :class:`~.attention_map.Reading` reads head by head from a pass's weights (named here,

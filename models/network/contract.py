@@ -9,31 +9,13 @@ L decoder layers with cross-attention, heads per layer.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
-from enum import StrEnum
 
 from torch import Tensor
 
+from ..nouns.attention_map import Kind
 from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 
-class Kind(StrEnum):
-    """The attentions an encoder–decoder can have (bertviz's three): the decoder reading the source, the encoder
-    reading the source, the decoder reading what it has written. A string too, so a record, a URL and a dict keyed
-    by its value read it as it is written."""
-
-    CROSS = "cross"
-    ENCODER = "encoder"
-    DECODER = "decoder"
-
-    @property
-    def stepwise(self) -> bool:
-        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
-        attention): a click opens a step, a row can be read one step later."""
-        return self is Kind.CROSS
-
-
-#: Every kind, cross first (every attentional model has it).
-KINDS = tuple(Kind)
 
 Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
 

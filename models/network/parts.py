@@ -27,7 +27,7 @@ from operator import attrgetter
 import torch
 from torch import Tensor, nn
 
-from .contract import Kind
+from ..nouns.attention_map import Kind
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ import torch
 from torch import Tensor, nn
 
 from .attention import SCORES, build_attention
-from .contract import Focus, Kind, RNNStep, Step
+from .contract import Focus, RNNStep, Step
+from ..nouns.attention_map import Kind
 from .parts import AttentionParts, Sublayer, Zeroed
 from .translator import FORMAT_VERSION, Translator, check_identity
 

@@ -36,18 +36,17 @@ from torch import Tensor, nn
 
 from .contract import (
     ENCODER_DECODER_KINDS,
-    KINDS,
     OWN_SPECIALS,
     Attentions,
     Focus,
     GenerationRules,
     Head,
-    Kind,
     NamedKind,
     Specials,
     Step,
     select_rows,
 )
+from ..nouns.attention_map import KINDS, Kind
 from .parts import AttentionParts, Site, Zeroed, assemble, recording
 from .tokenization import TokenizerPair
 
@@ -156,11 +155,11 @@ class Translator(nn.Module, ABC):
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
 
-    #: Its probe: its heads weighed as human links taught (:class:`models.decoding.probe.Probe`), where the loader
+    #: Its probe: its heads weighed as human links taught (:class:`models.nouns.probe.Probe`), where the loader
     #: found one beside its weights; None otherwise. Kept on the model so every copy of it (a many-to-many pair)
     #: reads it too. What it reads is the matrix "fit to human links"; a :class:`Reading` is one head or layer.
     probe: object | None = None
-    #: The position floor (a :class:`models.decoding.probe.Probe` of where the words sit alone, fit on the same human
+    #: The position floor (a :class:`models.nouns.probe.Probe` of where the words sit alone, fit on the same human
     #: links), which the loader gives every model so it is read beside each reading; None where none is bundled.
     position_floor: object | None = None
     #: The model translating the other way whose heads :attr:`probe` reads too (:class:`ReversePartner`), set

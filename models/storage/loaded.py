@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..network.family import Family, family
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator

@@ -27,10 +27,10 @@ from ..analysis.matrices import ATTENTION, MATRICES
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
-from ..decoding.link_rule import LinkRule
+from ..nouns.link_rule import LinkRule
 from ..decoding.trace import Trace
 from ..storage.gold import GoldPair
 from ..storage.languages import language_name, may_translate, pair_name

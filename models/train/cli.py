@@ -12,9 +12,8 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Kind, Reading
 from ..network.architectures import ARCHITECTURES, build_model
-from ..network.contract import Kind
 from ..network.hardware import native_bfloat16, pick_device
 from ..network.learning.guided import GuidedAlignment
 from ..network.learning.schedule import Budget, averaged, planned_schedule
@@ -40,8 +39,7 @@ from ..storage.records.training import (
 from .alignment_links import RECIPES
 from .arguments import parse_args
 from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
-from .decoder_only import ARCH as DECODER_ONLY
-from .decoder_only import as_translator, build_chat_model, save_chat_checkpoint
+from .decoder_only import ARCH as DECODER_ONLY, as_translator, build_chat_model, save_chat_checkpoint
 from .loop import Run, RunClock, epoch_batches, fit
 from .state import STATE_DIR, fresh_state, load_state
 

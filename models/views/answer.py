@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from ..analysis.aer import Difference, paired_difference
 from ..analysis.matrices import FITTED, MATRICES
-from ..decoding.attention_map import Reading
-from ..decoding.probe import FLOOR, Probe
+from ..nouns.attention_map import Reading
+from ..nouns.probe import FLOOR, Probe
 from ..decoding.trace import ATTENTION, FULL_CONTEXT
 from ..storage.cards.render import load_records
 from ..storage.commands import for_people

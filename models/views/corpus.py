@@ -22,7 +22,7 @@ from ..datasets.sentences import (
     with_links,
 )
 from ..datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..decoding.lines import BATCH
 from ..storage.cards.render import bucket_label
 from ..storage.examples import examples_file, load_examples

@@ -12,9 +12,8 @@ from ..analysis.alignment import source_word_weights
 from ..analysis.anatomy import scaling_curves, score_anatomy
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
 from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
-from ..decoding.attention_map import RNN_READING, AttentionMap, Reading
+from ..nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading
 from ..decoding.trace import Trace
-from ..network.contract import Kind
 from ..network.family import family
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel

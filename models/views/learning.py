@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..analysis.alignment import AttentionView
 from ..analysis.sharpness import sharpness
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..network.tokenization import WORD_MARK, is_marker
 from ..storage.examples import examples_file, load_examples
 from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file

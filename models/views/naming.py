@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.matrices import MATRICES, Matrix, applicable
-from ..decoding.attention_map import Reading, readings
+from ..nouns.attention_map import Reading, readings
 from ..network.family import family
 from ..network.hf.languages import unknown_code
 from ..network.translator import Translator

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
-from ..network.contract import KINDS
+from ..nouns.attention_map import KINDS
 from ..storage.languages import MAX_INSTRUCTION_CHARS
 
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice

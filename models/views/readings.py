@@ -20,9 +20,9 @@ from ..analysis.matrices import ATTENTION, MATRICES, Matrix, Progress, applicabl
 from ..analysis.side_by_side import RANDOM, Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
-from ..decoding.attention_map import Reading
-from ..decoding.link_rule import LinkRule
-from ..decoding.probe import Probe
+from ..nouns.attention_map import Reading
+from ..nouns.link_rule import LinkRule
+from ..nouns.probe import Probe
 from ..decoding.trace import Trace
 from ..network.translator import Translator
 from ..storage.gold import GoldPair

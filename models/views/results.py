@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
 from ..analysis.matrices import MATRICES
-from ..decoding.attention_map import Reading
+from ..nouns.attention_map import Reading
 from ..storage.cards.facts import model_facts
 from ..storage.cards.metadata import SUPERVISION
 from ..storage.cards.render import (

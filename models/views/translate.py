@@ -10,12 +10,12 @@ import numpy as np
 
 from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
 from ..analysis.matrices import MATRICES
-from ..decoding.attention_map import AttentionMap, Reading
+from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.trace import Trace
 from ..decoding.what_if import what_if
-from ..network.contract import Kind, NamedKind
+from ..network.contract import NamedKind
 from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import Translator
 from ..storage.loaded import LoadedModel

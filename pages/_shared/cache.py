@@ -12,16 +12,12 @@ import streamlit as st
 
 from models.analysis.matrices import Matrix
 from models.datasets.sentences import Sentences, read_folder
-from models.decoding.attention_map import AttentionMap, Reading
+from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.decoding.trace import Trace
-from models.network.contract import Kind
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking, Languages, language_key
-from models.views import corpus, inside, translate
-from models.views import kinds as kinds_views
-from models.views import readings as reading_views
-from models.views.learning import Replay, record_stamp
-from models.views.learning import replay as replay_of
+from models.views import corpus, inside, kinds as kinds_views, readings as reading_views, translate
+from models.views.learning import Replay, record_stamp, replay as replay_of
 
 from .deploy import now
 

@@ -4,7 +4,7 @@ an attribution) at one reading (one head, or a layer's whole); and human links.
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",
 attention "where did the decoder read", the others "how much did each source piece add"; a page shows any of them
 for the same step. A multi-head model's attention is
-read one way at a time (:class:`models.decoding.attention_map.Reading`), in the URL as ``head=LAYER.HEAD`` or
+read one way at a time (:class:`models.nouns.attention_map.Reading`), in the URL as ``head=LAYER.HEAD`` or
 ``head=LAYER.mean``. Human links come by name in the model's pair (``gold:en-fr``, ``gold:ro-en``, …, fetched
 once: :mod:`models.datasets.gold_sets`), or, for an English→French model, from a folder of the Hansards gold with its
 trial set (``ATLAS_GOLD``, else ``../shared/data/hansards-en-fr-align`` beside the project). None is bundled.
@@ -14,12 +14,11 @@ from __future__ import annotations
 import streamlit as st
 
 from models.analysis.matrices import ATTENTION, MATRICES, Matrix
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
-from models.views import deployment, naming
-from models.views import readings as views
+from models.views import deployment, naming, readings as views
 
 from . import cache, deploy, ui
 

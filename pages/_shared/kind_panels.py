@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from models import charts
-from models.decoding.attention_map import AttentionMap, Reading
+from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.decoding.trace import Trace
-from models.network.contract import Kind, NamedKind
+from models.network.contract import NamedKind
 from models.storage.hub import LoadedModel
-from models.views import kinds as kinds_views
-from models.views import prose
+from models.views import kinds as kinds_views, prose
 from models.views.prose import for_markdown
 
 from . import cache, evidence, ui

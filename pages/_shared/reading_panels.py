@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models import charts
-from models.views import deployment
-from models.views import readings as views
+from models.views import deployment, readings as views
 
 from . import cache, deploy, ui
 

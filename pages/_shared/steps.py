@@ -7,7 +7,7 @@ import streamlit as st
 from models import charts
 from models.analysis.alignment import piece_label
 from models.analysis.matrices import Matrix
-from models.decoding.attention_map import Reading
+from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
 from models.storage.loaded import LoadedModel
 from models.views import inside, prose, translate

@@ -15,8 +15,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from models.decoding.trace import Trace
 from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bundled_models
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages
-from models.views import naming, prose
-from models.views import query_string as url
+from models.views import naming, prose, query_string as url
 from models.views.prose import for_markdown
 from models.views.translate import Refused, doubts
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
-from ..contract import Kind
+from ...nouns.attention_map import Kind
 from ..parts import Site, Where
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...decoding.attention_map import Reading
+from ...nouns.attention_map import Kind, Reading
 from ...decoding.trace import ATTENTION, FULL_CONTEXT
-from ...network.contract import Kind
 from ..hub import check_config
 from ..records.alignment import default_reading, recorded, trial_best
 

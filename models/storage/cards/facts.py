@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...decoding.attention_map import Reading
-from ...network.contract import Kind
+from ...nouns.attention_map import Kind, Reading
 from ..languages import Languages
 from ..loaded import LoadedModel
 from .render import load_records, model_description

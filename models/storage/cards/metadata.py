@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from huggingface_hub import ModelCard
 
-from ...decoding.attention_map import Reading
+from ...nouns.attention_map import Reading
 from ...decoding.trace import ATTENTION, FULL_CONTEXT
 
 CARD_FILE = "README.md"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ...decoding.attention_map import Reading
+from ...nouns.attention_map import Reading
 from ...decoding.trace import ATTENTION, FULL_CONTEXT
 from ...network.family import family
 from ..examples import examples_file, first_example, load_examples

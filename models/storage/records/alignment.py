@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import ASSETS
-from ...decoding.attention_map import RNN_READING, Reading, readings
-from ...decoding.link_rule import LinkRule
-from ...decoding.probe import FLOOR
+from ...nouns.attention_map import RNN_READING, Reading, readings
+from ...nouns.link_rule import LinkRule
+from ...nouns.probe import FLOOR
 from ...decoding.trace import ATTENTION
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align

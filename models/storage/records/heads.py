@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...network.contract import KINDS, Kind
+from ...nouns.attention_map import KINDS, Kind
 from .strict import read_record, read_record_file, write_record_file
 
 HEADS_FILE = "heads.json"

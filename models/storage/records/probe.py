@@ -1,4 +1,4 @@
-"""``probe.json`` beside a model: its reading fit to human links (:class:`~models.decoding.probe.Probe`), written by
+"""``probe.json`` beside a model: its reading fit to human links (:class:`~models.nouns.probe.Probe`), written by
 ``python -m models.align --fit-on …`` and read by the loader, so the app reads a fitted probe instead of refitting.
 
 One JSON object, every field of the record by name; a field it does not know, or one missing, is refused with the
@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from ... import ASSETS
-from ...decoding.link_rule import LinkRule
-from ...decoding.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
+from ...nouns.link_rule import LinkRule
+from ...nouns.probe import LOOKS, Feature, FitData, Probe, SecondLook, Tried
 from .strict import read_json_file
 
 PROBE_FILE = "probe.json"

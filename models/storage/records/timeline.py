@@ -7,7 +7,7 @@
 without attention). Binary float16 is about a sixth of the JSON text the first records used
 (``alignment_timeline.json``, attention rounded to 3 decimals, an RNN's one ``[T, S]`` matrix under
 ``attention`` in the oldest): :func:`read_timeline` still reads those, so readers see one form, with
-``attention`` an :class:`~models.decoding.attention_map.AttentionMap` or None. The training CLI appends a point as
+``attention`` an :class:`~models.nouns.attention_map.AttentionMap` or None. The training CLI appends a point as
 it validates, so a resumed run keeps the points before the interruption.
 """
 from __future__ import annotations
@@ -20,9 +20,8 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import load_file, save_file
 
-from ...decoding.attention_map import AttentionMap
+from ...nouns.attention_map import AttentionMap, Kind
 from ...decoding.trace import Trace
-from ...network.contract import Kind
 
 TIMELINE_FILE = "alignment_timeline.safetensors"
 LEGACY_FILE = "alignment_timeline.json"  # what checkpoints trained before the binary record hold

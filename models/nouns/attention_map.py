@@ -1,4 +1,4 @@
-"""The attention map: one attention of one decoded sentence as bertviz carries it — plain ``[L, heads, R, C]``
+"""The attention map: one attention (of a :class:`Kind`) of one decoded sentence as bertviz carries it — plain ``[L, heads, R, C]``
 weights, layer first, with the labels of its rows (what reads) and columns (what is read) — and the
 :class:`Reading` that names one ``[R, C]`` matrix of it: one head, or the mean of one layer's heads.
 
@@ -10,10 +10,29 @@ holds is the map's.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 import numpy as np
 
-from ..network.contract import KINDS, Kind
+
+class Kind(StrEnum):
+    """The attentions an encoder–decoder can have (bertviz's three): the decoder reading the source, the encoder
+    reading the source, the decoder reading what it has written. A string too, so a record, a URL and a dict keyed
+    by its value read it as it is written."""
+
+    CROSS = "cross"
+    ENCODER = "encoder"
+    DECODER = "decoder"
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether its rows are the decoding steps, each over what the step reads of the source (the trace's own
+        attention): a click opens a step, a row can be read one step later."""
+        return self is Kind.CROSS
+
+
+#: Every kind, cross first (every attentional model has it).
+KINDS = tuple(Kind)
 
 
 @dataclass(frozen=True)
