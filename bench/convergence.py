@@ -16,7 +16,8 @@ POINTS = (2, 8, 16, 32, 64, 128)
 
 
 def bench_completeness(model_ref: str, device: str | None, points: tuple[int, ...] = POINTS) -> None:
-    from models.analysis.attribution import IG_STEPS, completeness
+    from models.nouns.matrix import IG_STEPS
+    from models.analysis.attribution import completeness
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 

@@ -31,9 +31,9 @@ import numpy as np
 import torch
 
 from models import ROOT
+from models.network.learning.step import DEFAULT_LR, PRECISIONS, loss_function, train_step
 from models.network.seq2seq import RNNConfig, Seq2Seq
 from models.network.tokenization import PAD_ID, SPECIALS, TokenizerPair
-from models.network.learning.step import DEFAULT_LR, PRECISIONS, loss_function, train_step
 from models.storage.data import batch_order, pad
 from models.storage.pieces import Pair
 

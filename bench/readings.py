@@ -12,15 +12,13 @@ import time
 
 from .kernels import ATTRIBUTION_SENTENCES
 
-#: Left to their own benches: the baseline itself, and integrated gradients (``bench attribution``).
-ELSEWHERE = ("attention", "integrated gradients")
-
-
 def matrices(model) -> list:
-    """The matrices measured on ``model``: every one it has but those measured elsewhere."""
+    """The matrices measured on ``model``: every one it has but those left to their own benches (the attention, the
+    baseline itself; integrated gradients, ``bench attribution``)."""
     from models.analysis.matrices import applicable
+    from models.nouns.matrix import ATTENTION, INTEGRATED_GRADIENTS
 
-    return [m for m in applicable(model) if m.name not in ELSEWHERE]
+    return [m for m in applicable(model) if m not in (ATTENTION, INTEGRATED_GRADIENTS)]
 
 
 def _median_ms(run, repeats: int) -> float:
@@ -39,6 +37,7 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     import torch
 
     from models.analysis.contributions import Sentence
+    from models.analysis.matrices import read
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 
@@ -53,7 +52,7 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
         plain = _median_ms(lambda: greedy(loaded.model, loaded.tokenizers, text), repeats)
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
         for matrix in measured:  # each its own Sentence: the hooked pass is part of its cost
-            own = _median_ms(lambda: matrix.read(Sentence(loaded.model, trace), [loaded.reading]), repeats)
+            own = _median_ms(lambda: read(matrix, Sentence(loaded.model, trace), [loaded.reading]), repeats)
             rows.append({"size": size, "plain": plain, "matrix": matrix.name, "own": own,
                          "ratio": (plain + own) / plain})
             print(f"| {size} | {plain:.1f} | {matrix.name} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)

@@ -20,11 +20,12 @@ from tqdm import tqdm
 
 from .analysis.contributions import Sentence
 from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
-from .analysis.matrices import MATRICES, Matrix, applicable
+from .analysis.matrices import applicable, read, why_not
 from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
-from .nouns.attention_map import Reading
 from .decoding.greedy import greedy_batch
+from .nouns.attention_map import Reading
+from .nouns.matrix import MATRICES, RANDOM, Matrix
 from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.hub import CheckpointError, load_model
@@ -32,24 +33,21 @@ from .storage.languages import assumed
 from .storage.loaded import LoadedModel
 from .storage.records.matrix_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
 
-RANDOM = "random"
-
-
-def rows_of(loaded: LoadedModel, matrices: list[str] | None = None) -> dict[Matrix, list[Reading | None]]:
-    """``{matrix: readings}`` scored, of the ``matrices`` named (None: every one the model has): every layer's
+def rows_of(loaded: LoadedModel, matrices: list[Matrix] | None = None) -> dict[Matrix, list[Reading | None]]:
+    """``{matrix: readings}`` scored, of ``matrices`` (None: every one the model has): every layer's
     whole, and the model's own head of a head-wise matrix."""
     own = loaded.reading.plain if loaded.reading else None
-    return {m: [r for r in m.readings(loaded.model) if r is None or r.head is None or r == own]
-            for m in applicable(loaded.model) if matrices is None or m.name in matrices}
+    return {m: [r for r in m.readings(loaded.model.attention_shape) if r is None or r.head is None or r == own]
+            for m in applicable(loaded.model) if matrices is None or m in matrices}
 
 
-def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[str] | None = None) -> dict:
+def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[Matrix] | None = None) -> dict:
     """Every row's scores on one translation, ``{row name: Faithfulness}``."""
     weights, sentence = {}, Sentence(loaded.model, trace)
     for matrix, chosen in rows_of(loaded, matrices).items():
-        for reading, w in zip(chosen, matrix.read(sentence, chosen)):
-            weights[matrix.row_name(reading)] = (matrix.name, reading, w)
-    weights[RANDOM] = (RANDOM, None, random_matrix(trace, seed))
+        for reading, w in zip(chosen, read(matrix, sentence, chosen)):
+            weights[matrix.row_name(reading)] = (matrix, reading, w)
+    weights[RANDOM.name] = (RANDOM, None, random_matrix(trace, seed))
     found = faithfulness(loaded.model, trace, {name: w for name, (_, _, w) in weights.items()})
     return {name: (weights[name][:2], f) for name, f in found.items()}
 
@@ -80,9 +78,10 @@ def main(argv=None) -> int:
         sources = list(read_named(args.data, assumed(loaded.languages), args.split).first(args.sentences).sources)
     except (CheckpointError, OSError, ValueError) as e:
         raise SystemExit(f"error: {e}") from e
+    args.matrix = [MATRICES[name] for name in args.matrix] if args.matrix else None
     for matrix in args.matrix or ():
-        if reason := MATRICES[matrix].why_not(loaded.model):
-            raise SystemExit(f"error: --matrix {matrix}: {reason}")
+        if reason := why_not(matrix, loaded.model):
+            raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
     record = measured(loaded, args, greedy_batch(loaded.model, loaded.tokenizers, sources), argv)
     for row in record.to_json()["rows"]:
         print(json.dumps(row, ensure_ascii=False))

@@ -3,8 +3,8 @@ import streamlit as st
 
 from models import charts
 from models.analysis.alignment import step_of_row
-from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
+from models.nouns.attention_map import Reading
 from models.storage.languages import pair_name
 from models.views import prose, translate
 from pages._shared import cache, evidence, exports, kind_panels, steps, ui

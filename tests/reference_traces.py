@@ -18,6 +18,7 @@ from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
 from models.decoding.kinds import attention_kinds
 from models.nouns.attention_map import Kind
+from models.nouns.matrix import GRADIENT_X_INPUT
 from models.storage.hub import load_model
 
 FILE = Path(__file__).parent / "data" / "bundled_traces.npz"
@@ -54,7 +55,7 @@ def quantities(name: str, device: str | None = None) -> dict[str, np.ndarray]:
                 for part in ("queries", "contexts", "annotations"):
                     out[f"{key}/{part}"] = getattr(trace.rnn, part)[:, :WIDTH]
     first = greedy(loaded.model, loaded.tokenizers, SENTENCES[0])
-    out[f"{name}/0/gradient×input"] = attribution_matrix(loaded.model, first, "gradient×input")
+    out[f"{name}/0/gradient×input"] = attribution_matrix(loaded.model, first, GRADIENT_X_INPUT)
     kinds = attention_kinds(loaded.model, first)
     if kinds is not None:
         out[f"{name}/0/encoder_self"], out[f"{name}/0/decoder_self"] = kinds[Kind.ENCODER].weights, kinds[Kind.DECODER].weights

@@ -7,7 +7,7 @@ import pytest
 
 from models import align
 from models.align import every
-from models.analysis.matrices import MATRICES
+from models.nouns.matrix import MATRICES
 from models.storage.cards.render import write_card
 from models.storage.gold import read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
@@ -102,7 +102,7 @@ def test_save_records_one_result_per_reading_beside_the_checkpoint(gold, tiny_to
     for method in ("argmax", "union", "argmax"):  # the second argmax replaces the first
         align.main(["--model", model, "--data", str(gold), "--method", method, "--save"])
     recorded = read_alignment(tmp_path / "additive" / ALIGNMENT_FILE)
-    assert [(r.matrix, str(r.method)) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
+    assert [(r.matrix.name, str(r.method)) for r in recorded] == [("attention", "union"), ("attention", "argmax")]
     assert recorded[1].command.startswith("python -m models.align --model")
 
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from models.analysis.alignment import hard_alignments, pharaoh, piece_view, step_of_row, word_view
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced, greedy
 from models.network.tokenization import EOS, WORD_MARK, word_groups
+from models.nouns.attention_map import RNN_READING
 
 from .helpers import make_model
 

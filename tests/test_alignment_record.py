@@ -8,8 +8,8 @@ import pytest
 
 from models.nouns.attention_map import RNN_READING, Reading
 from models.nouns.link_rule import LinkRule
+from models.nouns.matrix import ALIGNER, ATTENTION
 from models.storage.records.alignment import (
-    ALIGNER,
     ALIGNMENT_FILE,
     PUBLISHED,
     AlignmentRow,
@@ -22,7 +22,7 @@ from models.storage.records.alignment import (
 
 
 def result(split, reading, aer, method="union", **more):
-    return AlignmentRow("m", split, 3, "attention", LinkRule.parse(method), aer, 50.0, 50.0, 4, reading=reading,
+    return AlignmentRow("m", split, 3, ATTENTION, LinkRule.parse(method), aer, 50.0, 50.0, 4, reading=reading,
                         command=f"align {split} {reading} {method}", **more)
 
 
@@ -54,14 +54,14 @@ def test_every_bundled_record_reads_as_rows():
         rows = read_alignment(path)
         assert rows and all(r.to_json() == found for r, found in zip(rows, json.loads(path.read_text()))), path
         # a matrix's rule travels as a LinkRule; the statistical aligner's direction as its own words
-        assert all(isinstance(r.method, LinkRule) != (r.matrix == ALIGNER) for r in rows), path
+        assert all(isinstance(r.method, LinkRule) != r.matrix.aligner for r in rows), path
 
 
 def test_a_matrixs_unknown_rule_is_refused_and_the_aligners_direction_kept(tmp_path):
     (tmp_path / ALIGNMENT_FILE).write_text(json.dumps([{**result("test", "1.1", 60.0).to_json(), "method": "best"}]))
     with pytest.raises(ValueError, match="link rule"):
         read_alignment(tmp_path / ALIGNMENT_FILE)
-    aligner = dataclasses.replace(result("test", None, 20.0), model=ALIGNER, matrix=ALIGNER, method="forward")
+    aligner = dataclasses.replace(result("test", None, 20.0), model=ALIGNER.name, matrix=ALIGNER, method="forward")
     record_alignment(tmp_path / "eflomal.json", [aligner])
     assert read_alignment(tmp_path / "eflomal.json") == [aligner]
 

@@ -2,8 +2,8 @@
 import pytest
 
 from models.analysis.anatomy import scaling_curves, score_anatomy
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import RNN_READING
 
 from .helpers import make_model, make_transformer
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from models.nouns.link_rule import LinkRule
+from models.nouns.matrix import ALIGNER, ATTENTION, FITTED, FLOOR, Matrix
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
 from models.storage.records.alignment import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
 from models.storage.records.probe import read_probe
@@ -50,7 +51,7 @@ def pairs_like(agreed_share: float, seed: int, pairs: int = 447) -> tuple[tuple[
     return tuple((int(rng.binomial(t, agreed_share)), int(t)) for t in rng.integers(4, 40, pairs))
 
 
-def row(matrix: str, share: float, seed: int) -> AlignmentRow:
+def row(matrix: Matrix, share: float, seed: int) -> AlignmentRow:
     counts = pairs_like(share, seed)
     aer = round(100 * (1 - sum(a for a, _ in counts) / sum(t for _, t in counts)), 2)
     return AlignmentRow("m", "test", len(counts), matrix, LinkRule("union"), aer, 0.0, 0.0, 0, trial_aer=aer,
@@ -58,16 +59,16 @@ def row(matrix: str, share: float, seed: int) -> AlignmentRow:
 
 
 def model(attention: float, floor: float = 0.5, fitted: float | None = None, seed: int = 0) -> Measured:
-    rows = {"raw attention": row("attention", attention, seed)}
+    rows = {"raw attention": row(ATTENTION, attention, seed)}
     if fitted is not None:
-        rows["fit to human links"] = row("fit to human links", fitted, seed + 1)
+        rows["fit to human links"] = row(FITTED, fitted, seed + 1)
     probe = read_probe(resolve("transformer"))  # a real record, said to be fit to 37 pairs
     probe = dataclasses.replace(probe, data=dataclasses.replace(probe.data, pairs=37))
-    return Measured(f"m{seed}", "G", rows, row("position floor", floor, seed + 2), probe)
+    return Measured(f"m{seed}", "G", rows, row(FLOOR, floor, seed + 2), probe)
 
 
 def test_a_verdict_says_yes_no_or_partly_from_paired_tests_against_the_floor_and_the_aligner():
-    aligner = row("eflomal", 0.93, 99)
+    aligner = row(ALIGNER, 0.93, 99)
     assert verdict("G", [model(0.94), model(0.95, seed=3)], aligner).startswith("G: yes. Its attention")
     partly = verdict("G", [model(0.85, fitted=0.96), model(0.88, fitted=0.95, seed=3)], aligner)
     assert partly.startswith("G: partly. ") and "better than where the words sit alone" in partly
@@ -113,9 +114,9 @@ def test_a_verdict_changes_when_a_records_number_changes(monkeypatch):
 
     def changed(directory):  # every Transformer's raw attention made as bad as no links at all
         found = dict(real(directory))
-        if "transformer" in directory.name and "attention" in found:  # either direction's
-            counts = tuple((0, t) for _, t in found["attention"].per_pair)
-            found["attention"] = dataclasses.replace(found["attention"], aer=100.0, per_pair=counts)
+        if "transformer" in directory.name and ATTENTION in found:  # either direction's
+            counts = tuple((0, t) for _, t in found[ATTENTION].per_pair)
+            found[ATTENTION] = dataclasses.replace(found[ATTENTION], aer=100.0, per_pair=counts)
         return found
 
     before = {v.split(":")[0]: v for v in answer(bundled_models()).verdicts}["Transformer"]

@@ -4,9 +4,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
 from models.decoding.what_if import focus_on_word
+from models.nouns.attention_map import RNN_READING
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, cells, column_labels, figures, heat_shape, run_page, title_of
@@ -116,12 +116,13 @@ def test_no_attention_model_shows_attribution_instead(additive):
 @pytest.mark.parametrize("reading", ["gradient-x-input", "integrated-gradients"])
 def test_attribution_replaces_attention_in_the_heatmap_and_the_step_explorer(additive, reading):
     from models.analysis.attribution import attribution_matrix
+    from models.nouns.matrix import matrix_named
 
     text = "A black dog is running on the beach."
     at = run_page(APP, text=text, level="subwords", read=reading, step="2")
     assert not at.exception
     trace = greedy(additive.model, additive.tokenizers, text)
-    expected = attribution_matrix(additive.model, trace, reading.replace("-x-", "×").replace("-", " "))
+    expected = attribution_matrix(additive.model, trace, matrix_named(reading.replace("-x-", "×").replace("-", " ")))
     heat, bars = figures(at)[0], figures(at)[1]
     assert "attribution" in title_of(heat) and heat["encoding"]["color"]["legend"]["title"] == "share"
     values = [r["value"] for r in next(iter(bars["datasets"].values()))]

@@ -11,9 +11,8 @@ import pytest
 from models import atlas
 from models.analysis.aer import alignment_score
 from models.analysis.link_rules import read_links
-from models.analysis.matrices import FITTED, MATRICES
-from models.decoding.trace import ATTENTION
 from models.network.tokenization import is_marker
+from models.nouns.matrix import ATTENTION, FITTED, MATRICES
 from models.storage.hub import bundled_models
 
 from .hf_helpers import tiny_marian
@@ -33,7 +32,7 @@ def five_lines(ref: str, text: str = TEXT) -> tuple[atlas.Seen, alt.TopLevelMixi
     model = atlas.load(ref, device="cpu")
     seen = model.translate(text)
     chart = seen.heatmap()
-    read = seen.read(FITTED if MATRICES[FITTED] in model.matrices else model.matrices[0])
+    read = seen.read(FITTED if FITTED in model.matrices else model.matrices[0])
     return seen, chart, read, read.links()
 
 

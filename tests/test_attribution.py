@@ -9,6 +9,7 @@ from models.analysis import attribution
 from models.analysis.alignment import word_view
 from models.decoding.greedy import forced
 from models.network.translator import Translator
+from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT, INTEGRATED_GRADIENTS
 from models.storage.hub import load_model
 
 from .helpers import make_model, make_transformer
@@ -57,7 +58,7 @@ def test_gradient_x_input_agrees_with_autograd(tiny_tokenizers):
         (grad,) = torch.autograd.grad(logp, emb)
         expected.append((grad * emb).sum(-1).abs()[0].detach().numpy())
     expected = np.stack(expected)
-    np.testing.assert_allclose(attribution.attribution_matrix(model, trace, "gradient×input"),
+    np.testing.assert_allclose(attribution.attribution_matrix(model, trace, GRADIENT_X_INPUT),
                                expected / expected.sum(1, keepdims=True), atol=1e-5)
 
 
@@ -75,7 +76,7 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability(name):
     with torch.no_grad():
         baseline = loaded.model.own_step_log_probs(torch.zeros_like(src), mask, tgt_in, tgt_out, steps)
     change = trace.token_logprobs - baseline.cpu().numpy()  # PAD = 0: the baseline sentence embeds to zeros
-    total = attribution.raw_attribution(loaded.model, trace, "integrated gradients").sum((1, 2)).cpu().numpy()
+    total = attribution.raw_attribution(loaded.model, trace, INTEGRATED_GRADIENTS).sum((1, 2)).cpu().numpy()
     gap = np.abs(total - change)  # [T]
 
     assert np.abs(change).max() > 2
@@ -86,7 +87,7 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability(name):
     assert gap.max() < attribution.completeness(loaded.model, trace, 2)[0].max() / 2
 
 
-@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))
+@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS), ids=lambda m: m.slug)
 @pytest.mark.parametrize("kind", ["additive", "none", "transformer"])
 def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_tokenizers, method, kind):
     model = model_of(tiny_tokenizers, kind)
@@ -98,7 +99,7 @@ def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_
     np.testing.assert_allclose(word_view(trace, shares).weights.sum(1), 1, atol=1e-5)  # words read it like attention
 
 
-@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS))
+@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS), ids=lambda m: m.slug)
 def test_a_sentence_explained_a_few_steps_at_a_time_gets_the_same_shares(tiny_tokenizers, monkeypatch, method):
     model = make_model(tiny_tokenizers, "additive")
     trace = trace_of(model, tiny_tokenizers)
@@ -107,10 +108,10 @@ def test_a_sentence_explained_a_few_steps_at_a_time_gets_the_same_shares(tiny_to
     np.testing.assert_allclose(attribution.attribution_matrix(model, trace, method), whole, atol=1e-5)
 
 
-def test_an_unknown_method_is_refused(tiny_tokenizers):
+def test_a_matrix_that_is_no_attribution_is_refused(tiny_tokenizers):
     model = make_model(tiny_tokenizers)
-    with pytest.raises(ValueError, match="unknown attribution"):
-        attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), "saliency")
+    with pytest.raises(ValueError, match="attention is no attribution"):
+        attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), ATTENTION)
 
 
 def test_the_first_page_does_not_pay_for_captum():
@@ -128,10 +129,10 @@ def test_work_grows_with_points_source_and_the_square_of_the_written_pieces(tiny
     model = make_model(tiny_tokenizers)
     trace = trace_of(model, tiny_tokenizers)
     T, S = len(trace.target_ids), len(trace.source.ids)
-    assert attribution.work(trace, "gradient×input") == S * T * (T + 1) // 2  # row t decodes t + 1 steps
-    assert attribution.work(trace, "integrated gradients") == attribution.IG_STEPS * S * T * (T + 1) // 2
-    assert attribution.estimated_seconds(trace, "gradient×input") == pytest.approx(
-        attribution.work(trace, "gradient×input") / attribution.CELLS_PER_SECOND)
+    assert attribution.work(trace, GRADIENT_X_INPUT) == S * T * (T + 1) // 2  # row t decodes t + 1 steps
+    assert attribution.work(trace, INTEGRATED_GRADIENTS) == attribution.IG_STEPS * S * T * (T + 1) // 2
+    assert attribution.estimated_seconds(trace, GRADIENT_X_INPUT) == pytest.approx(
+        attribution.work(trace, GRADIENT_X_INPUT) / attribution.CELLS_PER_SECOND)
 
 
 def test_progress_is_heard_after_each_group_of_written_pieces(tiny_tokenizers, monkeypatch):
@@ -139,7 +140,7 @@ def test_progress_is_heard_after_each_group_of_written_pieces(tiny_tokenizers, m
     trace = trace_of(model, tiny_tokenizers)
     monkeypatch.setattr(attribution, "MAX_CELLS", 1)  # one written piece a group
     heard = []
-    attribution.attribution_matrix(model, trace, "gradient×input", heard.append)
+    attribution.attribution_matrix(model, trace, GRADIENT_X_INPUT, heard.append)
     T = len(trace.target_ids)
     assert heard == pytest.approx([(t + 1) / T for t in range(T)])
 
@@ -161,11 +162,11 @@ def test_translating_beside_an_attribution_on_the_same_model_is_unaffected(tiny_
         return original(self, *args)
 
     monkeypatch.setattr(Seq2Seq, "own_step_log_probs", with_a_visitor_beside)
-    attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), "integrated gradients")
+    attribution.attribution_matrix(model, trace_of(model, tiny_tokenizers), INTEGRATED_GRADIENTS)
     assert len(seen) > 1 and set(seen) == {expected}
 
 
-@pytest.mark.parametrize("method", ["gradient×input", "integrated gradients"])
+@pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS), ids=lambda m: m.slug)
 def test_a_contrast_is_the_written_pieces_attribution_minus_the_foils(tiny_tokenizers, method):
     """Checked against two plain attributions: of the translation, and of the translation with the foil forced at
     that step (the same prefix before it)."""

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from models.nouns.attention_map import RNN_READING
 from models.decoding.beam import beam_search
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import RNN_READING
 
 
 @pytest.mark.parametrize("text", ["a dog runs on the grass", "the cat", "big big big red man sleeps"])

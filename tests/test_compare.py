@@ -4,8 +4,8 @@ import pytest
 
 from models.analysis.alignment import AttentionView, word_view
 from models.analysis.compare import compare_views, entropy, js_divergence
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced
+from models.nouns.attention_map import RNN_READING
 
 from .helpers import make_model
 

@@ -8,9 +8,10 @@ import torch
 
 from models.analysis import contributions, matrices, rollout
 from models.analysis.contributions import Sentence, alti_terms, attention_norm, sentence_parts, value_zeroing
+from models.analysis.matrices import of, read, why_not
 from models.decoding.greedy import greedy
-from models.nouns.attention_map import KINDS
 from models.network.parts import Sublayer, Zeroed, recording
+from models.nouns.attention_map import KINDS
 
 from .helpers import make_model, make_transformer
 
@@ -140,7 +141,7 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
     assert names(matrices.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")
-    assert "no residual stream" in matrices.MATRICES["ALTI"].why_not(model)
+    assert "no residual stream" in why_not(matrices.MATRICES["ALTI"], model)
     with pytest.raises(ValueError, match="no such layers"):
         value_zeroing(Sentence(model, trace))
 
@@ -148,7 +149,7 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
 def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "none")
     assert names(matrices.applicable(model)) == ("gradient×input", "integrated gradients")
-    assert "no attention" in matrices.MATRICES["attention norm"].why_not(model)
+    assert "no attention" in why_not(matrices.MATRICES["attention norm"], model)
 
 
 def test_alti_of_a_sublayer_worked_by_hand():
@@ -224,12 +225,12 @@ def test_every_matrix_reads_every_reading_it_offers(transformer):
     model, trace = transformer
     T, S = len(trace.target_ids), len(trace.source.ids)
     for matrix in LAYERED:
-        chosen = matrix.readings(model, shifted=True)
-        for reading, weights in zip(chosen, matrix.read(Sentence(model, trace), chosen)):
+        chosen = matrix.readings(model.attention_shape, shifted=True)
+        for reading, weights in zip(chosen, read(matrix, Sentence(model, trace), chosen)):
             assert weights.shape == (T - reading.shifted, S)
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
-    assert len(matrices.MATRICES["ALTI"].readings(model, shifted=True)) == 4  # 2 layers, each also one step later
-    assert len(matrices.MATRICES["attention norm"].readings(model)) == 6  # 2 layers × (2 heads + the layer)
+    assert len(matrices.MATRICES["ALTI"].readings(model.attention_shape, shifted=True)) == 4  # 2 layers, each also one step later
+    assert len(matrices.MATRICES["attention norm"].readings(model.attention_shape)) == 6  # 2 layers × (2 heads + the layer)
 
 
 def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
@@ -240,13 +241,13 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
     assert names(matrices.applicable(loaded.model)) == tuple(m for m in matrices.MATRICES
-                                                             if m not in (matrices.FULL_CONTEXT, matrices.FITTED))
-    assert "future mask" in matrices.MATRICES[matrices.FULL_CONTEXT].why_not(loaded.model)  # the library's decoder
-    assert "fit to human links" in matrices.MATRICES[matrices.FITTED].why_not(loaded.model)  # none fit for it yet
+                                                             if m not in (matrices.FULL_CONTEXT.name, matrices.FITTED.name))
+    assert "future mask" in why_not(matrices.FULL_CONTEXT, loaded.model)  # the library's decoder
+    assert "fit to human links" in why_not(matrices.FITTED, loaded.model)  # none fit for it yet
     for matrix in matrices.applicable(loaded.model):
         if matrix.per == "sentence":
             continue
-        found = matrix.of(Sentence(loaded.model, trace))
+        found = of(matrix, Sentence(loaded.model, trace))
         assert found.layers.shape == (2, len(trace.target_ids), len(trace.source.ids)), matrix
         np.testing.assert_allclose(found.layers.sum(-1), 1, atol=1e-4)
         assert not np.allclose(found.layers[0], found.layers[1]), matrix  # each layer its own
@@ -268,11 +269,11 @@ def test_one_sentence_is_recorded_once_however_many_matrices_read_it(transformer
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)
     sentence = Sentence(model, trace)
-    first = {m: m.of(sentence) for m in LAYERED}
+    first = {m: of(m, sentence) for m in LAYERED}
     assert sum(zeroed is None for zeroed in passes) == 1  # the norm, ALTI, both rollouts and zeroing's reference
     assert all(zeroed is not None for zeroed in passes[1:])  # value zeroing's own passes zero something
     again = len(passes)
-    assert all(m.of(sentence) is first[m] for m in LAYERED) and len(passes) == again  # kept
+    assert all(of(m, sentence) is first[m] for m in LAYERED) and len(passes) == again  # kept
 
 
 def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transformer, monkeypatch):

@@ -11,13 +11,13 @@ import pytest
 from models import corpus, evaluate
 from models.analysis.alignment import word_view
 from models.analysis.compare import compare_views
-from models.analysis.matrices import ATTENTION, MATRICES
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix
 from models.datasets.sentences import read_folder
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import forced, greedy, greedy_batch
 from models.decoding.lines import BATCH, translate_lines
+from models.nouns.attention_map import RNN_READING
+from models.nouns.matrix import ATTENTION
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.strict import record_json
 
@@ -126,7 +126,7 @@ def test_a_human_aligned_set_gives_each_sentences_aer(checkpoints, tmp_path):
     loaded = load_model(checkpoints[0], device="cpu")
     for row, pair in zip(rows, read_folder(gold, "test").gold):
         weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target)
-        chosen = pair_scores(weights, pair.sure, pair.possible, MATRICES[ATTENTION])[1]  # the page's "chosen" rule
+        chosen = pair_scores(weights, pair.sure, pair.possible, ATTENTION)[1]  # the page's "chosen" rule
         assert float(row[f"{checkpoints[0]} AER"]) == pytest.approx(chosen["AER %"], abs=0.05)
         assert row["reference"] == " ".join(pair.target)
 

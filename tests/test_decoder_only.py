@@ -17,13 +17,14 @@ from models import align, translate
 from models.analysis.attribution import attribution_matrix
 from models.analysis.contributions import Sentence, sentence_parts
 from models.analysis.head_removal import without_heads
-from models.analysis.matrices import ATTENTION, MATRICES, applicable, record
+from models.analysis.matrices import applicable, of, why_not
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
 from models.decoding.kinds import attention_kinds
-from models.nouns.attention_map import Kind
 from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
+from models.nouns.attention_map import Kind
+from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT, INTEGRATED_GRADIENTS, MATRICES, matrix_named
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps
@@ -182,7 +183,7 @@ def test_a_switched_off_query_head_is_its_o_proj_slice_zeroed(qwen, head):
 def test_attribution_explains_a_step_by_the_prompts_tokens_alone(qwen):
     loaded, *_ = qwen
     trace = greedy(loaded.model, loaded.tokenizers, TEXTS[0])
-    shares = attribution_matrix(loaded.model, trace, "gradient×input")
+    shares = attribution_matrix(loaded.model, trace, GRADIENT_X_INPUT)
     assert shares.shape == (len(trace.target_ids), len(trace.source.ids)) and np.isfinite(shares).all()
 
 
@@ -280,12 +281,12 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
-    assert tuple(m.name for m in applicable(model)) == (ATTENTION, "attention norm", "ALTI", "attention rollout", "gradient×input",
+    assert tuple(m.name for m in applicable(model)) == (ATTENTION.name, "attention norm", "ALTI", "attention rollout", "gradient×input",
                                  "integrated gradients", "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
-        assert "decoder-only model's one stack" in MATRICES[matrix].why_not(model)
+        assert "decoder-only model's one stack" in why_not(MATRICES[matrix], model)
     if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
-        assert "Gemma2's post-attention norm" in MATRICES["ALTI"].why_not(family[0].model)
+        assert "Gemma2's post-attention norm" in why_not(MATRICES["ALTI"], family[0].model)
 
 
 def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_multiply(family):
@@ -300,7 +301,7 @@ def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_m
         R = (0.5 * weights + 0.5 * torch.eye(len(weights))) @ R  # Abnar & Zuidema, the residual half
         want.append(R[S:].numpy())  # the written tokens' rows
     want = np.stack(want)  # [L, T, S + T]
-    found = record("attention rollout").of(Sentence(loaded.model, trace, {}))
+    found = of(matrix_named("attention rollout"), Sentence(loaded.model, trace, {}))
     np.testing.assert_allclose(found.prefix, want[..., S:].sum(-1), atol=1e-4)  # what they have written
     np.testing.assert_allclose(found.layers, want[..., :S] / want[..., :S].sum(-1, keepdims=True), atol=1e-4)
 
@@ -314,7 +315,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
         assert_adds_up(parts)  # residual + Σ_m α v W_O = the stream the post-attention norm reads
     S, T = len(trace.source.ids), len(trace.target_ids)
     assert parts.cross[0].weights.shape[-2:] == (T, S + T)  # the written tokens are read too
-    norm = record("attention norm").of(Sentence(model, trace, {})).heads.weights  # [L, heads, T, S]
+    norm = of(matrix_named("attention norm"), Sentence(model, trace, {})).heads.weights  # [L, heads, T, S]
     kinds = attention_kinds(model, trace)
     attention = library.model.layers[1].self_attn
     d, h = attention.head_dim, 3  # query head 3 reads key–value head 1 (two query heads a key–value head)
@@ -325,7 +326,7 @@ def test_its_parts_add_up_and_the_norm_is_a_share_of_all_a_row_reads(qwen):
     every = parts.cross[1].weights[0, h].numpy() * sizes  # [T, S + T]
     np.testing.assert_allclose(norm[1, h], (every / every.sum(-1, keepdims=True))[:, :S], atol=1e-4)
     assert norm.sum(-1).max() < 1  # the rest went to the translation so far, as the weights' does
-    alti = record("ALTI").of(Sentence(model, trace, {}))
+    alti = of(matrix_named("ALTI"), Sentence(model, trace, {}))
     np.testing.assert_allclose(alti.layers.sum(-1), 1, atol=1e-4)  # the prompt's part, the prefix's set aside
     assert ((alti.prefix > 0) & (alti.prefix < 1)).all()
 
@@ -350,7 +351,7 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(qwe
     assert seen.dtypes == {torch.float32}  # every product of the one pass, the output layer's included
     assert again.attention.weights.dtype == np.float32
     np.testing.assert_allclose(again.attention.weights, trace.attention.weights, atol=0.05)
-    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
+    assert np.isfinite(attribution_matrix(half.model, again, INTEGRATED_GRADIENTS)).all()
 
 
 def test_a_sentence_holding_a_control_token_is_refused_and_padding_is_no_prompt_token(family):

@@ -6,8 +6,9 @@ import pytest
 
 from models import align
 from models.align import floor
-from models.analysis.matrices import FLOOR, MATRICES, applicable
+from models.analysis.matrices import applicable
 from models.analysis.probe_fit import features_of
+from models.nouns.matrix import FLOOR
 from models.nouns.probe import POSITIONS
 from models.storage.gold import read_gold
 from models.storage.hub import load_model, save_checkpoint
@@ -48,17 +49,17 @@ def test_every_model_carries_the_bundled_floor_as_a_matrix_and_no_probe_reads_it
     assert read_probe(BUNDLED_FLOOR.parent, BUNDLED_FLOOR.name).data.split == "trial"
     for name in ("none", "additive"):
         model = load_model(name).model
-        assert model.position_floor is not None and MATRICES[FLOOR] in applicable(model)
+        assert model.position_floor is not None and FLOOR in applicable(model)
     save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers), tiny_tokenizers)
     transformer = load_model(str(tmp_path / "m")).model
-    assert MATRICES[FLOOR] in applicable(transformer) and MATRICES[FLOOR].per == "sentence"
-    assert not any(f.source == FLOOR for f in features_of(transformer))  # a probe reads positions, not the floor
+    assert FLOOR in applicable(transformer) and FLOOR.per == "sentence"
+    assert not any(f.source == FLOOR.name for f in features_of(transformer))  # a probe reads positions, not the floor
 
 
 def test_models_align_scores_the_floor_on_a_models_own_words_and_its_links_rescore(tmp_path, capsys):
     gold = diagonal_gold(tmp_path / "gold", {"trial": 20, "test": 12})
     out = tmp_path / "links.txt"
-    assert align.main(["--model", "additive", "--data", str(gold), "--matrix", FLOOR, "--out", str(out)]) == 0
+    assert align.main(["--model", "additive", "--data", str(gold), "--matrix", FLOOR.name, "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["matrix"] == FLOOR and printed["trial aer"] is not None  # its rule, chosen on the Hansards trial
+    assert printed["matrix"] == FLOOR.name and printed["trial aer"] is not None  # its rule, chosen on the Hansards trial
     assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import MAX_SOURCE_TOKENS, forced, greedy, translate_batch
 from models.network.tokenization import EOS_ID, InputError
+from models.nouns.attention_map import RNN_READING, Reading
 
 from .helpers import make_model, make_transformer
 

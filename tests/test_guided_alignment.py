@@ -9,11 +9,11 @@ import torch
 from models import align, train
 from models.analysis.aer import alignment_score
 from models.analysis.link_rules import grow_diag_final, grown_diagonally
-from models.analysis.matrices import FULL_CONTEXT
-from models.nouns.attention_map import Reading
 from models.network.learning.guided import GuidedAlignment, link_targets
 from models.network.learning.step import loss_function, train_step
 from models.network.tokenization import WORD_MARK
+from models.nouns.attention_map import Reading
+from models.nouns.matrix import FULL_CONTEXT
 from models.storage.cards.metadata import Guided
 from models.storage.data import pad
 from models.storage.hub import load_model
@@ -162,13 +162,13 @@ def test_a_head_trained_with_full_context_is_marked_so_and_aligned_under_its_own
     loaded = load_model(str(out))
     assert loaded.card.guided == Guided(0, 1, shifted=True, full_context=True)
     gold = write_gold(tmp_path / "gold", ("trial", "test"))
-    align.main(["--model", str(out), "--data", str(gold), "--split", "trial", "--matrix", FULL_CONTEXT, "--reading",
+    align.main(["--model", str(out), "--data", str(gold), "--split", "trial", "--matrix", FULL_CONTEXT.name, "--reading",
                 "1.2.shifted", "--method", "intersection", "--save"])
     capsys.readouterr()
     align.main(["--model", str(out), "--data", str(gold)])  # the card's head, under its matrix, by the trial's rule
     row = json.loads(capsys.readouterr().out)
     assert (row["matrix"], row["reading"], row["method"], row["trained to align"]) == (
-        FULL_CONTEXT, "1.2.shifted", "intersection", True)
+        FULL_CONTEXT.name, "1.2.shifted", "intersection", True)
     align.main(["--model", str(out), "--data", str(gold), "--matrix", "attention", "--reading", "1.2.shifted"])
     assert "trained to align" not in json.loads(capsys.readouterr().out)  # the causal pass's head was not trained
 

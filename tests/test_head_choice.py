@@ -1,9 +1,9 @@
 """models.views.naming's pickers: what a head picker offers of a model (head_choice), how it names each reading, and
 where a link's reading lands among them (linked_reading); which matrices the picker beside it offers
 (matrix_choice); which language a many-to-many model's picker opens on (language_choice)."""
-from models.analysis.matrices import ATTENTION, MATRICES
+from models.nouns.matrix import ATTENTION, MATRICES
 
-ATTENDED = MATRICES[ATTENTION]
+ATTENDED = ATTENTION
 from models.nouns.attention_map import Reading
 from models.storage.hub import load_model
 from models.views.naming import head_choice
@@ -12,7 +12,7 @@ from models.views.naming import head_choice
 def test_a_transformers_picker_offers_every_head_and_mean_and_opens_on_the_models_own():
     loaded = load_model("transformer")
     choice = head_choice(loaded, ATTENDED)
-    assert choice.options == tuple(ATTENDED.readings(loaded.model, False))
+    assert choice.options == tuple(ATTENDED.readings(loaded.model.attention_shape, False))
     assert choice.default == loaded.reading.plain and choice.name(choice.default).endswith(" ★")
     assert all(not r.shifted for r in choice.options)
     later = head_choice(loaded, ATTENDED, shifted=True)

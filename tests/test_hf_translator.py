@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from models.nouns.attention_map import Kind, Reading
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
 from models.network.hf.tokenizer import HFTokenizer
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
+from models.nouns.attention_map import Kind, Reading
+from models.nouns.matrix import GRADIENT_X_INPUT, INTEGRATED_GRADIENTS
 
 from .hf_helpers import ENGLISH, assert_one_pass_is_the_steps, assert_same_beams, tiny_marian
 
@@ -199,7 +200,7 @@ def test_gradient_x_input_on_its_source_embedding_agrees_with_autograd(marian):
         (grad,) = torch.autograd.grad(logp, emb)
         expected.append((grad * emb).sum(-1).abs()[0].detach().numpy())
     expected = np.stack(expected)
-    np.testing.assert_allclose(attribution_matrix(model, trace, "gradient×input"),
+    np.testing.assert_allclose(attribution_matrix(model, trace, GRADIENT_X_INPUT),
                                expected / expected.sum(1, keepdims=True), atol=1e-5)
 
 
@@ -222,7 +223,7 @@ def test_integrated_gradients_add_up_to_the_change_the_library_computes(marian):
         return logits[0].log_softmax(-1).gather(1, written[:, None])[:, 0].numpy()
 
     change = log_p(src) - log_p(torch.full_like(src, model.specials.pad))  # [T]
-    total = attribution.raw_attribution(model, trace, "integrated gradients").sum((1, 2)).numpy()
+    total = attribution.raw_attribution(model, trace, INTEGRATED_GRADIENTS).sum((1, 2)).numpy()
     assert np.abs(change).max() > 0.05  # the sentence matters to what is written
     assert np.abs(total - change).max() < 0.1 * np.abs(change).max()
     gap, measured = attribution.completeness(model, trace, attribution.IG_STEPS)

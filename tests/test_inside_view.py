@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import RNN_READING, Reading
 from models.storage.hub import load_model
 from models.views import inside
 from models.views.kinds import sentence_kinds

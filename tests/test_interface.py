@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from models.nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading, readings
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy
 from models.network.contract import select_rows
 from models.network.tokenization import BOS_ID, EOS_ID, PAD_ID
 from models.network.translator import Translator
+from models.nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading, readings
 from models.storage.hub import load_model
 
 SENTENCES = ["A black dog is running on the beach.", "The children are jumping into the swimming pool.",

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from models.nouns.attention_map import KINDS, Kind, Reading
 from models.network.contract import ENCODER_DECODER_KINDS, NamedKind
+from models.nouns.attention_map import KINDS, Kind, Reading
 from models.storage.records.heads import HeadScore
 from models.storage.records.strict import read_record
 

@@ -4,8 +4,8 @@ import torch
 
 from models.decoding.greedy import greedy
 from models.decoding.kinds import KINDS, attention_kinds
-from models.nouns.attention_map import Kind
 from models.network.tokenization import BOS, BOS_ID, PAD_ID
+from models.nouns.attention_map import Kind
 
 from .helpers import make_model, make_transformer
 

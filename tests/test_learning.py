@@ -3,8 +3,8 @@ curve gives each point's scores and attention entropy."""
 import numpy as np
 import pytest
 
-from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import RNN_READING, Reading
 from models.storage.records.timeline import Timeline, TimelinePoint, append_point, read_timeline, timeline_entry
 from models.views.learning import alignment_at, learning_curve, point_label
 

@@ -14,8 +14,9 @@ from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.nouns.attention_map import Kind
 from models.network.tokenization import is_marker, language_tag
+from models.nouns.attention_map import Kind
+from models.nouns.matrix import GRADIENT_X_INPUT, INTEGRATED_GRADIENTS
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import CODES, ENGLISH, assert_one_pass_is_the_steps, assert_same_beams, tiny_many_to_many
@@ -156,7 +157,7 @@ def test_one_shared_model_serves_every_pair_at_once(family):
 def test_heads_switched_off_and_attribution_work_on_it(family):
     loaded = _loaded(family, 1)
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs")
-    weights = attribution_matrix(loaded.model, trace, "gradient×input")
+    weights = attribution_matrix(loaded.model, trace, GRADIENT_X_INPUT)
     assert weights.shape == (len(trace.target_ids), len(trace.source.ids)) and np.isfinite(weights).all()
     quiet = copy.deepcopy(loaded.model)
     quiet.switch_off([("cross", 0, 0)])
@@ -209,7 +210,7 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(fam
     assert again.attention.weights.dtype == np.float32
     T = len(trace.target_ids)
     np.testing.assert_allclose(again.attention.weights[:, :, :T], trace.attention.weights, atol=0.05)
-    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
+    assert np.isfinite(attribution_matrix(half.model, again, INTEGRATED_GRADIENTS)).all()
 
 
 def test_an_nllb_tokenizer_that_puts_its_tag_last_is_refused(tmp_path):

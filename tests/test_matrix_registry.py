@@ -1,4 +1,5 @@
-"""models/analysis/matrices.py's registry: a matrix registered there, with no other edit, is offered by the Show
+"""The matrix registry (models/nouns/matrix.py for what a matrix is, models/analysis/matrices.py for how it is
+computed): a matrix registered with its recipe, with no other edit, is offered by the Show
 picker and drawn under its own title, scored by ``models.align --matrix all`` and ``models.faithfulness``, and
 drawn on the Which reading? page; a model it needs more of is told why in the picker's help."""
 import json
@@ -9,7 +10,9 @@ import pytest
 from models import align, faithfulness as faithfulness_command
 from models.analysis import matrices
 from models.analysis.contributions import Layered
-from models.analysis.matrices import WEIGHTS, Matrix, Need
+from models.analysis.matrices import WEIGHTS, Need, Recipe
+from models.nouns import matrix as nouns
+from models.nouns.matrix import Matrix
 from models.storage.hub import save_checkpoint
 
 from .helpers import make_transformer, write_gold
@@ -25,18 +28,20 @@ def first_piece(sentence, progress) -> Layered:
 
 
 TOY = Matrix("toy first piece", "Toy: all on the first source piece", "share", "a test's matrix, every step on the "
-             "first source piece", "layer", first_piece, (WEIGHTS,))
+             "first source piece", "layer")
 HEADLESS = Need(lambda model: model.attention_shape[1] > 8, "the toy wants more than eight heads")
 
 
 @pytest.fixture
 def registered():
     """TOY registered for one test, the registry as it was afterwards (whatever the test registers too)."""
-    before = dict(matrices.MATRICES)
-    matrices.register(TOY)
+    before, recipes = dict(nouns.MATRICES), dict(matrices.RECIPES)
+    matrices.register(TOY, Recipe(first_piece, (WEIGHTS,)))
     yield TOY
-    matrices.MATRICES.clear()
-    matrices.MATRICES.update(before)
+    nouns.MATRICES.clear()
+    nouns.MATRICES.update(before)
+    matrices.RECIPES.clear()
+    matrices.RECIPES.update(recipes)
 
 
 def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title(registered):
@@ -49,7 +54,7 @@ def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title
 
 
 def test_a_model_without_what_a_matrix_needs_is_told_why(registered):
-    matrices.register(Matrix(**{**TOY.__dict__, "needs": (WEIGHTS, HEADLESS)}))  # the fixture puts it all back
+    matrices.register(TOY, Recipe(first_piece, (WEIGHTS, HEADLESS)))  # the fixture puts it all back
     at = run_page(APP, model="transformer", text="A dog runs.")
     picker = at.selectbox(key="matrix")
     assert not any(TOY.name in o for o in picker.options)

@@ -4,8 +4,8 @@ import json
 import numpy as np
 import pytest
 
-from models.nouns.attention_map import RNN_READING, Reading
 from models.decoding.greedy import forced, greedy
+from models.nouns.attention_map import RNN_READING, Reading
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
@@ -134,7 +134,7 @@ def test_models_page_lists_every_recorded_alignment_score():
     recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
                 if (not r.reading or r.split == "test") and not r.chosen_on_trial]
     recorded += read_alignment(BUNDLED_BASELINE)
-    floor = next(r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d) if r.matrix == "position floor")
+    floor = next(r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d) if r.matrix.floor)
     recorded += [floor]  # the position floor, once: where the words sit alone, the same for every model
     at = run_page(page("Models_and_results"))
     table = next(d.value for d in at.dataframe if "AER %" in d.value.columns)

@@ -11,11 +11,12 @@ from models import align
 from models.analysis.contributions import Sentence
 from models.analysis.fitted import word_grid
 from models.analysis.link_rules import rows_argmax
-from models.analysis.matrices import ATTENTION, FITTED, MATRICES, applicable, record
+from models.analysis.matrices import applicable, of
 from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
 from models.analysis.word_links import word_matrices
-from models.nouns.attention_map import Reading
 from models.decoding.greedy import forced
+from models.nouns.attention_map import Reading
+from models.nouns.matrix import ATTENTION, FITTED, matrix_named
 from models.nouns.probe import Feature, FitData, Probe, Tried
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.probe import PROBE_FILE, probe_from_json, probe_json, read_probe, write_probe
@@ -32,9 +33,9 @@ def examples(model, tokenizers, pairs, links_of) -> list[Example]:
     found, features = [], features_of(model)
     for english, french in pairs:
         sentence = Sentence(model, forced(model, tokenizers, english, french))
-        x = word_grid(sentence, lambda name, s=sentence: record(name).of(s), features).x
-        planted = word_matrices(model, tokenizers, english.split(), french.split(), {MATRICES[ATTENTION]: [PLANTED]})
-        links = frozenset(links_of(planted[MATRICES[ATTENTION]][0]))
+        x = word_grid(sentence, lambda name, s=sentence: of(matrix_named(name), s), features).x
+        planted = word_matrices(model, tokenizers, english.split(), french.split(), {ATTENTION: [PLANTED]})
+        links = frozenset(links_of(planted[ATTENTION][0]))
         found.append(Example(x, links, links))
     return found
 
@@ -123,9 +124,9 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     for ext in ("en", "fr", "gold"):
         (gold / f"test.{ext}").write_text((tmp_path / "later" / f"test.{ext}").read_text())
     loaded = load_model(str(tmp_path / "m"))
-    assert MATRICES[FITTED] in applicable(loaded.model)
+    assert FITTED in applicable(loaded.model)
     out = tmp_path / "links.txt"
-    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED, "--out",
+    assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED.name, "--out",
                        str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["method"] == str(probe.chosen.rule)
@@ -140,8 +141,8 @@ def test_the_fitted_matrix_reads_back_as_the_probes_own_word_grid(tiny_tokenizer
                                      "planted", "trial")
     english, french = pairs[0]
     sentence = Sentence(model, forced(model, tiny_tokenizers, english, french))
-    grid = word_grid(sentence, lambda name: record(name).of(sentence), model.probe.features)
-    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {MATRICES[FITTED]: [None]})[MATRICES[FITTED]][0]
+    grid = word_grid(sentence, lambda name: of(matrix_named(name), sentence), model.probe.features)
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
     assert np.allclose(read, model.probe.probability(grid.x), atol=1e-6)
     assert ((read > 0) & (read < 1)).all()
 
@@ -206,15 +207,15 @@ def test_the_fitted_matrix_reads_only_the_matrices_its_probe_weighs(tiny_tokeniz
     features = (Feature("attention", "2.1"), Feature("ALTI", "1.mean"), Feature("diagonal distance"))
     english, french = synthetic_pairs(1, 4)[0]
     sentence = Sentence(model, forced(model, tiny_tokenizers, english, french))
-    x = word_grid(sentence, lambda name: record(name).of(sentence), features).x
+    x = word_grid(sentence, lambda name: of(matrix_named(name), sentence), features).x
     probe = Probe(features, (0.0,) * 3, (1.0,) * 3, (2.0, 0.0, -1.0), 0.5, Tried("sure", 1.0, "argmax", 0.0), (),
                   FitData("toy", "trial", 1, 5, False), 0.0)
     model.probe = probe
     fresh = Sentence(model, sentence.trace)
-    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {MATRICES[FITTED]: [None]})[MATRICES[FITTED]][0]
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
     assert np.allclose(read, probe.probability(x), atol=1e-6)  # the zero-weighted ALTI changes nothing …
-    record(FITTED).of(fresh)
-    assert set(fresh.found) == {"attention", FITTED}  # … and is never computed
+    of(FITTED, fresh)
+    assert set(fresh.found) == {ATTENTION, FITTED}  # … and is never computed
 
 
 def test_the_fit_chooses_the_same_on_one_process_as_on_every_core(monkeypatch):

@@ -2,8 +2,8 @@
 page, the Models page's table, and a public server refusing what it cannot afford."""
 import pytest
 
-from models.analysis.matrices import MATRICES
 from models.decoding.greedy import greedy
+from models.nouns.matrix import MATRICES
 from models.storage.hub import load_model
 
 from .pages_helpers import APP, cells, figures, page, run_page, title_of

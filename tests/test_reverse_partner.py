@@ -11,13 +11,14 @@ from models import align
 from models.analysis.contributions import Sentence
 from models.analysis.fitted import word_grid
 from models.analysis.link_rules import rows_argmax
-from models.analysis.matrices import ATTENTION, FITTED, MATRICES, applicable, record
+from models.analysis.matrices import applicable, of
 from models.analysis.probe_fit import Example, features_of, fit_probe
 from models.analysis.word_links import word_matrices
-from models.nouns.attention_map import Reading
 from models.decoding.greedy import forced
 from models.network.tokenization import TokenizerPair
 from models.network.translator import ReversePartner
+from models.nouns.attention_map import Reading
+from models.nouns.matrix import ATTENTION, FITTED, matrix_named
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.probe import probe_from_json, probe_json
 
@@ -36,7 +37,7 @@ def two_ways(tiny_tokenizers):
 
 def _pass(model, tokenizers, source: str, target: str):
     sentence = Sentence(model, forced(model, tokenizers, source, target))
-    return sentence, lambda name: record(name).of(sentence)
+    return sentence, lambda name: of(matrix_named(name), sentence)
 
 
 def two_way_examples(two_ways, pairs, partner: bool = True) -> list[Example]:
@@ -44,8 +45,8 @@ def two_way_examples(two_ways, pairs, partner: bool = True) -> list[Example]:
     (model, tokenizers), (other, reverse) = two_ways
     features, found = features_of(model, other if partner else None), []
     for english, french in pairs:
-        theirs = word_matrices(other, reverse, french.split(), english.split(), {MATRICES[ATTENTION]: [PLANTED]})
-        links = frozenset((e, f) for f, e in rows_argmax(theirs[MATRICES[ATTENTION]][0]))  # their (source, target) turned
+        theirs = word_matrices(other, reverse, french.split(), english.split(), {ATTENTION: [PLANTED]})
+        links = frozenset((e, f) for f, e in rows_argmax(theirs[ATTENTION][0]))  # their (source, target) turned
         x = word_grid(*_pass(model, tokenizers, english, french), features,
                       _pass(other, reverse, french, english) if partner else None).x
         found.append(Example(x, links, links))
@@ -85,11 +86,11 @@ def test_the_app_reads_the_two_way_probe_as_it_was_fit(two_ways):
     model.probe = fit_probe(two_way_examples(two_ways, pairs), features_of(model, other), "planted",
                                      "trial", partner="reverse")
     try:
-        assert MATRICES[FITTED] not in applicable(model)  # no partner loaded: the matrix says why instead of failing
+        assert FITTED not in applicable(model)  # no partner loaded: the matrix says why instead of failing
         model.reverse_partner = ReversePartner(other, reverse, "reverse")
         english, french = pairs[0]
         x = two_way_examples(two_ways, [pairs[0]])[0].x
-        read = word_matrices(model, tokenizers, english.split(), french.split(), {MATRICES[FITTED]: [None]})[MATRICES[FITTED]][0]
+        read = word_matrices(model, tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
         assert np.allclose(read, model.probe.probability(x), atol=1e-6)
     finally:
         model.probe = model.reverse_partner = None
@@ -108,7 +109,7 @@ def test_the_loader_loads_the_partner_a_saved_probe_names_and_align_refuses_one_
                   "trial", partner=str(tmp_path / "fwd")))))
     loaded = load_model(str(tmp_path / "fwd"))
     assert loaded.model.reverse_partner is not None and loaded.model.reverse_partner.model.reverse_partner is None
-    assert MATRICES[FITTED] in applicable(loaded.model)
+    assert FITTED in applicable(loaded.model)
     with pytest.raises(SystemExit, match="not the other way"):
         align.main(["--model", "transformer", "--data", str(gold_folder(tmp_path / "gold", {"trial": 3})),
                     "--fit-on", "trial", "--partner", "transformer-align"])  # both English→French

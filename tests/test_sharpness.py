@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from models.analysis.sharpness import sharpness
-from models.nouns.attention_map import RNN_READING
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import RNN_READING
 
 from .helpers import make_model
 

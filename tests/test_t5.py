@@ -16,9 +16,10 @@ from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
 from models.decoding.greedy import forced, greedy, max_target_len
 from models.decoding.kinds import attention_kinds
-from models.nouns.attention_map import Kind
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
+from models.nouns.attention_map import Kind
+from models.nouns.matrix import INTEGRATED_GRADIENTS
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, T5_PREFIX, assert_one_pass_is_the_steps, assert_same_beams, tiny_t5
@@ -212,7 +213,7 @@ def test_bfloat16_weights_decode_and_explain_as_float32_within_its_precision(t5)
     again = forced(half.model, half.tokenizers, "a dog runs on the beach", trace.target_ids)
     assert again.attention.weights.dtype == np.float32
     np.testing.assert_allclose(again.attention.weights, trace.attention.weights, atol=0.05)
-    assert np.isfinite(attribution_matrix(half.model, again, "integrated gradients")).all()
+    assert np.isfinite(attribution_matrix(half.model, again, INTEGRATED_GRADIENTS)).all()
 
 
 def test_a_t5_model_without_a_translation_task_is_refused_with_why(tmp_path):

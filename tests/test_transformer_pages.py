@@ -5,8 +5,8 @@ The checkpoint is made here (the bundled tokenizers, a tiny untrained Transforme
 tests need neither ../shared nor a trained model."""
 import pytest
 
-from models.nouns.attention_map import Reading
 from models.decoding.greedy import greedy
+from models.nouns.attention_map import Reading
 from models.storage.hub import load_model
 
 from .helpers import tiny_transformer_checkpoint

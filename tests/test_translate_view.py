@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.analysis.matrices import ATTENTION, MATRICES
 from models.decoding.greedy import greedy
+from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT
 from models.storage.hub import load_model
 from models.views import inside, translate
 from models.views.kinds import sentence_kinds
@@ -23,7 +23,7 @@ def transformer():
 
 def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_every_head(transformer):
     loaded, trace = transformer
-    drawn = matrix_view(loaded.model, trace, MATRICES[ATTENTION], loaded.reading.plain, words=True)
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
     shown = translate.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
     assert shown.view is drawn.view and shown.stepwise and shown.later and shown.heads and shown.heads_off
     assert shown.kinds is None and loaded.reading.plain.label in shown.name
@@ -35,7 +35,7 @@ def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions
     source = next(k for k in loaded.model.named_kinds if not k.stepwise)
     kinds = sentence_kinds(loaded.model, trace, len(trace.target_ids))
     reading = loaded.reading.plain
-    drawn = matrix_view(loaded.model, trace, MATRICES[ATTENTION], reading, words=True)
+    drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
     shown = translate.heatmap(loaded.model, drawn, source, reading, kinds)
     rows, columns = kinds[source.key].rows, kinds[source.key].columns
     assert shown.view.weights.shape == (len(rows), len(columns))
@@ -56,7 +56,7 @@ def test_an_attribution_follows_the_models_own_reading_and_a_model_without_atten
 @pytest.mark.parametrize("words", [True, False])
 def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(transformer, words):
     loaded, trace = transformer
-    drawn = matrix_view(loaded.model, trace, MATRICES[ATTENTION], loaded.reading.plain, words=words)
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=words)
     last = len(trace.target_pieces) - 1
     step = translate.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
     assert len(step.columns) == len(step.unknown) == len(step.weights)
@@ -69,7 +69,7 @@ def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(tran
 def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_what_if():
     loaded = load_model("decoder-only")
     trace = greedy(loaded.model, loaded.tokenizers, TEXT)
-    drawn = matrix_view(loaded.model, trace, MATRICES[ATTENTION], loaded.reading.plain, words=True)
+    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
     step = translate.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
     read = float(drawn.weights[1].sum())
     assert 0 < read < 1  # the rest went to the prompt's other pieces and the translation so far
@@ -83,7 +83,7 @@ def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one
     assert foils and trace.target_ids[0] not in foils.values()
     foil = next(iter(foils))
     weights = np.arange(len(trace.source.pieces), dtype=float)
-    view, title = translate.contrast_view(trace, 0, foil, "gradient×input", weights)
+    view, title = translate.contrast_view(trace, 0, foil, GRADIENT_X_INPUT, weights)
     assert view.weights.shape[0] == 1 and len(view.rows) == 1 and "not" in view.rows[0]
     assert "log p" in title and view.weights.sum() == pytest.approx(weights.sum())
 

@@ -58,7 +58,7 @@ def forbidden(ref: str) -> tuple[list[re.Pattern], set[str]]:
     loaded = load_model(ref)
     keys, slugs = set(), set()
     for matrix in applicable(loaded.model):
-        keys |= {r.key for r in matrix.readings(loaded.model, shifted=True) if r is not None}
+        keys |= {r.key for r in matrix.readings(loaded.model.attention_shape, shifted=True) if r is not None}
         slugs |= {matrix.slug} - {matrix.name}
     rules = "|".join(map(re.escape, METHOD_NAMES))
     plain = "|".join(re.escape(k) for k in keys if "." in k and not k.endswith((".mean", ".shifted")))

@@ -2,10 +2,10 @@
 translation, and the focus spreads over a word's pieces."""
 import numpy as np
 
-from models.nouns.attention_map import Reading
 from models.decoding.greedy import greedy
 from models.decoding.what_if import focus_on_word, what_if
 from models.network.tokenization import word_groups
+from models.nouns.attention_map import Reading
 
 TEXT = "a dogdog runs on the grass"
 

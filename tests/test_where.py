@@ -2,8 +2,8 @@
 config), the modules and the sites that follow agree with the modules themselves."""
 import pytest
 
-from models.nouns.attention_map import KINDS, Kind
 from models.network.transformer import WHERE
+from models.nouns.attention_map import KINDS, Kind
 from models.storage.hub import load_model
 
 from .helpers import make_transformer

@@ -5,12 +5,12 @@ import pytest
 
 from models.analysis import link_rules, word_links
 from models.analysis.link_rules import METHODS, above, columns_argmax, grown_diagonally, read_links, rows_argmax
-from models.analysis.matrices import ATTENTION, MATRICES
 from models.nouns.link_rule import METHOD_NAMES, LinkRule
+from models.nouns.matrix import ATTENTION
 
 from .helpers import make_model, make_transformer
 
-ATTENDED = MATRICES[ATTENTION]
+ATTENDED = ATTENTION
 
 ALPHA = np.array([  # 3 French words (rows) over 3 English words (columns)
     [0.7, 0.2, 0.1],

@@ -38,12 +38,13 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
-from ..analysis.matrices import MATRICES, record
+from ..analysis.matrices import own_choice, own_rule, why_not
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..nouns.attention_map import Reading
 from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import MATRICES, matrix_named
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.gold import write_links
@@ -101,11 +102,14 @@ def arguments() -> argparse.ArgumentParser:
 def default_rule(args: argparse.Namespace, loaded) -> str:
     """The rule of ``--method`` left out: for the model's own matrix (its card's) at its default reading, the one
     chosen with it on the trial set (``trial_best``, what its card and the pages read links with); else argmax."""
-    if args.matrix in MATRICES and (fitted := record(args.matrix).own_rule(loaded.model)):  # a probe's, on trial
+    if args.matrix not in MATRICES:  # all: each row's rule is chosen on the trial set
+        return "argmax"
+    matrix = MATRICES[args.matrix]
+    if fitted := own_rule(matrix, loaded.model):  # a probe's, on trial
         return str(fitted)
-    best = trial_best(loaded.path, loaded.model.attention_shape, args.matrix)
+    best = trial_best(loaded.path, loaded.model.attention_shape, matrix)
     own = loaded.reading and loaded.reading.key
-    default = args.matrix == loaded.card.aligning_matrix and args.reading in (None, own)
+    default = matrix is loaded.card.aligning_matrix and args.reading in (None, own)
     return str(best.method) if best and default else "argmax"
 
 
@@ -115,18 +119,18 @@ def rules(args: argparse.Namespace) -> list[LinkRule]:
         return SWEPT
     if args.method != "threshold":  # a method, or a trial set's choice with its weight in its name
         return [LinkRule.parse(args.method)]
-    return [LinkRule("threshold", record(args.matrix).least_weight if args.threshold is None else args.threshold)]
+    return [LinkRule("threshold", matrix_named(args.matrix).least_weight if args.threshold is None else args.threshold)]
 
 
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     """The readings of the matrix to score (None: an attribution, which has one matrix)."""
-    matrix = record(args.matrix)
-    if reason := matrix.why_not(loaded.model):
+    matrix = matrix_named(args.matrix)
+    if reason := why_not(matrix, loaded.model):
         raise SystemExit(f"error: --matrix {args.matrix}: {reason} (--matrix gradient×input or integrated gradients)")
     if matrix.per == "sentence":
         return [None]
     if args.reading == "all":
-        return matrix.readings(loaded.model, shifted=True)
+        return matrix.readings(loaded.model.attention_shape, shifted=True)
     try:
         reading = Reading.parse(args.reading, loaded.model.attention_shape) if args.reading else loaded.reading
     except ValueError as e:
@@ -169,7 +173,7 @@ def main(argv=None) -> int:
         pairs, languages = load_gold(args.data, loaded.languages, args.split)
     except (CheckpointError, OSError, ValueError) as e:  # GoldSetError is a ValueError
         raise SystemExit(f"error: {e}") from e
-    args.matrix = args.matrix or [loaded.card.aligning_matrix]
+    args.matrix = args.matrix or [loaded.card.aligning_matrix.name]
     several = args.matrix == ["all"] or len(args.matrix) > 1  # every row of each, its rule chosen on trial
     matrices, args.matrix = (args.matrix, "all") if several else (None, args.matrix[0])
     if args.french == "written" and language_key(languages[1]) != "fr":
@@ -188,23 +192,23 @@ def main(argv=None) -> int:
 
 def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> list[AlignmentRow]:
     """Score ``--matrix`` at the readings and rules asked for; print each result and return them."""
-    matrix, chosen = record(args.matrix), chosen_readings(args, loaded)
+    matrix, chosen = matrix_named(args.matrix), chosen_readings(args, loaded)
     if args.out and len(chosen) > 1:  # known once the model says how many readings it has
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {matrix: chosen},
                               written=args.french == "written")[matrix]
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    results, own = [], matrix.own_choice(loaded.model)  # a probe's rule, chosen on its trial pairs
+    results, own = [], own_choice(matrix, loaded.model)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
             chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
             predicted = [read_links(rule, m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
-            result = AlignmentRow(loaded.path.name, args.split, len(pairs), args.matrix, rule, round(score.aer, 2),
+            result = AlignmentRow(loaded.path.name, args.split, len(pairs), matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, french=args.french,
                                   trained_to_align=reading is not None and reading == loaded.supervised
-                                  and args.matrix == loaded.card.aligning_matrix,
+                                  and matrix is loaded.card.aligning_matrix,
                                   row=matrix.row_name(reading) if chosen_on_trial else None,
                                   trial_aer=own.aer if chosen_on_trial else None, data=gold_name(args.data))
             print(json.dumps(result.to_json(), ensure_ascii=False))

@@ -19,11 +19,12 @@ from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
 from ..analysis.link_rules import METHODS, read_links
-from ..analysis.matrices import Matrix, applicable, record
+from ..analysis.matrices import applicable, own_choice, why_not
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
 from ..nouns.attention_map import Reading
 from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import Matrix, matrix_named
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
 from ..storage.records.alignment import AlignmentRow
@@ -35,11 +36,11 @@ SWEPT = [*map(LinkRule, METHODS), *(LinkRule("threshold", t) for t in SWEEP)]
 
 def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[Matrix, list[Reading | None]]:
     """``{matrix: readings}`` of ``matrices`` named (``["all"]``: every one the model has); exits on one it lacks."""
-    chosen = applicable(loaded.model) if matrices == ["all"] else [record(m) for m in dict.fromkeys(matrices)]
+    chosen = applicable(loaded.model) if matrices == ["all"] else [matrix_named(m) for m in dict.fromkeys(matrices)]
     for matrix in chosen:
-        if reason := matrix.why_not(loaded.model):
+        if reason := why_not(matrix, loaded.model):
             raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
-    return {m: m.readings(loaded.model, shifted=True) for m in chosen}
+    return {m: m.readings(loaded.model.attention_shape, shifted=True) for m in chosen}
 
 
 def matrices_of(loaded: LoadedModel, rows: dict[Matrix, list[Reading | None]], pairs: list[GoldPair], written: bool,
@@ -76,12 +77,12 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
         scored = []  # (row, its per-pair counts) of each reading
         for reading in chosen:
             name = matrix.row_name(reading)
-            own = matrix.own_choice(loaded.model)  # chosen with the matrix itself (a probe's)
+            own = own_choice(matrix, loaded.model)  # chosen with the matrix itself (a probe's)
             tried = ({own.rule: own.aer} if own else
                      {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)
             score, predicted = _score(on_test[name], rule, test)
-            result = AlignmentRow(loaded.path.name, "test", len(test), matrix.name, rule, round(score.aer, 2),
+            result = AlignmentRow(loaded.path.name, "test", len(test), matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,
                                   reading=reading and reading.key, row=name, trial_aer=round(tried[rule], 2),
                                   french=args.french, data=gold_name(args.data))

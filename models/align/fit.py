@@ -26,12 +26,13 @@ from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
 from ..analysis.fitted import word_grid
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import record
+from ..analysis.matrices import of
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
-from ..nouns.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..extras import MissingExtra
+from ..nouns.matrix import matrix_named
+from ..nouns.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model
 from ..storage.languages import EN_FR, pair_name
@@ -56,8 +57,8 @@ def examples_of(loaded: LoadedModel, pairs: list[GoldPair], desc: str,
         reverse = None
         if partner is not None:
             turned = _sentence(partner, pair.target, pair.source)
-            reverse = turned, lambda name, s=turned: record(name).of(s)
-        x = word_grid(sentence, lambda name, s=sentence: record(name).of(s), features, reverse).x
+            reverse = turned, lambda name, s=turned: of(matrix_named(name), s)
+        x = word_grid(sentence, lambda name, s=sentence: of(matrix_named(name), s), features, reverse).x
         found.append(Example(x[: len(pair.target), : len(pair.source)], pair.sure, pair.possible))
     return found
 

@@ -21,9 +21,10 @@ from ..analysis.link_rules import grown_diagonally
 from ..checks import command_parser, data_given, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..extras import MissingExtra
+from ..nouns.matrix import ALIGNER
 from ..storage.commands import command_line
 from ..storage.languages import EN_FR
-from ..storage.records.alignment import ALIGNER, AlignmentRow, record_alignment
+from ..storage.records.alignment import AlignmentRow, record_alignment
 from .eflomal import eflomal_links, read_corpora
 
 def main(argv=None) -> int:
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
                         ("intersection", [f & r for f, r in zip(forward, reverse)]),
                         ("grow-diag", [grown_diagonally(f, r) for f, r in zip(forward, reverse)])):
         score = alignment_score(links, sure, possible)
-        result = AlignmentRow(ALIGNER, args.split, len(pairs), ALIGNER, name, round(score.aer, 2),
+        result = AlignmentRow(ALIGNER.name, args.split, len(pairs), ALIGNER, name, round(score.aer, 2),
                               round(score.precision, 2), round(score.recall, 2), score.links,
                               training_pairs=training, data=gold_name(args.data))
         print(json.dumps(result.to_json()))

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..nouns.attention_map import Reading
 from ..decoding.trace import Trace
 from ..network.tokenization import WORD_MARK, is_marker, piece_groups, word_groups
+from ..nouns.attention_map import Reading
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from ..decoding.trace import Trace
 from ..network.translator import Translator
+from ..nouns.matrix import GRADIENT_X_INPUT, IG_STEPS, INTEGRATED_GRADIENTS, Matrix
 
-IG_STEPS = 64  # path points: gaps ≤ 5.4 % of the change on the bundled models, 16: ≤ 54 % (bench completeness)
 #: Rows × steps × source pieces per backward pass: bounds what a pass keeps. 2¹⁶ → 2¹⁴ took the 20-word sentence's
 #: peak from 777 to 593 MiB (a Transformer) and 657 to 499 MiB (additive) for 12 % and 3 % more time (docs).
 MAX_CELLS = 2**14
@@ -63,8 +64,18 @@ def _integrated_gradients(model: Translator, forward: Callable, inputs: torch.Te
     return _path_integral(model, forward, inputs, args, IG_STEPS, with_gap=False)
 
 
-#: What the app's toggle and ``python -m models.align --matrix`` offer besides attention.
-ATTRIBUTIONS = {"gradient×input": _gradient_x_input, "integrated gradients": _integrated_gradients}
+@dataclass(frozen=True)
+class Method:
+    """How an attribution matrix is asked of the model: Captum's call, and the path points each row costs."""
+
+    attribute: Callable[[Translator, Callable, torch.Tensor, tuple], torch.Tensor]  # [n, S, E]
+    points: int
+
+
+#: Each attribution matrix's method (inseq's registered methods): what the app's Show, ``python -m models.align
+#: --matrix`` and the contrast offer besides attention.
+ATTRIBUTIONS: dict[Matrix, Method] = {GRADIENT_X_INPUT: Method(_gradient_x_input, 1),
+                                      INTEGRATED_GRADIENTS: Method(_integrated_gradients, IG_STEPS)}
 
 
 def _own_copy(model: Translator) -> Translator:
@@ -101,40 +112,40 @@ def _step_rows(model: Translator, trace: Trace, path_points: int):
                              steps)
 
 
-def _points(method: str) -> int:
-    if method not in ATTRIBUTIONS:
-        raise ValueError(f"unknown attribution {method!r}; expected one of {tuple(ATTRIBUTIONS)}")
-    return IG_STEPS if method == "integrated gradients" else 1
+def _method(matrix: Matrix) -> Method:
+    if matrix not in ATTRIBUTIONS:
+        raise ValueError(f"{matrix.name} is no attribution; expected one of {[m.name for m in ATTRIBUTIONS]}")
+    return ATTRIBUTIONS[matrix]
 
 
-def work(trace: Trace, method: str) -> int:
+def work(trace: Trace, matrix: Matrix) -> int:
     """What an attribution of ``trace`` costs, in cells: path points × source pieces × the decoding steps of all
     rows (the row of written piece t decodes t + 1 steps). Time grows with it: S × T² × points."""
     T, S = len(trace.target_ids), len(trace.source.ids)
-    return _points(method) * S * T * (T + 1) // 2
+    return _method(matrix).points * S * T * (T + 1) // 2
 
 
-def estimated_seconds(trace: Trace, method: str, model: Translator | None = None) -> float:
+def estimated_seconds(trace: Trace, matrix: Matrix, model: Translator | None = None) -> float:
     """About how long :func:`attribution_matrix` takes on one CPU thread (:data:`CELLS_PER_SECOND`); a model that
     reads its sentence inside a prompt re-reads the prompt at every path point (:data:`PROMPT_CELL_COST`)."""
-    return work(trace, method) / CELLS_PER_SECOND * (PROMPT_CELL_COST if model and model.continues_prompt else 1)
+    return work(trace, matrix) / CELLS_PER_SECOND * (PROMPT_CELL_COST if model and model.continues_prompt else 1)
 
 
-def contrast_seconds(trace: Trace, method: str, step: int) -> float:
+def contrast_seconds(trace: Trace, matrix: Matrix, step: int) -> float:
     """About how long :func:`contrastive` at ``step`` takes on one CPU thread: two rows, each decoding
     ``step + 1`` steps, at every path point."""
-    return _points(method) * len(trace.source.ids) * 2 * (step + 1) / CELLS_PER_SECOND
+    return _method(matrix).points * len(trace.source.ids) * 2 * (step + 1) / CELLS_PER_SECOND
 
 
-def raw_attribution(model: Translator, trace: Trace, method: str,
+def raw_attribution(model: Translator, trace: Trace, matrix: Matrix,
                     progress: Callable[[float], None] | None = None) -> torch.Tensor:
     """Captum's attributions [T, S, E] of each written piece's log-probability to the source embeddings;
     ``progress`` hears the share of written pieces done after each group of them."""
-    points, parts, T = _points(method), [], len(trace.target_ids)
+    method, parts, T = _method(matrix), [], len(trace.target_ids)
     model = _own_copy(model)
     with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # cuDNN's GRU: no backward in eval mode
-        for forward, src, args in _step_rows(model, trace, points):
-            parts.append(ATTRIBUTIONS[method](model, forward, src, args).detach())  # [n, S, E]
+        for forward, src, args in _step_rows(model, trace, method.points):
+            parts.append(method.attribute(model, forward, src, args).detach())  # [n, S, E]
             if progress is not None:
                 progress(sum(len(p) for p in parts) / T)
     return torch.cat(parts)  # [T, S, E]
@@ -155,15 +166,15 @@ def completeness(model: Translator, trace: Trace, path_points: int) -> tuple[np.
     return torch.cat(gaps).float().cpu().numpy(), torch.cat(changes).float().cpu().numpy()  # [T], [T]
 
 
-def attribution_matrix(model: Translator, trace: Trace, method: str,
+def attribution_matrix(model: Translator, trace: Trace, matrix: Matrix,
                        progress: Callable[[float], None] | None = None) -> np.ndarray:
     """Shares [T, S] (rows sum to 1) of the source pieces in each written piece of ``trace``."""
-    shares = raw_attribution(model, trace, method, progress).sum(-1).abs().float().cpu().numpy()  # [T, S]
+    shares = raw_attribution(model, trace, matrix, progress).sum(-1).abs().float().cpu().numpy()  # [T, S]
     return shares / np.maximum(shares.sum(axis=1, keepdims=True), 1e-12)
 
 
-def contrastive(model: Translator, trace: Trace, method: str, step: int, foil: int) -> np.ndarray:
-    """Why step ``step`` wrote its piece and not the piece ``foil`` (Yin & Neubig 2022): ``method`` of
+def contrastive(model: Translator, trace: Trace, matrix: Matrix, step: int, foil: int) -> np.ndarray:
+    """Why step ``step`` wrote its piece and not the piece ``foil`` (Yin & Neubig 2022): ``matrix`` of
     log p(y_t) − log p(foil) at that step, shares [S] of the source pieces. Both attributions are linear in what
     they explain, so it is the written piece's attribution minus the foil's, each one row of the same sentence."""
     model = _own_copy(model)
@@ -174,6 +185,6 @@ def contrastive(model: Translator, trace: Trace, method: str, step: int, foil: i
     args = (torch.ones_like(src, dtype=torch.bool), tgt_in.expand(2, -1), torch.stack([targets, foiled]),
             torch.tensor([step, step], device=model.device))
     with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):  # as in raw_attribution
-        found = ATTRIBUTIONS[method](model, _forward(model), src, args).detach()  # [2, S, E]
+        found = _method(matrix).attribute(model, _forward(model), src, args).detach()  # [2, S, E]
     shares = (found[0] - found[1]).sum(-1).abs().float().cpu().numpy()  # [S]
     return shares / max(shares.sum(), 1e-12)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from ..nouns.attention_map import AttentionMap, Kind
 from ..extras import require
+from ..nouns.attention_map import AttentionMap, Kind
 
 VIEWS = ("model", "head")
 

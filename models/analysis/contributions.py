@@ -27,10 +27,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..decoding.trace import Trace
 from ..network.parts import AttentionParts, Sublayer, Zeroed
 from ..network.translator import Translator
+from ..nouns.attention_map import AttentionMap, Kind, Reading
+from ..nouns.matrix import Matrix
 
 #: Rows of one value-zeroing pass (each row one (layer, source piece) zeroed): bounds what a pass holds.
 ZEROING_ROWS = 64
@@ -76,7 +77,7 @@ class Sentence:
 
     model: Translator
     trace: Trace
-    found: dict[str, Layered] = field(default_factory=dict, repr=False)  # by matrix name
+    found: dict[Matrix, Layered] = field(default_factory=dict, repr=False)  # by matrix
 
     @cached_property
     def parts(self) -> AttentionParts:

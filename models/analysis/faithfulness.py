@@ -16,8 +16,9 @@ explanation must beat.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -25,6 +26,8 @@ import torch
 from ..decoding.trace import Trace
 from ..network.tokenization import is_language_tag, is_marker, word_groups
 from ..network.translator import Translator
+
+Key = TypeVar("Key", bound=Hashable)  # whatever names a matrix scored: a Matrix, a row's name
 
 #: Most words masked (or kept): k = 1 … K, fewer in a sentence of fewer words (one is always left to mask).
 DELETIONS = 5
@@ -93,7 +96,7 @@ def estimated_seconds(trace: Trace, matrices: int) -> float:
     return matrices * len(scored_steps(trace)) * K * 2 * S * T / CELLS_PER_SECOND
 
 
-def faithfulness(model: Translator, trace: Trace, matrices: Mapping[str, np.ndarray]) -> dict[str, Faithfulness]:
+def faithfulness(model: Translator, trace: Trace, matrices: Mapping[Key, np.ndarray]) -> dict[Key, Faithfulness]:
     """Each matrix [T, S] of ``trace`` scored, in one batch of masked copies of the sentence; {} for a sentence of
     one word (nothing can be masked with a word left)."""
     words, steps, S = source_words(trace), scored_steps(trace), len(trace.source.ids)

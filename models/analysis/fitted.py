@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..network.tokenization import is_marker, word_groups
 from ..nouns.attention_map import Reading
 from ..nouns.probe import POSITIONS, At, Feature, Probe, Scale
-from ..network.tokenization import is_marker, word_groups
 from .alignment import AttentionView, word_view
 from .contributions import Layered, Sentence
 

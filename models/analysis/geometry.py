@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..nouns.attention_map import AttentionMap
 from ..decoding.trace import Trace
+from ..nouns.attention_map import AttentionMap
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,12 +21,12 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import sacrebleu
 
-from ..nouns.attention_map import KINDS, Reading
 from ..decoding.greedy import greedy, translate_batch
 from ..decoding.kinds import attention_kinds
 from ..network.contract import Head
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
+from ..nouns.attention_map import KINDS, Reading
 
 
 def every_head(model: Translator) -> list[Head]:

@@ -22,12 +22,13 @@ from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from ..nouns.link_rule import LinkRule
-from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from ..network.translator import Translator
+from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import matrix_named
+from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from .aer import alignment_score
 from .link_rules import METHODS, read_links
-from .matrices import MATRICES, PROBES, applicable, one_pass
+from .matrices import applicable, cheap
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
 STRENGTHS = (0.003, 0.01, 0.03, 0.1)
@@ -55,10 +56,10 @@ def features_of(model: Translator, partner: Translator | None = None) -> tuple[F
 
 
 def _cells(model: Translator) -> tuple[Feature, ...]:
-    cheap = [m for m in applicable(model) if m.seconds is one_pass and m.name not in PROBES]
-    cells = [Feature(m.name, r and r.key, scale) for m in cheap for r in m.readings(model, shifted=True)
+    found = [m for m in applicable(model) if cheap(m) and not m.fit]  # a probe reads no reading fit to people
+    cells = [Feature(m.name, r and r.key, scale) for m in found for r in m.readings(model.attention_shape, True)
              for scale in SCALES]
-    return (*cells, *(Feature(f.source, f.reading, f.scale, at) for f in cells if MATRICES[f.source].own
+    return (*cells, *(Feature(f.source, f.reading, f.scale, at) for f in cells if matrix_named(f.source).own
                       and f.scale == "÷ row max" for at in ("diagonal before", "diagonal after")))
 
 

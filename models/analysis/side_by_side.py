@@ -7,22 +7,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..nouns.attention_map import Reading
 from ..decoding.trace import Trace
 from ..network.translator import Translator
+from ..nouns.attention_map import Reading
+from ..nouns.matrix import RANDOM, Matrix
 from .contributions import Sentence
 from .faithfulness import faithfulness, random_matrix
-from .matrices import Matrix
-
-#: The floor every panel is scored beside: a ranking drawn at random.
-RANDOM = "random"
-
+from .matrices import read
 
 @dataclass(frozen=True, eq=False)
 class Panel:
     """One matrix of one sentence at one reading, with its deletion scores on this sentence."""
 
-    matrix: str  # a name of :data:`.matrices.MATRICES`, or :data:`RANDOM`
+    matrix: Matrix  # of the registry, or the random ranking every panel is scored beside (:data:`RANDOM`)
     reading: Reading | None  # None: an attribution, or the random floor
     weights: np.ndarray  # [T, S], rows sum to 1
     comprehensiveness: float | None  # nats, this sentence's mean over its steps; None: nothing could be masked
@@ -35,14 +32,13 @@ def side_by_side(model: Translator, trace: Trace, chosen: Mapping[Matrix, Readin
     scores step t), then the random floor, all scored on ``trace``'s own translation unless not ``scored`` (a
     server that cannot afford the masked passes). The hooked pass is made once, whatever the matrices."""
     sentence = Sentence(model, trace)
-    weights = {m.name: m.read(sentence, [r])[0] for m, r in chosen.items()}
+    weights = {m: read(m, sentence, [r])[0] for m, r in chosen.items()}
     weights[RANDOM] = random_matrix(trace, seed=0)
     scores = faithfulness(model, trace, weights) if scored else {}
-    readings = {m.name: r for m, r in chosen.items()}
     panels = []
     for matrix, w in weights.items():
         found = scores.get(matrix)
-        panels.append(Panel(matrix, readings.get(matrix), w,
+        panels.append(Panel(matrix, chosen.get(matrix), w,
                             None if found is None else float(found.comprehensiveness.mean()),
                             None if found is None else float(found.sufficiency.mean())))
     return panels

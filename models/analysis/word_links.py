@@ -11,16 +11,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..nouns.attention_map import RNN_READING, Reading
 from ..decoding.greedy import forced
-from ..nouns.link_rule import LinkRule
 from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
+from ..nouns.attention_map import RNN_READING, Reading
+from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import ATTENTION, Matrix
 from .aer import alignment_score
 from .alignment import word_view
 from .contributions import Sentence
 from .link_rules import Links, read_links, rows_argmax
-from .matrices import ATTENTION, MATRICES, Matrix, read_layered
+from .matrices import of, read_layered
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
 _ELIDED = {"le", "la", "de", "ne", "se", "que", "je", "me", "te", "ce", "si", "jusque", "lorsque", "puisque"}
@@ -76,7 +77,7 @@ def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequenc
     sentence = Sentence(model, forced(model, tokenizers, " ".join(english), " ".join(french)))
     found = {}
     for matrix, chosen in rows.items():
-        layers = matrix.of(sentence)
+        layers = of(matrix, sentence)
         found[matrix] = [_words(sentence, read_layered(layers, r and matrix.at(r)), len(english), len(french))
                          for r in chosen]
     return found
@@ -91,7 +92,7 @@ def _words(sentence: Sentence, weights: np.ndarray, E: int, F: int) -> np.ndarra
 
 
 def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
-                matrix: Matrix = MATRICES[ATTENTION], reading: Reading | None = RNN_READING,
+                matrix: Matrix = ATTENTION, reading: Reading | None = RNN_READING,
                 written: bool = WRITTEN) -> np.ndarray:
     """The [F, E] word matrix of one reading (or of a one-matrix reading): :func:`word_matrices` for one."""
     return word_matrices(model, tokenizers, english, french, {matrix: [reading]}, written)[matrix][0]

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import Matrix, applicable
+from ..analysis.matrices import applicable, why_not
 from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import Matrix
 from ..storage.gold import GoldPair
 from ..storage.hub import DEFAULT_MODEL, load_model
 from ..storage.languages import Languages
@@ -94,7 +95,7 @@ class Model:
 
     @property
     def matrices(self) -> tuple[Matrix, ...]:
-        """Every matrix it can be read as (:data:`models.analysis.matrices.MATRICES` it has), in the app's order."""
+        """Every matrix it can be read as (:data:`models.nouns.matrix.MATRICES` it has), in the app's order."""
         return applicable(self.loaded.model)
 
     def translate(self, text: str, beam: int = 1) -> Seen:
@@ -121,7 +122,7 @@ class Model:
         """``pair``'s target forced through the model, read as ``matrix`` at ``reading`` (each None: as the
         Translate page opens) between the pair's words, and scored against people's links."""
         matrix = as_matrix(self.loaded, matrix)
-        if why := matrix.why_not(self.loaded.model):
+        if why := why_not(matrix, self.loaded.model):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         view = gold_view(self.loaded, pair, matrix, as_reading(self.loaded, reading))
         return Aligned(pair, matrix, view, link_rule(self.loaded, matrix))

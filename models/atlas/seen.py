@@ -12,12 +12,13 @@ from .. import charts
 from ..analysis.alignment import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import Matrix, record
-from ..nouns.attention_map import AttentionMap, Kind, Reading
-from ..nouns.link_rule import LinkRule
+from ..analysis.matrices import why_not
 from ..decoding.trace import Trace
 from ..network.contract import NamedKind
 from ..network.tokenization import is_marker
+from ..nouns.attention_map import AttentionMap, Kind, Reading
+from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import Matrix, matrix_named
 from ..storage.loaded import LoadedModel
 from ..views import inside, kinds as kind_views, naming, translate as translate_view
 from ..views.naming import matrix_choice
@@ -48,7 +49,7 @@ def as_matrix(loaded: LoadedModel, matrix: MatrixLike | None) -> Matrix:
     it); ValueError for an unknown name."""
     if matrix is None:
         return matrix_choice(loaded, None)[1]
-    return record(matrix) if isinstance(matrix, str) else matrix
+    return matrix_named(matrix) if isinstance(matrix, str) else matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,11 +112,11 @@ class Seen:
         return kind_views.sentence_kinds(self.loaded.model, self.trace, len(self.trace.target_ids))
 
     def read(self, matrix: MatrixLike | None = None, reading: ReadingLike = None, words: bool = True) -> Read:
-        """The translation read as ``matrix`` (any of :data:`models.analysis.matrices.MATRICES` the model has) at
+        """The translation read as ``matrix`` (any of :data:`models.nouns.matrix.MATRICES` the model has) at
         ``reading``, between words or pieces (each None: as the Translate page opens); ValueError, in a sentence, for
         a matrix or reading it has not."""
         matrix = as_matrix(self.loaded, matrix)
-        if why := matrix.why_not(self.loaded.model):
+        if why := why_not(matrix, self.loaded.model):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         chosen = as_reading(self.loaded, reading)
         view = matrix_view(self.loaded.model, self.trace, matrix, chosen, words, found=self.found)

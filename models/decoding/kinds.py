@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ..nouns.attention_map import KINDS, AttentionMap, Kind
 from ..network.tokenization import BOS
 from ..network.translator import Translator
+from ..nouns.attention_map import KINDS, AttentionMap, Kind
 from .trace import Trace
 
 __all__ = ["KINDS", "attention_kinds"]  # KINDS: what a page's kind switch offers

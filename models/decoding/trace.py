@@ -13,15 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..network.contract import Step
 from ..network.tokenization import Encoded, TokenizerPair
+from ..nouns.attention_map import AttentionMap, Kind, Reading
 
 TOP_K = 5
 #: The two matrices a :class:`~.attention_map.Reading` reads head by head from a pass's weights (named here,
 #: beneath the analysis that registers every matrix, so the stored records can name them too): the steps' own attention, and the
 #: attention of one pass with the decoder's future mask lifted (Garg et al. 2019's full context).
-ATTENTION, FULL_CONTEXT = "attention", "full-context attention"
 
 
 @dataclass(frozen=True, eq=False)

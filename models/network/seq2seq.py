@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from ..nouns.attention_map import Kind
 from .attention import SCORES, build_attention
 from .contract import Focus, RNNStep, Step
-from ..nouns.attention_map import Kind
 from .parts import AttentionParts, Sublayer, Zeroed
 from .translator import FORMAT_VERSION, Translator, check_identity
 

@@ -27,8 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .contract import Attentions, Focus, Step
 from ..nouns.attention_map import Kind
+from .contract import Attentions, Focus, Step
 from .multihead import MultiHeadAttention
 from .parts import Site, Where
 from .translator import FORMAT_VERSION, Translator, check_identity

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from ..nouns.attention_map import KINDS, Kind
 from .contract import (
     ENCODER_DECODER_KINDS,
     OWN_SPECIALS,
@@ -46,7 +47,6 @@ from .contract import (
     Step,
     select_rows,
 )
-from ..nouns.attention_map import KINDS, Kind
 from .parts import AttentionParts, Site, Zeroed, assemble, recording
 from .tokenization import TokenizerPair
 

@@ -24,9 +24,6 @@ SCALES: tuple[Scale, ...] = ("as read", "÷ row max", "÷ column max")
 At = Literal["cell", "diagonal before", "diagonal after"]
 #: The features of the words themselves, beside the matrices'.
 POSITIONS = ("diagonal distance", "same punctuation", "same word")
-#: The floor every reading is read beside: a probe of :data:`POSITIONS` alone (``models.align.floor``), by this name
-#: among the matrices.
-FLOOR = "position floor"
 #: A statistical aligner's links as features (``models.align --external eflomal``): the share of its runs that link
 #: the cell. Not of the model: a probe that reads them is scored by the command, never saved as the model's reading.
 EXTERNAL = ("eflomal forward link", "eflomal reverse link")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import torch
 
-from ..nouns.attention_map import Reading
 from ..network.family import Family, family
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator
+from ..nouns.attention_map import Reading
 from .cards.metadata import CardFacts
 from .languages import Asking, Languages, may_translate, pair_name
 from .loading.hf import ManyToMany, T5Tasks

@@ -23,15 +23,15 @@ from sacrebleu.metrics import BLEU, CHRF
 from ..analysis.aer import alignment_score
 from ..analysis.alignment import word_view
 from ..analysis.link_rules import read_links
-from ..analysis.matrices import ATTENTION, MATRICES
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
-from ..nouns.attention_map import Reading
 from ..decoding.greedy import greedy_batch
 from ..decoding.lines import BATCH
-from ..nouns.link_rule import LinkRule
 from ..decoding.trace import Trace
+from ..nouns.attention_map import Reading
+from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import ATTENTION
 from ..storage.gold import GoldPair
 from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.loaded import LoadedModel
@@ -55,7 +55,7 @@ class Side:
     def aer_rule(self) -> LinkRule:
         """How its links are read for AER: the rule chosen on the gold's trial set beside it, else the default."""
         best = trial_best(self.loaded.path, self.loaded.model.attention_shape) if self.reading else None
-        return best.method if best else MATRICES[ATTENTION].rule
+        return best.method if best else ATTENTION.rule
 
 
 def language_refusal(sides: Sequence[Side], sentences: Sentences) -> str | None:
@@ -102,7 +102,7 @@ def _sentence_scores(translation: str, refs: tuple[str, ...] | None) -> tuple[fl
 def _aer(side: Side, pair: GoldPair) -> float:
     """One pair's AER (%) of ``side``'s attention under its rule; NaN where neither it nor people link anything."""
     weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target,
-                          MATRICES[ATTENTION], side.reading)
+                          ATTENTION, side.reading)
     try:
         return alignment_score([read_links(side.aer_rule, weights)], [pair.sure], [pair.possible]).aer
     except ValueError:

@@ -12,7 +12,6 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from ..nouns.attention_map import Kind, Reading
 from ..network.architectures import ARCHITECTURES, build_model
 from ..network.hardware import native_bfloat16, pick_device
 from ..network.learning.guided import GuidedAlignment
@@ -21,6 +20,7 @@ from ..network.learning.step import Replicas, join_replicas, leave_replicas, rep
 from ..network.seq2seq import RNNConfig
 from ..network.tokenization import TokenizerPair
 from ..network.transformer import TransformerConfig
+from ..nouns.attention_map import Kind, Reading
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line
 from ..storage.hub import load_model, save_checkpoint

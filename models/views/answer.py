@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.aer import Difference, paired_difference
-from ..analysis.matrices import FITTED, MATRICES
 from ..nouns.attention_map import Reading
-from ..nouns.probe import FLOOR, Probe
-from ..decoding.trace import ATTENTION, FULL_CONTEXT
+from ..nouns.matrix import ATTENTION, FITTED, FLOOR, RANDOM, matrix_named
+from ..nouns.probe import Probe
 from ..storage.cards.render import load_records
 from ..storage.commands import for_people
 from ..storage.hub import bundled_pairs, resolve
@@ -21,9 +20,8 @@ from ..storage.records.probe import read_probe
 from .naming import model_name
 
 GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture
-READ_APART = (ATTENTION, FULL_CONTEXT, FITTED, FLOOR)  # not "its best other reading"
 GIZA = "GIZA++ (Mgiza), same direction (published)"
-ALIGNER = "grow-diag"  # the statistical aligner's links a verdict compares with: both directions, as attention's
+SYMMETRISED = "grow-diag"  # the statistical aligner's links a verdict compares with: both directions, as attention's
 
 
 @dataclass(frozen=True)
@@ -43,7 +41,7 @@ class Answer:
         """The Translate page's URL parameters of a clicked bar (``model``, ``matrix``): that model, that reading."""
         bar = next((b for b in self.bars if (b["model"], b["matrix"]) == (picked.get("model"), picked.get("matrix"))),
                    None)
-        return bar and {"model": bar["model"], "matrix": MATRICES[bar["matrix"]].slug,
+        return bar and {"model": bar["model"], "matrix": matrix_named(bar["matrix"]).slug,
                         **({"head": bar["head"]} if bar["head"] else {})}
 
 
@@ -64,7 +62,8 @@ def measured(name: str, generation: str) -> Measured:
     row chosen on the trial pairs)."""
     path = resolve(name)
     best, probe = aligned(path), read_probe(path)
-    others = sorted((r for m, r in best.items() if m not in READ_APART), key=lambda r: r.trial_aer)[:1]
+    # its best other reading: neither the weights themselves nor a reading fit to people
+    others = sorted((r for m, r in best.items() if not (m.weights or m.fit)), key=lambda r: r.trial_aer)[:1]
     picked = {"raw attention": best.get(ATTENTION), "best other reading": others[0] if others else None,
               "fit to human links": best.get(FITTED)}
     return Measured(name, generation, {k: r for k, r in picked.items() if r is not None}, best.get(FLOOR), probe)
@@ -76,11 +75,11 @@ def _bars(found: Measured) -> tuple[list[dict], list[dict]]:
     said, probe = explained(read_faithfulness(path)), found.probe
     label = label if label.lower().startswith(generation.lower()) else f"{generation}: {label}"
     both = probe and probe.reads_partner and f"its heads and the {pair_name(bundled_pairs()[found.name][::-1])} model's"
-    bars = [{"generation": generation, "model": found.name, "bar": label, "reading": reading, "matrix": r.matrix,
-             "AER": r.aer, "head": r.reading or "", "at": r.reading and MATRICES[r.matrix].label(
-                 Reading.from_key(r.reading)) or (r.matrix == FITTED and both or ""), "comprehensiveness":
+    bars = [{"generation": generation, "model": found.name, "bar": label, "reading": reading, "matrix": r.matrix.name,
+             "AER": r.aer, "head": r.reading or "", "at": r.reading and r.matrix.label(
+                 Reading.from_key(r.reading)) or (r.matrix is FITTED and both or ""), "comprehensiveness":
              said[r.matrix].comprehensiveness if r.matrix in said else None} for reading, r in found.rows.items()]
-    noise = said.get("random") if bars else None
+    noise = said.get(RANDOM) if bars else None
     return bars, [{"bar": label, "comprehensiveness": noise.comprehensiveness}] if noise else []
 
 
@@ -166,7 +165,7 @@ def answer(names: list[str]) -> Answer:
              ] if every else []
     references = floor + [{"what": what, "AER": aer, "label": named if aer == low else "", "line": 1}
                           for what, aer in aligners]
-    verdicts = tuple(verdict(g, [m for m in models if m.generation == g and m.rows], baseline.get(ALIGNER))
+    verdicts = tuple(verdict(g, [m for m in models if m.generation == g and m.rows], baseline.get(SYMMETRISED))
                      for g in dict.fromkeys(b["generation"] for b in bars))
     commands = dict.fromkeys(for_people(r.command) for n in names for r in aligned(resolve(n)).values() if r.command)
     return Answer(tuple(bars), tuple(references), tuple(random), verdicts, tuple(commands))

@@ -22,8 +22,8 @@ from ..datasets.sentences import (
     with_links,
 )
 from ..datasets.test_sets import TestSet, TestSetError, is_cached, sets_for_pair
-from ..nouns.attention_map import Reading
 from ..decoding.lines import BATCH
+from ..nouns.attention_map import Reading
 from ..storage.cards.render import bucket_label
 from ..storage.examples import examples_file, load_examples
 from ..storage.languages import Languages, assumed, language_key

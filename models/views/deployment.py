@@ -18,9 +18,10 @@ from pathlib import Path
 import torch
 
 from ..analysis.faithfulness import estimated_seconds as deletion_seconds
-from ..analysis.matrices import Matrix
+from ..analysis.matrices import cheaper, seconds
 from ..decoding.trace import Trace
 from ..network.translator import Translator
+from ..nouns.matrix import Matrix
 from ..storage.hub import DEFAULT_MODEL, LoadPolicy
 from ..storage.loading.limits import DOWNLOAD_SETTING, PARAMETERS_SETTING, PUBLIC_MAX_DOWNLOAD_MB, PUBLIC_MAX_PARAMETERS
 
@@ -116,11 +117,11 @@ def _load_policy(setting: Setting, public: bool, number: Callable[[str, float | 
 def affordable(model: Translator, trace: Trace, matrix: Matrix, limit_s: float | None) -> str | None:
     """Why a request given ``limit_s`` seconds cannot read ``matrix`` of ``trace``, in a sentence; None when it
     can (or sets no limit)."""
-    if limit_s is None or (needed := matrix.seconds(model, trace)) <= limit_s:
+    if limit_s is None or (needed := seconds(matrix, model, trace)) <= limit_s:
         return None
-    cheaper = f" {matrix.cheaper};" if matrix.cheaper else ""
+    instead = f" {cheaper(matrix)};" if cheaper(matrix) else ""
     return (f"{matrix.named} of this sentence would take about {needed:.0f} s on this shared server, which gives one "
-            f"request at most {limit_s:.0f} s.{cheaper} a shorter sentence is quicker. Run the app on your own "
+            f"request at most {limit_s:.0f} s.{instead} a shorter sentence is quicker. Run the app on your own "
             "machine for any length (README).")
 
 

@@ -12,10 +12,10 @@ from ..analysis.alignment import source_word_weights
 from ..analysis.anatomy import scaling_curves, score_anatomy
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
 from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
-from ..nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading
 from ..decoding.trace import Trace
 from ..network.family import family
 from ..network.translator import Translator
+from ..nouns.attention_map import RNN_READING, AttentionMap, Kind, Reading
 from ..storage.loaded import LoadedModel
 
 RNN_POINTS = ("annotations h_s", "contexts c_t")

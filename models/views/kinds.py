@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from ..analysis.alignment import AttentionView, piece_label, reading_view
 from ..analysis.bertviz_export import bertviz_html
 from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
-from ..nouns.attention_map import KINDS, AttentionMap, Kind, Reading
 from ..decoding.greedy import greedy
 from ..decoding.kinds import attention_kinds
 from ..decoding.trace import Trace
 from ..extras import EXTRAS, available
 from ..network.contract import NamedKind
 from ..network.translator import Translator
+from ..nouns.attention_map import KINDS, AttentionMap, Kind, Reading
 from ..storage.loaded import LoadedModel
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..analysis.alignment import AttentionView
 from ..analysis.sharpness import sharpness
-from ..nouns.attention_map import Reading
 from ..network.tokenization import WORD_MARK, is_marker
+from ..nouns.attention_map import Reading
 from ..storage.examples import examples_file, load_examples
 from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
 from .kinds import kind_view

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.matrices import MATRICES, Matrix, applicable
-from ..nouns.attention_map import Reading, readings
+from ..analysis.matrices import applicable, why_not
 from ..network.family import family
 from ..network.hf.languages import unknown_code
 from ..network.translator import Translator
+from ..nouns.attention_map import Reading, readings
+from ..nouns.matrix import MATRICES, Matrix
 from ..storage.cards.metadata import SUPERVISION
 from ..storage.examples import examples_file, first_example, load_examples
 from ..storage.hub import bundled_cards, bundled_models, bundled_pairs, bundled_variants
@@ -140,16 +141,16 @@ class HeadChoice:
 
 def head_choice(loaded: LoadedModel, matrix: Matrix, shifted: bool = False,
                 shape: tuple[int, int] | None = None) -> HeadChoice | None:
-    """The readings of ``matrix`` a page may pick among (:meth:`~models.analysis.matrices.Matrix.readings`; with
+    """The readings of ``matrix`` a page may pick among (:meth:`~models.nouns.matrix.Matrix.readings`; with
     ``shifted`` one step later too; of another attention of ``shape`` layers × heads); None where there is nothing to
     pick: a model without attention, or a matrix of the whole sentence (an attribution)."""
     if loaded.reading is None or matrix.per == "sentence":
         return None
-    options = tuple(readings(shape, shifted) if shape else matrix.readings(loaded.model, shifted))
+    options = tuple(readings(shape, shifted) if shape else matrix.readings(loaded.model.attention_shape, shifted))
     default = matrix.at(loaded.reading if shifted else loaded.reading.plain)
     default = default if default in options else options[-1]  # another kind may have fewer layers
     # a head trained one step later is named on its plain reading too, where a page offers only those
-    aligner = loaded.supervised if matrix.name == loaded.card.aligning_matrix else None
+    aligner = loaded.supervised if matrix is loaded.card.aligning_matrix else None
     supervised = next((r for r in (aligner, aligner and aligner.plain) if r is not None and r in options), None)
     return HeadChoice(options, default, matrix, supervised)
 
@@ -158,7 +159,7 @@ def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[Matrix]
     """The matrices a picker offers for ``loaded`` (every one it has: :func:`applicable`) and the one it opens on:
     the one a link names by its slug, else the model's own (the one its head trained to align is read under)."""
     choices = list(applicable(loaded.model))
-    own = next((m for m in choices if m.name == loaded.card.aligning_matrix), choices[0])
+    own = next((m for m in choices if m is loaded.card.aligning_matrix), choices[0])
     return choices, {m.slug: m for m in choices}.get(linked or "", own)
 
 
@@ -173,7 +174,7 @@ def show_help(model: Translator) -> str:
     reason."""
     lacking: dict[str, list[str]] = {}
     for m in MATRICES.values():
-        if (reason := m.why_not(model)) is not None:
+        if (reason := why_not(m, model)) is not None:
             lacking.setdefault(reason, []).append(m.name)
     return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
             "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "

@@ -16,15 +16,16 @@ from ..analysis.alignment import AttentionView, reading_view, view_at
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
-from ..analysis.matrices import ATTENTION, MATRICES, Matrix, Progress, applicable, read_layered
-from ..analysis.side_by_side import RANDOM, Panel, side_by_side
+from ..analysis.matrices import Progress, applicable, of, own_rule, read_layered, seconds
+from ..analysis.side_by_side import Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
-from ..nouns.attention_map import Reading
-from ..nouns.link_rule import LinkRule
-from ..nouns.probe import Probe
 from ..decoding.trace import Trace
 from ..network.translator import Translator
+from ..nouns.attention_map import Reading
+from ..nouns.link_rule import LinkRule
+from ..nouns.matrix import ATTENTION, GRADIENT_X_INPUT, Matrix
+from ..nouns.probe import Probe
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
@@ -52,7 +53,7 @@ class MatrixView:
 
 def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Reading | None, words: bool,
                 limit_s: float | None = None, progress: Progress = None,
-                found: dict[str, Layered] | None = None) -> MatrixView:
+                found: dict[Matrix, Layered] | None = None) -> MatrixView:
     """``matrix`` of ``trace`` at ``reading`` (the model's own reading; ignored by a one-matrix reading), between
     words or pieces. One the server cannot afford (:func:`.deployment.affordable`) gives way to the attention at the same
     reading; :class:`Unaffordable` where the model has none. ``progress`` hears a slow matrix's share done;
@@ -61,9 +62,9 @@ def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Readin
     instead = affordable(model, trace, matrix, limit_s)
     if instead and (reading is None or not model.has_attention):
         raise Unaffordable(instead)
-    found = MATRICES[ATTENTION] if instead else matrix
+    found = ATTENTION if instead else matrix
     at = None if reading is None else found.at(reading)
-    layers = found.of(sentence, progress)
+    layers = of(found, sentence, progress)
     weights = read_layered(layers, at)  # [T, S]
     energies = trace.read_energies(at) if found.own and not words else None
     view = view_at(trace, weights, energies, words)
@@ -74,14 +75,14 @@ def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Readin
 
 
 def contrast(model: Translator, trace: Trace, matrix: Matrix, step: int, foil: int,
-             limit_s: float | None = None) -> tuple[str, np.ndarray]:
+             limit_s: float | None = None) -> tuple[Matrix, np.ndarray]:
     """Why step ``step`` wrote its piece and not ``foil`` (:func:`models.analysis.attribution.contrastive`): the
     attribution used — the one shown, else gradient×input, also where a server giving a request ``limit_s`` seconds
     cannot afford integrated gradients' — and its shares [S] of the source pieces."""
-    method = matrix.name if matrix.name in ATTRIBUTIONS else "gradient×input"
-    if limit_s is not None and contrast_seconds(trace, method, step) > limit_s:
-        method = "gradient×input"
-    return method, contrastive(model, trace, method, step, foil)
+    used = matrix if matrix in ATTRIBUTIONS else GRADIENT_X_INPUT
+    if limit_s is not None and contrast_seconds(trace, used, step) > limit_s:
+        used = GRADIENT_X_INPUT
+    return used, contrastive(model, trace, used, step, foil)
 
 
 #: The most one matrix may take on the Which reading? page, so that a sentence is read every way in about 10 s: a
@@ -97,9 +98,9 @@ def panel_readings(loaded: LoadedModel, trace: Trace,
     best, chosen, slow = aligned(loaded.path), {}, []
     for matrix in applicable(loaded.model):
         if affordable(loaded.model, trace, matrix, min(PANEL_S, limit_s or PANEL_S)):
-            slow.append(f"{matrix.name} (about {matrix.seconds(loaded.model, trace):.0f} s)")
+            slow.append(f"{matrix.name} (about {seconds(matrix, loaded.model, trace):.0f} s)")
             continue
-        key = best[matrix.name].reading if matrix.name in best else None
+        key = best[matrix].reading if matrix in best else None
         own = Reading.from_key(key).plain if key else loaded.reading.plain if loaded.reading else None
         chosen[matrix] = None if own is None else matrix.at(own)
     said = f"Left out here, as slow for this page: {', '.join(slow)}; the Translate page draws it." if slow else None
@@ -124,22 +125,22 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | 
     recorded = aligned(loaded.path)
 
     def at(p: Panel) -> str:
-        return "" if p.reading is None else MATRICES[p.matrix].label(p.reading)
+        return "" if p.reading is None else p.matrix.label(p.reading)
 
     def title(p: Panel) -> str:  # plain words, short enough for three panels a row; its scores are the table's
-        return ", ".join(filter(None, (p.matrix, at(p))))
+        return ", ".join(filter(None, (p.matrix.name, at(p))))
 
     def aligned_at(row: AlignmentRow) -> str:  # "layer 1, head 4, read one step later · grow-diag"
-        reading = MATRICES[row.matrix].label(Reading.from_key(row.reading)) if row.reading else ""
+        reading = row.matrix.label(Reading.from_key(row.reading)) if row.reading else ""
         return " · ".join(filter(None, (reading, str(row.method))))
 
     missing = float("nan")  # a number column holds numbers: no score is NaN, which the table shows as a dash
-    table = [{"matrix": p.matrix, "reading": at(p),
+    table = [{"matrix": p.matrix.name, "reading": at(p),
               "AER % (gold test set)": recorded[p.matrix].aer if p.matrix in recorded else missing,
               "aligned at": aligned_at(recorded[p.matrix]) if p.matrix in recorded else "",
               "comprehensiveness": missing if p.comprehensiveness is None else p.comprehensiveness,
               "sufficiency": missing if p.sufficiency is None else p.sufficiency} for p in panels]
-    links = [None if p.matrix == RANDOM else {"matrix": MATRICES[p.matrix].slug,
+    links = [None if p.matrix.random else {"matrix": p.matrix.slug,
                                                **({"head": p.reading.key} if p.reading else {})} for p in panels]
     return EveryWay(tuple(panels), tuple(map(title, panels)), tuple(table), tuple(links), bool(recorded))
 
@@ -168,7 +169,7 @@ def link_rule(loaded: LoadedModel, matrix: Matrix) -> LinkRule:
     """How ``matrix``'s word links are read on ``loaded``: the rule chosen with it on the trial pairs (a probe's
     own, or the attention's best recorded beside the model), else the matrix's default."""
     best = trial_best(loaded.path, loaded.model.attention_shape) if matrix.own else None
-    return matrix.own_rule(loaded.model) or (best.method if best else None) or matrix.rule
+    return own_rule(matrix, loaded.model) or (best.method if best else None) or matrix.rule
 
 
 def gold_source(languages: Languages, folder: Path | None) -> tuple[str, list[str]] | str:

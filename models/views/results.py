@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
-from ..analysis.matrices import MATRICES
 from ..nouns.attention_map import Reading
 from ..storage.cards.facts import model_facts
 from ..storage.cards.metadata import SUPERVISION
@@ -182,11 +181,11 @@ def believed_row(score: MatrixScore) -> dict:
     """A matrix's row of "Which matrix to believe?" (:meth:`~models.storage.records.matrix_scores.MatrixScore.
     table_row`) with each reading named as the matrix names it ("layer 2", "layer 1, head 4, read one step later"),
     never by its key."""
-    row, matrix = score.table_row(), MATRICES.get(score.matrix)
+    row = score.table_row()
     for column, found in (("aligned at", score.aligned), ("explained at", score.explained)):
         if found and found.reading:
             reading = Reading.from_key(found.reading)
-            at = matrix.label(reading) if matrix else reading.label
+            at = score.matrix.label(reading)
             row[column] = at + (f", {found.method}" if column == "aligned at" else "")
     return row
 

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
-from ..analysis.matrices import MATRICES
-from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.trace import Trace
@@ -18,6 +16,8 @@ from ..decoding.what_if import what_if
 from ..network.contract import NamedKind
 from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import Translator
+from ..nouns.attention_map import AttentionMap, Kind, Reading
+from ..nouns.matrix import Matrix
 from ..storage.loaded import LoadedModel
 from ..tables.doubts import Notices, notices
 from .kinds import kind_view
@@ -207,13 +207,15 @@ def foils(trace: Trace, step: int) -> dict[str, int]:
     return {p: i for (p, _), i in zip(trace.top_k[step], trace.top_ids[step]) if i != trace.target_ids[step]}
 
 
-def contrast_view(trace: Trace, step: int, foil: str, method: str, weights: np.ndarray) -> tuple[AttentionView, str]:
-    """A step's contrast ``weights`` [S] (by ``method``) as one heatmap row over the source pieces, and its title."""
+def contrast_view(trace: Trace, step: int, foil: str, matrix: Matrix, weights: np.ndarray
+                  ) -> tuple[AttentionView, str]:
+    """A step's contrast ``weights`` [S] (by the attribution ``matrix``) as one heatmap row over the source pieces,
+    and its title."""
     written = piece_label(trace.target_pieces[step])
     columns, unknown, weights = piece_columns(trace, weights[None])
     view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
                          weights=weights, energies=None)
-    return view, f"{MATRICES[method].named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
+    return view, f"{matrix.named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
-from models.analysis.matrices import Matrix
 from models.datasets.sentences import Sentences, read_folder
-from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.decoding.trace import Trace
+from models.nouns.attention_map import AttentionMap, Kind, Reading
+from models.nouns.matrix import Matrix
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking, Languages, language_key
 from models.views import corpus, inside, kinds as kinds_views, readings as reading_views, translate
@@ -175,7 +175,7 @@ def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | t
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…", hash_funcs=BY_NAME)
 def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: Matrix, step: int,
-                    foil: int) -> tuple[str, np.ndarray] | translate.Refused:
+                    foil: int) -> tuple[Matrix, np.ndarray] | translate.Refused:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
     trace = cached_forced(key, text, target)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.analysis.matrices import ATTENTION, MATRICES, Matrix
-from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
+from models.nouns.attention_map import Reading
+from models.nouns.matrix import ATTENTION, Matrix
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
 from models.views import deployment, naming, readings as views
@@ -36,7 +36,7 @@ def matrix_picker(loaded: LoadedModel, key: str = "matrix") -> Matrix:
 
 def head_picker(loaded: LoadedModel, key: str = "head", label: str = "Attention head",
                 shifted: bool = False, shape: tuple[int, int] | None = None,
-                matrix: Matrix = MATRICES[ATTENTION]) -> Reading | None:
+                matrix: Matrix = ATTENTION) -> Reading | None:
     """Which reading of the model's attention to draw (in the URL under ``key``, a field of
     :class:`models.views.query_string.UrlState`), of those :func:`models.views.naming.head_choice` offers: a head or
     a layer's mean, with ``shifted`` one step later too; of another attention when ``shape`` (its layers, heads) is

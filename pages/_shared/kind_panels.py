@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from models import charts
-from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.decoding.trace import Trace
 from models.network.contract import NamedKind
+from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.storage.hub import LoadedModel
 from models.views import kinds as kinds_views, prose
 from models.views.prose import for_markdown

@@ -6,9 +6,9 @@ import streamlit as st
 
 from models import charts
 from models.analysis.alignment import piece_label
-from models.analysis.matrices import Matrix
-from models.nouns.attention_map import Reading
 from models.decoding.trace import Trace
+from models.nouns.attention_map import Reading
+from models.nouns.matrix import Matrix
 from models.storage.loaded import LoadedModel
 from models.views import inside, prose, translate
 from models.views.prose import for_markdown, plain
@@ -65,9 +65,9 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
         st.caption(prose.NO_FOIL)
         return
     st.query_params["foil"] = foil
-    method, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
-                                                       options[foil]))
-    view, title = translate.contrast_view(trace, step, foil, method, weights)
+    used, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
+                                                     options[foil]))
+    view, title = translate.contrast_view(trace, step, foil, used, weights)
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption(prose.CONTRAST)
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from ..contract import Attentions, Focus, GenerationRules, Specials, Step
 from ...nouns.attention_map import Kind
+from ..contract import Attentions, Focus, GenerationRules, Specials, Step
 from ..hardware import float32_arithmetic
 from ..parts import Site
 from ..translator import Translator

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ...nouns.attention_map import Kind, Reading
-from ...decoding.trace import ATTENTION, FULL_CONTEXT
+from ...nouns.matrix import ATTENTION, Matrix
 from ..hub import check_config
 from ..records.alignment import default_reading, recorded, trial_best
 
@@ -20,14 +20,14 @@ def _cross_shape(directory: str | Path) -> tuple[int, int]:
     return check_config(raw).attention_shapes.get(Kind.CROSS, (0, 0))
 
 
-def alignment_table(directory: str | Path, matrix: str = ATTENTION) -> str:
+def alignment_table(directory: str | Path, matrix: Matrix = ATTENTION) -> str:
     """AER by matrix and rule on the human-aligned gold (``alignment.json``, written by ``models.align --save``),
     after the reading of ``matrix`` (the model's own) it aligns with."""
     results = [r for r in recorded(directory) if not r.chosen_on_trial]  # --matrix all rows: matrix_scores
     if not results:
         return "Not measured yet: run `python -m models.align --save`."
     rnn = _cross_shape(directory) == (1, 1)  # one head: its readings need no name
-    rows = [f"| {r.matrix}{reading_name(r.reading, rnn)} | {r.method} | {r.split} | "
+    rows = [f"| {r.matrix.name}{reading_name(r.reading, rnn)} | {r.method} | {r.split} | "
             f"{r.aer:.1f} | {r.precision:.1f} | {r.recall:.1f} |" for r in results]
     commands = "\n".join(dict.fromkeys(f"    {r.command}" for r in results if r.command))
     return (_chosen_reading(directory, matrix)
@@ -44,7 +44,7 @@ def reading_name(key: str | None, rnn: bool) -> str:
     return " " + key
 
 
-def _chosen_reading(directory: str | Path, matrix: str) -> str:
+def _chosen_reading(directory: str | Path, matrix: Matrix) -> str:
     """The reading and rule the model aligns with under ``matrix``, and why (readings are ``LAYER.HEAD``,
     1-based)."""
     shape = _cross_shape(directory)
@@ -55,6 +55,6 @@ def _chosen_reading(directory: str | Path, matrix: str) -> str:
         return (f"Read as **{reading.label}** (`{reading.key}`): no reading scored on the trial set yet.\n\n"
                 if shape != (1, 1) else "")
     label = reading.label if shape != (1, 1) else "its attention" + (", read one step later" * reading.shifted)
-    label += " in the full-context attention" * (matrix == FULL_CONTEXT)
+    label += f" in the {matrix.name}" * matrix.full_context
     return (f"Aligned with **{label}** (`{reading.key}`), links read by **{best.method}**: the lowest "
             f"AER on the trial set ({best.aer:.1f}) of every reading and rule scored there.\n\n")

@@ -18,7 +18,7 @@ import yaml
 from huggingface_hub import ModelCard
 
 from ...nouns.attention_map import Reading
-from ...decoding.trace import ATTENTION, FULL_CONTEXT
+from ...nouns.matrix import ATTENTION, FULL_CONTEXT, Matrix
 
 CARD_FILE = "README.md"
 MAX_CARD_BYTES = 1_000_000  # a card is text; a larger README is not read
@@ -55,7 +55,7 @@ class CardFacts:
     guided: Guided | None  # the head trained to align
 
     @property
-    def aligning_matrix(self) -> str:
+    def aligning_matrix(self) -> Matrix:
         """The matrix the model aligns with by default: the full-context attention where its head trained to align
         was trained with the whole translation in view, else the attention."""
         return FULL_CONTEXT if self.guided and self.guided.full_context else ATTENTION

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ...nouns.attention_map import Reading
-from ...decoding.trace import ATTENTION, FULL_CONTEXT
 from ...network.family import family
+from ...nouns.attention_map import Reading
+from ...nouns.matrix import ATTENTION, FULL_CONTEXT, Matrix
 from ..examples import examples_file, first_example, load_examples
 from ..languages import language_key, language_name, pair_name
 from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
@@ -144,7 +144,7 @@ def _sizes(directory: str | Path) -> str:
             f"{attention}, dropout {c['dropout']}")
 
 
-def aligning_matrix(training: TrainingRecord) -> str:
+def aligning_matrix(training: TrainingRecord) -> Matrix:
     """The matrix the model aligns with by default, from its training record: as its card will say
     (:attr:`.model_card.CardFacts.aligning_matrix`)."""
     return FULL_CONTEXT if training.guided_alignment and training.guided_alignment.full_context else ATTENTION

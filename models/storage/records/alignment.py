@@ -12,12 +12,10 @@ from pathlib import Path
 from ... import ASSETS
 from ...nouns.attention_map import RNN_READING, Reading, readings
 from ...nouns.link_rule import LinkRule
-from ...nouns.probe import FLOOR
-from ...decoding.trace import ATTENTION
+from ...nouns.matrix import ATTENTION, Matrix, matrix_named
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ASSETS / "eflomal.json"  # the statistical aligner's, by models.align.statistical
-ALIGNER = "eflomal"  # the statistical aligner: its rows' matrix, their method its direction or symmetrisation
 #: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
 #: Fields the file spells with a space, as the commands have always printed them.
@@ -32,7 +30,7 @@ class AlignmentRow:
     model: str
     split: str  # "test" or "trial"
     pairs: int
-    matrix: str  # a matrix of models.analysis.matrices, or the statistical aligner's name ("eflomal")
+    matrix: Matrix  # a matrix of the registry, or the statistical aligner's links (models.nouns.matrix.ALIGNER)
     method: LinkRule | str  # a matrix's link rule; the statistical aligner's direction or symmetrisation, its words
     aer: float  # %
     precision: float  # %
@@ -68,13 +66,17 @@ class AlignmentRow:
         if unknown:
             raise ValueError(f"an alignment result with unknown fields {sorted(unknown)}")
         row = cls(**{names[k]: v for k, v in found.items()})
+        matrix = matrix_named(row.matrix)
+        rule = row.method if matrix.aligner else LinkRule.parse(row.method)  # the aligner's: its direction, in words
+        row = dataclasses.replace(row, matrix=matrix, method=rule)
         if row.per_pair is not None:  # written "agreed/total agreed/total …", one pair after another
             row = dataclasses.replace(row, per_pair=tuple(tuple(map(int, p.split("/"))) for p in row.per_pair.split()))
-        return row if row.matrix == ALIGNER else dataclasses.replace(row, method=LinkRule.parse(row.method))
+        return row
 
     def to_json(self) -> dict:
         """As the file and the commands' printed lines have it: fields left at their defaults left out."""
-        written = {"method": str, "per_pair": lambda found: " ".join(f"{a}/{t}" for a, t in found)}
+        written = {"matrix": lambda matrix: matrix.name, "method": str,
+                   "per_pair": lambda found: " ".join(f"{a}/{t}" for a, t in found)}
         return {_SPELLED.get(f.name, f.name): written.get(f.name, lambda v: v)(v) for f in dataclasses.fields(self)
                 if (v := getattr(self, f.name)) != f.default}
 
@@ -103,7 +105,7 @@ def recorded(directory: str | Path) -> list[AlignmentRow]:
     return read_alignment(Path(directory) / ALIGNMENT_FILE)
 
 
-def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, matrix: str = ATTENTION
+def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, matrix: Matrix = ATTENTION
                 ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
     """A multi-head model's AER of ``matrix`` (its attention, by default) on ``split`` as a grid: row labels
     (layers), column labels (its heads, then
@@ -126,7 +128,7 @@ def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, 
             [[scored.get((n, c)) for c in columns] for n in layers])
 
 
-def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTENTION,
+def trial_best(directory: str | Path, shape: tuple[int, int], matrix: Matrix = ATTENTION,
                heads: bool = False) -> AlignmentRow | None:
     """The result with the lowest AER on the gold's trial set recorded beside a model whose attention is shaped
     ``(L, heads)``, over every reading (shifted ones too) and rule of ``matrix`` (one read head by head: the
@@ -140,7 +142,7 @@ def trial_best(directory: str | Path, shape: tuple[int, int], matrix: str = ATTE
 
 
 def default_reading(directory: str | Path, shape: tuple[int, int], supervised: Reading | None = None,
-                    matrix: str = ATTENTION) -> Reading | None:
+                    matrix: Matrix = ATTENTION) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with, under ``matrix`` (the model's
     own: :attr:`~.cards.metadata.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
     recorded beside it, a single head where it has several (chosen on the trial set only, ``python -m models.align --split trial --reading all
@@ -161,10 +163,10 @@ def alignment_table(results: dict[str, list[AlignmentRow]], baseline: list[Align
     """The table of AER against human links, by column title: each model's results (by its label; of a multi-head
     model, the test set's), the statistical aligner's and the published figures, each row named by what its links
     came from. The ``--matrix all`` rows have a table of their own (:mod:`.matrix_scores`)."""
-    rows = [(f"{label}: {r.matrix}" + (f", {Reading.from_key(r.reading).label}" if r.reading else ""), r)
+    rows = [(f"{label}: {r.matrix.name}" + (f", {Reading.from_key(r.reading).label}" if r.reading else ""), r)
             for label, found in results.items() for r in found
             if (not r.reading or r.split == "test") and not r.chosen_on_trial]
-    floors = [r for found in results.values() for r in found if r.matrix == FLOOR and r.split == "test"][:1]
+    floors = [r for found in results.values() for r in found if r.matrix.floor and r.split == "test"][:1]
     rows += [("position floor (where the words sit alone, no model)", r) for r in floors]
     rows += [(f"eflomal ({r.method} links)", r) for r in baseline]
     table = [{"links from": name, "read as": str(r.method), "split": r.split, "AER %": r.aer,

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...nouns.matrix import Matrix, matrix_named
 from .alignment import AlignmentRow, recorded
 
 FAITHFULNESS_FILE = "faithfulness.json"
@@ -24,7 +25,7 @@ class FaithfulnessRow:
     """One matrix at one reading, its deletion scores averaged over every step scored (nats)."""
 
     row: str  # MATRIX.READING, as models.align names it
-    matrix: str  # a matrix of models.analysis.matrices, or "random"
+    matrix: Matrix  # a matrix of the registry, or the random ranking (models.nouns.matrix.RANDOM)
     comprehensiveness: float  # higher is better
     sufficiency: float  # lower is better
     steps: int
@@ -43,8 +44,9 @@ class Faithfulness:
     command: str
 
     def to_json(self) -> dict:
-        return {**dataclasses.asdict(self), "rows": [{k: v for k, v in dataclasses.asdict(r).items() if v is not None}
-                                                     for r in self.rows]}
+        rows = [{f.name: v.name if isinstance(v, Matrix) else v for f in dataclasses.fields(r)
+                 if (v := getattr(r, f.name)) is not None} for r in self.rows]
+        return {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, "rows": rows}
 
 
 def write_faithfulness(directory: str | Path, record: Faithfulness) -> None:
@@ -58,7 +60,8 @@ def read_faithfulness(directory: str | Path) -> Faithfulness | None:
     if not path.exists():
         return None
     found = json.loads(path.read_text(encoding="utf-8"))
-    return Faithfulness(**{**found, "rows": tuple(FaithfulnessRow(**r) for r in found["rows"])})
+    return Faithfulness(**{**found, "rows": tuple(FaithfulnessRow(**{**r, "matrix": matrix_named(r["matrix"])})
+                                                  for r in found["rows"])})
 
 
 @dataclass(frozen=True)
@@ -66,31 +69,31 @@ class MatrixScore:
     """One matrix: its AER against people at the reading and rule chosen on the trial set, and its deletion scores
     at its best reading; either None where not measured."""
 
-    matrix: str
+    matrix: Matrix
     aligned: AlignmentRow | None
     explained: FaithfulnessRow | None
 
     def table_row(self) -> dict:
         """The row as the card and the Models page show it, by column title."""
         a, f = self.aligned, self.explained
-        return {"matrix": self.matrix, "aligned at": f"{a.reading or '—'}, {a.method}" if a else "",
+        return {"matrix": self.matrix.name, "aligned at": f"{a.reading or '—'}, {a.method}" if a else "",
                 "AER %": a.aer if a else None, "trial AER %": a.trial_aer if a else None,
                 "explained at": (f.reading or "—") if f else "",
                 "comprehensiveness": f.comprehensiveness if f else None, "sufficiency": f.sufficiency if f else None}
 
 
-def aligned(directory: str | Path) -> dict[str, AlignmentRow]:
+def aligned(directory: str | Path) -> dict[Matrix, AlignmentRow]:
     """Each matrix's ``--matrix all`` row with the lowest trial AER (the first of equals)."""
-    best: dict[str, AlignmentRow] = {}
+    best: dict[Matrix, AlignmentRow] = {}
     for r in recorded(directory):
         if r.chosen_on_trial and (r.matrix not in best or r.trial_aer < best[r.matrix].trial_aer):
             best[r.matrix] = r
     return best
 
 
-def explained(record: Faithfulness | None) -> dict[str, FaithfulnessRow]:
+def explained(record: Faithfulness | None) -> dict[Matrix, FaithfulnessRow]:
     """Each matrix's row with the highest comprehensiveness (the first of equals)."""
-    best: dict[str, FaithfulnessRow] = {}
+    best: dict[Matrix, FaithfulnessRow] = {}
     for r in record.rows if record else ():
         if r.matrix not in best or r.comprehensiveness > best[r.matrix].comprehensiveness:
             best[r.matrix] = r

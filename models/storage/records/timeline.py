@@ -20,8 +20,8 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import load_file, save_file
 
-from ...nouns.attention_map import AttentionMap, Kind
 from ...decoding.trace import Trace
+from ...nouns.attention_map import AttentionMap, Kind
 
 TIMELINE_FILE = "alignment_timeline.safetensors"
 LEGACY_FILE = "alignment_timeline.json"  # what checkpoints trained before the binary record hold
