@@ -13,9 +13,8 @@ import statistics
 
 def _scored(probe, examples, pairs) -> float:
     from models.analysis.aer import alignment_score
-    from models.analysis.link_rules import read_links
 
-    links = [read_links(probe.final.rule, probe.probability(e.x)) for e in examples]
+    links = [probe.final.rule.read(probe.probability(e.x)) for e in examples]
     return alignment_score(links, [p.sure for p in pairs], [p.possible for p in pairs]).aer
 
 

@@ -28,7 +28,7 @@ def test_only_the_rnns_additive_and_dot_scores_are_dissected(tiny_tokenizers, mo
 
 
 def test_unscaled_dot_saturates_as_width_grows():
-    points = {(p.dim, p.method): p for p in scaling_curves([4, 1024], trials=100)}
+    points = {(p.dim, p.score): p for p in scaling_curves([4, 1024], trials=100)}
     assert points[1024, "dot (unscaled)"].max_weight > 0.9
     assert points[1024, "dot (unscaled)"].gradient < points[4, "dot (unscaled)"].gradient
     assert points[1024, "dot / √d"].max_weight < 0.7

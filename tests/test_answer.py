@@ -54,7 +54,7 @@ def pairs_like(agreed_share: float, seed: int, pairs: int = 447) -> tuple[tuple[
 def row(matrix: Matrix, share: float, seed: int) -> AlignmentRow:
     counts = pairs_like(share, seed)
     aer = round(100 * (1 - sum(a for a, _ in counts) / sum(t for _, t in counts)), 2)
-    return AlignmentRow("m", "test", len(counts), matrix, LinkRule("union"), aer, 0.0, 0.0, 0, trial_aer=aer,
+    return AlignmentRow("m", "test", len(counts), matrix, LinkRule.parse("union"), aer, 0.0, 0.0, 0, trial_aer=aer,
                         per_pair=counts)
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from models import atlas
 from models.analysis.aer import alignment_score
-from models.analysis.link_rules import read_links
 from models.network.tokenization import is_marker
+
 from models.nouns.matrix import ATTENTION, FITTED, MATRICES
 from models.storage.hub import bundled_models
 
@@ -81,7 +81,7 @@ def test_a_reading_names_its_matrix_and_head_and_its_links_are_its_rule_read_off
     view = read.view.view
     rows = [t for t, label in enumerate(view.rows) if not is_marker(label)]
     columns = [s for s, label in enumerate(view.columns) if not is_marker(label)]
-    assert read.links() == read_links(read.rule, view.weights[np.ix_(rows, columns)])
+    assert read.links() == read.rule.read(view.weights[np.ix_(rows, columns)])
     assert seen.read(ATTENTION, "2.3").weights.shape == read.weights.shape  # one sentence, one grid of words
 
 

@@ -8,11 +8,11 @@ import torch
 
 from models import align, train
 from models.analysis.aer import alignment_score
-from models.analysis.link_rules import grow_diag_final, grown_diagonally
 from models.network.learning.guided import GuidedAlignment, link_targets
 from models.network.learning.step import loss_function, train_step
 from models.network.tokenization import WORD_MARK
 from models.nouns.attention_map import Reading
+from models.nouns.link_rule import grow_diag_final, grown_diagonally
 from models.nouns.matrix import FULL_CONTEXT
 from models.storage.cards.metadata import Guided
 from models.storage.data import pad

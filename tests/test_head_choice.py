@@ -46,15 +46,17 @@ def test_nothing_to_pick_without_attention_or_for_an_attribution():
 
 def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the_models_own():
     from models.analysis.matrices import applicable
+    from models.nouns.matrix import MATRICES
     from models.views.naming import matrix_choice
 
     loaded = load_model("transformer")
     choices, opened = matrix_choice(loaded, None)
     assert choices == list(applicable(loaded.model)) and len(choices) > 1
-    assert opened == next((m for m in choices if m.name == loaded.card.aligning_matrix), choices[0])
+    assert opened == next((m for m in choices if m is loaded.card.aligning_matrix), choices[0])
     other = next(m for m in choices if m != opened)
-    assert matrix_choice(loaded, other.slug) == (choices, other)
-    assert matrix_choice(loaded, "no-such-matrix")[1] == opened  # a link naming none: the model's own
+    assert matrix_choice(loaded, other) == (choices, other)
+    rnn = load_model("additive")  # one attention, no residual stream: no ALTI
+    assert matrix_choice(rnn, MATRICES["ALTI"])[1] == matrix_choice(rnn, None)[1]  # a link naming one it lacks: its own
 
 
 def test_a_links_reading_is_read_or_ignored_with_why():

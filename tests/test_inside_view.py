@@ -53,4 +53,4 @@ def test_an_energys_terms_add_up_to_the_models_own_energy_largest_first(name):
 def test_the_scaling_playground_shows_three_scores_at_every_width_up_to_the_largest_asked():
     points = inside.scaling(16)
     assert sorted({p["dim"] for p in points}) == [2, 4, 8, 16]
-    assert len({p["method"] for p in points}) == 3 and len(points) == 12
+    assert len({p["score"] for p in points}) == 3 and len(points) == 12

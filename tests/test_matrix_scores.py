@@ -22,7 +22,7 @@ def test_each_matrix_is_aligned_at_its_trial_best_and_explained_at_its_best(tmp_
                  {"row": "ALTI.2.mean", "matrix": "ALTI", "reading": "2.mean", "comprehensiveness": 3.0,
                   "sufficiency": 0.5, "steps": 9},
                  {"row": "random", "matrix": "random", "comprehensiveness": 1.0, "sufficiency": 3.0, "steps": 9}]}))
-    found = {r.matrix: r.table_row() for r in matrix_scores(tmp_path)}
+    found = {r.matrix.name: r.table_row() for r in matrix_scores(tmp_path)}
     assert list(found) == ["ALTI", "random"]  # a plain --matrix attention result is not a --matrix all row
     assert found["ALTI"]["AER %"] == 30.0 and found["ALTI"]["aligned at"] == "1.mean, union"
     assert found["ALTI"]["explained at"] == "2.mean" and found["ALTI"]["comprehensiveness"] == 3.0

@@ -10,12 +10,12 @@ import pytest
 from models import align
 from models.analysis.contributions import Sentence
 from models.analysis.fitted import word_grid
-from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import applicable, of
 from models.analysis.probe_fit import Example, features_of, fit_probe, folds, out_of_fold
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
 from models.nouns.attention_map import Reading
+from models.nouns.link_rule import rows_argmax
 from models.nouns.matrix import ATTENTION, FITTED, matrix_named
 from models.nouns.probe import Feature, FitData, Probe, Tried
 from models.storage.hub import load_model, save_checkpoint

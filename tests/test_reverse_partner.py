@@ -10,7 +10,6 @@ import pytest
 from models import align
 from models.analysis.contributions import Sentence
 from models.analysis.fitted import word_grid
-from models.analysis.link_rules import rows_argmax
 from models.analysis.matrices import applicable, of
 from models.analysis.probe_fit import Example, features_of, fit_probe
 from models.analysis.word_links import word_matrices
@@ -18,6 +17,7 @@ from models.decoding.greedy import forced
 from models.network.tokenization import TokenizerPair
 from models.network.translator import ReversePartner
 from models.nouns.attention_map import Reading
+from models.nouns.link_rule import rows_argmax
 from models.nouns.matrix import ATTENTION, FITTED, matrix_named
 from models.storage.hub import load_model, save_checkpoint
 from models.storage.records.probe import probe_from_json, probe_json

@@ -4,9 +4,8 @@ per-cell probe cannot read, left out where the first look already reads them; an
 import numpy as np
 import pytest
 
-from models.analysis.link_rules import read_links, rows_argmax
 from models.analysis.probe_fit import Example, fit_probe
-from models.nouns.link_rule import LinkRule
+from models.nouns.link_rule import LinkRule, rows_argmax
 from models.nouns.probe import LOOKS, Feature, looks
 from models.storage.records.probe import probe_from_json, probe_json
 
@@ -67,8 +66,8 @@ def test_a_second_look_is_kept_where_the_links_are_a_competition_and_reads_them_
     assert probe.second is not None
     assert probe.final.aer < probe.chosen.aer - 5, (probe.chosen, probe.final)
     held_out = competing(30, 2)
-    first = [read_links(probe.chosen.rule, probe.first_look(e.x)) for e in held_out]
-    both = [read_links(probe.final.rule, probe.probability(e.x)) for e in held_out]
+    first = [probe.chosen.rule.read(probe.first_look(e.x)) for e in held_out]
+    both = [probe.final.rule.read(probe.probability(e.x)) for e in held_out]
     right = lambda found: sum(len(links & e.sure) for links, e in zip(found, held_out))  # noqa: E731
     assert right(both) > right(first)
 

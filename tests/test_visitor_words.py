@@ -8,7 +8,7 @@ import pytest
 
 from models import ROOT
 from models.analysis.matrices import applicable
-from models.nouns.link_rule import METHOD_NAMES
+from models.nouns.link_rule import METHODS
 from models.storage.hub import bundled_models, load_model
 
 from .pages_helpers import page, run_page
@@ -60,7 +60,7 @@ def forbidden(ref: str) -> tuple[list[re.Pattern], set[str]]:
     for matrix in applicable(loaded.model):
         keys |= {r.key for r in matrix.readings(loaded.model.attention_shape, shifted=True) if r is not None}
         slugs |= {matrix.slug} - {matrix.name}
-    rules = "|".join(map(re.escape, METHOD_NAMES))
+    rules = "|".join(map(re.escape, METHODS))
     plain = "|".join(re.escape(k) for k in keys if "." in k and not k.endswith((".mean", ".shifted")))
     patterns = [re.compile(r"\b\d+\.mean\b|\.shifted\b"), re.compile(r"\bNone\b|\bnan\b"),
                 re.compile(r"python -m|\s--[a-z][a-z-]+|runs/|whoever installed"),

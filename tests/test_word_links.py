@@ -1,11 +1,11 @@
-"""models/analysis/link_rules.py and word_links.py: each extraction rule on a hand-made attention matrix, and a
+"""models/nouns/link_rule.py and models/analysis/word_links.py: each extraction rule on a hand-made attention matrix, and a
 model's matrices between the gold's words."""
 import numpy as np
 import pytest
 
-from models.analysis import link_rules, word_links
-from models.analysis.link_rules import METHODS, above, columns_argmax, grown_diagonally, read_links, rows_argmax
-from models.nouns.link_rule import METHOD_NAMES, LinkRule
+from models.analysis import word_links
+from models.nouns import link_rule as link_rules
+from models.nouns.link_rule import METHODS, LinkRule, above, columns_argmax, grown_diagonally, rows_argmax
 from models.nouns.matrix import ATTENTION
 
 from .helpers import make_model, make_transformer
@@ -40,8 +40,8 @@ def test_grow_diag_grows_beyond_the_shorter_sides_length():
 
 
 def test_intersection_and_union_combine_the_two_directions():
-    assert METHODS["intersection"](ALPHA) == {(0, 0), (2, 2)}
-    assert METHODS["union"](ALPHA) == {(0, 0), (0, 1), (1, 1), (2, 2)}
+    assert METHODS["intersection"].read(ALPHA) == {(0, 0), (2, 2)}
+    assert METHODS["union"].read(ALPHA) == {(0, 0), (0, 1), (1, 1), (2, 2)}
 
 
 def test_grow_diag_grows_the_intersection_where_both_words_are_unlinked():
@@ -50,16 +50,16 @@ def test_grow_diag_grows_the_intersection_where_both_words_are_unlinked():
         [0.2, 0.3, 0.5],  # f1 → e2 (union only)
         [0.1, 0.6, 0.3],  # f2 → e1; e1's strongest is f2, e2's is f1: both in the intersection
     ])
-    assert METHODS["intersection"](alpha) == {(0, 0), (1, 2), (2, 1)}
-    assert METHODS["grow-diag"](alpha) == {(0, 0), (1, 2), (2, 1)}  # nothing is left unlinked to grow into
+    assert METHODS["intersection"].read(alpha) == {(0, 0), (1, 2), (2, 1)}
+    assert METHODS["grow-diag"].read(alpha) == {(0, 0), (1, 2), (2, 1)}  # nothing is left unlinked to grow into
     alpha = np.array([
         [0.9, 0.05, 0.05],  # f0 → e0 (both directions)
         [0.6, 0.3, 0.1],    # f1 → e0 (union only: e0 is linked already)
         [0.1, 0.2, 0.7],    # f2 → e2 (union only: e2's strongest is f2, but see below)
     ])
     alpha[1, 1] = 0.35  # e1's strongest French word is f1: (1, 1) is in the union, diagonal to (0, 0)
-    intersection, union = METHODS["intersection"](alpha), METHODS["union"](alpha)
-    grown = METHODS["grow-diag"](alpha)
+    intersection, union = METHODS["intersection"].read(alpha), METHODS["union"].read(alpha)
+    grown = METHODS["grow-diag"].read(alpha)
     assert intersection <= grown <= union
     assert (1, 1) in grown  # a diagonal neighbour whose two words were both unlinked
     assert (0, 1) not in grown  # e0 was linked already: lilt's rule skips it (Moses's would take it)
@@ -183,10 +183,10 @@ def test_a_written_word_gives_its_row_to_every_token_it_stands_for(tiny_tokenize
 
 
 def test_a_recorded_rule_name_reads_back_as_its_rule():
-    assert read_links(LinkRule.parse("union"), ALPHA) == METHODS["union"](ALPHA)
-    assert read_links(LinkRule.parse("threshold 0.25"), ALPHA) == above(0.25)(ALPHA)
-    assert read_links(LinkRule.parse("threshold 0.6"), ALPHA) == {(0, 0), (0, 1), (2, 2)}
-    assert tuple(METHODS) == METHOD_NAMES  # every rule a record may name is one the analysis applies
+    assert LinkRule.parse("union").read(ALPHA) == METHODS["union"].read(ALPHA)
+    assert LinkRule.parse("threshold 0.25").read(ALPHA) == above(0.25)(ALPHA)
+    assert LinkRule.parse("threshold 0.6").read(ALPHA) == {(0, 0), (0, 1), (2, 2)}
+    assert all(LinkRule.parse(name) is rule for name, rule in METHODS.items())  # the registry's own, function and all
     for name in (*METHODS, "threshold 0.05", "threshold 0.3"):
         assert str(LinkRule.parse(name)) == name  # as a record writes it
 
@@ -203,7 +203,7 @@ def test_one_pairs_scores_under_each_rule_worked_by_hand():
     union adds (1, 1): AER 1 − (2 + 3)/(4 + 3) = 28.6, precision 3/4, recall 2/3;
     every weight ≥ 0.2 links six: AER 1 − (2 + 3)/(6 + 3) = 44.4, precision 1/2, recall 2/3."""
     sure = {(0, 0), (1, 1), (2, 1)}
-    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, ATTENDED, chosen=LinkRule("union"))
+    rows = word_links.pair_scores(ALPHA, sure, sure | {(2, 2)}, ATTENDED, chosen=LinkRule.parse("union"))
     assert rows == [
         {"links read as": "most weighed English word (how a heatmap is read)", "AER %": 50.0, "precision %": 66.7,
          "recall %": 33.3, "links": 3},

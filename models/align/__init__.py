@@ -37,13 +37,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import own_choice, own_rule, why_not
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..nouns.attention_map import Reading
-from ..nouns.link_rule import LinkRule
+from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import MATRICES, matrix_named
 from ..storage.cards.render import write_card
 from ..storage.commands import command_line
@@ -119,7 +118,7 @@ def rules(args: argparse.Namespace) -> list[LinkRule]:
         return SWEPT
     if args.method != "threshold":  # a method, or a trial set's choice with its weight in its name
         return [LinkRule.parse(args.method)]
-    return [LinkRule("threshold", matrix_named(args.matrix).least_weight if args.threshold is None else args.threshold)]
+    return [LinkRule.at_least(matrix_named(args.matrix).least_weight if args.threshold is None else args.threshold)]
 
 
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
@@ -202,7 +201,7 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     for n, reading in enumerate(chosen):
         for rule in rules(args):
             chosen_on_trial = own is not None and rule == own.rule and args.split == "test"
-            predicted = [read_links(rule, m[n]) for m in per_pair]
+            predicted = [rule.read(m[n]) for m in per_pair]
             score = alignment_score(predicted, [q.sure for q in pairs], [q.possible for q in pairs])
             result = AlignmentRow(loaded.path.name, args.split, len(pairs), matrix, rule, round(score.aer, 2),
                                   round(score.precision, 2), round(score.recall, 2), score.links,

@@ -18,12 +18,11 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.link_rules import METHODS, read_links
 from ..analysis.matrices import applicable, own_choice, why_not
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
 from ..nouns.attention_map import Reading
-from ..nouns.link_rule import LinkRule
+from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import Matrix, matrix_named
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
@@ -31,7 +30,7 @@ from ..storage.records.alignment import AlignmentRow
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
-SWEPT = [*map(LinkRule, METHODS), *(LinkRule("threshold", t) for t in SWEEP)]
+SWEPT = [*METHODS.values(), *(LinkRule.at_least(t) for t in SWEEP)]
 
 
 def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[Matrix, list[Reading | None]]:
@@ -56,7 +55,7 @@ def matrices_of(loaded: LoadedModel, rows: dict[Matrix, list[Reading | None]], p
 
 
 def _score(weights: list[np.ndarray], rule: LinkRule, pairs: list[GoldPair]):
-    predicted = [read_links(rule, w) for w in weights]
+    predicted = [rule.read(w) for w in weights]
     return alignment_score(predicted, [p.sure for p in pairs], [p.possible for p in pairs]), predicted
 
 

@@ -25,12 +25,12 @@ from tqdm import tqdm
 from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
 from ..analysis.fitted import word_grid
-from ..analysis.link_rules import read_links
 from ..analysis.matrices import of
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
 from ..extras import MissingExtra
+
 from ..nouns.matrix import matrix_named
 from ..nouns.probe import EXTERNAL, LOOKS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
@@ -162,7 +162,7 @@ def external_command(args: argparse.Namespace, loaded: LoadedModel) -> int:
     probe = fit_probe(with_links(examples_of(loaded, trial, "trial", partner), on_trial), features, args.data,
                       "trial", partner=args.partner)
     rule = probe.final.rule
-    links = [read_links(rule, probe.probability(e.x))
+    links = [rule.read(probe.probability(e.x))
              for e in with_links(examples_of(loaded, test, "test", partner), on_test)]
     score = alignment_score(links, [p.sure for p in test], [p.possible for p in test])
     print(json.dumps({**summary(probe, "not saved (a new sentence has no eflomal links)"),

@@ -20,10 +20,10 @@ import numpy as np
 
 from ..analysis.aer import alignment_score
 from ..analysis.fitted import position
-from ..analysis.link_rules import read_links
 from ..analysis.probe_fit import Example, fit_probe
 from ..checks import command_parser, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
+
 from ..nouns.probe import POSITIONS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
 from ..storage.records.probe import write_probe
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     except (GoldSetError, OSError, ValueError) as e:
         raise SystemExit(f"error: --data {e}") from e
     floor = fit_floor(trial, gold_name(args.data))
-    links = [read_links(floor.final.rule, floor.probability(e.x)) for e in examples(test)]
+    links = [floor.final.rule.read(floor.probability(e.x)) for e in examples(test)]
     score = alignment_score(links, [q.sure for q in test], [q.possible for q in test])
     print(json.dumps({"floor": "position floor", "fit on": f"{gold_name(args.data)} trial ({len(trial)} pairs)",
                       "cross-validated AER": floor.final.aer, "rule": str(floor.final.rule),

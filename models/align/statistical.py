@@ -17,10 +17,10 @@ import dataclasses
 import json
 
 from ..analysis.aer import alignment_score
-from ..analysis.link_rules import grown_diagonally
 from ..checks import command_parser, data_given, file_out, run
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 from ..extras import MissingExtra
+from ..nouns.link_rule import grown_diagonally
 from ..nouns.matrix import ALIGNER
 from ..storage.commands import command_line
 from ..storage.languages import EN_FR

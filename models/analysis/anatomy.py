@@ -64,7 +64,7 @@ def score_anatomy(model: Translator, trace: Trace, t: int, s: int) -> ScoreAnato
 @dataclass(frozen=True)
 class ScalingPoint:
     dim: int
-    method: str  # "dot (unscaled)", "dot / √d" or "additive"
+    score: str  # the attention score, as its curve is labelled: "dot (unscaled)", "dot / √d" or "additive"
     max_weight: float  # mean over trials of the largest softmax weight
     entropy_bits: float  # mean entropy of the weights
     gradient: float  # mean Frobenius norm of the softmax Jacobian ∂α/∂e
@@ -92,6 +92,6 @@ def scaling_curves(dims: list[int], keys: int = 10, trials: int = 200, seed: int
         w_q, w_k = (torch.rand(d, d, generator=gen) * 2 - 1) * bound, (torch.rand(d, d, generator=gen) * 2 - 1) * bound
         v = (torch.rand(d, generator=gen) * 2 - 1) * bound
         additive = torch.tanh(q @ w_q.T + k @ w_k.T) @ v  # [N, S]
-        for method, energies in (("dot (unscaled)", dot), ("dot / √d", dot / np.sqrt(d)), ("additive", additive)):
-            points.append(ScalingPoint(d, method, *_softmax_stats(energies)))
+        for score, energies in (("dot (unscaled)", dot), ("dot / √d", dot / np.sqrt(d)), ("additive", additive)):
+            points.append(ScalingPoint(d, score, *_softmax_stats(energies)))
     return points

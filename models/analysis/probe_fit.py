@@ -23,11 +23,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from ..network.translator import Translator
-from ..nouns.link_rule import LinkRule
+from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import matrix_named
 from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from .aer import alignment_score
-from .link_rules import METHODS, read_links
 from .matrices import applicable, cheap
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
@@ -36,8 +35,8 @@ STRENGTHS = (0.003, 0.01, 0.03, 0.1)
 SECOND_STRENGTHS = (0.1, 1.0, 10.0)
 LABELS = ("sure", "possible")
 #: How links may be read from p(link): a threshold, or each argmax rule of the probabilities.
-RULES = (*(LinkRule("threshold", t) for t in (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
-         *map(LinkRule, METHODS))
+RULES = (*(LinkRule.at_least(t) for t in (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
+         *METHODS.values())
 FOLDS = 5
 SEED = 0
 #: The cross-validation's shuffles: each setting is weighed by its mean AER over them, so the choice does not rest
@@ -107,7 +106,7 @@ def _predict(fitted: tuple[StandardScaler, LogisticRegression], example: Example
 
 
 def _aer(probabilities: list[np.ndarray], examples: list[Example], rule: LinkRule) -> float:
-    return alignment_score([read_links(rule, p) for p in probabilities], [e.sure for e in examples],
+    return alignment_score([rule.read(p) for p in probabilities], [e.sure for e in examples],
                            [e.possible for e in examples]).aer
 
 
@@ -183,5 +182,5 @@ def cross_fitted(examples: list[Example], features: tuple[Feature, ...], gold: s
         kept = [e for i, e in enumerate(examples) if i not in set(held.tolist())]
         probe = fit_probe(kept, features, gold, "test", k, seed, partner=partner)
         for i in held:
-            found[i] = read_links(probe.final.rule, probe.probability(examples[i].x))
+            found[i] = probe.final.rule.read(probe.probability(examples[i].x))
     return found, fit_probe(examples, features, gold, "test", k, seed, cross_fitted=True, partner=partner)

@@ -15,12 +15,11 @@ from ..decoding.greedy import forced
 from ..network.tokenization import TokenizerPair, is_marker
 from ..network.translator import Translator
 from ..nouns.attention_map import RNN_READING, Reading
-from ..nouns.link_rule import LinkRule
+from ..nouns.link_rule import LinkRule, Links, rows_argmax
 from ..nouns.matrix import ATTENTION, Matrix
 from .aer import alignment_score
 from .alignment import word_view
 from .contributions import Sentence
-from .link_rules import Links, read_links, rows_argmax
 from .matrices import of, read_layered
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
@@ -105,8 +104,8 @@ def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: Matri
     matrix's default) and the matrix's threshold."""
     chosen, least = chosen or matrix.rule, matrix.least_weight
     rules = {"most weighed English word (how a heatmap is read)": rows_argmax,
-             f"{chosen} (chosen on the trial set)": lambda w: read_links(chosen, w),
-             f"every weight ≥ {least:g}": lambda w: read_links(LinkRule("threshold", least), w)}
+             f"{chosen} (chosen on the trial set)": lambda w: chosen.read(w),
+             f"every weight ≥ {least:g}": lambda w: LinkRule.at_least(least).read(w)}
     scores = {name: alignment_score([rule(weights)], [sure], [possible]) for name, rule in rules.items()}
     return [{"links read as": name, "AER %": round(s.aer, 1), "precision %": round(s.precision, 1),
              "recall %": round(s.recall, 1), "links": s.links} for name, s in scores.items()]

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
-from ..analysis.link_rules import read_links
 from ..analysis.matrices import applicable, why_not
 from ..nouns.link_rule import LinkRule
 from ..nouns.matrix import Matrix
@@ -69,7 +68,7 @@ class Aligned:
 
     def links(self) -> frozenset[tuple[int, int]]:
         """Its links under :attr:`rule`, ``(source word, target word)`` as the pair numbers its words."""
-        return frozenset(read_links(self.rule, self.view.view.weights))
+        return frozenset(self.rule.read(self.view.view.weights))
 
     @property
     def score(self) -> AlignmentScore:

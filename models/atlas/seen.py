@@ -11,7 +11,6 @@ import numpy as np
 from .. import charts
 from ..analysis.alignment import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
-from ..analysis.link_rules import read_links
 from ..analysis.matrices import why_not
 from ..decoding.trace import Trace
 from ..network.contract import NamedKind
@@ -71,7 +70,7 @@ class Read:
         view = self.view.view
         rows = [t for t, label in enumerate(view.rows) if not is_marker(label)]
         columns = [s for s, label in enumerate(view.columns) if not is_marker(label)]
-        return frozenset(read_links(self.rule, view.weights[np.ix_(rows, columns)]))
+        return frozenset(self.rule.read(view.weights[np.ix_(rows, columns)]))
 
     def pharaoh(self) -> str:
         """Each target word's most weighed source word as the app's Pharaoh download writes it (``"0-0 1-2 …"``)."""

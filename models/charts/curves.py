@@ -79,9 +79,9 @@ def quality_per_minute(curves: pd.DataFrame) -> alt.Chart:
 
 
 def scaling(points: pd.DataFrame, field: str, text: str) -> alt.Chart:
-    """One measure of the scaling playground (``dim``, ``method``, ``field``) against the width d, log scale."""
+    """One measure of the scaling playground (``dim``, ``score``, ``field``) against the width d, log scale."""
     return alt.Chart(points, title=title(text)).mark_line(point=True).encode(
         x=alt.X("dim:Q", scale=alt.Scale(type="log", base=2), title="width d"),
-        y=alt.Y(f"{field}:Q", title=None), color=alt.Color("method:N", title=None),
-        tooltip=["method", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
+        y=alt.Y(f"{field}:Q", title=None), color=alt.Color("score:N", title=None),
+        tooltip=["score", "dim", alt.Tooltip(f"{field}:Q", format=".3f")],
     ).properties(height=260, autosize=FIT_WIDTH)

@@ -21,7 +21,7 @@ from .link_rule import LinkRule
 Per = Literal["head", "layer", "sentence"]
 
 
-@dataclass(frozen=True, eq=False)  # one object a matrix: the registry's, compared and keyed as itself
+@dataclass(frozen=True, eq=False, repr=False)  # one object a matrix: the registry's, compared and keyed as itself
 class Matrix:
     """One way to read a step: its names, how its links are read by default, and what a page may offer of it."""
 
@@ -30,7 +30,7 @@ class Matrix:
     unit: str  # its colour bar's name
     about: str  # one sentence: what it is, after whom
     per: Per
-    rule: LinkRule = LinkRule("union")  # how its links are read by default: chosen on the gold's trial set
+    rule: LinkRule = LinkRule.parse("union")  # how its links are read by default: chosen on the gold's trial set
     least_weight: float = 0.2  # the threshold its links are read at by default: chosen there too
     whole: str = ""  # what a layer's whole is, where it is more than the layer itself ("all heads together")
     weights: bool = False  # its rows are attention weights as the model spent them (a chat model's row leaves the
@@ -49,6 +49,9 @@ class Matrix:
 
     def __reduce__(self):  # a copy (a cache's, a worker's) is the registry's own object again
         return matrix_named, (self.name,)
+
+    def __repr__(self) -> str:
+        return f"Matrix({self.name!r})"
 
     @property
     def slug(self) -> str:
@@ -108,7 +111,7 @@ GRADIENT_X_INPUT = Matrix("gradient×input", f"Gradient×input attribution: {_SH
                           least_weight=0.15, attribution=True)
 INTEGRATED_GRADIENTS = Matrix("integrated gradients", f"Integrated-gradients attribution: {_SHARE}", "share",
                               f"the same, averaged over {IG_STEPS} points from an all-padding sentence", "sentence",
-                              rule=LinkRule("intersection"), attribution=True)
+                              rule=LinkRule.parse("intersection"), attribution=True)
 #: Every head and layer read at once, weighed as people's links taught (a probe: models.analysis.fitted).
 FITTED = Matrix("fit to human links", "Fit to human links: p(link) of every word pair, from every head weighed as "
                 "people's links taught", "p(link)", "every head and layer read at once, weighed by a sparse logistic "

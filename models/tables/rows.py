@@ -22,7 +22,6 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from ..analysis.aer import alignment_score
 from ..analysis.alignment import word_view
-from ..analysis.link_rules import read_links
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
@@ -104,7 +103,7 @@ def _aer(side: Side, pair: GoldPair) -> float:
     weights = word_matrix(side.loaded.model, side.loaded.tokenizers, pair.source, pair.target,
                           ATTENTION, side.reading)
     try:
-        return alignment_score([read_links(side.aer_rule, weights)], [pair.sure], [pair.possible]).aer
+        return alignment_score([side.aer_rule.read(weights)], [pair.sure], [pair.possible]).aer
     except ValueError:
         return np.nan
 

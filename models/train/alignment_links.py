@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from ..analysis.link_rules import Links, grow_diag_final
 from ..extras import require
 from ..network.tokenization import SubwordTokenizer, TokenizerPair
+from ..nouns.link_rule import Links, grow_diag_final
 from ..storage.pieces import LINK_BASE, TokenizedPairs, cache_key
 
 _FORMAT = "1"

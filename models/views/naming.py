@@ -155,12 +155,13 @@ def head_choice(loaded: LoadedModel, matrix: Matrix, shifted: bool = False,
     return HeadChoice(options, default, matrix, supervised)
 
 
-def matrix_choice(loaded: LoadedModel, linked: str | None) -> tuple[list[Matrix], Matrix]:
+def matrix_choice(loaded: LoadedModel, linked: Matrix | None) -> tuple[list[Matrix], Matrix]:
     """The matrices a picker offers for ``loaded`` (every one it has: :func:`applicable`) and the one it opens on:
-    the one a link names by its slug, else the model's own (the one its head trained to align is read under)."""
+    the one a link names where the model has it, else the model's own (the one its head trained to align is read
+    under)."""
     choices = list(applicable(loaded.model))
     own = next((m for m in choices if m is loaded.card.aligning_matrix), choices[0])
-    return choices, {m.slug: m for m in choices}.get(linked or "", own)
+    return choices, linked if linked in choices else own
 
 
 def matrix_name(matrix: Matrix) -> str:

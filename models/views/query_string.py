@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
 from ..nouns.attention_map import KINDS
+from ..nouns.matrix import MATRICES, Matrix
 from ..storage.languages import MAX_INSTRUCTION_CHARS
 
 MAX_TEXT_CHARS = 500  # the longest sentence translated; longer text is cut with a notice
@@ -36,7 +37,7 @@ class UrlState:
     beam: int = 1
     level: str = "words"
     step: int = 1  # 1-based decoding step of the step explorer
-    matrix: str | None = None  # the matrix a page shows: attention, or an attribution (its slug; checked by the page)
+    matrix: Matrix | None = None  # the matrix a page shows, by its slug (whether the model has it: the page's)
     head: str | None = None  # a reading of the attention, "2.3", "2.mean", "1.1.shifted" (checked by the page)
     shifted: int | None = None  # 1: the Translate page draws the reading one step later beside the plain one (None:
     # as the model's card chose its reading)
@@ -105,6 +106,14 @@ def _instruction(raw: str) -> str | None:
     return raw if raw.strip() else None
 
 
+def _matrix(raw: str) -> Matrix:
+    """The registered matrix a link names by its slug."""
+    found = {m.slug: m for m in MATRICES.values()}
+    if raw not in found:
+        raise ValueError("no such matrix")
+    return found[raw]
+
+
 _PARSERS: dict[str, Callable[[str], object]] = {
     "beam": _int_in(1, MAX_BEAM),
     "level": _one_of(LEVELS),
@@ -116,7 +125,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "point": _int_in(1, MAX_STEP),
     "pair": _int_in(1, MAX_STEP),
     **{key: _printable(MAX_HEAD_CHARS) for key in ("head", "left_head", "right_head")},
-    "matrix": _printable(40),
+    "matrix": _matrix,
     "direction": _printable(MAX_LANGUAGE_CHARS),
     "foil": _printable(40),
     **{key: _printable(MAX_LANGUAGE_CHARS) for key in ("src_lang", "tgt_lang")},
