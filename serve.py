@@ -19,7 +19,7 @@ async def warm(_app):
     that the app's pages come from ``st.navigation``, not from the ``pages/`` folder beside it."""
     from streamlit.runtime.pages_manager import PagesManager
 
-    from models.charts import answer, curves, matrices, paths, steps  # noqa: F401  (altair, pandas: each chart)
+    from models.charts import answer_bars, curves, matrices, paths, steps
     from models.storage.languages import EN_FR, pair_name
     from pages._shared import cache, deploy, evidence, exports, ui  # noqa: F401  (torch, the models)
 

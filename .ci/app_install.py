@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.hf_helpers import tiny_many_to_many, tiny_marian  # noqa: E402  (stdlib at its top; builds with the app's packages)
 from tests.llm_helpers import tiny_llm  # noqa: E402
+from tests.pages_helpers import MODEL_PAGES, page  # noqa: E402
 
-PAGES = ["translate", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
-         "Human_links", "Corpus", "Which_reading"]  # each file named as its page's URL (pages/_shared/ui.settings)
+PAGES = ["", *MODEL_PAGES]  # the default page and every other that draws the sidebar's model, as app.py lists them
 TEXT = "a dog runs on the beach"
 LONG = " ".join([TEXT] * 20)  # over 64 pieces
 
@@ -39,12 +39,12 @@ def check(folder: str, languages: tuple[str, str] | None, text: str) -> str | No
         at.query_params.update({"text": text, "model": folder} | (
             {"src_lang": languages[0], "tgt_lang": languages[1]} if languages else {}))
         at.run()
-        if name != "translate":
-            at.switch_page(f"pages/{name}.py").run()
+        if name:
+            at.switch_page(page(name)).run()
         broken = [e.message for e in at.exception] + [e.value for e in at.error]
         if broken:
-            return f"page {name}: {broken}"
-        print(f"page {name}: no exception, no error")
+            return f"page {name or 'translate'}: {broken}"
+        print(f"page {name or 'translate'}: no exception, no error")
     return None
 
 

@@ -38,7 +38,7 @@ def expected_translations(sentences: list[str], model: str = "additive") -> dict
 
 def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int]:
     """Rows of the word-level heatmap (output words and EOS) the page must draw for each sentence."""
-    from models.analysis.alignment import word_view
+    from models.analysis.attention_view import word_view
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 

@@ -77,7 +77,7 @@ started = time.perf_counter()
 from models.storage.hub import load_model
 from models.decoding.greedy import forced, greedy
 from models.decoding.beam import beam_search
-from models.analysis.alignment import word_view
+from models.analysis.attention_view import word_view
 def rss(): return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
 languages = None if sys.argv[3] == '-' else tuple(sys.argv[3].split(','))
 loaded = load_model(sys.argv[1], device='cpu', languages=languages)

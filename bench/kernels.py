@@ -231,7 +231,7 @@ def bench_train(device: str, repeats: int) -> None:
 
 def bench_neighbours(model_ref: str, repeats: int) -> None:
     """Query time of the neighbour index beside ``model_ref``, for decoder states of the curated examples."""
-    from models.analysis.neighbours import INDEX_FILE, load_index, nearest
+    from models.analysis.nearest_states import INDEX_FILE, load_index, nearest
     from models.decoding.greedy import greedy
     from models.storage.examples import load_examples
     from models.storage.hub import load_model

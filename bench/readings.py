@@ -15,7 +15,7 @@ from .kernels import ATTRIBUTION_SENTENCES
 def matrices(model) -> list:
     """The matrices measured on ``model``: every one it has but those left to their own benches (the attention, the
     baseline itself; integrated gradients, ``bench attribution``)."""
-    from models.analysis.matrices import applicable
+    from models.analysis.recipes import applicable
     from models.nouns.matrix import ATTENTION, INTEGRATED_GRADIENTS
 
     return [m for m in applicable(model) if m not in (ATTENTION, INTEGRATED_GRADIENTS)]
@@ -37,7 +37,7 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     import torch
 
     from models.analysis.contributions import Sentence
-    from models.analysis.matrices import read
+    from models.analysis.recipes import read
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 

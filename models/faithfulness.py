@@ -1,5 +1,5 @@
 """Score every matrix a model has as an explanation of its own translations: how far the written word's
-log-probability falls when the source words a matrix ranks highest are masked (:mod:`models.analysis.faithfulness`).
+log-probability falls when the source words a matrix ranks highest are masked (:mod:`models.analysis.deletion`).
 
     python -m models.faithfulness --model transformer --data ../shared/data/multi30k --sentences 100
     python -m models.faithfulness --model additive --data sacrebleu:wmt14 --sentences 50 --save
@@ -19,8 +19,8 @@ import numpy as np
 from tqdm import tqdm
 
 from .analysis.contributions import Sentence
-from .analysis.faithfulness import DELETIONS, faithfulness, random_matrix
-from .analysis.matrices import applicable, read, why_not
+from .analysis.deletion import DELETIONS, faithfulness, random_matrix
+from .analysis.recipes import applicable, read, why_not
 from .checks import at_least, chosen_languages, command_parser, data_given, language_options, run
 from .datasets.sentences import read_named
 from .decoding.greedy import greedy_batch

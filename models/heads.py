@@ -23,7 +23,7 @@ from .storage.cards.render import write_card
 from .storage.commands import command_line
 from .storage.hub import CheckpointError, load_model
 from .storage.languages import Languages, assumed
-from .storage.records.heads import HEADS_FILE, heads_record, write_heads
+from .storage.records.head_scores import HEADS_FILE, heads_record, write_heads
 
 
 def validation_sentences(specs: list[str], languages: Languages, n: int) -> tuple[list[str], list[str]]:

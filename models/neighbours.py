@@ -4,7 +4,7 @@
     python -m models.neighbours --model my-model --data multi30k opus:Tatoeba   # corpora by name, fetched once
 
 writes ``neighbours.safetensors`` beside the checkpoint (or into ``--out``), which
-the app's step explorer searches (:mod:`models.analysis.neighbours`).
+the app's step explorer searches (:mod:`models.analysis.nearest_states`).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from .analysis.neighbours import build_index, save_index
+from .analysis.nearest_states import build_index, save_index
 from .checks import at_least, command_parser, data_given, folder_out, run
 from .datasets.named_corpora import NamedCorpusError, resolve
 from .storage.data import Corpus, read_parallel

@@ -16,7 +16,7 @@ from pathlib import Path
 from .analysis.bertviz_export import VIEWS, bertviz_html
 from .checks import at_least, chosen_languages, command_parser, file_out, language_options, run
 from .decoding.beam import beam_search
-from .decoding.kinds import attention_kinds
+from .decoding.every_attention import attention_kinds
 from .decoding.lines import translate_lines
 from .decoding.trace import Trace
 from .extras import MissingExtra

@@ -3,7 +3,7 @@ or one head (or layer mean) of the Transformer."""
 import streamlit as st
 
 from models import charts
-from models.analysis.alignment import reading_view
+from models.analysis.attention_view import reading_view
 from models.storage.languages import language_name
 from models.views import naming, prose
 from models.views.prose import for_markdown

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from models import charts
-from models.analysis.alignment import view_at
+from models.analysis.attention_view import view_at
 from models.views import prose
 from models.views.readings import fitted_heads
 from pages._shared import reading_panels, ui

@@ -2,11 +2,11 @@
 import streamlit as st
 
 from models import charts
-from models.analysis.alignment import step_of_row
+from models.analysis.attention_view import step_of_row
 from models.decoding.trace import Trace
 from models.nouns.attention_map import Reading
 from models.storage.languages import pair_name
-from models.views import prose, translate
+from models.views import prose, translation
 from pages._shared import cache, evidence, exports, kind_panels, steps, ui
 
 
@@ -84,12 +84,12 @@ with kind_at:
 with head_at:
     reading = evidence.head_picker(loaded, shape=None if kind.stepwise else loaded.model.attention_shapes[kind.key],
                                    matrix=matrix)
-if note := translate.no_attention(loaded.model):
+if note := translation.no_attention(loaded.model):
     st.caption(note)
-steps_reading = translate.steps_reading(loaded, kind, reading)  # the step explorer follows decoding steps
+steps_reading = translation.steps_reading(loaded, kind, reading)  # the step explorer follows decoding steps
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
 kinds = None if kind.stepwise else ui.or_stop(cache.cached_kinds(settings.key, text, trace.target_ids))
-main = translate.heatmap(loaded.model, drawn, kind, reading, kinds)
+main = translation.heatmap(loaded.model, drawn, kind, reading, kinds)
 heatmap = charts.heatmap(main.view, main.name, clickable=main.stepwise, measure=drawn.matrix.unit)
 with later_at:
     later = shifted_toggle(loaded.reading.shifted) if main.later else False

@@ -1,4 +1,5 @@
 """Helpers for the AppTest page tests: every page runs through the entry point, as in the browser."""
+import ast
 import json
 from pathlib import Path
 
@@ -8,9 +9,31 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
 
+def _navigation() -> list[str]:
+    """Each page's URL name in the order ``app.py``'s ``st.navigation`` lists them, "" for the default page."""
+    found = []
+    for node in ast.walk(ast.parse(Path(APP).read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Page":
+            given = {k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)}
+            found.append("" if given.get("default") else given.get("url_path", Path(node.args[0].value).stem))
+    return found
+
+
+#: Every page by its URL name ("" the default page, at the app's root), read from app.py: the list is kept there only.
+NAVIGATION = _navigation()
+#: The pages beside the default one.
+OTHER_PAGES = [name for name in NAVIGATION if name]
+#: Pages that draw the bundled models' records whatever model the sidebar holds.
+BUNDLED_ONLY = {"Answer"}
+#: The other pages that draw the sidebar's model: what a Hub model is opened on.
+MODEL_PAGES = [name for name in OTHER_PAGES if name not in BUNDLED_ONLY]
+
+
 def page(name: str) -> str:
     """A page file by its URL name, e.g. ``Compare_scoring`` → ``pages/Compare_scoring.py`` (each file is named as
-    its page's URL: see ``ui.settings``)."""
+    its page's URL: see ``ui.settings``); "" the default page, run as the app."""
+    if not name:
+        return APP
     path = f"pages/{name}.py"
     assert (ROOT / path).is_file(), path
     return path

@@ -15,8 +15,8 @@ import numpy as np
 from models.analysis.attribution import attribution_matrix
 from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import greedy
-from models.decoding.kinds import attention_kinds
 from models.nouns.attention_map import Kind
 from models.nouns.matrix import GRADIENT_X_INPUT
 from models.storage.hub import load_model

@@ -11,7 +11,7 @@ from models.nouns.matrix import MATRICES
 from models.storage.cards.render import write_card
 from models.storage.gold import read_gold
 from models.storage.hub import BUNDLED_DIR, save_checkpoint
-from models.storage.records.alignment import ALIGNMENT_FILE, read_alignment
+from models.storage.records.alignment_rows import ALIGNMENT_FILE, read_alignment
 
 from .helpers import make_model, make_transformer, synthetic_pairs, write_gold
 
@@ -119,7 +119,7 @@ def test_a_saved_result_shows_in_the_card(gold, tmp_path, capsys):
 def test_every_head_of_a_transformer_is_scored_and_the_trial_best_becomes_its_default(tiny_tokenizers, tmp_path,
                                                                                       capsys):
     from models.nouns.attention_map import readings
-    from models.storage.records.alignment import aer_by_head, default_reading
+    from models.storage.records.alignment_rows import aer_by_head, default_reading
 
     from .helpers import make_transformer
 

@@ -1,8 +1,8 @@
-"""models/analysis/alignment.py: word merging keeps distributions, hard links are well-formed."""
+"""models/analysis/attention_view.py: word merging keeps distributions, hard links are well-formed."""
 import numpy as np
 import pytest
 
-from models.analysis.alignment import hard_alignments, pharaoh, piece_view, step_of_row, word_view
+from models.analysis.attention_view import hard_alignments, pharaoh, piece_view, step_of_row, word_view
 from models.decoding.greedy import forced, greedy
 from models.network.tokenization import EOS, WORD_MARK, word_groups
 from models.nouns.attention_map import RNN_READING
@@ -48,7 +48,7 @@ def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
 def test_hard_alignments_link_each_target_word_to_its_argmax_leaving_eos_out():
     """By hand: rows are target words, columns source words; EOS on either side links nothing; Pharaoh writes
     source-target."""
-    from models.analysis.alignment import AttentionView
+    from models.analysis.attention_view import AttentionView
 
     view = AttentionView(rows=("le", "chien", "noir", EOS), columns=("the", "black", "dog", EOS),
                          unknown=(False,) * 4, energies=None, weights=np.array([

@@ -1,4 +1,4 @@
-"""models/storage/records/alignment.py: the records of AER beside a checkpoint — read and written as typed rows,
+"""models/storage/records/alignment_rows.py: the records of AER beside a checkpoint — read and written as typed rows,
 recorded per reading, laid out by head, the trial set's best chosen as the default, and the table the Models page
 shows."""
 import dataclasses
@@ -9,7 +9,7 @@ import pytest
 from models.nouns.attention_map import RNN_READING, Reading
 from models.nouns.link_rule import LinkRule
 from models.nouns.matrix import ALIGNER, ATTENTION
-from models.storage.records.alignment import (
+from models.storage.records.alignment_rows import (
     ALIGNMENT_FILE,
     PUBLISHED,
     AlignmentRow,

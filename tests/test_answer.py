@@ -11,8 +11,8 @@ import pytest
 from models.nouns.link_rule import LinkRule
 from models.nouns.matrix import ALIGNER, ATTENTION, FITTED, FLOOR, Matrix
 from models.storage.hub import BUNDLED_DIR, bundled_models, resolve
-from models.storage.records.alignment import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
-from models.storage.records.probe import read_probe
+from models.storage.records.alignment_rows import ALIGNMENT_FILE, BUNDLED_BASELINE, AlignmentRow, read_alignment
+from models.storage.records.probe_file import read_probe
 from models.views import answer as answers
 from models.views.answer import Measured, answer, verdict
 

@@ -182,7 +182,7 @@ def indexed_copy(tmp_path, additive):
     """A copy of the bundled additive checkpoint with a small neighbour index of its own."""
     import shutil
 
-    from models.analysis.neighbours import build_index, save_index
+    from models.analysis.nearest_states import build_index, save_index
 
     from .helpers import synthetic_pairs
 
@@ -193,7 +193,7 @@ def indexed_copy(tmp_path, additive):
 
 
 def test_step_explorer_lists_the_nearest_training_states(indexed_copy, additive):
-    from models.analysis.neighbours import load_index, nearest
+    from models.analysis.nearest_states import load_index, nearest
 
     text = "A black dog is running on the beach."
     at = run_page(APP, text=text, model=str(indexed_copy), step="3")

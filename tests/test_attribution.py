@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from models.analysis import attribution
-from models.analysis.alignment import word_view
+from models.analysis.attention_view import word_view
 from models.decoding.greedy import forced
 from models.network.translator import Translator
 from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT, INTEGRATED_GRADIENTS

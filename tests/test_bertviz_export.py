@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from models.analysis.bertviz_export import bertviz_arguments, bertviz_html
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import greedy
-from models.decoding.kinds import attention_kinds
 from models.nouns.attention_map import Kind
 
 from .helpers import make_transformer

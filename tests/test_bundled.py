@@ -121,7 +121,7 @@ def test_the_most_important_head_changes_an_example_the_least_important_leaves_a
     """Read from the card's importance table (heads.json): switching off the head whose removal cost most
     changes the translation of a curated example that switching off the one that cost least leaves unchanged."""
     from models.analysis.head_removal import parse_head, without_heads
-    from models.storage.records.heads import read_heads
+    from models.storage.records.head_scores import read_heads
 
     loaded = bundled["transformer"]
     ranked = sorted(read_heads(loaded.path).heads, key=lambda r: r.drop)

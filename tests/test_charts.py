@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from models import charts
-from models.analysis.alignment import AttentionView
+from models.analysis.attention_view import AttentionView
 from models.charts import base
 from pages._shared import cache
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.analysis.alignment import AttentionView, word_view
+from models.analysis.attention_view import AttentionView, word_view
 from models.analysis.compare import compare_views, entropy, js_divergence
 from models.decoding.greedy import forced
 from models.nouns.attention_map import RNN_READING

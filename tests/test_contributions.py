@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from models.analysis import contributions, matrices, rollout
+from models.analysis import contributions, recipes, rollout
 from models.analysis.contributions import Sentence, alti_terms, attention_norm, sentence_parts, value_zeroing
-from models.analysis.matrices import of, read, why_not
+from models.analysis.recipes import of, read, why_not
 from models.decoding.greedy import greedy
 from models.network.parts import Sublayer, Zeroed, recording
 from models.nouns.attention_map import KINDS
@@ -16,7 +16,7 @@ from models.nouns.attention_map import KINDS
 from .helpers import make_model, make_transformer
 
 #: The matrices read layer by layer (all but the attributions).
-LAYERED = [m for m in matrices.MATRICES.values() if m.per != "sentence"]
+LAYERED = [m for m in recipes.MATRICES.values() if m.per != "sentence"]
 
 
 def names(found) -> tuple[str, ...]:
@@ -140,16 +140,16 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
     np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads.weights[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
-    assert names(matrices.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")
-    assert "no residual stream" in why_not(matrices.MATRICES["ALTI"], model)
+    assert names(recipes.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")
+    assert "no residual stream" in why_not(recipes.MATRICES["ALTI"], model)
     with pytest.raises(ValueError, match="no such layers"):
         value_zeroing(Sentence(model, trace))
 
 
 def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "none")
-    assert names(matrices.applicable(model)) == ("gradient×input", "integrated gradients")
-    assert "no attention" in why_not(matrices.MATRICES["attention norm"], model)
+    assert names(recipes.applicable(model)) == ("gradient×input", "integrated gradients")
+    assert "no attention" in why_not(recipes.MATRICES["attention norm"], model)
 
 
 def test_alti_of_a_sublayer_worked_by_hand():
@@ -229,8 +229,8 @@ def test_every_matrix_reads_every_reading_it_offers(transformer):
         for reading, weights in zip(chosen, read(matrix, Sentence(model, trace), chosen)):
             assert weights.shape == (T - reading.shifted, S)
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
-    assert len(matrices.MATRICES["ALTI"].readings(model.attention_shape, shifted=True)) == 4  # 2 layers, each also one step later
-    assert len(matrices.MATRICES["attention norm"].readings(model.attention_shape)) == 6  # 2 layers × (2 heads + the layer)
+    assert len(recipes.MATRICES["ALTI"].readings(model.attention_shape, shifted=True)) == 4  # 2 layers, each also one step later
+    assert len(recipes.MATRICES["attention norm"].readings(model.attention_shape)) == 6  # 2 layers × (2 heads + the layer)
 
 
 def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
@@ -240,11 +240,11 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert names(matrices.applicable(loaded.model)) == tuple(m for m in matrices.MATRICES
-                                                             if m not in (matrices.FULL_CONTEXT.name, matrices.FITTED.name))
-    assert "future mask" in why_not(matrices.FULL_CONTEXT, loaded.model)  # the library's decoder
-    assert "fit to human links" in why_not(matrices.FITTED, loaded.model)  # none fit for it yet
-    for matrix in matrices.applicable(loaded.model):
+    assert names(recipes.applicable(loaded.model)) == tuple(m for m in recipes.MATRICES
+                                                             if m not in (recipes.FULL_CONTEXT.name, recipes.FITTED.name))
+    assert "future mask" in why_not(recipes.FULL_CONTEXT, loaded.model)  # the library's decoder
+    assert "fit to human links" in why_not(recipes.FITTED, loaded.model)  # none fit for it yet
+    for matrix in recipes.applicable(loaded.model):
         if matrix.per == "sentence":
             continue
         found = of(matrix, Sentence(loaded.model, trace))
@@ -284,7 +284,7 @@ def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transform
 
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)
-    chosen = {m: m.at(Reading(1, None)) for m in matrices.applicable(model)}
+    chosen = {m: m.at(Reading(1, None)) for m in recipes.applicable(model)}
     panels = side_by_side(model, trace, chosen, scored=False)
     assert len(panels) == len(chosen) + 1 and "value zeroing" in names(chosen)  # every matrix, then the random floor
     assert sum(zeroed is None for zeroed in passes) == 1

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from models import corpus, evaluate
-from models.analysis.alignment import word_view
+from models.analysis.attention_view import word_view
 from models.analysis.compare import compare_views
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix

@@ -17,10 +17,10 @@ from models import align, translate
 from models.analysis.attribution import attribution_matrix
 from models.analysis.contributions import Sentence, sentence_parts
 from models.analysis.head_removal import without_heads
-from models.analysis.matrices import applicable, of, why_not
+from models.analysis.recipes import applicable, of, why_not
 from models.decoding.beam import beam_search
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import forced, greedy, greedy_batch, max_target_len, translate_batch
-from models.decoding.kinds import attention_kinds
 from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.network.tokenization import PROMPT, InputError, word_groups
 from models.nouns.attention_map import Kind
@@ -29,11 +29,10 @@ from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
-from .pages_helpers import APP, figures, page, run_page
+from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page
 from .test_arithmetic import Products, emulated  # noqa: F401  (a fixture: a CPU without bfloat16 units)
 from .test_contributions import assert_adds_up
 from .test_gold_sets import mirror  # noqa: F401  (a fixture: human links by name from a loopback server)
-from .test_hf_pages import PAGES
 
 TEXTS = [*ENGLISH, "the man runs in the park", "a black dog"]
 FAMILIES = ("qwen2", "llama", "gemma2")
@@ -271,7 +270,7 @@ def test_the_translate_page_draws_each_family_with_the_rest_of_the_prompt_as_one
     assert any("to the translation so far: a chat model reads both" in c.value for c in at.caption)
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", MODEL_PAGES)
 def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
     *_, folder = qwen
     at = run_page(page(name), text="a dog runs on the beach", model=str(folder), left=str(folder))

@@ -13,8 +13,8 @@ import pytest
 from bench.server import CHROMIUM, HEATMAP
 from models.views import naming
 
-PAGES = ["", "Answer", "Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results",
-         "Human_links", "Corpus", "Which_reading"]
+from .pages_helpers import NAVIGATION, OTHER_PAGES
+
 CHART = ".vega-embed svg"  # every chart is Vega-Lite, drawn as SVG
 X_LABELS = ("[...document.querySelectorAll('.vega-embed svg')[{n}].querySelectorAll('g.role-axis')]"
             ".filter(a => (a.getAttribute('aria-label') || '').startsWith('X-axis'))"
@@ -131,7 +131,7 @@ def screens(visitors, url: str, sizes=((1366, 768), (390, 844))):
         screen.close()
 
 
-@pytest.mark.parametrize("path", PAGES[1:])
+@pytest.mark.parametrize("path", OTHER_PAGES)
 def test_every_pages_first_chart_or_table_begins_in_a_laptops_first_screen(server, visitors, path, tmp_path):
     """The picture first (issue 64): each page renders without an exception, at 1366×768 its first chart or table
     starts in the first screen, and on a phone nothing scrolls sideways (the server's gold is the fixture's tiny
@@ -153,7 +153,7 @@ SAYS_WHY = {"Context_vectors": "no such model translates French → English",
             "Score_anatomy": "no such model translates French → English"}
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", NAVIGATION)
 def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, visitors, path):
     """Both directions (issue 86): each page on the French→English model renders without an exception; at 1366×768
     its first chart or table starts in the first screen, or (a page that takes apart the English→French RNNs) it says
@@ -305,7 +305,7 @@ def open_options(combobox) -> None:
 
 def test_labels_show_typed_text_exactly_once_escaped(server, page):
     """Quotes, &, tags and </script> reach every label as typed: heatmap ticks, hover, select box, headings."""
-    from models.analysis.alignment import word_view
+    from models.analysis.attention_view import word_view
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 

@@ -1,11 +1,11 @@
-"""The downloadable matrix (models/analysis/alignment.py writes it), links and images (pages/_shared/cache.py renders them)."""
+"""The downloadable matrix (models/analysis/attention_view.py writes it), links and images (pages/_shared/cache.py renders them)."""
 import io
 import json
 
 import numpy as np
 import pandas as pd
 
-from models.analysis.alignment import AttentionView, matrix_csv, matrix_json
+from models.analysis.attention_view import AttentionView, matrix_csv, matrix_json
 from pages._shared import cache
 
 from .pages_helpers import APP, cells, figures, run_page

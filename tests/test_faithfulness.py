@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from models import faithfulness as command
-from models.analysis.faithfulness import DELETIONS, faithfulness, random_matrix, source_words
+from models.analysis.deletion import DELETIONS, faithfulness, random_matrix, source_words
 from models.decoding.greedy import greedy
 from models.storage.hub import save_checkpoint
 
@@ -89,7 +89,7 @@ def test_the_command_refuses_no_sentences(tiny_corpus):
 
 
 def test_the_estimate_grows_with_the_matrices_and_is_zero_with_nothing_to_mask(transformer, tiny_tokenizers):
-    from models.analysis.faithfulness import estimated_seconds
+    from models.analysis.deletion import estimated_seconds
 
     model, trace = transformer
     assert estimated_seconds(trace, 2) > 0

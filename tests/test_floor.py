@@ -6,13 +6,13 @@ import pytest
 
 from models import align
 from models.align import floor
-from models.analysis.matrices import applicable
 from models.analysis.probe_fit import features_of
+from models.analysis.recipes import applicable
 from models.nouns.matrix import FLOOR
 from models.nouns.probe import POSITIONS
 from models.storage.gold import read_gold
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.records.probe import BUNDLED_FLOOR, read_probe
+from models.storage.records.probe_file import BUNDLED_FLOOR, read_probe
 
 from .helpers import LEXICON, make_transformer, synthetic_pairs
 from .test_align import file_aer

@@ -2,8 +2,8 @@
 import numpy as np
 
 from models.analysis.geometry import context_geometry, convex_hull, head_geometry, inside, path_geometry, pca_2d
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import greedy
-from models.decoding.kinds import attention_kinds
 from models.nouns.attention_map import Kind
 
 from .helpers import make_transformer

@@ -45,7 +45,7 @@ def test_nothing_to_pick_without_attention_or_for_an_attribution():
 
 
 def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the_models_own():
-    from models.analysis.matrices import applicable
+    from models.analysis.recipes import applicable
     from models.nouns.matrix import MATRICES
     from models.views.naming import matrix_choice
 

@@ -58,7 +58,7 @@ def test_the_command_writes_its_record_and_the_card_shows_it(tiny_tokenizers, ti
     from models import heads as command
     from models.storage.cards.render import write_card
     from models.storage.hub import BUNDLED_DIR, save_checkpoint
-    from models.storage.records.heads import importance_grid, read_heads
+    from models.storage.records.head_scores import importance_grid, read_heads
 
     shutil.copy(BUNDLED_DIR / "en-fr-transformer" / "training.json", tmp_path / "training.json")
     save_checkpoint(tmp_path, make_transformer(tiny_tokenizers), tiny_tokenizers)
@@ -195,7 +195,7 @@ def test_every_bundled_heads_record_reads_back_as_it_was_written_and_a_stray_fie
     import pytest
 
     from models.storage.hub import BUNDLED_DIR
-    from models.storage.records.heads import HEADS_FILE, heads_record, read_heads
+    from models.storage.records.head_scores import HEADS_FILE, heads_record, read_heads
     from models.storage.records.strict import record_json
 
     files = sorted(BUNDLED_DIR.glob(f"*/{HEADS_FILE}"))

@@ -8,10 +8,8 @@ from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
 from .hf_helpers import OPUS_CARD, tiny_marian
-from .pages_helpers import APP, figures, page, run_page, title_of
+from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page, title_of
 
-PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
-         "Corpus", "Which_reading"]
 TEXT = "a dog runs on the beach"
 
 
@@ -47,7 +45,7 @@ def test_the_what_if_says_why_there_is_none(marian):
     assert any("cannot be forced to look elsewhere" in c.value for c in at.caption)
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", MODEL_PAGES)
 def test_every_other_page_renders_on_it(marian, name):
     at = run_page(page(name), text=TEXT, model=marian, left=marian)
     assert not at.exception, [e.message for e in at.exception]
@@ -63,7 +61,7 @@ def short(tmp_path_factory):
     return str(tiny_marian(tmp_path_factory.mktemp("short"), steps=80, positions=64))
 
 
-@pytest.mark.parametrize("name", ["", *PAGES])
+@pytest.mark.parametrize("name", ["", *MODEL_PAGES])
 def test_every_page_cuts_a_sentence_longer_than_the_models_positions(short, name):
     at = run_page(page(name) if name else APP, text=LONG, model=short, left=short, right=short)
     if name == "Corpus":  # a pasted line, and its reference forced through the model, both too long

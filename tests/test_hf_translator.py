@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from models.decoding.beam import beam_search
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import forced, greedy, max_target_len
-from models.decoding.kinds import attention_kinds
 from models.network.hf.tokenizer import HFTokenizer
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import TokenizerPair, word_groups
@@ -162,7 +162,7 @@ def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
 
 def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flagged(marian):
     model, pair, *_ = marian
-    from models.analysis.alignment import source_word_weights
+    from models.analysis.attention_view import source_word_weights
 
     trace = greedy(model, pair, "the little black dog 🐕")
     words, weights = source_word_weights(trace, trace.read(Reading(1, None)))  # the app's word view of the source

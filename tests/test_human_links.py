@@ -9,7 +9,7 @@ from models.analysis.aer import alignment_score
 from models.analysis.word_links import rows_argmax, word_matrix
 from models.storage.gold import parse_links
 from models.storage.hub import load_model
-from models.storage.records.alignment import trial_best
+from models.storage.records.alignment_rows import trial_best
 
 from .pages_helpers import figures, heat_shape, page, records, run_page, title_of
 

@@ -6,7 +6,7 @@ import pytest
 
 from models.network.contract import ENCODER_DECODER_KINDS, NamedKind
 from models.nouns.attention_map import KINDS, Kind, Reading
-from models.storage.records.heads import HeadScore
+from models.storage.records.head_scores import HeadScore
 from models.storage.records.strict import read_record
 
 

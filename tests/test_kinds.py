@@ -1,9 +1,9 @@
-"""models/decoding/kinds.py: a sentence's three attentions, on request, for the translation on screen."""
+"""models/decoding/every_attention.py: a sentence's three attentions, on request, for the translation on screen."""
 import numpy as np
 import torch
 
+from models.decoding.every_attention import KINDS, attention_kinds
 from models.decoding.greedy import greedy
-from models.decoding.kinds import KINDS, attention_kinds
 from models.network.tokenization import BOS, BOS_ID, PAD_ID
 from models.nouns.attention_map import Kind
 

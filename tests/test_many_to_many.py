@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from models.analysis.alignment import hard_alignments, word_view
+from models.analysis.attention_view import hard_alignments, word_view
 from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import forced, greedy, max_target_len
-from models.decoding.kinds import attention_kinds
 from models.network.tokenization import is_marker, language_tag
 from models.nouns.attention_map import Kind
 from models.nouns.matrix import GRADIENT_X_INPUT, INTEGRATED_GRADIENTS

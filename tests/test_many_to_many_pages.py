@@ -6,10 +6,8 @@ from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
 from .hf_helpers import CODES
-from .pages_helpers import APP, figures, page, run_page
+from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page
 
-PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Learning", "Models_and_results", "Human_links",
-         "Corpus", "Which_reading"]
 TEXT = "a dog runs on the beach"
 
 
@@ -44,7 +42,7 @@ def test_a_model_of_one_pair_shows_no_pickers_and_drops_them_from_the_url():
     assert "tgt_lang" not in at.query_params
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", MODEL_PAGES)
 def test_every_other_page_renders_on_it(m2m, name):
     at = run_page(page(name), text=TEXT, model=m2m, left=m2m, src_lang="en", tgt_lang="de")
     assert not at.exception, [e.message for e in at.exception]

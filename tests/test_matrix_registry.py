@@ -1,4 +1,4 @@
-"""The matrix registry (models/nouns/matrix.py for what a matrix is, models/analysis/matrices.py for how it is
+"""The matrix registry (models/nouns/matrix.py for what a matrix is, models/analysis/recipes.py for how it is
 computed): a matrix registered with its recipe, with no other edit, is offered by the Show
 picker and drawn under its own title, scored by ``models.align --matrix all`` and ``models.faithfulness``, and
 drawn on the Which reading? page; a model it needs more of is told why in the picker's help."""
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from models import align, faithfulness as faithfulness_command
-from models.analysis import matrices
+from models.analysis import recipes
 from models.analysis.contributions import Layered
-from models.analysis.matrices import WEIGHTS, Need, Recipe
+from models.analysis.recipes import WEIGHTS, Need, Recipe
 from models.nouns import matrix as nouns
 from models.nouns.matrix import Matrix
 from models.storage.hub import save_checkpoint
@@ -35,13 +35,13 @@ HEADLESS = Need(lambda model: model.attention_shape[1] > 8, "the toy wants more 
 @pytest.fixture
 def registered():
     """TOY registered for one test, the registry as it was afterwards (whatever the test registers too)."""
-    before, recipes = dict(nouns.MATRICES), dict(matrices.RECIPES)
-    matrices.register(TOY, Recipe(first_piece, (WEIGHTS,)))
+    matrices, cooked = dict(nouns.MATRICES), dict(recipes.RECIPES)
+    recipes.register(TOY, Recipe(first_piece, (WEIGHTS,)))
     yield TOY
     nouns.MATRICES.clear()
-    nouns.MATRICES.update(before)
-    matrices.RECIPES.clear()
-    matrices.RECIPES.update(recipes)
+    nouns.MATRICES.update(matrices)
+    recipes.RECIPES.clear()
+    recipes.RECIPES.update(cooked)
 
 
 def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title(registered):
@@ -54,7 +54,7 @@ def test_the_show_picker_offers_a_registered_matrix_and_draws_it_under_its_title
 
 
 def test_a_model_without_what_a_matrix_needs_is_told_why(registered):
-    matrices.register(TOY, Recipe(first_piece, (WEIGHTS, HEADLESS)))  # the fixture puts it all back
+    recipes.register(TOY, Recipe(first_piece, (WEIGHTS, HEADLESS)))  # the fixture puts it all back
     at = run_page(APP, model="transformer", text="A dog runs.")
     picker = at.selectbox(key="matrix")
     assert not any(TOY.name in o for o in picker.options)

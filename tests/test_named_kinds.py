@@ -14,8 +14,7 @@ from models.network.contract import NamedKind
 from models.network.transformer import TransformerConfig, TransformerTranslator
 from models.storage.hub import BUNDLED_DIR
 
-from .pages_helpers import APP, figures, page, run_page, title_of
-from .test_hf_pages import PAGES
+from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page, title_of
 
 TOY_KINDS = (
     NamedKind("cross", "the answer reading the question", "answer → question",
@@ -75,7 +74,7 @@ def test_the_translate_page_offers_and_draws_the_toys_attentions_by_its_own_name
     assert not asked_for_it.exception and "encoder" not in said(asked_for_it).lower()
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", MODEL_PAGES)
 def test_every_other_page_draws_the_toy_and_never_calls_it_an_encoder(toy, name):
     at = run_page(page(name), text="a dog runs on the beach", model=toy, left=toy)
     assert not at.exception, [e.message for e in at.exception]

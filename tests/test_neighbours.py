@@ -1,4 +1,4 @@
-"""models/analysis/neighbours.py and models/neighbours.py: the index agrees with brute force, finds a training
+"""models/analysis/nearest_states.py and models/neighbours.py: the index agrees with brute force, finds a training
 state's own sentence, survives a round trip, and refuses files that do not fit."""
 from dataclasses import replace
 
@@ -8,7 +8,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from models import neighbours as cli
-from models.analysis.neighbours import (
+from models.analysis.nearest_states import (
     INDEX_FILE,
     IndexFileError,
     build_index,

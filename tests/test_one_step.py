@@ -10,8 +10,7 @@ from models.decoding.greedy import greedy
 from models.storage.hub import load_model
 
 from .llm_helpers import tiny_llm
-from .pages_helpers import APP, page, run_page
-from .test_hf_pages import PAGES
+from .pages_helpers import APP, MODEL_PAGES, page, run_page
 
 TEXT = "a dog runs on the beach"
 
@@ -32,7 +31,7 @@ def stopping(request, tmp_path_factory):
     return str(folder)
 
 
-@pytest.mark.parametrize("name", ["", *PAGES])
+@pytest.mark.parametrize("name", ["", *MODEL_PAGES])
 def test_every_page_draws_a_translation_of_one_step_or_says_why_not(stopping, name):
     at = run_page(page(name) if name else APP, text=TEXT, model=stopping, left=stopping, beam="3")
     assert not at.exception, [e.message for e in at.exception]

@@ -8,21 +8,20 @@ from models.decoding.greedy import forced, greedy
 from models.nouns.attention_map import RNN_READING, Reading
 from models.storage.hub import load_model
 
-from .pages_helpers import APP, figures, heat_shape, page, records, run_page, title_of
+from .pages_helpers import APP, OTHER_PAGES, figures, heat_shape, page, records, run_page, title_of
 
-PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy", "Models_and_results", "Learning", "Human_links",
-         "Corpus", "Which_reading", "Answer"]
+SENTENCE_PAGES = ["Compare_scoring", "Context_vectors", "Score_anatomy"]  # three that read the typed sentence
 TEXT = "A small white dog is sleeping on the couch."
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", OTHER_PAGES)
 def test_page_renders_without_exception(name):
     at = run_page(page(name), text=TEXT)
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error
 
 
-@pytest.mark.parametrize("name", PAGES[:3])
+@pytest.mark.parametrize("name", SENTENCE_PAGES)
 @pytest.mark.parametrize("text", ["", "  "])
 def test_empty_text_gets_a_prompt(name, text):
     at = run_page(page(name), text=text)
@@ -30,7 +29,7 @@ def test_empty_text_gets_a_prompt(name, text):
     assert any("Type an English sentence" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize("name", PAGES[:3])
+@pytest.mark.parametrize("name", SENTENCE_PAGES)
 def test_hostile_text_renders(name):
     at = run_page(page(name), text='<img src=x onerror=alert(1)> 🐕 一只狗 ' + "a dog runs " * 60)
     assert not at.exception
@@ -128,8 +127,8 @@ def test_models_page_lists_every_recorded_alignment_score():
     """Every score recorded beside a bundled model; of a multi-head model's per-head scores, the test set's (its
     trial scores chose the default reading and are in its card); ``--matrix all`` rows have a table of their own."""
     from models.storage.hub import BUNDLED_DIR
-    from models.storage.records.alignment import BUNDLED_BASELINE, read_alignment
-    from models.storage.records.alignment import recorded as recorded_beside
+    from models.storage.records.alignment_rows import BUNDLED_BASELINE, read_alignment
+    from models.storage.records.alignment_rows import recorded as recorded_beside
 
     recorded = [r for d in sorted(BUNDLED_DIR.iterdir()) for r in recorded_beside(d)
                 if (not r.reading or r.split == "test") and not r.chosen_on_trial]
@@ -158,7 +157,7 @@ HOSTILE_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("name", ["app", *PAGES])
+@pytest.mark.parametrize("name", ["app", *OTHER_PAGES])
 def test_no_query_string_raises(name, monkeypatch):
     # Bounded tighter than a public server (10 s): unbounded, Which reading? reads and masks a 500-character sentence
     # every way in over 120 s on a 2-core machine (146 s measured), AppTest's limit. At 1 s the costly readings are
@@ -254,7 +253,7 @@ def test_compare_models_with_different_tokenizers_word_by_word(tiny_tokenizers, 
 
 
 def test_models_page_draws_which_heads_matter(monkeypatch):
-    from models.storage.records.heads import HeadScore, HeadsRecord, Pruning
+    from models.storage.records.head_scores import HeadScore, HeadsRecord, Pruning
     from models.views import results
 
     record = HeadsRecord("transformer", ("data",), 6, tuple(HeadScore(k, n, h, 20.0, float(n + h), 0.5)

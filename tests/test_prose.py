@@ -35,12 +35,12 @@ def test_the_pages_fixed_words_name_no_shell_line_setting_or_file(name):
 def _said_elsewhere() -> dict[str, str]:
     """The other sentences the pages show as they are: why a matrix cannot be read, why a model has no neighbour
     index, what a public server's limit keeps."""
-    from models.analysis import matrices
+    from models.analysis import recipes
     from models.datasets.sentences import Sentences
     from models.views import inside
     from models.views.corpus import within_limit
 
-    needs = {name: need.why_not for name, need in vars(matrices).items() if isinstance(need, matrices.Need)}
+    needs = {name: need.why_not for name, need in vars(recipes).items() if isinstance(need, recipes.Need)}
     many = Sentences("mine", tuple(f"sentence {k}" for k in range(5)), None)
     return needs | {"NO_INDEX": inside.NO_INDEX, "within_limit": within_limit(many, 3, 20.0)[1]}
 

@@ -60,7 +60,7 @@ def test_which_reading_sets_every_matrix_beside_the_position_and_random_floors_i
 
 def test_a_public_server_leaves_out_value_zeroing_it_cannot_afford(monkeypatch):
     monkeypatch.setenv("ATLAS_PUBLIC", "1")
-    monkeypatch.setattr("models.analysis.matrices.ZEROING_CELLS_PER_SECOND", 1)
+    monkeypatch.setattr("models.analysis.recipes.ZEROING_CELLS_PER_SECOND", 1)
     at = run_page(APP, model="transformer", text=TEXT, read="value-zeroing")
     assert not at.exception
     assert any("Value zeroing of this sentence" in w.value and "shared server" in w.value for w in at.warning)
@@ -97,7 +97,7 @@ def test_a_public_server_contrasts_by_gradient_x_input_where_integrated_gradient
 
 def test_a_public_server_draws_the_readings_without_deletion_scores_it_cannot_afford(monkeypatch):
     monkeypatch.setenv("ATLAS_PUBLIC", "1")
-    monkeypatch.setattr("models.analysis.faithfulness.CELLS_PER_SECOND", 1)
+    monkeypatch.setattr("models.analysis.deletion.CELLS_PER_SECOND", 1)
     at = run_page(page("Which_reading"), model="additive", text=TEXT)
     assert not at.exception
     assert any("without their deletion scores" in i.value for i in at.info)

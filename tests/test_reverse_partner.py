@@ -10,8 +10,8 @@ import pytest
 from models import align
 from models.analysis.contributions import Sentence
 from models.analysis.fitted import word_grid
-from models.analysis.matrices import applicable, of
 from models.analysis.probe_fit import Example, features_of, fit_probe
+from models.analysis.recipes import applicable, of
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
 from models.network.tokenization import TokenizerPair
@@ -20,7 +20,7 @@ from models.nouns.attention_map import Reading
 from models.nouns.link_rule import rows_argmax
 from models.nouns.matrix import ATTENTION, FITTED, matrix_named
 from models.storage.hub import load_model, save_checkpoint
-from models.storage.records.probe import probe_from_json, probe_json
+from models.storage.records.probe_file import probe_from_json, probe_json
 
 from .helpers import make_transformer, synthetic_pairs
 from .test_probe import gold_folder

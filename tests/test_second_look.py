@@ -7,7 +7,7 @@ import pytest
 from models.analysis.probe_fit import Example, fit_probe
 from models.nouns.link_rule import LinkRule, rows_argmax
 from models.nouns.probe import LOOKS, Feature, looks
-from models.storage.records.probe import probe_from_json, probe_json
+from models.storage.records.probe_file import probe_from_json, probe_json
 
 FEATURES = (Feature("attention", "1.1"),)
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from models.analysis.alignment import AttentionView
+from models.analysis.attention_view import AttentionView
 from models.analysis.sentence_stats import agreement, attention_stats
 
 EOS = "</s>"

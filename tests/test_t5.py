@@ -14,8 +14,8 @@ from models.analysis.attribution import attribution_matrix
 from models.analysis.contributions import sentence_parts
 from models.analysis.head_removal import without_heads
 from models.decoding.beam import beam_search
+from models.decoding.every_attention import attention_kinds
 from models.decoding.greedy import forced, greedy, max_target_len
-from models.decoding.kinds import attention_kinds
 from models.network.hf.translator import HFTranslator
 from models.network.tokenization import PROMPT, is_marker, piece_groups, word_groups
 from models.nouns.attention_map import Kind
@@ -23,9 +23,8 @@ from models.nouns.matrix import INTEGRATED_GRADIENTS
 from models.storage.hub import CheckpointError, LoadPolicy, load_model
 
 from .hf_helpers import ENGLISH, T5_PREFIX, assert_one_pass_is_the_steps, assert_same_beams, tiny_t5
-from .pages_helpers import APP, figures, page, run_page
+from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page
 from .test_contributions import assert_adds_up
-from .test_hf_pages import PAGES
 
 TEXTS = [*ENGLISH, "two girls", "a dog", "the cat", "a woman reads on the beach"]
 
@@ -222,7 +221,7 @@ def test_a_t5_model_without_a_translation_task_is_refused_with_why(tmp_path):
         load_model(str(folder))
 
 
-@pytest.mark.parametrize("name", ["", *PAGES])
+@pytest.mark.parametrize("name", ["", *MODEL_PAGES])
 def test_every_page_draws_a_t5_model(t5, name):
     *_, folder = t5
     at = run_page(page(name) if name else APP, model=str(folder), left=str(folder), text="a dog runs on the beach")

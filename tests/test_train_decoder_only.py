@@ -1,4 +1,4 @@
-"""``python -m models.train --arch decoder-only`` (models/train/decoder_only.py) end to end on a tiny corpus: a
+"""``python -m models.train --arch decoder-only`` (models/train/chat_translator.py) end to end on a tiny corpus: a
 transformers ``LlamaForCausalLM`` with a byte-level tokenizer and a chat template of its own, saved in the family's
 format, read back through the very path a Hub chat model takes — its greedy translation ``generate``'s — the pairs
 laid out as its prompt, the loss on the translation alone, and a resumed run (tied embeddings and all) the same as
@@ -12,7 +12,7 @@ from models.decoding.greedy import greedy
 from models.network.hf.decoder_only import DecoderOnlyTranslator
 from models.storage.hub import load_model
 from models.storage.pieces import tokenize_pairs
-from models.train.decoder_only import CHAT_TEMPLATE
+from models.train.chat_translator import CHAT_TEMPLATE
 
 from .conftest import corpus_folder
 from .helpers import assert_resumed_as_left_alone, two_examples

@@ -117,7 +117,7 @@ def test_human_links_offer_a_shifted_reading(transformer, one_pair_gold):
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 def test_each_attention_kind_drives_the_heatmap_grid_and_model_view(transformer, kind):
-    from models.decoding.kinds import attention_kinds
+    from models.decoding.every_attention import attention_kinds
 
     at = run_page(APP, text=TEXT, model=transformer, level="subwords", attn=kind, head="2.1", layers="1")
     assert not at.exception, [e.message for e in at.exception]

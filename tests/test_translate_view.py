@@ -1,4 +1,4 @@
-"""The Translate page's decisions, asked of :mod:`models.views.translate` without Streamlit: which heatmap it draws
+"""The Translate page's decisions, asked of :mod:`models.views.translation` without Streamlit: which heatmap it draws
 and what it offers beside it, what one step of the step explorer shows, and a step's contrast."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from models.decoding.greedy import greedy
 from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT
 from models.storage.hub import load_model
-from models.views import inside, translate
+from models.views import inside, translation
 from models.views.kinds import sentence_kinds
 from models.views.readings import matrix_view
 
@@ -24,7 +24,7 @@ def transformer():
 def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_every_head(transformer):
     loaded, trace = transformer
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
-    shown = translate.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
+    shown = translation.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
     assert shown.view is drawn.view and shown.stepwise and shown.later and shown.heads and shown.heads_off
     assert shown.kinds is None and loaded.reading.plain.label in shown.name
     assert shown.caption.endswith("Click a cell to explore the step that wrote its row.")
@@ -36,7 +36,7 @@ def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions
     kinds = sentence_kinds(loaded.model, trace, len(trace.target_ids))
     reading = loaded.reading.plain
     drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
-    shown = translate.heatmap(loaded.model, drawn, source, reading, kinds)
+    shown = translation.heatmap(loaded.model, drawn, source, reading, kinds)
     rows, columns = kinds[source.key].rows, kinds[source.key].columns
     assert shown.view.weights.shape == (len(rows), len(columns))
     np.testing.assert_allclose(shown.view.weights, kinds[source.key].read(reading))
@@ -46,11 +46,11 @@ def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions
 
 def test_an_attribution_follows_the_models_own_reading_and_a_model_without_attention_says_why(transformer):
     loaded, _ = transformer
-    assert translate.steps_reading(loaded, loaded.model.steps_kind, None) == loaded.reading.plain
-    assert translate.no_attention(loaded.model) is None
+    assert translation.steps_reading(loaded, loaded.model.steps_kind, None) == loaded.reading.plain
+    assert translation.no_attention(loaded.model) is None
     none = load_model("none")
-    assert translate.steps_reading(none, none.model.steps_kind, None) is None
-    assert "no attention" in translate.no_attention(none.model)
+    assert translation.steps_reading(none, none.model.steps_kind, None) is None
+    assert "no attention" in translation.no_attention(none.model)
 
 
 @pytest.mark.parametrize("words", [True, False])
@@ -58,7 +58,7 @@ def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(tran
     loaded, trace = transformer
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=words)
     last = len(trace.target_pieces) - 1
-    step = translate.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
+    step = translation.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
     assert len(step.columns) == len(step.unknown) == len(step.weights)
     assert step.row == drawn.view.weights.shape[0] - 1  # the last step's word is the heatmap's last row
     assert step.weights.sum() == pytest.approx(drawn.weights[last].sum(), abs=1e-5)  # words sum their pieces
@@ -70,7 +70,7 @@ def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_wha
     loaded = load_model("decoder-only")
     trace = greedy(loaded.model, loaded.tokenizers, TEXT)
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
-    step = translate.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
+    step = translation.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
     read = float(drawn.weights[1].sum())
     assert 0 < read < 1  # the rest went to the prompt's other pieces and the translation so far
     assert f"{read:.0%} went to the prompt" in step.shares[0] and f"{1 - read:.0%} to the translation" in step.shares[0]
@@ -79,11 +79,11 @@ def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_wha
 
 def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one_row(transformer):
     _, trace = transformer
-    foils = translate.foils(trace, 0)
+    foils = translation.foils(trace, 0)
     assert foils and trace.target_ids[0] not in foils.values()
     foil = next(iter(foils))
     weights = np.arange(len(trace.source.pieces), dtype=float)
-    view, title = translate.contrast_view(trace, 0, foil, GRADIENT_X_INPUT, weights)
+    view, title = translation.contrast_view(trace, 0, foil, GRADIENT_X_INPUT, weights)
     assert view.weights.shape[0] == 1 and len(view.rows) == 1 and "not" in view.rows[0]
     assert "log p" in title and view.weights.sum() == pytest.approx(weights.sum())
 
@@ -111,7 +111,7 @@ def test_a_model_without_an_index_or_with_a_broken_one_says_which(tmp_path):
 
 def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece(transformer):
     loaded, _ = transformer
-    found = translate.beam(loaded, TEXT, 4)
+    found = translation.beam(loaded, TEXT, 4)
     assert len(found.rows) == len(found.hypotheses) == len(found.ends) > 1
     assert [r["#"] for r in found.rows] == list(range(1, len(found.rows) + 1))
     for row, hypothesis in zip(found.rows, found.hypotheses):
@@ -123,7 +123,7 @@ def test_the_n_best_list_ranks_the_beams_hypotheses_by_log_probability_per_piece
 
 def test_the_beam_tree_marks_the_chosen_hypothesis_as_one_chain_and_ranks_each_steps_pieces(transformer):
     loaded, _ = transformer
-    found = translate.beam(loaded, TEXT, 4)
+    found = translation.beam(loaded, TEXT, 4)
     for chosen, hypothesis in enumerate(found.hypotheses):
         points, edges = found.tree(chosen)
         assert len(points) == len(found.nodes) and len(edges) == sum(n.parent is not None for n in found.nodes)
@@ -141,9 +141,9 @@ def test_a_what_if_shows_both_translations_at_the_step_it_forced(transformer):
     from models.decoding.what_if import what_if
 
     loaded, trace = transformer
-    found = translate.what_if_view(loaded, TEXT, 1, 0, loaded.reading.layer)
+    found = translation.what_if_view(loaded, TEXT, 1, 0, loaded.reading.layer)
     expected = what_if(loaded.model, loaded.tokenizers, TEXT, 1, 0, loaded.reading.layer)
     assert found.step == expected.step == 1 and found.before.translation == trace.translation
     assert found.after.translation == expected.changed.translation
     assert found.after.written == expected.changed.target_pieces[1] and found.before.choices == trace.top_k[1]
-    assert "every head of layer" in translate.forcing(0, True) and "the attention" in translate.forcing(0, False)
+    assert "every head of layer" in translation.forcing(0, True) and "the attention" in translation.forcing(0, False)

@@ -7,15 +7,14 @@ import re
 import pytest
 
 from models import ROOT
-from models.analysis.matrices import applicable
+from models.analysis.recipes import applicable
 from models.nouns.link_rule import METHODS
 from models.storage.hub import bundled_models, load_model
 
-from .pages_helpers import page, run_page
+from .pages_helpers import BUNDLED_ONLY, NAVIGATION, page, run_page
 
-APP_PAGES = re.findall(r'st\.Page\("pages/(\w+)\.py"', (ROOT / "app.py").read_text())
 #: Pages that draw the bundled models whatever the sidebar says: run once, not once a model.
-EVERY_MODEL_ALIKE = {"Answer", "Models_and_results", "Context_vectors"}
+EVERY_MODEL_ALIKE = {*BUNDLED_ONLY, "Models_and_results", "Context_vectors"}
 SETTINGS = set(re.findall(r'setting\("(ATLAS_\w+)"', (ROOT / "models" / "views" / "deployment.py").read_text()))
 READS = ("Markdown", "Caption", "Info", "Warning", "Error", "Success", "Title", "Header", "Subheader", "Text", "Toast")
 
@@ -73,7 +72,7 @@ def forbidden(ref: str) -> tuple[list[re.Pattern], set[str]]:
     return patterns, keys | slugs
 
 
-CASES = [(name, ref) for name in APP_PAGES for ref in (bundled_models()[:1] if name in EVERY_MODEL_ALIKE
+CASES = [(name, ref) for name in NAVIGATION for ref in (bundled_models()[:1] if name in EVERY_MODEL_ALIKE
                                                         else bundled_models())]
 
 

@@ -142,7 +142,7 @@ def test_written_french_at_the_edges(tokens, written):
 
 def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(tiny_tokenizers):
     """Independent of the function's own joining: force the French, read the word heatmap, drop EOS."""
-    from models.analysis.alignment import word_view
+    from models.analysis.attention_view import word_view
     from models.nouns.attention_map import RNN_READING
     from models.decoding.greedy import forced
     from models.network.tokenization import EOS

@@ -13,7 +13,7 @@
 fetched once, read in the model's direction: :mod:`models.datasets.gold_sets`) or gives a folder of the Hansards
 gold. Each gold pair is decoded with its target sentence (of the Hansards, French) forced (the gold's own tokens
 joined by spaces, so each of its words is one word of the app's word view: subwords joined by the ``▁`` rule).
-``--matrix`` picks what is read (:mod:`models.analysis.matrices`): the attention α, what it adds (its norm, ALTI,
+``--matrix`` picks what is read (:mod:`models.analysis.recipes`): the attention α, what it adds (its norm, ALTI,
 value zeroing), a rollout through the layers, or a gradient attribution of each forced piece to the source
 (:mod:`models.analysis.attribution`, which also gives the no-attention model an alignment); ``all`` scores every
 one the model has at every reading, each with its rule chosen on the trial set (:mod:`.every`). Links are read from that
@@ -37,7 +37,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.matrices import own_choice, own_rule, why_not
+from ..analysis.recipes import own_choice, own_rule, why_not
 from ..analysis.word_links import WRITTEN, word_matrices
 from ..checks import chosen_languages, command_parser, file_out, folder_out, language_options
 from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
@@ -49,8 +49,8 @@ from ..storage.commands import command_line
 from ..storage.gold import write_links
 from ..storage.hub import CheckpointError, load_model
 from ..storage.languages import language_key
-from ..storage.records.alignment import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
-from ..storage.records.probe import PROBE_FILE
+from ..storage.records.alignment_rows import ALIGNMENT_FILE, AlignmentRow, record_alignment, trial_best
+from ..storage.records.probe_file import PROBE_FILE
 from .every import SWEPT, every_row
 from .fit import FIT_ON, fit_command
 

@@ -1,5 +1,5 @@
 """``python -m models.align --matrix all`` (or several matrices): every matrix a model has
-(:mod:`models.analysis.matrices`), at every reading it has (each layer, each head where it has its own, each read
+(:mod:`models.analysis.recipes`), at every reading it has (each layer, each head where it has its own, each read
 one step later too), each row's link rule chosen on the trial set and scored once on the test set.
 
 A row is named ``MATRIX.READING`` (``attention-norm.2.mean.shifted``; an attribution's by its matrix alone); with
@@ -18,7 +18,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.aer import alignment_score
-from ..analysis.matrices import applicable, own_choice, why_not
+from ..analysis.recipes import applicable, own_choice, why_not
 from ..analysis.word_links import word_matrices
 from ..datasets.gold_sets import gold_name, load_gold
 from ..nouns.attention_map import Reading
@@ -26,7 +26,7 @@ from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import Matrix, matrix_named
 from ..storage.gold import GoldPair, write_links
 from ..storage.loaded import LoadedModel
-from ..storage.records.alignment import AlignmentRow
+from ..storage.records.alignment_rows import AlignmentRow
 
 #: The thresholds ``--sweep`` tries; with every method, the rules each row of ``--matrix all`` chooses from.
 SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

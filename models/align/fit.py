@@ -25,8 +25,8 @@ from tqdm import tqdm
 from ..analysis.aer import alignment_score
 from ..analysis.contributions import Sentence
 from ..analysis.fitted import word_grid
-from ..analysis.matrices import of
 from ..analysis.probe_fit import Example, cross_fitted, features_of, fit_probe
+from ..analysis.recipes import of
 from ..datasets.gold_sets import load_gold
 from ..decoding.greedy import forced
 from ..extras import MissingExtra
@@ -37,7 +37,7 @@ from ..storage.gold import GoldPair, write_links
 from ..storage.hub import load_model
 from ..storage.languages import EN_FR, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.records.probe import write_probe
+from ..storage.records.probe_file import write_probe
 from .eflomal import Shares, eflomal_links, read_corpora
 
 FIT_ON = ("trial", "folds")

@@ -8,7 +8,7 @@ by the same cross-validation) is fit on the gold's trial pairs to three features
 any model: how far the cell lies from the diagonal, whether both words are the same punctuation mark, whether they
 are the same word (:data:`~models.nouns.probe.POSITIONS`). It is scored once on the test pairs; the test split
 plays no part in the fit. Saved (``--save``), every model carries it as the matrix ``position floor``
-(:mod:`models.analysis.matrices`), so ``models.align --model NAME --matrix "position floor"`` scores it on that
+(:mod:`models.analysis.recipes`), so ``models.align --model NAME --matrix "position floor"`` scores it on that
 model's own reading of the words, and every table of AER shows it.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..datasets.gold_sets import GoldSetError, check_gold, gold_name, load_gold
 
 from ..nouns.probe import POSITIONS, Feature, Probe
 from ..storage.gold import GoldPair, write_links
-from ..storage.records.probe import write_probe
+from ..storage.records.probe_file import write_probe
 
 FEATURES = tuple(map(Feature, POSITIONS))
 

@@ -24,7 +24,7 @@ from ..nouns.link_rule import grown_diagonally
 from ..nouns.matrix import ALIGNER
 from ..storage.commands import command_line
 from ..storage.languages import EN_FR
-from ..storage.records.alignment import AlignmentRow, record_alignment
+from ..storage.records.alignment_rows import AlignmentRow, record_alignment
 from .eflomal import eflomal_links, read_corpora
 
 def main(argv=None) -> int:

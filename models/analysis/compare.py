@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .alignment import AttentionView
+from .attention_view import AttentionView
 
 EPS = 1e-12
 

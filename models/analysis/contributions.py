@@ -73,7 +73,7 @@ def sentence_parts(model: Translator, trace: Trace, zeroed: Zeroed | None = None
 class Sentence:
     """One translation to read: the model, its trace, and the hooked pass over its own translation, recorded once
     however many matrices read it (Which reading? reads every one); each matrix read of it is kept in ``found``
-    (:func:`.matrices.layered`), so a page that redraws it at another head computes nothing."""
+    (:func:`.recipes.layered`), so a page that redraws it at another head computes nothing."""
 
     model: Translator
     trace: Trace

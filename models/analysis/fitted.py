@@ -3,10 +3,10 @@ human-aligned pairs (:mod:`.probe_fit`), and read as the probability that a (tar
 link.
 
 Its features are other readings of the same sentence — each head, each layer's whole, at the step that writes the
-word and one step later, of every matrix cheap enough to come from the one hooked pass (:mod:`.matrices`), each as
+word and one step later, of every matrix cheap enough to come from the one hooked pass (:mod:`.recipes`), each as
 read and divided by its row's and its column's largest value — and three of the words themselves: how far the cell
 lies from the diagonal, whether both words are the same punctuation, whether they are the same word. A feature is
-read between whole words (a word's source pieces summed, its target pieces averaged, as :func:`.alignment.word_view`
+read between whole words (a word's source pieces summed, its target pieces averaged, as :func:`.attention_view.word_view`
 reads any matrix), so the probe is fit, scored and drawn on one grid.
 
 Dimension names: T target pieces, S source pieces, F target words, E source words (markers left out), K features.
@@ -22,7 +22,7 @@ import numpy as np
 from ..network.tokenization import is_marker, word_groups
 from ..nouns.attention_map import Reading
 from ..nouns.probe import POSITIONS, At, Feature, Probe, Scale
-from .alignment import AttentionView, word_view
+from .attention_view import AttentionView, word_view
 from .contributions import Layered, Sentence
 
 
@@ -51,7 +51,7 @@ class WordGrid:
     columns: list[int]  # [E]
 
 
-#: One sentence's pass, as a grid reads it: the sentence, and its matrices' layers by name (:func:`.matrices.layered`,
+#: One sentence's pass, as a grid reads it: the sentence, and its matrices' layers by name (:func:`.recipes.layered`,
 #: so each is computed once a sentence).
 Pass = tuple[Sentence, Callable[[str], Layered]]
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import sacrebleu
 
+from ..decoding.every_attention import attention_kinds
 from ..decoding.greedy import greedy, translate_batch
-from ..decoding.kinds import attention_kinds
 from ..network.contract import Head
 from ..network.tokenization import TokenizerPair
 from ..network.translator import Translator

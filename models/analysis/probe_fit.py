@@ -27,7 +27,7 @@ from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import matrix_named
 from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
 from .aer import alignment_score
-from .matrices import applicable, cheap
+from .recipes import applicable, cheap
 
 #: The inverse L1 strengths weighed (scikit-learn's C): from a handful of features to most of them.
 STRENGTHS = (0.003, 0.01, 0.03, 0.1)

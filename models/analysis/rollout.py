@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..decoding.kinds import attention_kinds
+from ..decoding.every_attention import attention_kinds
 from ..network.parts import AttentionParts, Sublayer
 from ..nouns.attention_map import AttentionMap, Kind
 from .contributions import Layered, Sentence, alti_terms, row_shares

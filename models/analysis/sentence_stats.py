@@ -1,6 +1,6 @@
 """One number per sentence about its attention, so that a whole corpus fits in one table.
 
-Each is read from a word view (:func:`.alignment.word_view`: rows the target words, columns the source words, each
+Each is read from a word view (:func:`.attention_view.word_view`: rows the target words, columns the source words, each
 row a distribution over the source). The end-of-sentence row and column are no words: rows written as ``</s>`` are
 left out of every statistic, and the ``</s>`` column counts as a place to look (a row's mass stays whole) but not as
 a word to cover. Entropies and divergences are in bits, as in :mod:`.compare`. NaN where a sentence has too few
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..network.tokenization import is_marker
-from .alignment import AttentionView
+from .attention_view import AttentionView
 from .compare import entropy, js_divergence
 
 

@@ -1,5 +1,5 @@
 """One sentence's matrices side by side, each with how far this translation depends on what it points at — what the
-"Which reading?" view draws (:mod:`.matrices` for the matrices, :mod:`.faithfulness` for the scores)."""
+"Which reading?" view draws (:mod:`.recipes` for the matrices, :mod:`.deletion` for the scores)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -12,8 +12,8 @@ from ..network.translator import Translator
 from ..nouns.attention_map import Reading
 from ..nouns.matrix import RANDOM, Matrix
 from .contributions import Sentence
-from .faithfulness import faithfulness, random_matrix
-from .matrices import read
+from .deletion import faithfulness, random_matrix
+from .recipes import read
 
 @dataclass(frozen=True, eq=False)
 class Panel:

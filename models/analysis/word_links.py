@@ -1,7 +1,7 @@
 """A model's matrices between whole words, as the human-aligned gold splits its sentences, and one pair's links
 scored under the rules people compare (:mod:`.link_rules`).
 
-The matrix [F, E] — attention α, what it adds, or an attribution (:mod:`.matrices`) — has one row per French
+The matrix [F, E] — attention α, what it adds, or an attribution (:mod:`.recipes`) — has one row per French
 (target) word and one column per English (source) word, end of sentence left out. Links are 0-based
 ``(english, french)`` pairs, as in the gold.
 """
@@ -18,9 +18,9 @@ from ..nouns.attention_map import RNN_READING, Reading
 from ..nouns.link_rule import LinkRule, Links, rows_argmax
 from ..nouns.matrix import ATTENTION, Matrix
 from .aer import alignment_score
-from .alignment import word_view
+from .attention_view import word_view
 from .contributions import Sentence
-from .matrices import of, read_layered
+from .recipes import of, read_layered
 
 _CONTRACTED = {("à", "le"): "au", ("à", "les"): "aux", ("de", "le"): "du", ("de", "les"): "des"}
 _ELIDED = {"le", "la", "de", "ne", "se", "que", "je", "me", "te", "ce", "si", "jusque", "lorsque", "puisque"}

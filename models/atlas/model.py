@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 from .. import charts
 from ..analysis.aer import AlignmentScore, alignment_score
-from ..analysis.matrices import applicable, why_not
+from ..analysis.recipes import applicable, why_not
 from ..nouns.link_rule import LinkRule
 from ..nouns.matrix import Matrix
 from ..storage.gold import GoldPair
 from ..storage.hub import DEFAULT_MODEL, load_model
 from ..storage.languages import Languages
 from ..storage.loaded import LoadedModel
-from ..views import naming, translate as translate_view
+from ..views import naming, translation as translate_view
 from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
 from .seen import MatrixLike, ReadingLike, Seen, as_matrix, as_reading
 

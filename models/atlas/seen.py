@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import charts
-from ..analysis.alignment import hard_alignments, pharaoh
+from ..analysis.attention_view import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
-from ..analysis.matrices import why_not
+from ..analysis.recipes import why_not
 from ..decoding.trace import Trace
 from ..network.contract import NamedKind
 from ..network.tokenization import is_marker
@@ -19,7 +19,7 @@ from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..nouns.link_rule import LinkRule
 from ..nouns.matrix import Matrix, matrix_named
 from ..storage.loaded import LoadedModel
-from ..views import inside, kinds as kind_views, naming, translate as translate_view
+from ..views import inside, kinds as kind_views, naming, translation as translate_view
 from ..views.naming import matrix_choice
 from ..views.prose import NOT_COMPARABLE
 from ..views.readings import MatrixView, compared, link_rule, matrix_view

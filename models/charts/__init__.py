@@ -5,7 +5,7 @@ like and draw the result with ``st.altair_chart``; a notebook gets the same char
 
 :mod:`.base` holds colours, labels and matrix axes; :mod:`.matrices` heatmaps and head grids; :mod:`.steps` one
 decoding step and the beam; :mod:`.curves` series and training curves; :mod:`.paths` the context vectors;
-:mod:`.corpus` a corpus's statistics; :mod:`.answer` the answer to the app's question.
+:mod:`.corpus_figures` a corpus's statistics; :mod:`.answer_bars` the answer to the app's question.
 
 Each chart is imported on first use (PEP 562's module ``__getattr__``): Altair and pandas take about 0.7 s to
 import, which a notebook's ``from models import atlas`` need not wait for before its first chart.

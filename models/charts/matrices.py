@@ -10,7 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from models.analysis.alignment import AttentionView
+from models.analysis.attention_view import AttentionView
 
 from .base import FIT_WIDTH, ORANGE, ROW_PX, column_axis, marked, row_axis, title
 

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from models.analysis.alignment import AttentionView
+from models.analysis.attention_view import AttentionView
 
 from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, marked, piece_text, title
 
@@ -61,7 +61,7 @@ def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str
 
 
 def beam_tree(tree: tuple[list[dict], list[dict]]) -> alt.LayerChart:
-    """The search laid out (:meth:`models.views.translate.BeamView.tree`), step by step: kept pieces (blue), the
+    """The search laid out (:meth:`models.views.translation.BeamView.tree`), step by step: kept pieces (blue), the
     best pruned (grey), the chosen hypothesis (orange); higher is better, squares end with </s>."""
     points = pd.DataFrame(tree[0])
     edges = pd.DataFrame(tree[1], columns=["step", "step2", "y", "y2", "group"])

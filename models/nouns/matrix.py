@@ -1,6 +1,6 @@
 """What a matrix *is*: one object each (:class:`Matrix`), its names for people and for records, and what it can do
 said in flags, never guessed from its name — in one registry (:data:`MATRICES`) that every room may read, records
-included. How each is computed on a model, what it needs and costs, is :mod:`models.analysis.matrices`'s.
+included. How each is computed on a model, what it needs and costs, is :mod:`models.analysis.recipes`'s.
 
 A matrix says, for each written piece, how much each source piece counted: the attention weights, what the
 attention adds (its norm, ALTI, value zeroing), what every layer so far adds up to (rollout), or how the output's
@@ -123,7 +123,7 @@ FLOOR = Matrix("position floor", "Position floor: p(link) from where the words s
                "logistic regression fit on the same human-aligned pairs; what any reading must beat", "sentence",
                fit=True, floor=True)
 
-#: Every matrix, in the order they are offered, by name (``models.analysis.matrices.register`` adds one).
+#: Every matrix, in the order they are offered, by name (``models.analysis.recipes.register`` adds one).
 MATRICES: dict[str, Matrix] = {m.name: m for m in (
     ATTENTION, FULL_CONTEXT,
     Matrix("attention norm", "Attention norm ‖α f(x)‖: the size of what each source token adds through the "

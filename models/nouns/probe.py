@@ -1,7 +1,7 @@
 """A reading fit to people, as a record: every head of a model read at once, weighed by a sparse logistic regression
 fit on a few human-aligned pairs, and read as p(link) of each (target word, source word) cell. What its features
 are, how they are weighed, what was chosen and on what data — fit by :mod:`models.analysis.probe_fit`, read by
-:mod:`models.analysis.fitted`, kept beside the model by :mod:`models.storage.records.probe`, which is why it sits
+:mod:`models.analysis.fitted`, kept beside the model by :mod:`models.storage.records.probe_file`, which is why it sits
 here, below both: a frozen record of readings (:class:`.attention_map.Reading`) and numbers, nothing computed
 from a model.
 

@@ -37,8 +37,8 @@ from .loading.disk import trim_hub_cache
 from .loading.download import CHECKPOINT_FILES, download
 from .loading.hf import is_hf_config, load_hf
 from .loading.limits import machine_dtype, machine_max_download_mb, machine_max_parameters
-from .records.alignment import default_reading
-from .records.probe import bundled_floor, read_probe
+from .records.alignment_rows import default_reading
+from .records.probe_file import bundled_floor, read_probe
 from .records.training import trained_variant
 
 BUNDLED_DIR = ASSETS / "checkpoints"

@@ -21,7 +21,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
 from ..analysis.aer import alignment_score
-from ..analysis.alignment import word_view
+from ..analysis.attention_view import word_view
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
@@ -34,7 +34,7 @@ from ..nouns.matrix import ATTENTION
 from ..storage.gold import GoldPair
 from ..storage.languages import language_name, may_translate, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.records.alignment import trial_best
+from ..storage.records.alignment_rows import trial_best
 from .columns import AGREEMENT, JSD, PAIR_STATS, STATS, column
 from .scores import by_length, scores
 

@@ -15,7 +15,7 @@ from ..network.seq2seq import RNNConfig
 from ..network.transformer import TransformerConfig
 from ..storage.pieces import default_cache_dir
 from .alignment_links import RECIPES
-from .decoder_only import ARCH as DECODER_ONLY, add_arguments
+from .chat_translator import ARCH as DECODER_ONLY, add_arguments
 
 
 def parse_args(argv=None) -> argparse.Namespace:

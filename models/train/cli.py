@@ -38,8 +38,8 @@ from ..storage.records.training import (
 )
 from .alignment_links import RECIPES
 from .arguments import parse_args
+from .chat_translator import ARCH as DECODER_ONLY, as_translator, build_chat_model, save_chat_checkpoint
 from .corpora import Corpora, guided_parts, parse_corpora, shared_tokenizers, training_parts, validation_sets
-from .decoder_only import ARCH as DECODER_ONLY, as_translator, build_chat_model, save_chat_checkpoint
 from .loop import Run, RunClock, epoch_batches, fit
 from .state import STATE_DIR, fresh_state, load_state
 

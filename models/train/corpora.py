@@ -16,7 +16,7 @@ from ..network.tokenization import SubwordTokenizer, TokenizerPair, train_tokeni
 from ..storage.data import Corpus, read_parallel, split_file
 from ..storage.pieces import TokenizedPairs, cached_pairs, tokenize_pairs
 from .alignment_links import RECIPES, linked_parts
-from .decoder_only import ARCH as DECODER_ONLY, chat_tokenizers, load_chat_tokenizer, train_chat_tokenizer
+from .chat_translator import ARCH as DECODER_ONLY, chat_tokenizers, load_chat_tokenizer, train_chat_tokenizer
 
 MAX_TRAIN_PIECES = 64
 

@@ -14,9 +14,9 @@ from ..storage.cards.render import load_records
 from ..storage.commands import for_people
 from ..storage.hub import bundled_pairs, resolve
 from ..storage.languages import pair_name
-from ..storage.records.alignment import BUNDLED_BASELINE, PUBLISHED, AlignmentRow, read_alignment
+from ..storage.records.alignment_rows import BUNDLED_BASELINE, PUBLISHED, AlignmentRow, read_alignment
 from ..storage.records.matrix_scores import aligned, explained, read_faithfulness
-from ..storage.records.probe import read_probe
+from ..storage.records.probe_file import read_probe
 from .naming import model_name
 
 GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture

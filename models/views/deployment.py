@@ -17,8 +17,8 @@ from pathlib import Path
 
 import torch
 
-from ..analysis.faithfulness import estimated_seconds as deletion_seconds
-from ..analysis.matrices import cheaper, seconds
+from ..analysis.deletion import estimated_seconds as deletion_seconds
+from ..analysis.recipes import cheaper, seconds
 from ..decoding.trace import Trace
 from ..network.translator import Translator
 from ..nouns.matrix import Matrix

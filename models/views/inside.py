@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..analysis.alignment import source_word_weights
 from ..analysis.anatomy import scaling_curves, score_anatomy
+from ..analysis.attention_view import source_word_weights
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
-from ..analysis.neighbours import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
+from ..analysis.nearest_states import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
 from ..decoding.trace import Trace
 from ..network.family import family
 from ..network.translator import Translator

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.alignment import AttentionView, piece_label, reading_view
+from ..analysis.attention_view import AttentionView, piece_label, reading_view
 from ..analysis.bertviz_export import bertviz_html
 from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
+from ..decoding.every_attention import attention_kinds
 from ..decoding.greedy import greedy
-from ..decoding.kinds import attention_kinds
 from ..decoding.trace import Trace
 from ..extras import EXTRAS, available
 from ..network.contract import NamedKind

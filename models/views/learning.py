@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.alignment import AttentionView
+from ..analysis.attention_view import AttentionView
 from ..analysis.sharpness import sharpness
 from ..network.tokenization import WORD_MARK, is_marker
 from ..nouns.attention_map import Reading

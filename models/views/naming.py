@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.matrices import applicable, why_not
+from ..analysis.recipes import applicable, why_not
 from ..network.family import family
-from ..network.hf.languages import unknown_code
+from ..network.hf.language_tags import unknown_code
 from ..network.translator import Translator
 from ..nouns.attention_map import Reading, readings
 from ..nouns.matrix import MATRICES, Matrix

@@ -17,7 +17,7 @@ import re
 import unicodedata
 
 from ..analysis.aer import CONFIDENCE, RESAMPLES
-from ..analysis.faithfulness import DELETIONS
+from ..analysis.deletion import DELETIONS
 
 _MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 

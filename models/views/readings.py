@@ -2,7 +2,7 @@
 pieces, labelled and titled, with the target prefix's share and what was drawn in its place and why (Translate);
 why the model wrote one piece and not another (the step's contrast); every matrix side by side with its scores
 (Which reading?); a human-aligned pair under one matrix, scored (Human links); which heads a reading fit to people
-singles out. :mod:`models.analysis.matrices` holds every matrix's record; the server's time limit is passed in,
+singles out. :mod:`models.analysis.recipes` holds every matrix's record; the server's time limit is passed in,
 never read here.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.alignment import AttentionView, reading_view, view_at
+from ..analysis.attention_view import AttentionView, reading_view, view_at
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
-from ..analysis.matrices import Progress, applicable, of, own_rule, read_layered, seconds
+from ..analysis.recipes import Progress, applicable, of, own_rule, read_layered, seconds
 from ..analysis.side_by_side import Panel, side_by_side
 from ..analysis.word_links import pair_scores, word_matrix
 from ..datasets import gold_sets
@@ -29,7 +29,7 @@ from ..nouns.probe import Probe
 from ..storage.gold import GoldPair
 from ..storage.languages import EN_FR, Languages, assumed, may_translate, pair_name
 from ..storage.loaded import LoadedModel
-from ..storage.records.alignment import AlignmentRow, aer_by_head, recorded, trial_best
+from ..storage.records.alignment_rows import AlignmentRow, aer_by_head, recorded, trial_best
 from ..storage.records.matrix_scores import aligned
 from .deployment import affordable
 

@@ -22,7 +22,7 @@ from ..storage.commands import for_people
 from ..storage.hub import bundled_models, resolve
 from ..storage.languages import language_name
 from ..storage.loaded import LoadedModel
-from ..storage.records.alignment import (
+from ..storage.records.alignment_rows import (
     BUNDLED_BASELINE,
     AlignmentRow,
     aer_by_head,
@@ -32,7 +32,7 @@ from ..storage.records.alignment import (
     recorded,
 )
 from ..storage.records.evaluation import EvaluationRecord
-from ..storage.records.heads import importance_grid, read_heads
+from ..storage.records.head_scores import importance_grid, read_heads
 from ..storage.records.matrix_scores import MatrixScore, matrix_scores, read_faithfulness
 from ..storage.records.training import TrainingRecord, best_validation, quality_per_minute, training_summary
 from .naming import model_name

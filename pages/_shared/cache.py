@@ -1,7 +1,7 @@
 """The pages' cache, all of it: the one cached loader, the cached traces every page draws, and each page's work on
 them. Models are loaded once per server (a resource), traces and what is read of them once per sentence and setting
 (data). Nothing here does math or lays out a widget: it calls ``models`` and caches the results; a result that
-cannot be made is handed back as the view's :class:`~models.views.translate.Refused`, for the page to say.
+cannot be made is handed back as the view's :class:`~models.views.translation.Refused`, for the page to say.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.nouns.matrix import Matrix
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking, Languages, language_key
-from models.views import corpus, inside, kinds as kinds_views, readings as reading_views, translate
+from models.views import corpus, inside, kinds as kinds_views, readings as reading_views, translation
 from models.views.learning import Replay, record_stamp, replay as replay_of
 
 from .deploy import now
@@ -64,7 +64,7 @@ def _asked(key: ModelKey, policy: LoadPolicy) -> LoadedModel:
 
 
 def neighbour_index(key: ModelKey) -> inside.Indexed:
-    """The neighbour index beside the model, or why there is none to use (:func:`models.views.translate.
+    """The neighbour index beside the model, or why there is none to use (:func:`models.views.translation.
     neighbour_index`), whatever the model is asked. Cached by the file's modification time too, so an index built
     while the app runs is seen."""
     key = replace(key, asking=None)
@@ -92,30 +92,30 @@ def _replay(key: ModelKey, policy: LoadPolicy, stamp: tuple | None) -> Replay | 
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_trace(key: ModelKey, text: str, beam: int) -> Trace | translate.Refused:
-    """The best-beam trace of ``text``, or greedy (:func:`models.views.translate.translation`)."""
+def cached_trace(key: ModelKey, text: str, beam: int) -> Trace | translation.Refused:
+    """The best-beam trace of ``text``, or greedy (:func:`models.views.translation.translation`)."""
     if beam > 1:
         found = cached_beam(key, text, beam)
-        return found.hypotheses[0] if isinstance(found, translate.BeamView) else found
-    return translate.translation(load(key), text)
+        return found.hypotheses[0] if isinstance(found, translation.BeamView) else found
+    return translation.translation(load(key), text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_what_if(key: ModelKey, text: str, step: int, word: int, layer: int) -> translate.WhatIfView:
-    """:func:`models.views.translate.what_if_view` of the model ``key`` names."""
-    return translate.what_if_view(load(key), text, step, word, layer)
+def cached_what_if(key: ModelKey, text: str, step: int, word: int, layer: int) -> translation.WhatIfView:
+    """:func:`models.views.translation.what_if_view` of the model ``key`` names."""
+    return translation.what_if_view(load(key), text, step, word, layer)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_beam(key: ModelKey, text: str, beam: int) -> translate.BeamView | translate.Refused:
+def cached_beam(key: ModelKey, text: str, beam: int) -> translation.BeamView | translation.Refused:
     """Every final hypothesis of a beam search and its tree."""
-    return translate.beam(load(key), text, beam)
+    return translation.beam(load(key), text, beam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def cached_forced(key: ModelKey, text: str, target: str | tuple[int, ...]) -> Trace | translate.Refused:
-    """``text`` made to translate as ``target`` (:func:`models.views.translate.translation`)."""
-    return translate.translation(load(key), text, target)
+def cached_forced(key: ModelKey, text: str, target: str | tuple[int, ...]) -> Trace | translation.Refused:
+    """``text`` made to translate as ``target`` (:func:`models.views.translation.translation`)."""
+    return translation.translation(load(key), text, target)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -151,11 +151,11 @@ def cached_gold_view(key: ModelKey, pair, matrix: Matrix, reading: Reading | Non
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
-def cached_kinds(key: ModelKey, text: str, target: tuple[int, ...]) -> dict[Kind, AttentionMap] | translate.Refused:
+def cached_kinds(key: ModelKey, text: str, target: tuple[int, ...]) -> dict[Kind, AttentionMap] | translation.Refused:
     """The three attentions of ``text`` written as ``target``: computed for the sentence shown only (forcing adds
     an end of sentence to a translation cut at its length limit; its row is not shown)."""
     trace = cached_forced(key, text, target)
-    if isinstance(trace, translate.Refused):
+    if isinstance(trace, translation.Refused):
         return trace
     return kinds_views.sentence_kinds(load(key).model, trace, len(target))
 
@@ -167,19 +167,19 @@ def cached_heads_off(key: ModelKey, text: str, off: tuple[str, ...]) -> Trace:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | translate.Refused:
+def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | translation.Refused:
     """bertviz's model view of the sentence's three attentions, written once per sentence and translation."""
     kinds = cached_kinds(key, text, target)
-    return kinds if isinstance(kinds, translate.Refused) else kinds_views.bertviz(kinds)
+    return kinds if isinstance(kinds, translation.Refused) else kinds_views.bertviz(kinds)
 
 
 @st.cache_data(max_entries=64, show_spinner="Contrasting the two pieces…", hash_funcs=BY_NAME)
 def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: Matrix, step: int,
-                    foil: int) -> tuple[Matrix, np.ndarray] | translate.Refused:
+                    foil: int) -> tuple[Matrix, np.ndarray] | translation.Refused:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
     and not ``foil`` (:func:`models.views.readings.contrast`)."""
     trace = cached_forced(key, text, target)
-    if isinstance(trace, translate.Refused):
+    if isinstance(trace, translation.Refused):
         return trace
     return reading_views.contrast(load(key).model, trace, matrix, step, foil, now().attribution_limit_s)
 
@@ -188,11 +188,11 @@ def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: M
                hash_funcs=BY_NAME)
 def cached_every_way(key: ModelKey, text: str, target: tuple[int, ...],
                      chosen: tuple[tuple[Matrix, Reading | None], ...],
-                     scored: bool) -> reading_views.EveryWay | translate.Refused:
+                     scored: bool) -> reading_views.EveryWay | translation.Refused:
     """``text`` written as ``target`` read as each of the ``chosen`` matrices at its reading, deletion-scored
     where ``scored`` (:func:`models.views.readings.every_way`)."""
     trace = cached_forced(key, text, target)
-    if isinstance(trace, translate.Refused):
+    if isinstance(trace, translation.Refused):
         return trace
     return reading_views.every_way(load(key), trace, dict(chosen), scored)
 

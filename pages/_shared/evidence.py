@@ -1,4 +1,4 @@
-"""What a page shows of a model: one matrix (:mod:`models.analysis.matrices`: the attention, what it adds, a rollout,
+"""What a page shows of a model: one matrix (:mod:`models.analysis.recipes`: the attention, what it adds, a rollout,
 an attribution) at one reading (one head, or a layer's whole); and human links.
 
 Attribution (:mod:`models.analysis.attribution`) answers "which source words did this output piece depend on",

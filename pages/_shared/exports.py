@@ -1,11 +1,11 @@
-"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links (:mod:`models.analysis.alignment` writes
+"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links (:mod:`models.analysis.attention_view` writes
 them), PNG and SVG."""
 from __future__ import annotations
 
 import altair as alt
 import streamlit as st
 
-from models.analysis.alignment import AttentionView, hard_alignments, matrix_csv, matrix_json, pharaoh
+from models.analysis.attention_view import AttentionView, hard_alignments, matrix_csv, matrix_json, pharaoh
 
 from . import cache
 

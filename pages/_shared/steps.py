@@ -1,16 +1,16 @@
-"""The Translate page's step explorer: one decoding step's bars, choices and links (:func:`models.views.translate.
+"""The Translate page's step explorer: one decoding step's bars, choices and links (:func:`models.views.translation.
 step_view`), why it wrote its piece and not another, the training states nearest to it, and a what-if."""
 from __future__ import annotations
 
 import streamlit as st
 
 from models import charts
-from models.analysis.alignment import piece_label
+from models.analysis.attention_view import piece_label
 from models.decoding.trace import Trace
 from models.nouns.attention_map import Reading
 from models.nouns.matrix import Matrix
 from models.storage.loaded import LoadedModel
-from models.views import inside, prose, translate
+from models.views import inside, prose, translation
 from models.views.prose import for_markdown, plain
 from models.views.readings import MatrixView
 
@@ -30,7 +30,7 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if pieces > 1:
         step = st.slider("Decoding step", 1, pieces, key="step", help="Each step writes one subword.") - 1
     st.query_params["step"] = str(step + 1)
-    found = translate.step_view(loaded.model, trace, shown, step, settings.words, reading)
+    found = translation.step_view(loaded.model, trace, shown, step, settings.words, reading)
     st.markdown(f"Step **{step + 1}** wrote **{for_markdown(found.written)}**.")
     if found.forced:
         st.caption(found.forced)
@@ -55,7 +55,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
     """Why the step wrote its piece and not another of its candidates (in the URL as ``foil``): an attribution of
     the difference of their log-probabilities, the shown one's (else gradient×input)."""
     st.subheader("Why this and not…")
-    options = translate.foils(trace, step)
+    options = translation.foils(trace, step)
     wanted, pieces = ui.read_url().foil, list(options)
     foil = st.selectbox(f"Why “{piece_label(trace.target_pieces[step])}” at step {step + 1}, and not", pieces,
                         format_func=piece_label, index=pieces.index(wanted) if wanted in pieces else None,
@@ -67,7 +67,7 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
     st.query_params["foil"] = foil
     used, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
                                                      options[foil]))
-    view, title = translate.contrast_view(trace, step, foil, used, weights)
+    view, title = translation.contrast_view(trace, step, foil, used, weights)
     st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
     st.caption(prose.CONTRAST)
 
@@ -95,7 +95,7 @@ def what_if(settings: ui.Settings, text: str, step: int, source_words: tuple[str
             several: bool) -> None:
     """Force the step's attention onto one source word and decode on from there."""
     st.subheader("What if…")
-    st.caption(translate.forcing(layer, several))
+    st.caption(translation.forcing(layer, several))
     focus = st.selectbox(f"At step {step + 1}, look only at", range(len(source_words)), index=None,
                          placeholder="Pick a source word…", format_func=lambda i: plain(source_words[i]), key="focus")
     if focus is None:  # decode the what-if only when asked: it costs a second greedy pass per step

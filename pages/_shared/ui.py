@@ -17,7 +17,7 @@ from models.storage.hub import DEFAULT_MODEL, CheckpointError, LoadedModel, bund
 from models.storage.languages import MAX_INSTRUCTION_CHARS, Asking, Languages
 from models.views import naming, prose, query_string as url
 from models.views.prose import for_markdown
-from models.views.translate import Refused, doubts
+from models.views.translation import Refused, doubts
 
 from . import deploy
 from .cache import ModelKey, cached_trace, load

@@ -17,7 +17,7 @@ from ...nouns.matrix import ATTENTION, FULL_CONTEXT, Matrix
 from ..examples import examples_file, first_example, load_examples
 from ..languages import language_key, language_name, pair_name
 from ..records.evaluation import EvaluationRecord, TestScores, read_evaluation
-from ..records.heads import heads_table
+from ..records.head_scores import heads_table
 from ..records.matrix_scores import matrix_table
 from ..records.timeline import timeline_file
 from ..records.training import (
@@ -29,7 +29,7 @@ from ..records.training import (
     training_summary,
     validation_table,
 )
-from .alignment import alignment_table
+from .alignment_section import alignment_table
 
 LENGTH_BUCKETS = ((1, 9), (10, 14), (15, 19), (20, 24), (25, 1000))  # source words, inclusive; 1000 = open end
 CORPORA = {  # folder name -> what it is and whom to credit

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 from ...network.hf.decoder_only import DECODER_ONLY_TYPES
-from ...network.hf.languages import check_layout, language_tags, unknown_code
+from ...network.hf.language_tags import check_layout, language_tags, unknown_code
 from ...network.hf.tokenizer import HFTokenizer
 from ...network.hf.translator import MODEL_TYPES, HFTranslator
 from ...network.tokenization import TokenizerPair

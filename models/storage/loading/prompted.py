@@ -11,7 +11,7 @@ import torch
 
 from ...network.contract import Specials
 from ...network.hf.decoder_only import DecoderOnlyTranslator
-from ...network.hf.languages import unknown_code
+from ...network.hf.language_tags import unknown_code
 from ...network.hf.prompt import (
     CARD_INSTRUCTIONS,
     INSTRUCTION,

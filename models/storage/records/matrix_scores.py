@@ -1,5 +1,5 @@
 """Which matrix to believe, from what a checkpoint's folder records: each matrix scored against people
-(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment`)
+(``alignment.json``'s ``--matrix all`` rows, each reading and rule chosen on the trial set: :mod:`.alignment_rows`)
 and against the model itself (``faithfulness.json``, written by ``python -m models.faithfulness --save`` and read
 here) — one :class:`MatrixScore` per matrix, for the card and the app's Models page.
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...nouns.matrix import Matrix, matrix_named
-from .alignment import AlignmentRow, recorded
+from .alignment_rows import AlignmentRow, recorded
 
 FAITHFULNESS_FILE = "faithfulness.json"
 

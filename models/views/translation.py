@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.alignment import AttentionView, piece_columns, piece_label, source_word_weights
+from ..analysis.attention_view import AttentionView, piece_columns, piece_label, source_word_weights
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.trace import Trace

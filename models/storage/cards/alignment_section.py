@@ -8,7 +8,7 @@ from pathlib import Path
 from ...nouns.attention_map import Kind, Reading
 from ...nouns.matrix import ATTENTION, Matrix
 from ..hub import check_config
-from ..records.alignment import default_reading, recorded, trial_best
+from ..records.alignment_rows import default_reading, recorded, trial_best
 
 
 def _cross_shape(directory: str | Path) -> tuple[int, int]:
