@@ -1,6 +1,7 @@
 """models/views/query_string.py: every query parameter validated; nothing a visitor types can raise."""
 import pytest
 
+from models.nouns.matrix import ATTENTION, MATRICES
 from models.views import query_string as url
 from models.views.query_string import UrlState, parse
 
@@ -19,8 +20,8 @@ def test_valid_values_are_kept():
 
 def test_an_old_links_renamed_parameter_is_read_under_its_new_name_the_new_first():
     for old, new in url.RENAMED.items():
-        assert getattr(parse({old: "ALTI"}), new) == "ALTI"
-        assert getattr(parse({old: "ALTI", new: "attention"}), new) == "attention"
+        assert getattr(parse({old: "ALTI"}), new) is MATRICES["ALTI"]
+        assert getattr(parse({old: "ALTI", new: "attention"}), new) is ATTENTION
         assert getattr(parse({old: "a\x00b"}), new) is None and len(parse({old: "a\x00b"}).notices) == 1
 
 
@@ -28,7 +29,7 @@ def test_an_old_links_renamed_parameter_is_read_under_its_new_name_the_new_first
     ("beam", "abc"), ("beam", "2.5"), ("beam", "10000"), ("beam", "0"), ("beam", "-1"), ("beam", ""),
     ("level", "letters"), ("step", "0"), ("step", "1e9"), ("step", "x"),
     ("model", "a\x00b"), ("model", "m" * 201), ("model_rev", "\u202e"), ("left_rev", "r" * 101),
-    ("instruction", "{sentence}\x1b[2J"), ("instruction", "{sentence}" + "x" * 500),
+    ("instruction", "{sentence}\x1b[2J"), ("instruction", "{sentence}" + "x" * 500), ("matrix", "no-such-matrix"),
 ])
 def test_bad_values_fall_back_to_the_default_with_a_notice(key, raw):
     state = parse({key: raw})
