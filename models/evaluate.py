@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     checkpoint = loaded.path
     out = out or checkpoint / EVALUATION_FILE
     write_evaluation(result, out)
-    if out == checkpoint / EVALUATION_FILE and loaded.origin.trained is not None:
+    if out == checkpoint / EVALUATION_FILE and loaded.origin.trained:
         write_card(checkpoint)
     print(json.dumps({f"{t.data} {t.split}": {mode: asdict(s) for mode, s in (("greedy", t.greedy), ("beam", t.beam))
                                               if s} for t in result.test_sets}, indent=1))

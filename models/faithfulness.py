@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         print(json.dumps(row, ensure_ascii=False))
     if args.save:
         write_faithfulness(loaded.path, record)
-        if loaded.origin.trained is not None:
+        if loaded.origin.trained:
             write_card(loaded.path)
     return 0
 

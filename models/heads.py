@@ -69,7 +69,7 @@ def main(argv=None) -> int:
                           "pruning": pruning(loaded.model, loaded.tokenizers, sources, references, rows, args.budget),
                           "command": command_line("models.heads", argv)})
     out = write_heads(found, Path(args.out) if args.out else loaded.path / HEADS_FILE)
-    if out == loaded.path / HEADS_FILE and loaded.origin.trained is not None:
+    if out == loaded.path / HEADS_FILE and loaded.origin.trained:
         write_card(loaded.path)
     top = sorted(rows, key=lambda r: -r["drop"])[:3]
     print(json.dumps({"base_bleu": found.pruning.base_bleu, "most_important": top, "can_go": found.pruning.can_go,

@@ -74,7 +74,7 @@ def test_the_sentences_tokens_are_found_in_the_prompt_by_offsets_and_the_rest_is
     words = word_groups(encoded.pieces)
     assert words[0] == [i for i, p in enumerate(encoded.pieces) if p == PROMPT]  # one column, before and after
     assert ["".join(encoded.surfaces[i] for i in g) for g in words[1:]] == "a dog runs on the beach".split()
-    assert loaded.languages == ("en", "fr") and loaded.model.variant == loaded.model.config.model_type
+    assert loaded.languages == ("en", "fr") and loaded.variant == loaded.model.config.model_type
 
 
 def test_greedy_is_generates_greedy_token_for_token(family):
@@ -284,7 +284,7 @@ def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_no
                                  "integrated gradients", "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
         assert "decoder-only model's one stack" in why_not(MATRICES[matrix], model)
-    if family[0].model.variant == "gemma2":  # its attention's output is normalised before the residual sum
+    if family[0].variant == "gemma2":  # its attention's output is normalised before the residual sum
         assert "Gemma2's post-attention norm" in why_not(MATRICES["ALTI"], family[0].model)
 
 

@@ -1,7 +1,7 @@
 """models/network/family.py: what a model is called and said to be, declared once a family and asked by pages,
 cards and tables."""
 from models.network.attention import SCORES
-from models.network.family import FAMILIES, family
+from models.network.family import FAMILIES, family, variant_of
 from models.storage.cards.render import model_description
 from models.storage.hub import bundled_models, load_model, resolve
 from models.storage.records.training import read_training
@@ -21,7 +21,7 @@ def test_a_hub_models_family_is_named_from_its_type():
 def test_each_bundled_model_is_told_by_its_family():
     for name in bundled_models():
         training = read_training(resolve(name))
-        assert model_description(training) == family(training.variant).description
+        assert model_description(training) == family(variant_of(training.architecture, training.score)).description
     loaded = load_model("transformer")
     assert loaded.family is FAMILIES["transformer"] and loaded.family.several_heads
     assert not load_model("additive").family.several_heads

@@ -43,7 +43,7 @@ def test_the_model_says_what_it_has(marian):
     assert model.switchable_heads == model.attention_shapes and model.attention_shape == (2, 2)
     pad = tokenizer.pad_token_id
     assert (model.specials.eos, model.specials.start, model.specials.pad) == (0, pad, pad)  # Marian's, not ours
-    assert model.variant == "marian" and model.source_embedding is model.hf.get_encoder().embed_tokens
+    assert model.config.model_type == "marian" and model.source_embedding is model.hf.get_encoder().embed_tokens
 
 
 def test_greedy_is_generates_greedy_token_for_token_but_at_the_length_cap(marian):

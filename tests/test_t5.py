@@ -68,7 +68,7 @@ def prefix_of(loaded) -> str:
 
 def test_the_task_prefix_is_read_as_the_model_reads_it_and_drawn_as_the_rest_of_the_prompt(t5):
     loaded, _, tokenizer, _ = t5
-    assert loaded.languages == ("en", "fr") and loaded.model.variant == "t5" and loaded.model.max_positions is None
+    assert loaded.languages == ("en", "fr") and loaded.variant == "t5" and loaded.model.max_positions is None
     assert loaded.model.attention_shapes == {"cross": (2, 2), "encoder": (2, 2), "decoder": (2, 2)}
     encoded = loaded.tokenizers.source.encode("a dog runs", 80)
     assert list(encoded.ids) == prompted(tokenizer, "a dog runs").input_ids[0].tolist()

@@ -64,7 +64,7 @@ def test_it_loads_as_a_hub_chat_model_does_and_its_greedy_is_generates(trained):
     corpus, out = trained
     loaded = load_model(str(out), device="cpu")
     assert isinstance(loaded.model, DecoderOnlyTranslator) and loaded.variant == "decoder-only"
-    assert loaded.origin.trained == "decoder-only" and loaded.model.continues_prompt
+    assert loaded.origin.trained and loaded.variant == "decoder-only" and loaded.model.continues_prompt
     library = AutoModelForCausalLM.from_pretrained(out, attn_implementation="eager").eval()
     tokenizer = AutoTokenizer.from_pretrained(out)
     for text in ("a red dog sees a cat", "the big cat runs", "two small birds eat"):

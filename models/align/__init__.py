@@ -184,7 +184,7 @@ def main(argv=None) -> int:
                else one_matrix(args, loaded, pairs, command))
     if args.save:
         record_alignment(loaded.path / ALIGNMENT_FILE, results)
-        if loaded.origin.trained is not None:  # a checkpoint this project trained has a card to refresh
+        if loaded.origin.trained:  # a checkpoint this project trained has a card to refresh
             write_card(loaded.path)
     return 0
 

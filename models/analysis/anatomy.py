@@ -38,20 +38,21 @@ class ScoreAnatomy:
 @torch.inference_mode()
 def score_anatomy(model: Translator, trace: Trace, t: int, s: int) -> ScoreAnatomy:
     """The energy e[t, s] of ``trace`` rebuilt from the scorer's own projections and terms."""
-    if not isinstance(model, Seq2Seq) or model.variant not in ("additive", "dot") or trace.rnn is None:
-        raise ValueError(f"score anatomy covers the RNN's additive and dot-product attention, not {model.variant!r}")
+    score = model.config.score if isinstance(model, Seq2Seq) else model.architecture
+    if score not in ("additive", "dot") or trace.rnn is None:
+        raise ValueError(f"score anatomy covers the RNN's additive and dot-product attention, not {score!r}")
     att = model.attention
     query = torch.as_tensor(trace.rnn.queries[t], device=model.device)[None, None, :]  # [1, 1, H]
     key = torch.as_tensor(trace.rnn.annotations[s], device=model.device)[None, None, :]  # [1, 1, 2He]
     q, k = att.project_query(query)[0, 0], att.project_keys(key)  # [A], [1, 1, A]
     terms = att.terms(query, k)[0, 0, 0]  # [A]
-    if model.variant == "additive":
+    if score == "additive":
         pre = q + k[0, 0]  # u = W_q s + W_k h
         hidden = torch.tanh(pre)
     else:
         pre = hidden = torch.empty(0)
     return ScoreAnatomy(
-        score=model.variant,
+        score=score,
         query_part=q.cpu().numpy(),
         key_part=k[0, 0].cpu().numpy(),
         pre_activation=pre.cpu().numpy(),

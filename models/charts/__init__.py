@@ -14,9 +14,9 @@ from importlib import import_module
 
 #: Each chart by the module that draws it.
 WHERE = {name: module for module, names in {
-    "answer": ("alignment_chart", "deletion_chart"),
+    "answer_bars": ("alignment_chart", "deletion_chart"),
     "base": ("marked", "piece_text", "source_text"),
-    "corpus": ("distribution", "scatter"),
+    "corpus_figures": ("distribution", "scatter"),
     "curves": ("attention_entropy", "bleu_by_length", "learning_curve", "lines", "quality_per_minute", "scaling",
                "test_bleu"),
     "matrices": ("aer_grid", "difference_heatmap", "gold_links", "head_grid", "heatmap", "similarity", "weight_grid"),

@@ -235,9 +235,5 @@ class Seq2Seq(Translator):
         return AttentionParts(encoder=(), decoder=(), cross=(cross,))
 
     @property
-    def variant(self) -> str:
-        return self.config.score
-
-    @property
     def state_size(self) -> int:
         return self.config.dec_hidden

@@ -240,12 +240,6 @@ class Translator(nn.Module, ABC):
         raise NotImplementedError
 
     @property
-    def variant(self) -> str:
-        """The short name people know it by: the RNN's score (``additive``, ``dot``, ``none`` …) or the
-        architecture. ("Kind" is kept for an attention's kind: cross, encoder or decoder.)"""
-        return self.architecture
-
-    @property
     def has_attention(self) -> bool:
         """Whether decoding reads the source through attention weights (False: the paper's RNNencdec baseline)."""
         return self.attention_shape != (0, 0)

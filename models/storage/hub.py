@@ -27,6 +27,7 @@ from torch.overrides import TorchFunctionMode
 
 from .. import ASSETS
 from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
+from ..network.family import variant_of
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
 from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
@@ -281,8 +282,11 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy, partner:
                                                      getattr(torch, policy.dtype))
         except ValueError as e:
             raise CheckpointError(str(e)) from e
+        own = model.config.model_type  # a Hub model's family is its type
     else:
-        (model, tokenizers), found = _load_own(path, _read_config(path, raw)), own_languages(path)
+        config = _read_config(path, raw)
+        (model, tokenizers), found = _load_own(path, config), own_languages(path)
+        own = variant_of(config.architecture, getattr(config, "score", None))  # only an RNN's config has a score
     target, card = pick_device(device), read_card(path)
     try:
         model.probe = read_probe(path)  # its heads' reading fit to people, where one was fit
@@ -295,7 +299,8 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy, partner:
     return LoadedModel(model.to(target).eval(), tokenizers, path, target,
                        default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                        card.aligning_matrix),
-                       Origin(origin_of(ref, policy), ref.strip(), trained), found, card, many)
+                       Origin(origin_of(ref, policy), ref.strip(), trained is not None), trained or own, found, card,
+                       many)
 
 
 def _partner(ref: str, device: str | None, policy: LoadPolicy) -> ReversePartner | None:

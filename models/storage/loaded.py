@@ -32,8 +32,7 @@ class Origin:
 
     where: str  # BUNDLED, FOLDER or HUB
     ref: str  # what it was asked for as
-    trained: str | None  # the variant its training record names (an RNN's score, transformer, decoder-only); None:
-    # a model trained elsewhere
+    trained: bool  # this project trained it: it has a training record (and a card to refresh when measured)
 
     @property
     def bundled(self) -> bool:
@@ -55,6 +54,8 @@ class LoadedModel:
     device: torch.device
     reading: Reading | None  # the reading of its attention shown first (None without attention)
     origin: Origin
+    variant: str  # its family (:func:`~models.network.family.family`), decided as it loads: its training record's, this
+    # project's architecture's (an RNN's score), else a Hub model's type
     languages: Languages = (None, None)  # (source, target) codes, None where the model does not say
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
     pairs: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
@@ -104,12 +105,6 @@ class LoadedModel:
     def family(self) -> Family:
         """What the model is, as people are told (:func:`models.network.family.family` of its variant)."""
         return family(self.variant)
-
-    @property
-    def variant(self) -> str:
-        """What the model is called: the variant its training record names where this project trained it (the
-        decoder-only translator, a llama, is "decoder-only"), else its own."""
-        return self.origin.trained or self.model.variant
 
     @property
     def supervised(self) -> Reading | None:

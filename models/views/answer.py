@@ -7,19 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.aer import Difference, paired_difference
+from ..network.family import FAMILIES, family
 from ..nouns.attention_map import Reading
 from ..nouns.matrix import ATTENTION, FITTED, FLOOR, RANDOM, matrix_named
 from ..nouns.probe import Probe
-from ..storage.cards.render import load_records
 from ..storage.commands import for_people
-from ..storage.hub import bundled_pairs, resolve
+from ..storage.hub import bundled_pairs, bundled_variants, resolve
 from ..storage.languages import pair_name
 from ..storage.records.alignment_rows import BUNDLED_BASELINE, PUBLISHED, AlignmentRow, read_alignment
 from ..storage.records.matrix_scores import aligned, explained, read_faithfulness
 from ..storage.records.probe_file import read_probe
 from .naming import model_name
 
-GENERATIONS = {"rnn": "RNN", "transformer": "Transformer", "decoder-only": "decoder-only"}  # by architecture
+GENERATIONS = tuple(dict.fromkeys(f.generation for f in FAMILIES.values()))  # the three, oldest first
 GIZA = "GIZA++ (Mgiza), same direction (published)"
 SYMMETRISED = "grow-diag"  # the statistical aligner's links a verdict compares with: both directions, as attention's
 
@@ -146,9 +146,9 @@ def verdict(generation: str, models: list[Measured], aligner: AlignmentRow | Non
 
 def answer(names: list[str]) -> Answer:
     """The answer for the bundled models ``names`` (:func:`~models.storage.hub.bundled_models`), by generation."""
-    kind = {n: GENERATIONS.get(load_records(resolve(n))[0].architecture, "other") for n in names}
-    order = [*GENERATIONS.values(), "other"]
-    models = [measured(name, kind[name]) for name in sorted(names, key=lambda n: order.index(kind[n]))]
+    kind = {n: family(bundled_variants()[n]).generation for n in names}
+    order = lambda n: GENERATIONS.index(kind[n]) if kind[n] in GENERATIONS else len(GENERATIONS)  # noqa: E731
+    models = [measured(name, kind[name]) for name in sorted(names, key=order)]
     bars, random = [], []
     for found in models:
         more = _bars(found)

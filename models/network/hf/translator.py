@@ -103,10 +103,6 @@ class LibraryTranslator(Translator):
     attention_can_be_forced = False  # transformers offers no place to set a layer's weights
 
     @property
-    def variant(self) -> str:
-        return self.config.model_type
-
-    @property
     def specials(self) -> Specials:
         return self.config.specials
 

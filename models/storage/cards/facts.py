@@ -25,7 +25,7 @@ class ModelFacts:
 def _description(loaded: LoadedModel) -> str:
     """The card's sentence for a model this project trained (it has a training record); else what the model's
     attention shapes and width say."""
-    if loaded.origin.trained is not None:
+    if loaded.origin.trained:
         return model_description(load_records(loaded.path)[0])
     shapes, vocabulary = loaded.model.attention_shapes, loaded.tokenizers.target.vocab_size
     (layers, heads) = shapes[Kind.CROSS]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from ...network.family import family
+from ...network.family import Family, family, variant_of
 from ...nouns.attention_map import Reading
 from ...nouns.matrix import ATTENTION, FULL_CONTEXT, Matrix
 from ..examples import examples_file, first_example, load_examples
@@ -57,10 +57,10 @@ def _metadata(training: TrainingRecord, evaluation: EvaluationRecord | None) -> 
     ]
     return ModelCardData(
         language=list(training.languages), license="mit", library_name="attention-atlas",
-        tags=["translation", "attention", *family(training.variant).tags],
+        tags=["translation", "attention", *_family(training).tags],
         datasets=[d.name for d in training.data], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas {'-'.join(training.languages)} {training.variant}", eval_results=results or None,
+        model_name=f"attention-atlas {'-'.join(training.languages)} {_family(training).variant}", eval_results=results or None,
     )
 
 
@@ -124,9 +124,14 @@ def _files(directory: str | Path) -> str:
     return "".join(f"\n- {n}" for n in notes)
 
 
+def _family(training: TrainingRecord) -> Family:
+    """The family of the model ``training`` trained."""
+    return family(variant_of(training.architecture, training.score))
+
+
 def model_description(training: TrainingRecord) -> str:
     """The sentence that says what the model is."""
-    return family(training.variant).description
+    return _family(training).description
 
 
 def _sizes(directory: str | Path) -> str:
@@ -176,7 +181,7 @@ def _about(training: TrainingRecord, directory: str | Path) -> str:
     """What the model is, what it was trained on and how, with the commands that trained it."""
     commands = "\n".join("    " + c for c in training.commands)
     return f"""
-# Attention Atlas — {pair_name(training.languages)}, {training.variant}
+# Attention Atlas — {pair_name(training.languages)}, {_family(training).variant}
 
 {model_description(training)}
 Made for looking at attention in the Attention Atlas app, not for production translation.
@@ -248,7 +253,7 @@ believe" measures how far each reading is one.
 
 def _heads_section(training: TrainingRecord, directory: str | Path) -> str:
     """A Transformer's heads: which matter (``heads.json``, written by ``python -m models.heads``)."""
-    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if family(training.variant).several_heads else ""
+    return f"\n## Which heads matter\n\n{heads_table(directory)}\n" if _family(training).several_heads else ""
 
 
 def write_card(directory: str | Path) -> None:

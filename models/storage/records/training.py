@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...network.family import variant_of
 from ...network.learning.step import DEFAULT_LR
 from .strict import read_record, read_record_file, write_record_file
 
@@ -124,11 +125,6 @@ class TrainingRecord:
     kept: str | None = None  # "best" (None: a record from before the choice) or "last", the budget's end
     guided_alignment: Guided | None = None
 
-    @property
-    def variant(self) -> str:
-        """What the model is called: an RNN's score, else its architecture (``transformer``, ``decoder-only``)."""
-        return self.score if self.architecture == "rnn" else self.architecture
-
 
 def read_training(directory: str | Path) -> TrainingRecord | None:
     """The training record beside a checkpoint; None where it has none (trained elsewhere); ValueError naming the
@@ -145,10 +141,10 @@ def write_training(record: TrainingRecord, directory: str | Path) -> Path:
 
 
 def trained_variant(directory: str | Path) -> str | None:
-    """The :attr:`~TrainingRecord.variant` a checkpoint's training record names; None where it has none (trained
-    elsewhere)."""
+    """The family a checkpoint's training record names (:func:`~models.network.family.variant_of` its architecture and
+    score); None where it has none (trained elsewhere)."""
     record = read_training(directory)
-    return record and record.variant
+    return record and variant_of(record.architecture, record.score)
 
 
 def training_summary(training: TrainingRecord) -> str:
