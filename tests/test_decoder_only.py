@@ -378,7 +378,7 @@ def test_a_model_whose_pad_is_its_end_of_turn_pads_with_a_token_its_prompts_neve
 
 
 def test_the_models_page_describes_a_chat_model_as_decoder_only_never_an_encoder_decoder(qwen):
-    from models.storage.cards.facts import model_facts
+    from models.storage.model_facts import model_facts
 
     loaded, *_, folder = qwen
     described = model_facts(loaded).description

@@ -10,9 +10,9 @@ import torch
 
 from models import translate
 from models.decoding.greedy import greedy, max_target_len
-from models.storage.cards.facts import model_facts
 from models.storage.hub import CheckpointError, load_model
 from models.storage.loading import hf as hf_checkpoint
+from models.storage.model_facts import model_facts
 
 from .helpers import populate_hf_cache
 from .hf_helpers import tiny_marian

@@ -92,6 +92,28 @@ def test_imports_only_go_down(path):
     assert imported_parts(path) <= MAY_IMPORT[part_of(path)]
 
 
+#: storage/'s rooms, lowest first: each module imports storage's own only from its floor or below — the records,
+#: the plain facts of languages and examples, the cards read from both, finding and opening a checkpoint, the model
+#: loaded, and the loader with what it says of a model.
+STORAGE_FLOORS = ({"records"}, {"languages", "examples", "commands", "gold", "pieces", "data"}, {"cards"}, {"loading"},
+                  {"loaded"}, {"hub", "model_facts"})
+
+
+def storage_floor(name: str) -> int:
+    """The floor of storage's room or top-level module ``name``."""
+    return next(n for n, floor in enumerate(STORAGE_FLOORS) if name in floor)
+
+
+@pytest.mark.parametrize("path", sorted((MODELS / "storage").rglob("*.py")), ids=lambda p: p.name)
+def test_storages_rooms_import_one_way(path):
+    inner = path.relative_to(MODELS / "storage").parts
+    if inner == ("__init__.py",):
+        return
+    own = storage_floor(inner[0] if len(inner) > 1 else path.stem)
+    reached = {name[2] for name in imported(path) if name[:2] == ("models", "storage") and len(name) > 2}
+    assert all(storage_floor(r) <= own for r in reached), (path, reached)
+
+
 def test_the_user_commands_do_not_import_one_another():
     for path in PRODUCT:
         if part_of(path) in {"train", "align", "corpus", TOOLS}:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -26,16 +26,16 @@ from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
 from .. import ASSETS
-from ..network.architectures import DEFAULT_ARCHITECTURE, build_model, config_class
+from ..network.architectures import build_model, check_config
 from ..network.family import variant_of
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
-from ..network.translator import FORMAT_VERSION, ReversePartner, Translator
+from ..network.translator import ReversePartner, Translator
 from .cards.metadata import CardFacts, read_card
 from .languages import Languages, own_languages
 from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
 from .loading.disk import trim_hub_cache
-from .loading.download import CHECKPOINT_FILES, download
+from .loading.download import CHECKPOINT_FILES, Unfetched, download
 from .loading.hf import is_hf_config, load_hf
 from .loading.limits import machine_dtype, machine_max_download_mb, machine_max_parameters
 from .records.alignment_rows import default_reading
@@ -48,9 +48,6 @@ BUNDLED_DIR = ASSETS / "checkpoints"
 BUNDLED_PREFIX = "en-fr-"
 DEFAULT_MODEL = "additive"
 MAX_PARAMETERS = 50_000_000  # 5× the bundled models; 200 MB of float32
-MAX_VOCAB = 100_000
-MAX_WIDTH = 4096
-MAX_LAYERS = 24
 
 
 @dataclass(frozen=True)
@@ -145,40 +142,13 @@ def resolve(ref: str, revision: str | None = None, policy: LoadPolicy | None = N
         )
     if policy.hub_allow is not None and ref not in policy.hub_allow:
         raise CheckpointError(f"Hub repo {ref} is not among the models this app may load.")
-    path = download(ref, revision, policy.max_download_mb)
+    try:
+        path = download(ref, revision, policy.max_download_mb)
+    except Unfetched as e:
+        raise CheckpointError(str(e)) from e
     if policy.max_cache_mb is not None:
         trim_hub_cache(policy.max_cache_mb, keep=ref)
     return path
-
-
-#: The bounds every size a stranger's config.json may give is checked against, before anything is allocated.
-BOUNDS = {"src_vocab_size": (5, MAX_VOCAB), "tgt_vocab_size": (5, MAX_VOCAB), "emb_dim": (1, MAX_WIDTH),
-          "enc_hidden": (1, MAX_WIDTH), "dec_hidden": (1, MAX_WIDTH), "attn_dim": (1, MAX_WIDTH),
-          "d_model": (1, MAX_WIDTH), "heads": (1, 64), "enc_layers": (1, MAX_LAYERS), "dec_layers": (1, MAX_LAYERS),
-          "ffn_dim": (1, 4 * MAX_WIDTH), "dropout": (0, 0.99), "pad_id": (0, 0)}
-
-
-def check_config(config: dict):
-    """The config dataclass of ``config`` (its ``architecture``, RNN when absent); ValueError unless every value
-    has its type and bounds (nothing is allocated)."""
-    architecture = config.get("architecture", DEFAULT_ARCHITECTURE)
-    if not isinstance(architecture, str):
-        raise ValueError(f"architecture must be a str, got {architecture!r}")
-    cls = config_class(architecture)
-    kinds = {f.name: {"int": int, "float": float, "str": str}[f.type] for f in fields(cls)}
-    if config.get("format_version") != FORMAT_VERSION or not set(config) <= set(kinds):
-        raise ValueError(f"written by an incompatible version (format {config.get('format_version')!r}, this code "
-                         f"reads format {FORMAT_VERSION}; unexpected keys: {sorted(set(config) - set(kinds))})")
-    for key, value in config.items():
-        if type(value) is not kinds[key] and not (kinds[key] is float and type(value) is int):
-            raise ValueError(f"{key} must be a {kinds[key].__name__}, got {value!r}")
-    for key, (low, high) in BOUNDS.items():
-        if key in config and not low <= config[key] <= high:
-            raise ValueError(f"{key} = {config[key]!r} is outside {low}…{high}")
-    try:
-        return cls(**config)
-    except TypeError as e:  # a required size is missing
-        raise ValueError(str(e)) from e
 
 
 def _raw_config(path: Path) -> dict:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..analysis.lengths import LengthEnds, ends, figure_2_finding
 from ..nouns.attention_map import Reading
-from ..storage.cards.facts import model_facts
 from ..storage.cards.metadata import SUPERVISION
 from ..storage.cards.render import (
     bucket_label,
@@ -22,6 +21,7 @@ from ..storage.commands import for_people
 from ..storage.hub import bundled_models, resolve
 from ..storage.languages import language_name
 from ..storage.loaded import LoadedModel
+from ..storage.model_facts import model_facts
 from ..storage.records.alignment_rows import (
     BUNDLED_BASELINE,
     AlignmentRow,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ...network.architectures import check_config
 from ...nouns.attention_map import Kind, Reading
 from ...nouns.matrix import ATTENTION, Matrix
-from ..hub import check_config
 from ..records.alignment_rows import default_reading, recorded, trial_best
 
 

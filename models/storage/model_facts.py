@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...nouns.attention_map import Kind, Reading
-from ..languages import Languages
-from ..loaded import LoadedModel
-from .render import load_records, model_description
+from ..nouns.attention_map import Kind, Reading
+from .cards.render import load_records, model_description
+from .languages import Languages
+from .loaded import LoadedModel
 
 
 @dataclass(frozen=True)
