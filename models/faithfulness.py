@@ -32,6 +32,7 @@ from .storage.hub import CheckpointError, load_model
 from .storage.languages import assumed
 from .storage.loaded import LoadedModel
 from .storage.records.matrix_scores import FAITHFULNESS_FILE, Faithfulness, FaithfulnessRow, write_faithfulness
+from .storage.records.strict import record_json
 
 def rows_of(loaded: LoadedModel, matrices: list[Matrix] | None = None) -> dict[Matrix, list[Reading | None]]:
     """``{matrix: readings}`` scored, of ``matrices`` (None: every one the model has): every layer's
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
         if reason := why_not(matrix, loaded.model):
             raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
     record = measured(loaded, args, greedy_batch(loaded.model, loaded.tokenizers, sources), argv)
-    for row in record.to_json()["rows"]:
+    for row in record_json(record)["rows"]:
         print(json.dumps(row, ensure_ascii=False))
     if args.save:
         write_faithfulness(loaded.path, record)

@@ -89,7 +89,7 @@ def test_a_fitted_record_round_trips_and_a_field_it_does_not_know_is_refused(tmp
         with pytest.raises(ValueError, match="fields"):
             probe_from_json(broken)
     (tmp_path / PROBE_FILE).write_text("[1, 2]")
-    with pytest.raises(ValueError, match="not a probe"):
+    with pytest.raises(ValueError, match="a Probe has the fields"):
         read_probe(tmp_path)
 
 

@@ -9,13 +9,12 @@ sentences scored; there is no held-out set for it, so each matrix shows its best
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...nouns.matrix import Matrix, matrix_named
+from ...nouns.matrix import Matrix
 from .alignment_rows import AlignmentRow, recorded
+from .strict import read_record_file, write_record_file
 
 FAITHFULNESS_FILE = "faithfulness.json"
 
@@ -43,25 +42,14 @@ class Faithfulness:
     rows: tuple[FaithfulnessRow, ...]
     command: str
 
-    def to_json(self) -> dict:
-        rows = [{f.name: v.name if isinstance(v, Matrix) else v for f in dataclasses.fields(r)
-                 if (v := getattr(r, f.name)) is not None} for r in self.rows]
-        return {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, "rows": rows}
-
 
 def write_faithfulness(directory: str | Path, record: Faithfulness) -> None:
-    (Path(directory) / FAITHFULNESS_FILE).write_text(json.dumps(record.to_json(), indent=1, ensure_ascii=False) + "\n",
-                                                     encoding="utf-8")
+    write_record_file(record, Path(directory) / FAITHFULNESS_FILE)
 
 
 def read_faithfulness(directory: str | Path) -> Faithfulness | None:
-    """The faithfulness record beside a checkpoint, or None without one."""
-    path = Path(directory) / FAITHFULNESS_FILE
-    if not path.exists():
-        return None
-    found = json.loads(path.read_text(encoding="utf-8"))
-    return Faithfulness(**{**found, "rows": tuple(FaithfulnessRow(**{**r, "matrix": matrix_named(r["matrix"])})
-                                                  for r in found["rows"])})
+    """The faithfulness record beside a checkpoint (read strictly: :mod:`.strict`), or None without one."""
+    return read_record_file(Faithfulness, Path(directory) / FAITHFULNESS_FILE)
 
 
 @dataclass(frozen=True)

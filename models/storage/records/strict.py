@@ -3,7 +3,8 @@ with the file's name, so a record of another version never reads as something it
 were read.
 
 A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, an ``Enum``
-(by its value), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A
+(by its value), a ``Literal`` (one of its values), a noun written by its name (:data:`NAMED`: a link rule, a
+matrix), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A
 field with a default may be absent (a record from before it existed, or a run that did not do what it records); it
 is written back absent when it holds its default.
 """
@@ -17,7 +18,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ...nouns.link_rule import LinkRule
+from ...nouns.matrix import Matrix, matrix_named
+
 R = TypeVar("R")
+#: The nouns a record writes by name, each with what reads the name back and what writes it.
+NAMED = {LinkRule: (LinkRule.parse, str), Matrix: (matrix_named, lambda matrix: matrix.name)}
 
 
 def _read(kind: Any, found: Any, where: str) -> Any:
@@ -27,6 +33,17 @@ def _read(kind: Any, found: Any, where: str) -> Any:
         if found is None and type(None) in args:
             return None
         return _read(next(a for a in args if a is not type(None)), found, where)
+    if origin is typing.Literal:
+        if found not in args:
+            raise ValueError(f"{where}: expected one of {list(args)}, got {found!r:.60}")
+        return found
+    if kind in NAMED:
+        if not isinstance(found, str):
+            raise ValueError(f"{where}: expected a {kind.__name__}'s name, got {found!r:.60}")
+        try:
+            return NAMED[kind][0](found)
+        except ValueError as e:  # it says what it does not know; here, where
+            raise ValueError(f"{where}: {e}") from None
     if origin is dict:
         if not isinstance(found, dict) or not all(isinstance(k, str) for k in found):
             raise ValueError(f"{where}: expected an object, got {found!r:.60}")
@@ -63,6 +80,8 @@ def read_record(cls: type[R], found: Any, where: str) -> R:
 
 def _json(value: Any) -> Any:
     """A record's value as JSON: a record's fields at their default left out."""
+    if type(value) in NAMED:
+        return NAMED[type(value)][1](value)
     if dataclasses.is_dataclass(value):
         return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if f.default is dataclasses.MISSING or getattr(value, f.name) != f.default}
