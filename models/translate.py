@@ -35,6 +35,7 @@ def trace_json(trace: Trace) -> dict:
         return None if a is None else a.round(6).tolist()
 
     source, attention = trace.source, trace.attention and trace.attention.weights
+    energies = trace.attention and trace.attention.energies
     sentence = [i for i, piece in enumerate(source.pieces) if piece != PROMPT]
     rest = [i for i, piece in enumerate(source.pieces) if piece == PROMPT]
     return {
@@ -48,7 +49,7 @@ def trace_json(trace: Trace) -> dict:
         "cross_attention": None if attention is None else arr(attention[..., sentence]),  # [L, heads, T, S]
         "prompt_share": None if attention is None else arr(attention[..., rest].sum(-1)),  # [L, heads, T]
         "written_share": None if attention is None else arr(1 - attention.sum(-1)),  # 0 but in a decoder-only model
-        "energies": None if trace.energies is None else arr(trace.energies[..., sentence]),  # [L, heads, T, S]
+        "energies": None if energies is None else arr(energies[..., sentence]),  # [L, heads, T, S]
         "top_k": trace.top_k,
     }
 

@@ -50,7 +50,7 @@ def quantities(name: str, device: str | None = None) -> dict[str, np.ndarray]:
             out[f"{key}/token_logprobs"] = trace.token_logprobs
             out[f"{key}/states"] = trace.states[:, :WIDTH]
             if trace.attention is not None:
-                out[f"{key}/attention"], out[f"{key}/energies"] = trace.attention.weights, trace.energies
+                out[f"{key}/attention"], out[f"{key}/energies"] = trace.attention.weights, trace.attention.energies
             if trace.rnn is not None:
                 for part in ("queries", "contexts", "annotations"):
                     out[f"{key}/{part}"] = getattr(trace.rnn, part)[:, :WIDTH]

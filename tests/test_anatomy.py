@@ -15,7 +15,7 @@ def test_terms_add_up_to_the_traced_energy(tiny_tokenizers, score):
     for t in range(min(3, len(trace.target_ids))):
         for s in range(len(trace.source.ids)):
             parts = score_anatomy(model, trace, t, s)
-            assert parts.energy == pytest.approx(float(trace.read_energies(RNN_READING)[t, s]), abs=1e-5)
+            assert parts.energy == pytest.approx(float(trace.attention.read_energies(RNN_READING)[t, s]), abs=1e-5)
             assert parts.contributions.sum() == pytest.approx(parts.energy, abs=1e-5)
 
 

@@ -15,7 +15,7 @@ def test_trace_shapes_and_distributions(any_model, tiny_tokenizers):
     trace = greedy(any_model, tiny_tokenizers, TEXTS[0])
     T, S = len(trace.target_ids), len(trace.source.ids)
     L, heads = any_model.attention_shape
-    assert trace.attention.weights.shape == trace.energies.shape == (L, heads, T, S)
+    assert trace.attention.weights.shape == trace.attention.energies.shape == (L, heads, T, S)
     assert trace.states.shape == (T, any_model.state_size)
     np.testing.assert_allclose(trace.attention.weights.sum(-1), 1, rtol=1e-5)
     assert len(trace.top_k) == T and all(len(k) == 5 for k in trace.top_k)
@@ -90,7 +90,7 @@ def test_bad_override_is_refused(tiny_model, tiny_tokenizers):
 
 def test_no_attention_model_has_no_matrix(tiny_tokenizers):
     trace = greedy(make_model(tiny_tokenizers, "none"), tiny_tokenizers, TEXTS[0])
-    assert trace.attention is None and trace.energies is None
+    assert trace.attention is None
     assert trace.rnn.contexts.shape[0] == len(trace.target_ids)
 
 

@@ -72,7 +72,7 @@ def test_every_holder_of_a_matrix_reads_one_step_later_by_the_readings_own_rule(
 
     trace = greedy(make_model(tiny_tokenizers), tiny_tokenizers, "a dog runs")
     later, plain = Reading(0, 0, shifted=True), RNN_READING
-    np.testing.assert_array_equal(trace.read_energies(later), trace.read_energies(plain)[1:])
+    np.testing.assert_array_equal(trace.attention.read_energies(later), trace.attention.read_energies(plain)[1:])
     np.testing.assert_array_equal(trace.read(later), trace.read(plain)[1:])
     later, plain = Reading(1, 2, shifted=True), Reading(1, 2)
     attention = np.random.default_rng(1).dirichlet(np.ones(5), size=(2, 3, 4))  # [L, heads, T, S]
@@ -97,6 +97,15 @@ def test_a_map_lists_the_readings_its_kind_has():
     encoder = AttentionMap(Kind.ENCODER, np.ones((2, 3, 5, 5)) / 5, ("a",) * 5, ("a",) * 5)
     assert encoder.readings(shifted=True) == [replace(r, kind=Kind.ENCODER) for r in readings((2, 3))]
     assert {r.key for r in encoder.readings()} >= {"encoder.1.1", "encoder.2.mean"}
+
+
+def test_an_attention_map_refuses_arrays_that_do_not_fit_its_labels():
+    fits = dict(kind=Kind.CROSS, weights=np.full((1, 2, 3, 4), 0.25), rows=("a", "b", "c"), columns=("w", "x", "y", "z"))
+    assert AttentionMap(**fits, energies=np.zeros((1, 2, 3, 4)), values=np.zeros((1, 2, 4, 8))).shape == (1, 2)
+    for wrong in ({"rows": ("a", "b")}, {"columns": ("w",) * 5}, {"weights": np.full((2, 3, 4), 0.25)},
+                  {"energies": np.zeros((1, 2, 3, 5))}, {"values": np.zeros((1, 1, 4, 8))}):
+        with pytest.raises(ValueError):
+            AttentionMap(**{**fits, **wrong})
 
 
 def attention_map(weights: np.ndarray) -> AttentionMap:

@@ -88,7 +88,7 @@ def test_anatomy_energy_matches_the_model():
     assert len(shown) == 2
     for line, tr in zip(shown, (trace, dot_trace)):
         rebuilt, own = map(float, re.findall(r"e = \*\*(-?[\d.]+)\*\*.*own energy: (-?[\d.]+)", line)[0])
-        energy = tr.read_energies(RNN_READING)[t, s]
+        energy = tr.attention.read_energies(RNN_READING)[t, s]
         assert abs(rebuilt - energy) < 2e-3 and abs(own - energy) < 2e-3
     at.select_slider[2].set_value(64).run()  # scaling playground
     assert not at.exception

@@ -34,10 +34,10 @@ def test_uniform_and_one_hot_rows_reach_the_limits():
 
 
 def test_means_over_every_row_of_every_trace_match_the_definitions(traces):
-    s = sharpness([t.read(RNN_READING) for t in traces], [t.read_energies(RNN_READING) for t in traces])
+    s = sharpness([t.read(RNN_READING) for t in traces], [t.attention.read_energies(RNN_READING) for t in traces])
     assert s.rows == sum(len(t.read(RNN_READING)) for t in traces)
     per_row = [(w.max(), -(w * np.log(w)).sum() / np.log(2), np.log2(len(w)), e.max() - e.min())
-               for t in traces for w, e in zip(t.read(RNN_READING), t.read_energies(RNN_READING))]
+               for t in traces for w, e in zip(t.read(RNN_READING), t.attention.read_energies(RNN_READING))]
     np.testing.assert_allclose([s.max_weight, s.entropy_bits, s.uniform_bits, s.energy_spread],
                                np.mean(per_row, axis=0), rtol=1e-5)
     assert 0 < s.entropy_bits <= s.uniform_bits and 0 < s.max_weight <= 1
@@ -46,7 +46,7 @@ def test_means_over_every_row_of_every_trace_match_the_definitions(traces):
 
 def test_larger_energies_give_sharper_attention(traces):
     def scaled(factor):
-        energies = [factor * t.read_energies(RNN_READING) for t in traces]
+        energies = [factor * t.attention.read_energies(RNN_READING) for t in traces]
         return sharpness([_softmax(e) for e in energies], energies)
 
     soft, sharp = scaled(1.0), scaled(20.0)

@@ -90,7 +90,7 @@ def view_at(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, word
 
 def reading_view(trace: Trace, reading: Reading, words: bool) -> AttentionView:
     """One reading of ``trace``'s attention (:meth:`Trace.read`) at word level or piece by piece."""
-    return view_at(trace, trace.read(reading), trace.read_energies(reading), words)
+    return view_at(trace, trace.read(reading), trace.attention.read_energies(reading), words)
 
 
 def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:

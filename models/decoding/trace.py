@@ -18,9 +18,6 @@ from ..network.tokenization import Encoded, TokenizerPair
 from ..nouns.attention_map import AttentionMap, Kind, Reading
 
 TOP_K = 5
-#: The two matrices a :class:`~.attention_map.Reading` reads head by head from a pass's weights (named here,
-#: beneath the analysis that registers every matrix, so the stored records can name them too): the steps' own attention, and the
-#: attention of one pass with the decoder's future mask lifted (Garg et al. 2019's full context).
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,8 +37,7 @@ class Trace:
     target_ids: tuple[int, ...]  # [T], EOS included when produced
     target_pieces: tuple[str, ...]  # [T]
     translation: str
-    attention: AttentionMap | None  # the cross-attention [L, heads, T, S]; None without attention
-    energies: np.ndarray | None  # [L, heads, T, S]  the scores before the softmax
+    attention: AttentionMap | None  # the cross-attention [L, heads, T, S], with its energies; None without attention
     states: np.ndarray  # [T, H]  the decoder output that wrote piece t (RNN: s_t; Transformer: last layer)
     top_k: tuple[tuple[tuple[str, float], ...], ...]  # [T][k] (piece, probability)
     token_logprobs: np.ndarray  # [T]
@@ -58,12 +54,6 @@ class Trace:
             raise ValueError("this model has no attention")
         return self.attention.read(reading)
 
-    def read_energies(self, reading: Reading) -> np.ndarray | None:
-        """The energies [T, S] behind a single head ([T − 1, S] shifted); None for a mean of heads (no one score
-        made it)."""
-        if self.energies is None or reading.head is None and self.energies.shape[1] > 1:
-            return None
-        return reading.rows(self.energies[reading.layer, reading.head or 0])
 
 
 def written(ids: Sequence[int], ends: Sequence[int]) -> int:
@@ -90,7 +80,8 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
     def heads(x: np.ndarray | None) -> np.ndarray | None:
         return None if x is None else np.ascontiguousarray(x[..., :S].transpose(1, 2, 0, 3))  # [L, heads, T, S]
 
-    pieces, attention = tuple(tokenizers.target.pieces(ids)), heads(stack(lambda s: s.attention))
+    pieces, attention, energies = tuple(tokenizers.target.pieces(ids)), heads(stack(lambda s: s.attention)), \
+        heads(stack(lambda s: s.energies))
     rnn = None
     if steps[0].rnn is not None:
         rnn = RNNRecord(stack(lambda s: s.rnn.query), stack(lambda s: s.rnn.context),
@@ -100,8 +91,8 @@ def trace_row(tokenizers: TokenizerPair, source: Encoded, steps: Sequence[Step],
         target_ids=tuple(ids),
         target_pieces=pieces,
         translation=tokenizers.target.decode(ids[: written(ids, ends)]),  # its end left out, whichever it is
-        attention=None if attention is None else AttentionMap(Kind.CROSS, attention, pieces, source.pieces),
-        energies=heads(stack(lambda s: s.energies)),
+        attention=None if attention is None else AttentionMap(Kind.CROSS, attention, pieces, source.pieces,
+                                                              energies=energies),
         states=stack(lambda s: s.state),
         top_k=tuple(
             tuple((p, float(np.exp(v))) for p, v in zip(tokenizers.target.pieces(i.tolist()), vals.tolist()))

@@ -127,13 +127,26 @@ RNN_READING = Reading(0, 0)
 @dataclass(frozen=True, eq=False)
 class AttentionMap:
     """One attention of one sentence, float32, layer-first; each row's weights over the columns sum to 1 (a
-    decoder-only model's cross rows less: they read what it wrote too)."""
+    decoder-only model's cross rows less: they read what it wrote too). Its arrays are checked against its labels
+    as it is made (bertviz's attention and tokens likewise), so a map never reads rows it has no label for."""
 
     kind: Kind
     weights: np.ndarray  # [L, heads, R, C]
     rows: tuple[str, ...]  # [R] what reads: the pieces written (cross, decoder) or the source pieces (encoder)
     columns: tuple[str, ...]  # [C] what is read
     values: np.ndarray | None = None  # [L, heads, C, d_k] what the cross-attention mixes: each head's W_v h_c
+    energies: np.ndarray | None = None  # [L, heads, R, C] the scores before the softmax, where the model keeps them
+    # (the steps' own attention of a trace)
+
+    def __post_init__(self):
+        L, H, R, C = self.weights.shape if self.weights.ndim == 4 else (None,) * 4
+        if (R, C) != (len(self.rows), len(self.columns)):
+            raise ValueError(f"a {self.kind} attention map's weights {self.weights.shape} do not fit its labels: "
+                             f"[L, heads, {len(self.rows)}, {len(self.columns)}]")
+        if self.energies is not None and self.energies.shape != self.weights.shape:
+            raise ValueError(f"energies {self.energies.shape} beside weights {self.weights.shape}")
+        if self.values is not None and self.values.shape[:3] != (L, H, C):
+            raise ValueError(f"values {self.values.shape} beside weights {self.weights.shape}: [L, heads, C, d_k]")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -151,6 +164,13 @@ class AttentionMap:
         layer = self.weights[reading.layer]  # [heads, R, C]
         return reading.rows(layer.mean(axis=0) if reading.head is None else layer[reading.head])
 
+    def read_energies(self, reading: Reading) -> np.ndarray | None:
+        """The energies [R, C] behind a single head ([R − 1, C] one step later); None for a mean of several heads
+        (no one score made it) or a map kept without its scores."""
+        if self.energies is None or reading.head is None and self.several_heads:
+            return None
+        return reading.rows(self.energies[reading.layer, reading.head or 0])
+
     def readings(self, shifted: bool = False) -> list[Reading]:
         """Every reading of this map (:func:`readings`), of its kind; ``shifted`` where its rows are steps."""
         return [replace(r, kind=self.kind) for r in readings(self.shape, shifted and self.kind.stepwise)]
@@ -161,7 +181,9 @@ class AttentionMap:
         if self.kind is Kind.ENCODER:
             return self
         cut = slice(None, T) if self.kind is Kind.DECODER else slice(None)
-        return AttentionMap(self.kind, self.weights[..., :T, cut], self.rows[:T], self.columns[cut], self.values)
+        energies = None if self.energies is None else self.energies[..., :T, cut]
+        return AttentionMap(self.kind, self.weights[..., :T, cut], self.rows[:T], self.columns[cut], self.values,
+                            energies)
 
     def head_outputs(self, layer: int, head: int) -> np.ndarray:
         """Head ``head`` of ``layer`` at every row, before W^O: Σ_c α_rc (W_v h_c)_head, [R, d_k] — a convex

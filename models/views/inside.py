@@ -74,7 +74,7 @@ def energy_view(model: Translator, trace: Trace, step: int, source: int) -> Ener
     if parts.hidden.size:  # the additive score's hidden layer; a dot product has none
         table |= {"sum u": parts.pre_activation, "tanh(u)": parts.hidden}
     return EnergyView(parts.score, family(parts.score).label, parts.energy,
-                      float(trace.read_energies(RNN_READING)[step, source]),
+                      float(trace.attention.read_energies(RNN_READING)[step, source]),
                       float(trace.read(RNN_READING)[step, source]), tuple(str(k) for k in order),
                       parts.contributions[order], table | {"term": parts.contributions})
 

@@ -66,7 +66,7 @@ def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Readin
     at = None if reading is None else found.at(reading)
     layers = of(found, sentence, progress)
     weights = read_layered(layers, at)  # [T, S]
-    energies = trace.read_energies(at) if found.own and not words else None
+    energies = trace.attention.read_energies(at) if found.own and not words else None
     view = view_at(trace, weights, energies, words)
     several = at is not None and (not found.own or trace.attention.several_heads)
     name = found.title + (f" ({found.label(at)})" if several else "")
