@@ -4,7 +4,6 @@ import pandas as pd
 import streamlit as st
 
 from models import charts
-from models.analysis.attention_view import view_at
 from models.views import prose
 from models.views.readings import fitted_heads
 from pages._shared import reading_panels, ui
@@ -22,8 +21,7 @@ ui.say_notices(loaded, trace, text)
 ui.show_translation(trace.translation)
 found = reading_panels.every_way(settings.key, text, trace.target_ids)
 
-views = [view_at(trace, p.weights, None, settings.words) for p in found.panels]
-event = st.altair_chart(charts.head_grid(views, list(found.titles), None, columns=3, measure="share"),
+event = st.altair_chart(charts.head_grid(found.views(trace, settings.words), list(found.titles), None, columns=3, measure="share"),
                         key="readings", on_select="rerun", selection_mode="head")
 st.caption(prose.PANELS)
 picked = event.selection.get("head", []) if event else []

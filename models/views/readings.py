@@ -117,6 +117,10 @@ class EveryWay:
     links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (matrix=, head=); None: the floor
     recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
 
+    def views(self, trace: Trace, words: bool) -> list[AttentionView]:
+        """Each panel labelled as the page draws it: between ``words``, else pieces."""
+        return [view_at(trace, p.weights, None, words) for p in self.panels]
+
 
 def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | None], scored: bool) -> EveryWay:
     """``trace`` read at each of the ``chosen`` readings (:func:`models.analysis.side_by_side.side_by_side`: one
