@@ -49,8 +49,8 @@ class Layered:
     def read(self, reading: Reading) -> np.ndarray:
         """``reading``'s matrix [T, S] ([T − 1, S] shifted): a head (its map's), or the layer as a whole (which for
         some matrices is not its heads' mean: the norm of their sum)."""
-        if reading.head is not None:
-            return self.heads.read(reading)
+        if reading.head is not None or reading.whole != "mean" and self.heads is not None:
+            return self.heads.read(reading)  # a head, or the heads read as one another way than the matrix's own
         return reading.rows(self.layers[reading.layer])
 
 

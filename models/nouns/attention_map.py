@@ -9,6 +9,7 @@ holds is the map's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -36,11 +37,32 @@ KINDS = tuple(Kind)
 
 
 @dataclass(frozen=True)
+class Whole:
+    """One way to read a layer's heads as one matrix (the mean of them; a registered other): its key in a reading's
+    name, its words for people, and what it makes of the heads."""
+
+    key: str  # in a reading's key: "2.mean"
+    label: str  # for people: "mean of its heads"
+    of: Callable[[np.ndarray], np.ndarray]  # the layer's heads [heads, R, C] → one matrix [R, C]
+
+
+#: Every way a layer's heads are read as one, by key: each is offered wherever a layer's heads are (the pickers,
+#: ``--reading all``, the AER tables), after the heads themselves (:func:`register_whole` adds one).
+WHOLES: dict[str, Whole] = {"mean": Whole("mean", "mean of its heads", lambda heads: heads.mean(axis=0))}
+
+
+def register_whole(whole: Whole) -> None:
+    """Offer ``whole`` wherever a layer's heads are read."""
+    WHOLES[whole.key] = whole
+
+
+@dataclass(frozen=True)
 class Reading:
     """Which attention matrix to read: of an attention ``kind`` (cross, encoder or decoder), a layer's head or its
-    heads' mean; of the cross-attention, at the step that wrote each piece or ``shifted`` one step later. One
-    name and one key grammar for every "which attention" of the project: ``[KIND.]LAYER.(HEAD|mean)[.shifted]``,
-    1-based, the kind left out for the cross-attention (``2.3``, ``1.mean.shifted``, ``encoder.1.2``).
+    heads read as one (their mean, or another of :data:`WHOLES`); of the cross-attention, at the step that wrote
+    each piece or ``shifted`` one step later. One name and one key grammar for every "which attention" of the
+    project: ``[KIND.]LAYER.(HEAD|WHOLE)[.shifted]``, 1-based, the kind left out for the cross-attention (``2.3``,
+    ``1.mean.shifted``, ``encoder.1.2``).
 
     Row t of the attention is the step that *writes* piece y_t, from what was decoded before it. Read one step
     later (SHIFT-ATT, Chen et al. 2020), y_t's row is the step where y_t is the decoder's *input*: the step that
@@ -49,9 +71,10 @@ class Reading:
     """
 
     layer: int  # 0-based layer
-    head: int | None = None  # 0-based head; None: the mean of the layer's heads
+    head: int | None = None  # 0-based head; None: the layer's heads read as one (``whole``)
     shifted: bool = False  # True: piece t is read at step t + 1, where it is the decoder's input (cross only)
     kind: Kind = Kind.CROSS
+    whole: str = "mean"  # how the heads are read as one, a key of WHOLES (a head's reading: "mean", unused)
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))  # a record's or a URL's string read as the kind it names
@@ -59,7 +82,7 @@ class Reading:
     @property
     def plain(self) -> Reading:
         """The same head (or mean) read at the step that writes each piece."""
-        return Reading(self.layer, self.head, kind=self.kind)
+        return replace(self, shifted=False)
 
     def rows(self, matrix: np.ndarray) -> np.ndarray:
         """``matrix``'s rows [R, …] as this reading takes them: every one, or, one step later, every one but the
@@ -71,12 +94,13 @@ class Reading:
         """Its name in URLs, cards and on the command line, 1-based: ``"2.3"`` (cross-attention, layer 2, head 3),
         ``"2.mean"``, ``"2.mean.shifted"``, ``"encoder.1.2"``."""
         kind = "" if self.kind.stepwise else f"{self.kind}."
-        return f"{kind}{self.layer + 1}.{'mean' if self.head is None else self.head + 1}" + ".shifted" * self.shifted
+        head = self.whole if self.head is None else self.head + 1
+        return f"{kind}{self.layer + 1}.{head}" + ".shifted" * self.shifted
 
     @property
     def label(self) -> str:
         kind = "" if self.kind.stepwise else f"{self.kind} self-attention, "
-        return (f"{kind}layer {self.layer + 1}, " + ("mean of its heads" if self.head is None else
+        return (f"{kind}layer {self.layer + 1}, " + (WHOLES[self.whole].label if self.head is None else
                                                        f"head {self.head + 1}")
                 + (", read one step later" if self.shifted else ""))
 
@@ -90,10 +114,11 @@ class Reading:
         parts = parts[:-1] if shifted else parts
         try:
             layer, head = parts
-            reading = cls(int(layer) - 1, None if head == "mean" else int(head) - 1, shifted, kind)
+            whole = head if head in WHOLES else "mean"
+            reading = cls(int(layer) - 1, None if head in WHOLES else int(head) - 1, shifted, kind, whole)
         except ValueError:
-            raise ValueError(f"{key!r} is not a reading: expected [KIND.]LAYER.HEAD or LAYER.mean, optionally "
-                             "followed by .shifted, e.g. 2.3, 2.mean.shifted or encoder.1.2") from None
+            raise ValueError(f"{key!r} is not a reading: expected [KIND.]LAYER.HEAD or LAYER.{'|'.join(WHOLES)}, "
+                             "optionally followed by .shifted, e.g. 2.3, 2.mean.shifted or encoder.1.2") from None
         if reading.shifted and not reading.kind.stepwise:
             raise ValueError(f"{key!r}: only the cross-attention is read one step later")
         return reading
@@ -112,12 +137,12 @@ class Reading:
 
 
 def readings(shape: tuple[int, int], shifted: bool = False) -> list[Reading]:
-    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then its mean (one head: just it);
-    with ``shifted``, each of them read one step later too."""
+    """Every reading of attention shaped ``(L, heads)``: each layer's heads, then each way of reading them as one
+    (:data:`WHOLES`; one head: just it); with ``shifted``, each of them read one step later too."""
     layers, heads = shape
-    plain = [r for n in range(layers) for r in
-             [Reading(n, h) for h in range(heads)] + ([Reading(n, None)] if heads > 1 else [])]
-    return plain + [Reading(r.layer, r.head, True) for r in plain] if shifted else plain
+    plain = [r for n in range(layers) for r in [Reading(n, h) for h in range(heads)]
+             + ([Reading(n, None, whole=w) for w in WHOLES] if heads > 1 else [])]
+    return plain + [replace(r, shifted=True) for r in plain] if shifted else plain
 
 
 #: How the attentional RNN's only attention is read (one layer of one head).
@@ -162,7 +187,7 @@ class AttentionMap:
         """``reading``'s matrix [R, C] ([R − 1, C] one step later: its first row, read at the input <s>, dropped;
         rows still sum as they did)."""
         layer = self.weights[reading.layer]  # [heads, R, C]
-        return reading.rows(layer.mean(axis=0) if reading.head is None else layer[reading.head])
+        return reading.rows(WHOLES[reading.whole].of(layer) if reading.head is None else layer[reading.head])
 
     def read_energies(self, reading: Reading) -> np.ndarray | None:
         """The energies [R, C] behind a single head ([R − 1, C] one step later); None for a mean of several heads

@@ -65,7 +65,7 @@ class Matrix:
 
     def label(self, reading: Reading) -> str:
         """A reading's name under this matrix: a head, or a layer's whole as this matrix takes it."""
-        if reading.head is not None or reading.kind != Kind.CROSS:
+        if reading.head is not None or reading.kind != Kind.CROSS or reading.whole != "mean":
             return reading.label
         return (f"layer {reading.layer + 1}" + (f", {self.whole}" if self.whole else "")
                 + (", read one step later" if reading.shifted else ""))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import ASSETS
-from ...nouns.attention_map import RNN_READING, Reading, readings
+from ...nouns.attention_map import RNN_READING, WHOLES, Reading, readings
 from ...nouns.link_rule import LinkRule
 from ...nouns.matrix import ATTENTION, Matrix, matrix_named
 
@@ -108,23 +108,23 @@ def recorded(directory: str | Path) -> list[AlignmentRow]:
 def aer_by_head(results: list[AlignmentRow], split: str, shifted: bool = False, matrix: Matrix = ATTENTION
                 ) -> tuple[list[str], list[str], list[list[float | None]]] | None:
     """A multi-head model's AER of ``matrix`` (its attention, by default) on ``split`` as a grid: row labels
-    (layers), column labels (its heads, then
-    the layer's mean) and AER per cell (None where not measured), from results that name a ``reading`` (read at
-    the writing step, or with ``shifted`` one step later); None without any. Where a reading was scored by several
-    rules, the lowest AER is kept."""
+    (layers), column labels (its heads, then each way its heads are read as one: their mean, any other of
+    :data:`~models.nouns.attention_map.WHOLES`) and AER per cell (None where not measured), from results that name a
+    ``reading`` (read at the writing step, or with ``shifted`` one step later); None without any. Where a reading
+    was scored by several rules, the lowest AER is kept."""
     scored = {}
     for r in results:
         reading = r.head_reading
         if r.matrix == matrix and r.split == split and reading and reading.shifted == shifted:
-            layer, head = reading.layer + 1, "mean" if reading.head is None else str(reading.head + 1)
+            layer, head = reading.layer + 1, reading.whole if reading.head is None else int(reading.head + 1)
             best = scored.get((layer, head))
             scored[layer, head] = r.aer if best is None else min(best, r.aer)
-    if not scored or not any(h == "mean" for _, h in scored):  # an RNN's one head is no grid
+    if not scored or not any(isinstance(h, str) for _, h in scored):  # an RNN's one head is no grid
         return None
     layers = sorted({layer for layer, _ in scored})
-    heads = sorted({int(h) for _, h in scored if h != "mean"})
-    columns = [str(h) for h in heads] + ["mean"]
-    return ([f"layer {n}" for n in layers], [f"head {c}" if c != "mean" else "mean" for c in columns],
+    found = {h for _, h in scored}
+    columns = sorted(h for h in found if isinstance(h, int)) + [w for w in WHOLES if w in found]
+    return ([f"layer {n}" for n in layers], [f"head {c}" if isinstance(c, int) else c for c in columns],
             [[scored.get((n, c)) for c in columns] for n in layers])
 
 
