@@ -28,7 +28,8 @@ def bench_sharpness(model_ref: str, data: list[str], device: str | None) -> None
     for corpus in map(Corpus.parse, data):  # the training CLI's DIR[:weight=W,val=SPLIT]
         texts = read_split(corpus.path, corpus.val_split, "en")[:SENTENCES]
         traces = [greedy(loaded.model, loaded.tokenizers, text) for text in texts]
-        s = sharpness([t.read(loaded.reading) for t in traces], [t.attention.read_energies(loaded.reading) for t in traces])
+        s = sharpness([t.read(loaded.reading) for t in traces],
+                      [t.attention.read_energies(loaded.reading) for t in traces])
         print(f"| {corpus.name} | {s.rows} | {s.max_weight:.2f} | {s.entropy_bits:.2f} | {s.uniform_bits:.2f} "
               f"| {s.energy_spread:.1f} |", flush=True)
     timeline = read_timeline(loaded.path)

@@ -140,7 +140,8 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
     np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads.weights[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
-    assert names(recipes.applicable(model)) == ("attention", "attention norm", "gradient×input", "integrated gradients")
+    assert names(recipes.applicable(model)) == ("attention", "attention norm", "gradient×input",
+                                                "integrated gradients")
     assert "no residual stream" in why_not(recipes.MATRICES["ALTI"], model)
     with pytest.raises(ValueError, match="no such layers"):
         value_zeroing(Sentence(model, trace))
@@ -229,8 +230,9 @@ def test_every_matrix_reads_every_reading_it_offers(transformer):
         for reading, weights in zip(chosen, read(matrix, Sentence(model, trace), chosen)):
             assert weights.shape == (T - reading.shifted, S)
             np.testing.assert_allclose(weights.sum(-1), 1, atol=1e-4)
-    assert len(recipes.MATRICES["ALTI"].readings(model.attention_shape, shifted=True)) == 4  # 2 layers, each also one step later
-    assert len(recipes.MATRICES["attention norm"].readings(model.attention_shape)) == 6  # 2 layers × (2 heads + the layer)
+    shape = model.attention_shape
+    assert len(recipes.MATRICES["ALTI"].readings(shape, shifted=True)) == 4  # 2 layers, each also one step later
+    assert len(recipes.MATRICES["attention norm"].readings(shape)) == 6  # 2 layers × (2 heads + the layer)
 
 
 def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
@@ -240,8 +242,8 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
 
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
-    assert names(recipes.applicable(loaded.model)) == tuple(m for m in recipes.MATRICES
-                                                             if m not in (recipes.FULL_CONTEXT.name, recipes.FITTED.name))
+    lacked = (recipes.FULL_CONTEXT.name, recipes.FITTED.name)
+    assert names(recipes.applicable(loaded.model)) == tuple(m for m in recipes.MATRICES if m not in lacked)
     assert "future mask" in why_not(recipes.FULL_CONTEXT, loaded.model)  # the library's decoder
     assert "fit to human links" in why_not(recipes.FITTED, loaded.model)  # none fit for it yet
     for matrix in recipes.applicable(loaded.model):

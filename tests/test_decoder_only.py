@@ -280,8 +280,9 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
     model = qwen[0].model
-    assert tuple(m.name for m in applicable(model)) == (ATTENTION.name, "attention norm", "ALTI", "attention rollout", "gradient×input",
-                                 "integrated gradients", "position floor")  # the floor: every loaded model's
+    assert tuple(m.name for m in applicable(model)) == (ATTENTION.name, "attention norm", "ALTI", "attention rollout",
+                                                        "gradient×input", "integrated gradients",
+                                                        "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
         assert "decoder-only model's one stack" in why_not(MATRICES[matrix], model)
     if family[0].variant == "gemma2":  # its attention's output is normalised before the residual sum

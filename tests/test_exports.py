@@ -1,4 +1,5 @@
-"""The downloadable matrix (models/analysis/attention_view.py writes it), links and images (pages/_shared/cache.py renders them)."""
+"""The downloadable matrix (models/analysis/attention_view.py writes it), links and images (pages/_shared/cache.py
+renders them)."""
 import io
 import json
 

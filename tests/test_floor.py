@@ -61,5 +61,5 @@ def test_models_align_scores_the_floor_on_a_models_own_words_and_its_links_resco
     out = tmp_path / "links.txt"
     assert align.main(["--model", "additive", "--data", str(gold), "--matrix", FLOOR.name, "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["matrix"] == FLOOR.name and printed["trial aer"] is not None  # its rule, chosen on the Hansards trial
+    assert printed["matrix"] == FLOOR.name and printed["trial aer"] is not None  # its rule, chosen on Hansards trial
     assert printed["aer"] == pytest.approx(file_aer(out, read_gold(gold, "test")), abs=0.01)

@@ -162,8 +162,8 @@ def test_a_head_trained_with_full_context_is_marked_so_and_aligned_under_its_own
     loaded = load_model(str(out))
     assert loaded.card.guided == Guided(0, 1, shifted=True, full_context=True)
     gold = write_gold(tmp_path / "gold", ("trial", "test"))
-    align.main(["--model", str(out), "--data", str(gold), "--split", "trial", "--matrix", FULL_CONTEXT.name, "--reading",
-                "1.2.shifted", "--method", "intersection", "--save"])
+    align.main(["--model", str(out), "--data", str(gold), "--split", "trial", "--matrix", FULL_CONTEXT.name,
+                "--reading", "1.2.shifted", "--method", "intersection", "--save"])
     capsys.readouterr()
     align.main(["--model", str(out), "--data", str(gold)])  # the card's head, under its matrix, by the trial's rule
     row = json.loads(capsys.readouterr().out)

@@ -100,7 +100,8 @@ def test_a_map_lists_the_readings_its_kind_has():
 
 
 def test_an_attention_map_refuses_arrays_that_do_not_fit_its_labels():
-    fits = dict(kind=Kind.CROSS, weights=np.full((1, 2, 3, 4), 0.25), rows=("a", "b", "c"), columns=("w", "x", "y", "z"))
+    fits = dict(kind=Kind.CROSS, weights=np.full((1, 2, 3, 4), 0.25), rows=("a", "b", "c"),
+                columns=("w", "x", "y", "z"))
     assert AttentionMap(**fits, energies=np.zeros((1, 2, 3, 4)), values=np.zeros((1, 2, 4, 8))).shape == (1, 2)
     for wrong in ({"rows": ("a", "b")}, {"columns": ("w",) * 5}, {"weights": np.full((2, 3, 4), 0.25)},
                   {"energies": np.zeros((1, 2, 3, 5))}, {"values": np.zeros((1, 1, 4, 8))}):

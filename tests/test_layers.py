@@ -1,6 +1,6 @@
-"""Imports only go down the layers, for every module: models/ (nouns → network → decoding → analysis, storage → datasets
-→ tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product, imported
-by nothing in it; nothing below the UI imports Streamlit; no module imports itself round a circle."""
+"""Imports only go down the layers, for every module: models/ (nouns → network → decoding → analysis, storage →
+datasets → tables → views and the user's commands), the UI on top of it, and the lab (bench/) beside the product,
+imported by nothing in it; nothing below the UI imports Streamlit; no module imports itself round a circle."""
 import ast
 import sys
 from pathlib import Path

@@ -1,5 +1,5 @@
-"""models/nouns/link_rule.py and models/analysis/word_links.py: each extraction rule on a hand-made attention matrix, and a
-model's matrices between the gold's words."""
+"""models/nouns/link_rule.py and models/analysis/word_links.py: each extraction rule on a hand-made attention matrix,
+and a model's matrices between the gold's words."""
 import numpy as np
 import pytest
 

@@ -6,8 +6,8 @@ Its features are other readings of the same sentence — each head, each layer's
 word and one step later, of every matrix cheap enough to come from the one hooked pass (:mod:`.recipes`), each as
 read and divided by its row's and its column's largest value — and three of the words themselves: how far the cell
 lies from the diagonal, whether both words are the same punctuation, whether they are the same word. A feature is
-read between whole words (a word's source pieces summed, its target pieces averaged, as :func:`.attention_view.word_view`
-reads any matrix), so the probe is fit, scored and drawn on one grid.
+read between whole words (a word's source pieces summed, its target pieces averaged, as
+:func:`.attention_view.word_view` reads any matrix), so the probe is fit, scored and drawn on one grid.
 
 Dimension names: T target pieces, S source pieces, F target words, E source words (markers left out), K features.
 """

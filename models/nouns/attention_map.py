@@ -1,6 +1,7 @@
-"""The attention map: one attention (of a :class:`Kind`) of one decoded sentence as bertviz carries it — plain ``[L, heads, R, C]``
-weights, layer first, with the labels of its rows (what reads) and columns (what is read) — and the
-:class:`Reading` that names one ``[R, C]`` matrix of it: one head, or the mean of one layer's heads.
+"""The attention map: one attention (of a :class:`Kind`) of one decoded sentence as bertviz carries it — plain
+``[L, heads, R, C]`` weights, layer first, with the labels of its rows (what reads) and columns (what is read) — and
+the :class:`Reading` that names one ``[R, C]`` matrix of it: one head, or one layer's heads read as one
+(:data:`WHOLES`: their mean, or another registered).
 
 One type for every attention a page, a record or an analysis holds: a trace's cross-attention (its rows the
 decoding steps), a Transformer's two self-attentions, a timeline point's. What a model *has* (its ``(L, heads)``

@@ -92,8 +92,8 @@ def _test(row: AlignmentRow, other: AlignmentRow | None) -> Difference | None:
 def compared(tests: list[Difference | None], name: str, aer: float) -> str:
     """How a generation's readings (one paired test a model) stand against ``name`` at ``aer``, in words: better
     or worse only where the tests say so, "no better than" where none does."""
-    better, worse, done = (sum(t is not None and t.lower for t in tests), sum(t is not None and t.higher for t in tests),
-                           sum(t is not None for t in tests))
+    found = [t for t in tests if t is not None]
+    better, worse, done = sum(t.lower for t in found), sum(t.higher for t in found), len(found)
     against = f"{name} ({aer:.1f})"
     if not done:
         return f"not yet compared with {against}"

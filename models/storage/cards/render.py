@@ -60,7 +60,8 @@ def _metadata(training: TrainingRecord, evaluation: EvaluationRecord | None) -> 
         tags=["translation", "attention", *_family(training).tags],
         datasets=[d.name for d in training.data], metrics=["bleu", "chrf"],
         pipeline_tag="translation",
-        model_name=f"attention-atlas {'-'.join(training.languages)} {_family(training).variant}", eval_results=results or None,
+        model_name=f"attention-atlas {'-'.join(training.languages)} {_family(training).variant}",
+        eval_results=results or None,
     )
 
 

@@ -145,9 +145,9 @@ def default_reading(directory: str | Path, shape: tuple[int, int], supervised: R
                     matrix: Matrix = ATTENTION) -> Reading | None:
     """Which reading of a model's attention (shaped ``(L, heads)``) it aligns with, under ``matrix`` (the model's
     own: :attr:`~.cards.metadata.CardFacts.aligning_matrix`): the one with the lowest AER on the gold's trial set
-    recorded beside it, a single head where it has several (chosen on the trial set only, ``python -m models.align --split trial --reading all
-    --save``), else the head trained to align (``supervised``, from the model's card), else the RNN's only head or
-    a Transformer's last layer's mean. None without attention. The app's heatmap draws its plain counterpart
+    recorded beside it, a single head where it has several (chosen on the trial set only, ``python -m models.align
+    --split trial --reading all --save``), else the head trained to align (``supervised``, from the model's card),
+    else the RNN's only head or a Transformer's last layer's mean. None without attention. The app's heatmap draws its plain counterpart
     (:attr:`Reading.plain`), the step's own attention."""
     if shape == (0, 0):
         return None
