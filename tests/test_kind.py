@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from models.network.contract import ENCODER_DECODER_KINDS, NamedKind
-from models.nouns.attention_map import KINDS, Kind, Reading
+from models.network.contract import ENCODER_DECODER_KINDS
+from models.nouns.attention_map import KINDS, Kind, NamedKind, Reading
 from models.storage.records.head_scores import HeadScore
 from models.storage.records.strict import read_record
 

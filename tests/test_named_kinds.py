@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from models.network import architectures
-from models.network.contract import NamedKind
+from models.nouns.attention_map import NamedKind
 from models.network.transformer import TransformerConfig, TransformerTranslator
 from models.storage.hub import BUNDLED_DIR
 

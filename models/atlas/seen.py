@@ -13,9 +13,8 @@ from ..analysis.attention_view import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
 from ..analysis.recipes import why_not
 from ..decoding.trace import Trace
-from ..network.contract import NamedKind
+from ..nouns.attention_map import AttentionMap, Kind, NamedKind, Reading
 from ..network.tokenization import is_marker
-from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..nouns.link_rule import LinkRule
 from ..nouns.matrix import Matrix, matrix_named
 from ..storage.loaded import LoadedModel

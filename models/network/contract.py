@@ -1,7 +1,7 @@
 """The records of the translator contract (:mod:`.translator`): what a decoding step returns (:class:`Step`) and
-what may steer it (:class:`Focus`), a sentence's attentions (:class:`Attentions`) and the names a model gives them
-(:class:`NamedKind`), the special ids it was trained with and the rules its generation config sets. Frozen records
-of tensors and numbers: every architecture, decoding, analysis and storage read them.
+what may steer it (:class:`Focus`), a sentence's attentions (:class:`Attentions`) and the names an encoder–decoder
+gives them (:data:`ENCODER_DECODER_KINDS`), the special ids it was trained with and the rules its generation config
+sets. Frozen records of tensors and numbers: every architecture, decoding, analysis and storage read them.
 
 Dimension names: B batch, S source pieces, T target steps, V target vocabulary, H decoder state width,
 L decoder layers with cross-attention, heads per layer.
@@ -12,35 +12,10 @@ from dataclasses import dataclass, fields, is_dataclass
 
 from torch import Tensor
 
-from ..nouns.attention_map import Kind
+from ..nouns.attention_map import Kind, NamedKind
 from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
-
-
 Head = tuple[str, int, int]  # (kind, layer, head), 0-based: one head that can be switched off
-
-
-@dataclass(frozen=True)
-class NamedKind:
-    """One of a model's attentions as the model names it for people; the interface reads it by ``key``."""
-
-    key: Kind  # where the interface holds it (the cross-attention is each decoding step's row)
-    name: str  # in a sentence: "cross-attention", "the translation reading the prompt"
-    word: str  # on the kind switch, a word or two
-    what: str  # its rows and its columns, one sentence
-
-    def __post_init__(self):
-        object.__setattr__(self, "key", Kind(self.key))  # a family may name its kinds by their strings
-
-    @property
-    def named(self) -> str:
-        """Its name to begin a sentence with."""
-        return self.name[:1].upper() + self.name[1:]
-
-    @property
-    def stepwise(self) -> bool:
-        """Whether its rows are the decoding steps (:attr:`Kind.stepwise`)."""
-        return self.key.stepwise
 
 
 #: An encoder–decoder's three attentions (bertviz's).

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from ..nouns.attention_map import KINDS, Kind
+from ..nouns.attention_map import KINDS, Kind, NamedKind
 from .contract import (
     ENCODER_DECODER_KINDS,
     OWN_SPECIALS,
@@ -42,7 +42,6 @@ from .contract import (
     Focus,
     GenerationRules,
     Head,
-    NamedKind,
     Specials,
     Step,
     select_rows,

@@ -38,6 +38,30 @@ KINDS = tuple(Kind)
 
 
 @dataclass(frozen=True)
+class NamedKind:
+    """One of a model's attentions as the model names it for people (a chat model's cross-attention is "the
+    translation reading the prompt"); the interface reads it by ``key``."""
+
+    key: Kind  # where the interface holds it (the cross-attention is each decoding step's row)
+    name: str  # in a sentence: "cross-attention", "the translation reading the prompt"
+    word: str  # on the kind switch, a word or two
+    what: str  # its rows and its columns, one sentence
+
+    def __post_init__(self):
+        object.__setattr__(self, "key", Kind(self.key))  # a family may name its kinds by their strings
+
+    @property
+    def named(self) -> str:
+        """Its name to begin a sentence with."""
+        return self.name[:1].upper() + self.name[1:]
+
+    @property
+    def stepwise(self) -> bool:
+        """Whether its rows are the decoding steps (:attr:`Kind.stepwise`)."""
+        return self.key.stepwise
+
+
+@dataclass(frozen=True)
 class Whole:
     """One way to read a layer's heads as one matrix (the mean of them; a registered other): its key in a reading's
     name, its words for people, and what it makes of the heads."""

@@ -12,9 +12,8 @@ from ..decoding.every_attention import attention_kinds
 from ..decoding.greedy import greedy
 from ..decoding.trace import Trace
 from ..extras import EXTRAS, available
-from ..network.contract import NamedKind
+from ..nouns.attention_map import KINDS, AttentionMap, Kind, NamedKind, Reading
 from ..network.translator import Translator
-from ..nouns.attention_map import KINDS, AttentionMap, Kind, Reading
 from ..storage.loaded import LoadedModel
 
 

@@ -13,10 +13,9 @@ from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.trace import Trace
 from ..decoding.what_if import what_if
-from ..network.contract import NamedKind
+from ..nouns.attention_map import AttentionMap, Kind, NamedKind, Reading
 from ..network.tokenization import InputError, is_language_tag, word_index
 from ..network.translator import Translator
-from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..nouns.matrix import Matrix
 from ..storage.loaded import LoadedModel
 from ..tables.doubts import Notices, notices

@@ -7,8 +7,7 @@ import streamlit as st
 
 from models import charts
 from models.decoding.trace import Trace
-from models.network.contract import NamedKind
-from models.nouns.attention_map import AttentionMap, Kind, Reading
+from models.nouns.attention_map import AttentionMap, Kind, NamedKind, Reading
 from models.storage.hub import LoadedModel
 from models.views import kinds as kinds_views, prose
 from models.views.prose import for_markdown

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from ...nouns.attention_map import Kind
-from ..contract import Attentions, Focus, GenerationRules, NamedKind, Specials, Step
+from ...nouns.attention_map import Kind, NamedKind
+from ..contract import Attentions, Focus, GenerationRules, Specials, Step
 from ..parts import AttentionParts, Site, Sublayer, Zeroed, recording
 from .translator import LibraryTranslator, zero_removed_heads
 
