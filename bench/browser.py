@@ -38,13 +38,13 @@ def expected_translations(sentences: list[str], model: str = "additive") -> dict
 
 def heatmap_rows(sentences: list[str], model: str = "additive") -> dict[str, int]:
     """Rows of the word-level heatmap (output words and EOS) the page must draw for each sentence."""
-    from models.analysis.attention_view import word_view
+    from models.analysis.heatmaps import word_heatmap
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 
     loaded = load_model(model, device="cpu")
     traces = [greedy(loaded.model, loaded.tokenizers, s) for s in sentences]
-    return {s: len(word_view(t, t.read(loaded.reading)).rows) for s, t in zip(sentences, traces)}
+    return {s: len(word_heatmap(t, t.read(loaded.reading)).rows) for s, t in zip(sentences, traces)}
 
 
 @dataclass

@@ -77,7 +77,7 @@ started = time.perf_counter()
 from models.storage.hub import load_model
 from models.decoding.greedy import forced, greedy
 from models.decoding.beam import beam_search
-from models.analysis.attention_view import word_view
+from models.analysis.heatmaps import word_heatmap
 def rss(): return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
 languages = None if sys.argv[3] == '-' else tuple(sys.argv[3].split(','))
 loaded = load_model(sys.argv[1], device='cpu', languages=languages)
@@ -87,7 +87,7 @@ text = sys.argv[2]
 prefix = loaded.tokenizers.target.ids('')  # a many-to-many model's language tag, written first
 target = prefix + list(range(100, 125 - len(prefix)))  # 25 pieces
 t = time.perf_counter(); trace = forced(loaded.model, loaded.tokenizers, text, target)
-view = word_view(trace, trace.read(loaded.reading.plain)); out['first_heatmap_s'] = time.perf_counter() - t
+view = word_heatmap(trace, trace.read(loaded.reading.plain)); out['first_heatmap_s'] = time.perf_counter() - t
 t = time.perf_counter(); g = greedy(loaded.model, loaded.tokenizers, text)
 out['greedy_s'], out['greedy_pieces'] = time.perf_counter() - t, len(g.target_ids)
 t = time.perf_counter(); b = beam_search(loaded.model, loaded.tokenizers, text, 5)

@@ -40,7 +40,7 @@ EQUIVALENT_FILE = Path(__file__).with_name("equivalent_mutants.toml")
 TARGETS = ("models/analysis/word_links.py", "models/nouns/link_rule.py", "models/analysis/aer.py",
            "models/nouns/attention_map.py", "models/analysis/head_removal.py", "models/network/multihead.py",
            "models/storage/pieces.py",
-           "models/analysis/bertviz_export.py", "models/analysis/attention_view.py", "pages/_shared/cache.py",
+           "models/analysis/bertviz_export.py", "models/analysis/heatmaps.py", "pages/_shared/cache.py",
            "models/evaluate.py", "models/analysis/lengths.py", "models/decoding/greedy.py",
            "models/decoding/beam.py")
 DETECTED = {"killed", "timeout"}

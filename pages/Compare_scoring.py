@@ -3,7 +3,7 @@ or one head (or layer mean) of the Transformer."""
 import streamlit as st
 
 from models import charts
-from models.analysis.attention_view import reading_view
+from models.analysis.heatmaps import reading_heatmap
 from models.storage.languages import language_name
 from models.views import naming, prose
 from models.views.prose import for_markdown
@@ -42,7 +42,7 @@ ui.say_notices(loaded_a, traces[0], text)
 for column, side, name, trace, reading in zip(st.columns(2), ("left", "right"), names, traces, readings):
     column.markdown(f"**{for_markdown(name)}**")
     ui.show_translation(trace.translation, column)
-    column.altair_chart(charts.heatmap(reading_view(trace, reading, settings.words)), width="stretch",
+    column.altair_chart(charts.heatmap(reading_heatmap(trace, reading, settings.words)), width="stretch",
                         key=f"own_{side}")
 
 st.subheader("Same target, two attentions")

@@ -45,7 +45,7 @@ gold = cache.cached_gold_view(settings.key, pair, matrix, reading)
 shown = matrix
 heads = fitted_heads(loaded)  # which heads a probe fit to people weighs, beside the heatmap; None without one
 chart_at, heads_at = st.columns([3, 1]) if heads else (st.container(), None)
-chart_at.altair_chart(charts.gold_links(gold.view, shown.title, shown.unit, pair.sure, pair.possible),
+chart_at.altair_chart(charts.gold_links(gold.heatmap, shown.title, shown.unit, pair.sure, pair.possible),
                       width="stretch", key="gold_heatmap")
 if heads:
     with heads_at:

@@ -41,10 +41,10 @@ learned = record.at(example, point, reading)
 left, right = st.columns([3, 2])
 with left:
     st.markdown(f"At **{learned.label}**: {for_markdown(learned.translation) or '(nothing)'}")
-    if learned.view is None:
+    if learned.heatmap is None:
         st.info("This model has no attention, so there is no heatmap: only its translations change.")
     else:
-        st.altair_chart(charts.heatmap(learned.view, f"Attention at {learned.label} (subword pieces)"),
+        st.altair_chart(charts.heatmap(learned.heatmap, f"Attention at {learned.label} (subword pieces)"),
                         width="stretch", key="learned_heatmap")
 with right:
     st.altair_chart(charts.learning_curve(curve, point), width="stretch", key="learning_curve")

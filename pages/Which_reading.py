@@ -21,7 +21,7 @@ ui.say_notices(loaded, trace, text)
 ui.show_translation(trace.translation)
 found = reading_panels.every_way(settings.key, text, trace.target_ids)
 
-event = st.altair_chart(charts.head_grid(found.views(trace, settings.words), list(found.titles), None, columns=3,
+event = st.altair_chart(charts.head_grid(found.heatmaps(trace, settings.words), list(found.titles), None, columns=3,
                                          measure="share"), key="readings", on_select="rerun", selection_mode="head")
 st.caption(prose.PANELS)
 picked = event.selection.get("head", []) if event else []

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from models import charts
-from models.analysis.attention_view import step_of_row
+from models.analysis.heatmaps import step_of_row
 from models.decoding.trace import Trace
 from models.nouns.attention_map import Reading
 from models.storage.languages import pair_name
@@ -42,8 +42,8 @@ def shifted_heatmap(place, settings: ui.Settings, text: str, trace: Trace, drawn
         place.info("One written piece: there is no later step to read it at.")
         return
     later = Reading(reading.layer, reading.head, shifted=True)
-    view = evidence.matrix_view(settings, text, trace, drawn.matrix, later).view
-    place.altair_chart(charts.heatmap(view, f"{title}, one step later",  # why: the caption below
+    later_heatmap = evidence.matrix_view(settings, text, trace, drawn.matrix, later).heatmap
+    place.altair_chart(charts.heatmap(later_heatmap, f"{title}, one step later",  # why: the caption below
                                       measure=drawn.matrix.unit), width="stretch", key="heatmap_shifted")
     place.caption(prose.STEP_NOTE)
 
@@ -90,14 +90,14 @@ steps_reading = translation.steps_reading(loaded, kind, reading)  # the step exp
 drawn = evidence.matrix_view(settings, text, trace, matrix, steps_reading)
 kinds = None if kind.stepwise else ui.or_stop(cache.cached_kinds(settings.key, text, trace.target_ids))
 main = translation.heatmap(loaded.model, drawn, kind, reading, kinds)
-heatmap = charts.heatmap(main.view, main.name, clickable=main.stepwise, measure=drawn.matrix.unit)
+heatmap = charts.heatmap(main.heatmap, main.title, clickable=main.stepwise, measure=drawn.matrix.unit)
 with later_at:
     later = shifted_toggle(loaded.reading.shifted) if main.later else False
 plain_place, later_place = st.columns(2) if later else (st.container(), None)
 clicked = plain_place.altair_chart(heatmap, width="stretch", key="heatmap",
                                    **({"on_select": "rerun", "selection_mode": "cell"} if main.stepwise else {}))
 if later:
-    shifted_heatmap(later_place, settings, text, trace, drawn, reading, main.name)
+    shifted_heatmap(later_place, settings, text, trace, drawn, reading, main.title)
 st.caption(main.caption)
 if trace.source.prompt:  # a chat model's prompt, a T5's task prefix: what it read around the sentence
     with st.expander("The prompt the model read"):
@@ -114,5 +114,5 @@ if main.heads_off:
     kind_panels.heads_off(settings, loaded, text, steps_reading, settings.words)
 
 st.subheader("Downloads")
-exports.download_buttons(main.view, heatmap, stem=main.stem)
+exports.download_buttons(main.heatmap, heatmap, stem=main.stem)
 kind_panels.bertviz_download(settings, loaded, text, trace)

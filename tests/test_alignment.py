@@ -1,8 +1,8 @@
-"""models/analysis/attention_view.py: word merging keeps distributions, hard links are well-formed."""
+"""models/analysis/heatmaps.py: word merging keeps distributions, hard links are well-formed."""
 import numpy as np
 import pytest
 
-from models.analysis.attention_view import hard_alignments, pharaoh, piece_view, step_of_row, word_view
+from models.analysis.heatmaps import hard_alignments, pharaoh, piece_heatmap, step_of_row, word_heatmap
 from models.decoding.greedy import forced, greedy
 from models.network.tokenization import EOS, WORD_MARK, word_groups
 from models.nouns.attention_map import RNN_READING
@@ -12,7 +12,7 @@ from .helpers import make_model
 
 def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dog runs", "un chien court")
-    words = word_view(trace, trace.read(RNN_READING))
+    words = word_heatmap(trace, trace.read(RNN_READING))
     assert words.columns == ("a", "dog", "runs", EOS)
     assert words.rows == ("un", "chien", "court", EOS)
     np.testing.assert_allclose(words.weights.sum(1), 1, rtol=1e-5)
@@ -20,7 +20,7 @@ def test_word_view_merges_pieces(tiny_model, tiny_tokenizers):
 
 def test_word_view_sums_source_pieces_and_averages_target_pieces(tiny_model, tiny_tokenizers):
     trace = forced(tiny_model, tiny_tokenizers, "a dogdog runs", "un chienchien court")
-    pieces, words = piece_view(trace, trace.read(RNN_READING)), word_view(trace, trace.read(RNN_READING))
+    pieces, words = piece_heatmap(trace, trace.read(RNN_READING)), word_heatmap(trace, trace.read(RNN_READING))
     src, tgt = word_groups(trace.source.pieces), word_groups(trace.target_pieces)
     assert len(src[1]) > 1 and len(tgt[1]) > 1, "the test needs multi-piece words on both sides"
     expected = np.array([[pieces.weights[np.ix_(t, s)].sum(1).mean() for s in src] for t in tgt])
@@ -32,13 +32,13 @@ def test_word_labels_never_show_the_word_marker(tiny_model, tiny_tokenizers):
     """A space before punctuation is a bare "▁" piece: it belongs to the next word, invisibly."""
     trace = forced(tiny_model, tiny_tokenizers, 'a "dog" & cat', 'un " chien " & chat')
     assert WORD_MARK in trace.source.pieces and WORD_MARK in trace.target_pieces
-    words = word_view(trace, trace.read(RNN_READING))
+    words = word_heatmap(trace, trace.read(RNN_READING))
     assert words.columns[:4] == ("a", '"dog"', "&", "cat") and not any(WORD_MARK in w for w in words.rows)
 
 
 def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
     trace = greedy(tiny_model, tiny_tokenizers, "a big dog")
-    view = word_view(trace, trace.read(RNN_READING))
+    view = word_heatmap(trace, trace.read(RNN_READING))
     pairs = hard_alignments(view)
     assert len({t for _, t in pairs}) == len(pairs)
     text = pharaoh(pairs)
@@ -48,9 +48,9 @@ def test_pharaoh_lists_each_target_word_once(tiny_model, tiny_tokenizers):
 def test_hard_alignments_link_each_target_word_to_its_argmax_leaving_eos_out():
     """By hand: rows are target words, columns source words; EOS on either side links nothing; Pharaoh writes
     source-target."""
-    from models.analysis.attention_view import AttentionView
+    from models.analysis.heatmaps import Heatmap
 
-    view = AttentionView(rows=("le", "chien", "noir", EOS), columns=("the", "black", "dog", EOS),
+    view = Heatmap(rows=("le", "chien", "noir", EOS), columns=("the", "black", "dog", EOS),
                          unknown=(False,) * 4, energies=None, weights=np.array([
                              [0.7, 0.1, 0.1, 0.1],
                              [0.1, 0.2, 0.6, 0.1],

@@ -44,8 +44,8 @@ def words(labels) -> int:
 def test_the_five_lines_run_on_every_bundled_model(ref):
     seen, chart, read, links = five_lines(ref)
     assert seen.translation and isinstance(chart, alt.Chart)
-    assert {c["t"] for c in next(iter(chart.to_dict()["datasets"].values()))} == set(range(len(read.view.view.rows)))
-    view = read.view.view
+    assert {c["t"] for c in next(iter(chart.to_dict()["datasets"].values()))} == set(range(len(read.view.heatmap.rows)))
+    view = read.view.heatmap
     assert links and all(0 <= s < words(view.columns) and 0 <= t < words(view.rows) for s, t in links)
 
 
@@ -78,7 +78,7 @@ def test_a_reading_names_its_matrix_and_head_and_its_links_are_its_rule_read_off
     seen = atlas.load("transformer").translate(TEXT)
     read = seen.read("attention norm", "2.3", words=True)
     assert read.view.matrix is MATRICES["attention norm"] and read.view.reading.key == "2.3"
-    view = read.view.view
+    view = read.view.heatmap
     rows = [t for t, label in enumerate(view.rows) if not is_marker(label)]
     columns = [s for s, label in enumerate(view.columns) if not is_marker(label)]
     assert read.links() == read.rule.read(view.weights[np.ix_(rows, columns)])

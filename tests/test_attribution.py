@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from models.analysis import attribution
-from models.analysis.attention_view import word_view
+from models.analysis.heatmaps import word_heatmap
 from models.decoding.greedy import forced
 from models.network.translator import Translator
 from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT, INTEGRATED_GRADIENTS
@@ -96,7 +96,7 @@ def test_shares_are_a_distribution_over_the_source_for_every_written_piece(tiny_
     T, S = len(trace.target_ids), len(trace.source.ids)
     assert shares.shape == (T, S) and (shares >= 0).all()
     np.testing.assert_allclose(shares.sum(1), 1, atol=1e-5)
-    np.testing.assert_allclose(word_view(trace, shares).weights.sum(1), 1, atol=1e-5)  # words read it like attention
+    np.testing.assert_allclose(word_heatmap(trace, shares).weights.sum(1), 1, atol=1e-5)  # words read it like attention
 
 
 @pytest.mark.parametrize("method", list(attribution.ATTRIBUTIONS), ids=lambda m: m.slug)

@@ -7,16 +7,16 @@ import re
 import numpy as np
 
 from models import charts
-from models.analysis.attention_view import AttentionView
+from models.analysis.heatmaps import Heatmap
 from models.charts import base
 from pages._shared import cache
 
 HOSTILE = ['"Go"', "&", "<b>run</b>", "</script>", "a\\b", "⁇😀"]
 
 
-def view(columns: list[str], rows: int = 3) -> AttentionView:
+def view(columns: list[str], rows: int = 3) -> Heatmap:
     S = len(columns)
-    return AttentionView(rows=tuple(f"r{t}" for t in range(rows)), columns=tuple(columns), unknown=(False,) * S,
+    return Heatmap(rows=tuple(f"r{t}" for t in range(rows)), columns=tuple(columns), unknown=(False,) * S,
                          weights=np.full((rows, S), 1 / S, dtype=np.float32), energies=None)
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.analysis.attention_view import AttentionView, word_view
+from models.analysis.heatmaps import Heatmap, word_heatmap
 from models.analysis.compare import compare_views, entropy, js_divergence
 from models.decoding.greedy import forced
 from models.nouns.attention_map import RNN_READING
@@ -30,7 +30,7 @@ def test_forced_common_target_gives_comparable_views(tiny_tokenizers):
     a, b = make_model(tiny_tokenizers, "additive", 0), make_model(tiny_tokenizers, "dot", 1)
     text, target = "a big dog runs", "court chien grand un"
     fa, fb = forced(a, tiny_tokenizers, text, target), forced(b, tiny_tokenizers, text, target)
-    va, vb = word_view(fa, fa.read(RNN_READING)), word_view(fb, fb.read(RNN_READING))
+    va, vb = word_heatmap(fa, fa.read(RNN_READING)), word_heatmap(fb, fb.read(RNN_READING))
     c = compare_views(va, vb, ("additive", "dot"))
     assert c.difference.shape == va.weights.shape
     assert len(c.js) == len(c.argmax_agree) == len(va.rows)
@@ -39,15 +39,15 @@ def test_forced_common_target_gives_comparable_views(tiny_tokenizers):
 
 def test_summary_points_at_the_disagreement():
     rows, cols = ("un", "chien"), ("a", "dog")
-    a = AttentionView(rows, cols, (False, False), np.array([[0.9, 0.1], [0.2, 0.8]]), None)
-    b = AttentionView(rows, cols, (False, False), np.array([[0.8, 0.2], [0.9, 0.1]]), None)
+    a = Heatmap(rows, cols, (False, False), np.array([[0.9, 0.1], [0.2, 0.8]]), None)
+    b = Heatmap(rows, cols, (False, False), np.array([[0.8, 0.2], [0.9, 0.1]]), None)
     c = compare_views(a, b, ("A", "B"))
     assert list(c.argmax_agree) == [True, False]
     assert "“chien”" in c.summary and "A looks at “dog”" in c.summary and "B at “a”" in c.summary
 
 
 def test_mismatched_views_are_refused():
-    a = AttentionView(("x",), ("y",), (False,), np.ones((1, 1)), None)
-    b = AttentionView(("z",), ("y",), (False,), np.ones((1, 1)), None)
+    a = Heatmap(("x",), ("y",), (False,), np.ones((1, 1)), None)
+    b = Heatmap(("z",), ("y",), (False,), np.ones((1, 1)), None)
     with pytest.raises(ValueError):
         compare_views(a, b, ("A", "B"))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from models import corpus, evaluate
-from models.analysis.attention_view import word_view
+from models.analysis.heatmaps import word_heatmap
 from models.analysis.compare import compare_views
 from models.analysis.sentence_stats import attention_stats
 from models.analysis.word_links import pair_scores, word_matrix
@@ -90,13 +90,13 @@ def test_each_rows_statistics_are_the_single_sentence_ones(checkpoints, test_set
     for row, text in zip(rows, sentences.sources[3:6]):
         own = [greedy(m.model, m.tokenizers, text) for m in loaded]
         for side, trace in zip("ab", own):
-            stats = attention_stats(word_view(trace, trace.read(RNN_READING)))
+            stats = attention_stats(word_heatmap(trace, trace.read(RNN_READING)))
             assert row[f"{side} translation"] == trace.translation
             assert row[f"{side} entropy"] == pytest.approx(stats.entropy, abs=1e-5)
             assert row[f"{side} coverage"] == pytest.approx(stats.coverage, abs=1e-5)
             assert row[f"{side} monotonicity"] == pytest.approx(stats.monotonicity, abs=1e-9, nan_ok=True)
         common = [forced(m.model, m.tokenizers, text, own[0].translation) for m in loaded]
-        views = [word_view(t, t.read(RNN_READING)) for t in common]
+        views = [word_heatmap(t, t.read(RNN_READING)) for t in common]
         comparison = compare_views(*views, names=("a", "b"))  # what Compare scoring shows for this sentence
         words = [t for t, w in enumerate(views[0].rows) if w != "</s>"]
         assert row["JSD"] == pytest.approx(comparison.js[words].mean(), abs=1e-5)

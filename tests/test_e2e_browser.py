@@ -305,14 +305,14 @@ def open_options(combobox) -> None:
 
 def test_labels_show_typed_text_exactly_once_escaped(server, page):
     """Quotes, &, tags and </script> reach every label as typed: heatmap ticks, hover, select box, headings."""
-    from models.analysis.attention_view import word_view
+    from models.analysis.heatmaps import word_heatmap
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
 
     text = '"Go" & <b>run</b> </script> now'
     loaded = load_model("additive", device="cpu")
     trace = greedy(loaded.model, loaded.tokenizers, text)
-    view = word_view(trace, trace.read(loaded.reading))
+    view = word_heatmap(trace, trace.read(loaded.reading))
     unknown = ", ".join(dict.fromkeys(s for s, u in zip(trace.source.surfaces, trace.source.unknown) if u))
     assert "<" in unknown and ">" in unknown  # markdown-special characters the caption must show as typed
     expected = [("⁇" if u else "") + c for c, u in zip(view.columns, view.unknown)]

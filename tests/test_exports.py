@@ -1,4 +1,4 @@
-"""The downloadable matrix (models/analysis/attention_view.py writes it), links and images (pages/_shared/cache.py
+"""The downloadable matrix (models/analysis/heatmaps.py writes it), links and images (pages/_shared/cache.py
 renders them)."""
 import io
 import json
@@ -6,12 +6,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from models.analysis.attention_view import AttentionView, matrix_csv, matrix_json
+from models.analysis.heatmaps import Heatmap, matrix_csv, matrix_json
 from pages._shared import cache
 
 from .pages_helpers import APP, cells, figures, run_page
 
-VIEW = AttentionView(("un", "chien", "</s>"), ("a", "dog", "</s>"), (False, False, False),
+VIEW = Heatmap(("un", "chien", "</s>"), ("a", "dog", "</s>"), (False, False, False),
                      np.array([[0.9, 0.1, 0.0], [0.2, 0.8, 0.0], [0.1, 0.1, 0.8]]), None)
 
 

@@ -62,7 +62,7 @@ def test_attention_override_changes_only_what_follows(tiny_model, tiny_tokenizer
     base = greedy(tiny_model, tiny_tokenizers, TEXTS[0])
     S = len(base.source.ids)
     one_hot = np.eye(S, dtype=np.float32)[S - 2]
-    what_if = greedy(tiny_model, tiny_tokenizers, TEXTS[0], overrides={1: one_hot})
+    what_if = greedy(tiny_model, tiny_tokenizers, TEXTS[0], overrides={1: (S - 2,)})
     before, after = base.read(RNN_READING), what_if.read(RNN_READING)
     np.testing.assert_allclose(after[0], before[0], atol=1e-6)
     np.testing.assert_allclose(after[1], one_hot)
@@ -74,18 +74,19 @@ def test_a_transformer_what_if_sets_one_layers_heads_only(tiny_tokenizers):
     base = greedy(model, tiny_tokenizers, TEXTS[0])
     S = len(base.source.ids)
     one_hot = np.eye(S, dtype=np.float32)[1]
-    what_if = greedy(model, tiny_tokenizers, TEXTS[0], overrides={2: one_hot}, layer=1)
+    what_if = greedy(model, tiny_tokenizers, TEXTS[0], overrides={2: (1,)}, layer=1)
     np.testing.assert_allclose(what_if.attention.weights[:, :, :2], base.attention.weights[:, :, :2], atol=1e-6)
     for head in range(model.config.heads):
         np.testing.assert_allclose(what_if.read(Reading(1, head))[2], one_hot)
     assert not np.allclose(what_if.read(Reading(0, 0))[3:4], one_hot)  # the other layer reads as it will
     with pytest.raises(ValueError, match="layers 0…1"):
-        greedy(model, tiny_tokenizers, TEXTS[0], overrides={2: one_hot}, layer=2)
+        greedy(model, tiny_tokenizers, TEXTS[0], overrides={2: (1,)}, layer=2)
 
 
 def test_bad_override_is_refused(tiny_model, tiny_tokenizers):
-    with pytest.raises(InputError, match="summing to 1"):
-        greedy(tiny_model, tiny_tokenizers, TEXTS[0], overrides={0: np.ones(3)})
+    for pieces in ((), (99,), (-1,)):
+        with pytest.raises(InputError, match="must name source pieces"):
+            greedy(tiny_model, tiny_tokenizers, TEXTS[0], overrides={0: pieces})
 
 
 def test_no_attention_model_has_no_matrix(tiny_tokenizers):

@@ -162,7 +162,7 @@ def test_a_reordered_cache_is_the_cache_computed_for_the_reordered_rows(marian):
 
 def test_pieces_join_into_words_at_sentencepieces_marks_and_unknown_text_is_flagged(marian):
     model, pair, *_ = marian
-    from models.analysis.attention_view import source_word_weights
+    from models.analysis.heatmaps import source_word_weights
 
     trace = greedy(model, pair, "the little black dog 🐕")
     words, weights = source_word_weights(trace, trace.read(Reading(1, None)))  # the app's word view of the source
@@ -180,7 +180,7 @@ def test_the_what_if_is_refused_with_its_reason(marian):
     memory = model.encode(torch.tensor([[5, 6, 0]]), torch.ones(1, 3, dtype=torch.bool))
     with pytest.raises(ValueError, match="cannot be forced"):
         model.decode_step(torch.tensor([model.specials.start]), model.start(memory), memory,
-                          Focus(0, torch.tensor([[1.0, 0, 0]])))
+                          Focus(0, (0,)))
 
 
 def test_gradient_x_input_on_its_source_embedding_agrees_with_autograd(marian):

@@ -172,7 +172,7 @@ def test_no_import_circles(folder):
 
 
 def test_the_checker_sees_an_upward_import_and_a_circle(tmp_path):
-    assert imported_parts(MODELS / "analysis" / "attention_view.py") == {"decoding", "network", NOUNS}
+    assert imported_parts(MODELS / "analysis" / "heatmaps.py") == {"decoding", "network", NOUNS}
     assert imported_parts(MODELS / "train" / "__init__.py") == {"train"}
     assert part_of(MODELS / "evaluate.py") == TOOLS and part_of(MODELS / "__init__.py") == ""
     assert ("bench", "server") in imported(ROOT / "bench" / "open_time.py")

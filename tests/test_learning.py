@@ -29,9 +29,9 @@ def test_each_point_shows_its_own_traces(tmp_path, tiny_tokenizers):
         trace = greedy(make_model(tiny_tokenizers, seed=seed), tiny_tokenizers, EXAMPLES[0])
         learned = alignment_at(timeline, 0, point, RNN_READING)
         assert learned.translation == trace.translation
-        assert learned.view.weights.shape == (len(trace.target_pieces), len(trace.source.pieces))
-        np.testing.assert_allclose(learned.view.weights.sum(1), 1, atol=0.01)  # rounded to 3 decimals
-        np.testing.assert_allclose(learned.view.weights, trace.read(RNN_READING), atol=5e-4)
+        assert learned.heatmap.weights.shape == (len(trace.target_pieces), len(trace.source.pieces))
+        np.testing.assert_allclose(learned.heatmap.weights.sum(1), 1, atol=0.01)  # rounded to 3 decimals
+        np.testing.assert_allclose(learned.heatmap.weights, trace.read(RNN_READING), atol=5e-4)
 
 
 def test_the_curve_follows_the_points(tmp_path, tiny_tokenizers):
@@ -58,7 +58,7 @@ def test_a_transformers_record_is_read_head_by_head(tmp_path, tiny_tokenizers):
     timeline = read_timeline(tmp_path)
     for reading in (Reading(1, 0), Reading(0, None)):
         learned = alignment_at(timeline, 1, 0, reading)
-        np.testing.assert_allclose(learned.view.weights, traces[1].read(reading), atol=5e-4)
+        np.testing.assert_allclose(learned.heatmap.weights, traces[1].read(reading), atol=5e-4)
     assert learning_curve(timeline, Reading(1, 1)).entropy_bits[0] == pytest.approx(np.mean(
         [-(row * np.log2(row)).sum() for t in traces for row in t.read(Reading(1, 1))]), abs=0.02)
 
@@ -74,7 +74,7 @@ def test_a_point_outside_the_record_is_refused(tmp_path, tiny_tokenizers):
 
 def test_a_model_without_attention_has_translations_only(tmp_path, tiny_tokenizers):
     learned = alignment_at(record(tmp_path, tiny_tokenizers, "none"), 1, 1, RNN_READING)
-    assert learned.view is None and learned.translation == greedy(
+    assert learned.heatmap is None and learned.translation == greedy(
         make_model(tiny_tokenizers, "none", seed=1), tiny_tokenizers, EXAMPLES[1]).translation
 
 

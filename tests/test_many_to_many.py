@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from models.analysis.attention_view import hard_alignments, word_view
+from models.analysis.heatmaps import hard_alignments, word_heatmap
 from models.analysis.attribution import attribution_matrix
 from models.decoding.beam import beam_search
 from models.decoding.every_attention import attention_kinds
@@ -129,7 +129,7 @@ def test_both_sides_are_laid_out_as_the_tokenizers_own_src_lang_and_tgt_lang_lay
 def test_tags_are_no_words_of_a_heatmap_or_of_its_links(family):
     loaded = _loaded(family, 1)
     trace = forced(loaded.model, loaded.tokenizers, "a dog runs", "un chien court")
-    view = word_view(trace, trace.read(loaded.reading))
+    view = word_heatmap(trace, trace.read(loaded.reading))
     assert view.columns[0] == language_tag(CODES[family[0]][0]) and view.rows[0] == trace.target_pieces[0]
     pairs = hard_alignments(view)
     assert {s for s, _ in pairs} <= {0, 1, 2} and {t for _, t in pairs} <= {0, 1, 2}  # three words a side

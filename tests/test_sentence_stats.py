@@ -4,14 +4,14 @@ import math
 import numpy as np
 import pytest
 
-from models.analysis.attention_view import AttentionView
+from models.analysis.heatmaps import Heatmap
 from models.analysis.sentence_stats import agreement, attention_stats
 
 EOS = "</s>"
 
 
-def view(rows, columns, weights) -> AttentionView:
-    return AttentionView(tuple(rows), tuple(columns), (False,) * len(columns), np.array(weights, dtype=float), None)
+def view(rows, columns, weights) -> Heatmap:
+    return Heatmap(tuple(rows), tuple(columns), (False,) * len(columns), np.array(weights, dtype=float), None)
 
 
 def bits(*p: float) -> float:

@@ -25,8 +25,8 @@ def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_e
     loaded, trace = transformer
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
     shown = translation.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
-    assert shown.view is drawn.view and shown.stepwise and shown.later and shown.heads and shown.heads_off
-    assert shown.kinds is None and loaded.reading.plain.label in shown.name
+    assert shown.heatmap is drawn.heatmap and shown.stepwise and shown.later and shown.heads and shown.heads_off
+    assert shown.kinds is None and loaded.reading.plain.label in shown.title
     assert shown.caption.endswith("Click a cell to explore the step that wrote its row.")
 
 
@@ -38,9 +38,9 @@ def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions
     drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
     shown = translation.heatmap(loaded.model, drawn, source, reading, kinds)
     rows, columns = kinds[source.key].rows, kinds[source.key].columns
-    assert shown.view.weights.shape == (len(rows), len(columns))
-    np.testing.assert_allclose(shown.view.weights, kinds[source.key].read(reading))
-    assert not shown.stepwise and not shown.later and source.named in shown.name and source.what in shown.caption
+    assert shown.heatmap.weights.shape == (len(rows), len(columns))
+    np.testing.assert_allclose(shown.heatmap.weights, kinds[source.key].read(reading))
+    assert not shown.stepwise and not shown.later and source.named in shown.title and source.what in shown.caption
     assert shown.stem.endswith(f"-{source.key}-head-{reading.key}")
 
 
@@ -59,11 +59,11 @@ def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(tran
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=words)
     last = len(trace.target_pieces) - 1
     step = translation.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
-    assert len(step.columns) == len(step.unknown) == len(step.weights)
-    assert step.row == drawn.view.weights.shape[0] - 1  # the last step's word is the heatmap's last row
-    assert step.weights.sum() == pytest.approx(drawn.weights[last].sum(), abs=1e-5)  # words sum their pieces
+    assert step.bars.columns == drawn.heatmap.columns and step.bars.weights.shape == (1, len(step.bars.columns))
+    assert step.row == drawn.heatmap.weights.shape[0] - 1  # the last step's word is the heatmap's last row
+    assert step.bars.weights.sum() == pytest.approx(drawn.steps.weights[last].sum(), abs=1e-5)  # words sum pieces
     assert step.what_if and step.no_what_if is None and step.forced is None
-    assert step.best == int(np.argmax(step.weights))
+    assert step.best == int(np.argmax(step.bars.weights))
 
 
 def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_what_if():
@@ -71,7 +71,7 @@ def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_wha
     trace = greedy(loaded.model, loaded.tokenizers, TEXT)
     drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
     step = translation.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
-    read = float(drawn.weights[1].sum())
+    read = float(drawn.steps.weights[1].sum())
     assert 0 < read < 1  # the rest went to the prompt's other pieces and the translation so far
     assert f"{read:.0%} went to the prompt" in step.shares[0] and f"{1 - read:.0%} to the translation" in step.shares[0]
     assert not step.what_if and "cannot be forced" in step.no_what_if
@@ -83,7 +83,7 @@ def test_a_contrast_is_asked_against_the_steps_other_candidates_and_drawn_as_one
     assert foils and trace.target_ids[0] not in foils.values()
     foil = next(iter(foils))
     weights = np.arange(len(trace.source.pieces), dtype=float)
-    view, title = translation.contrast_view(trace, 0, foil, GRADIENT_X_INPUT, weights)
+    view, title = translation.contrast_heatmap(trace, 0, foil, GRADIENT_X_INPUT, weights)
     assert view.weights.shape[0] == 1 and len(view.rows) == 1 and "not" in view.rows[0]
     assert "log p" in title and view.weights.sum() == pytest.approx(weights.sum())
 

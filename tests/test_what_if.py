@@ -1,9 +1,11 @@
 """models/decoding/what_if.py: the forced step reads only the chosen word, the step is clamped to the greedy
 translation, and the focus spreads over a word's pieces."""
 import numpy as np
+import torch
 
 from models.decoding.greedy import greedy
 from models.decoding.what_if import focus_on_word, what_if
+from models.network.contract import Focus
 from models.network.tokenization import word_groups
 from models.nouns.attention_map import Reading
 
@@ -29,5 +31,8 @@ def test_a_step_past_the_greedy_translation_is_clamped(tiny_model, tiny_tokenize
 
 def test_the_focus_is_a_distribution_over_the_words_pieces(tiny_model, tiny_tokenizers):
     trace = greedy(tiny_model, tiny_tokenizers, TEXT)
-    weights = focus_on_word(trace, 1)
-    assert weights.sum() == np.float32(1) and (weights > 0).sum() == len(word_groups(trace.source.pieces)[1])
+    pieces = focus_on_word(trace, 1)
+    assert pieces == tuple(word_groups(trace.source.pieces)[1])
+    weights = Focus(0, pieces).weights(torch.ones(2, len(trace.source.ids), dtype=torch.bool))  # [B, S]
+    np.testing.assert_allclose(weights.sum(-1).numpy(), 1, atol=1e-6)
+    assert ((weights > 0).sum(-1) == len(pieces)).all() and set(weights[0].nonzero()[:, 0].tolist()) == set(pieces)

@@ -142,14 +142,14 @@ def test_written_french_at_the_edges(tokens, written):
 
 def test_a_word_matrix_is_the_forced_traces_word_view_without_end_of_sentence(tiny_tokenizers):
     """Independent of the function's own joining: force the French, read the word heatmap, drop EOS."""
-    from models.analysis.attention_view import word_view
+    from models.analysis.heatmaps import word_heatmap
     from models.nouns.attention_map import RNN_READING
     from models.decoding.greedy import forced
     from models.network.tokenization import EOS
 
     model = make_model(tiny_tokenizers)
     english, french = "a big dog runs".split(), "un grand chien court".split()
-    view = word_view(trace := forced(model, tiny_tokenizers, "a big dog runs", "un grand chien court"),
+    view = word_heatmap(trace := forced(model, tiny_tokenizers, "a big dog runs", "un grand chien court"),
                      trace.read(RNN_READING))
     rows = [t for t, w in enumerate(view.rows) if w != EOS]
     columns = [s for s, w in enumerate(view.columns) if w != EOS]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention_view import AttentionView
+from .heatmaps import Heatmap
 
 EPS = 1e-12
 
@@ -38,12 +38,12 @@ class Comparison:
     summary: str
 
 
-def same_cells(a: AttentionView, b: AttentionView) -> bool:
+def same_cells(a: Heatmap, b: Heatmap) -> bool:
     """Whether two views share their rows and columns (models with different tokenizers may not, per piece)."""
     return a.rows == b.rows and a.columns == b.columns
 
 
-def compare_views(a: AttentionView, b: AttentionView, names: tuple[str, str]) -> Comparison:
+def compare_views(a: Heatmap, b: Heatmap, names: tuple[str, str]) -> Comparison:
     """Step-by-step comparison; ``a`` and ``b`` must share rows and columns."""
     if not same_cells(a, b):
         raise ValueError("the two attention matrices must have the same target and source tokens")
@@ -60,7 +60,7 @@ def compare_views(a: AttentionView, b: AttentionView, names: tuple[str, str]) ->
     )
 
 
-def _summary(a: AttentionView, b: AttentionView, names, js, agree) -> str:
+def _summary(a: Heatmap, b: Heatmap, names, js, agree) -> str:
     """One plain-language sentence on where the two models disagree most."""
     head = f"{names[0]} and {names[1]} look hardest at the same source token at {agree.sum()} of {len(agree)} steps"
     if agree.all():

@@ -7,7 +7,7 @@ word and one step later, of every matrix cheap enough to come from the one hooke
 read and divided by its row's and its column's largest value — and three of the words themselves: how far the cell
 lies from the diagonal, whether both words are the same punctuation, whether they are the same word. A feature is
 read between whole words (a word's source pieces summed, its target pieces averaged, as
-:func:`.attention_view.word_view` reads any matrix), so the probe is fit, scored and drawn on one grid.
+:func:`.heatmaps.word_heatmap` reads any matrix), so the probe is fit, scored and drawn on one grid.
 
 Dimension names: T target pieces, S source pieces, F target words, E source words (markers left out), K features.
 """
@@ -22,7 +22,7 @@ import numpy as np
 from ..network.tokenization import is_marker, word_groups
 from ..nouns.attention_map import Reading
 from ..nouns.probe import POSITIONS, At, Feature, Probe, Scale
-from .attention_view import AttentionView, word_view
+from .heatmaps import Heatmap, word_heatmap
 from .contributions import Layered, Sentence
 
 
@@ -75,9 +75,9 @@ def word_grid(sentence: Sentence, read: Callable[[str], Layered], features: tupl
     return WordGrid(x, grid.rows, grid.columns)
 
 
-def _words(trace) -> tuple[AttentionView, list[int], list[int]]:
+def _words(trace) -> tuple[Heatmap, list[int], list[int]]:
     """A trace's word view, and which of its rows [F] and columns [E] are words (markers left out)."""
-    view = word_view(trace, np.zeros((len(trace.target_pieces), len(trace.source.ids))))
+    view = word_heatmap(trace, np.zeros((len(trace.target_pieces), len(trace.source.ids))))
     return (view, [t for t, w in enumerate(view.rows) if not is_marker(w)],
             [s for s, w in enumerate(view.columns) if not is_marker(w)])
 

@@ -27,7 +27,7 @@ from safetensors.torch import save_file
 from ..decoding.greedy import forced
 from ..network.tokenization import TokenizerPair, word_groups
 from ..network.translator import Translator
-from .attention_view import word_text
+from .heatmaps import word_text
 
 INDEX_FILE = "neighbours.safetensors"
 INDEX_FORMAT = "atlas-neighbours-1"

@@ -1,6 +1,6 @@
 """One number per sentence about its attention, so that a whole corpus fits in one table.
 
-Each is read from a word view (:func:`.attention_view.word_view`: rows the target words, columns the source words, each
+Each is read from a word view (:func:`.heatmaps.word_heatmap`: rows the target words, columns the source words, each
 row a distribution over the source). The end-of-sentence row and column are no words: rows written as ``</s>`` are
 left out of every statistic, and the ``</s>`` column counts as a place to look (a row's mass stays whole) but not as
 a word to cover. Entropies and divergences are in bits, as in :mod:`.compare`. NaN where a sentence has too few
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..network.tokenization import is_marker
-from .attention_view import AttentionView
+from .heatmaps import Heatmap
 from .compare import entropy, js_divergence
 
 
@@ -33,12 +33,12 @@ class AttentionStats:
     monotonicity: float  # [0, 1]
 
 
-def _word_rows(view: AttentionView) -> np.ndarray:
+def _word_rows(view: Heatmap) -> np.ndarray:
     """The rows of target words, end of sentence left out: [T', S]."""
     return view.weights[[t for t, row in enumerate(view.rows) if not is_marker(row)]]
 
 
-def attention_stats(view: AttentionView) -> AttentionStats:
+def attention_stats(view: Heatmap) -> AttentionStats:
     """Entropy, coverage and monotonicity of one sentence's word view."""
     rows = _word_rows(view)  # [T', S]
     if not len(rows):
@@ -50,7 +50,7 @@ def attention_stats(view: AttentionView) -> AttentionStats:
     return AttentionStats(float(entropy(rows).mean()), float(coverage), float(forward))
 
 
-def agreement(a: AttentionView, b: AttentionView) -> tuple[float, float]:
+def agreement(a: Heatmap, b: Heatmap) -> tuple[float, float]:
     """Mean Jensen–Shannon divergence (bits) and argmax agreement (share) of two views of one target, over its
     words; NaN, NaN when the two do not share their words (no common cells) or have none."""
     if a.columns != b.columns or [r for r in a.rows if not is_marker(r)] != [r for r in b.rows if not is_marker(r)]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..decoding.trace import Trace
 from ..network.translator import Translator
@@ -13,6 +12,7 @@ from ..nouns.attention_map import Reading
 from ..nouns.matrix import RANDOM, Matrix
 from .contributions import Sentence
 from .deletion import faithfulness, random_matrix
+from .heatmaps import Heatmap, steps_heatmap
 from .recipes import read
 
 @dataclass(frozen=True, eq=False)
@@ -21,7 +21,7 @@ class Panel:
 
     matrix: Matrix  # of the registry, or the random ranking every panel is scored beside (:data:`RANDOM`)
     reading: Reading | None  # None: an attribution, or the random floor
-    weights: np.ndarray  # [T, S], rows sum to 1
+    steps: Heatmap  # [T, S] a row a step, a column a source piece; rows sum to 1
     comprehensiveness: float | None  # nats, this sentence's mean over its steps; None: nothing could be masked
     sufficiency: float | None
 
@@ -38,7 +38,7 @@ def side_by_side(model: Translator, trace: Trace, chosen: Mapping[Matrix, Readin
     panels = []
     for matrix, w in weights.items():
         found = scores.get(matrix)
-        panels.append(Panel(matrix, chosen.get(matrix), w,
+        panels.append(Panel(matrix, chosen.get(matrix), steps_heatmap(trace, w),
                             None if found is None else float(found.comprehensiveness.mean()),
                             None if found is None else float(found.sufficiency.mean())))
     return panels

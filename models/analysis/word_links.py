@@ -18,7 +18,7 @@ from ..nouns.attention_map import RNN_READING, Reading
 from ..nouns.link_rule import LinkRule, Links, rows_argmax
 from ..nouns.matrix import ATTENTION, Matrix
 from .aer import alignment_score
-from .attention_view import word_view
+from .heatmaps import word_heatmap
 from .contributions import Sentence
 from .recipes import of, read_layered
 
@@ -84,7 +84,7 @@ def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequenc
 
 def _words(sentence: Sentence, weights: np.ndarray, E: int, F: int) -> np.ndarray:
     """The [F, E] of words out of a matrix [T, S] of pieces: markers left out."""
-    view = word_view(sentence.trace, weights)
+    view = word_heatmap(sentence.trace, weights)
     columns = [s for s, word in enumerate(view.columns) if not is_marker(word)][:E]
     rows = [t for t, word in enumerate(view.rows) if not is_marker(word)][:F]
     return view.weights[rows][:, columns]

@@ -68,7 +68,7 @@ class Aligned:
 
     def links(self) -> frozenset[tuple[int, int]]:
         """Its links under :attr:`rule`, ``(source word, target word)`` as the pair numbers its words."""
-        return frozenset(self.rule.read(self.view.view.weights))
+        return frozenset(self.rule.read(self.view.heatmap.weights))
 
     @property
     def score(self) -> AlignmentScore:
@@ -77,7 +77,7 @@ class Aligned:
 
     def heatmap(self) -> alt.LayerChart:
         """The word matrix with people's links over it: Sure as open squares, Possible as circles."""
-        return charts.gold_links(self.view.view, f"{self.matrix.title}, beside people's links", self.matrix.unit,
+        return charts.gold_links(self.view.heatmap, f"{self.matrix.title}, beside people's links", self.matrix.unit,
                                  self.pair.sure, self.pair.possible)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import charts
-from ..analysis.attention_view import hard_alignments, pharaoh
+from ..analysis.heatmaps import hard_alignments, pharaoh
 from ..analysis.contributions import Layered
 from ..analysis.recipes import why_not
 from ..decoding.trace import Trace
@@ -55,31 +55,31 @@ class Read:
     """One matrix of a translation at one reading, as the Translate page draws it, with its word links."""
 
     loaded: LoadedModel
-    view: MatrixView  # the app's: the matrix drawn, its reading, weights [T, S], labelled view, title
+    view: MatrixView  # the app's: the matrix drawn, its reading, its heatmap as read and as drawn, its title
     rule: LinkRule  # how its links are read: chosen with it on people's trial pairs where recorded, else its default
 
     @property
     def weights(self) -> np.ndarray:
-        """[T, S] the matrix between the view's rows (target) and columns (source), words or pieces as read."""
-        return self.view.view.weights
+        """[T, S] the matrix between the heatmap's rows (target) and columns (source), words or pieces as read."""
+        return self.view.heatmap.weights
 
     def links(self) -> frozenset[tuple[int, int]]:
         """Its word links under :attr:`rule`, ``(source word, target word)``, each counted among the sentence's words
         (markers — the end of sentence, a language tag, the rest of a prompt — left out)."""
-        view = self.view.view
-        rows = [t for t, label in enumerate(view.rows) if not is_marker(label)]
-        columns = [s for s, label in enumerate(view.columns) if not is_marker(label)]
-        return frozenset(self.rule.read(view.weights[np.ix_(rows, columns)]))
+        heatmap = self.view.heatmap
+        rows = [t for t, label in enumerate(heatmap.rows) if not is_marker(label)]
+        columns = [s for s, label in enumerate(heatmap.columns) if not is_marker(label)]
+        return frozenset(self.rule.read(heatmap.weights[np.ix_(rows, columns)]))
 
     def pharaoh(self) -> str:
         """Each target word's most weighed source word as the app's Pharaoh download writes it (``"0-0 1-2 …"``)."""
-        return pharaoh(hard_alignments(self.view.view))
+        return pharaoh(hard_alignments(self.view.heatmap))
 
     def heatmap(self) -> alt.Chart:
         """The Translate page's main heatmap of this reading: the same chart, title and click selection."""
         model = self.loaded.model
         shown = translate_view.heatmap(model, self.view, model.steps_kind, self.view.reading, None)
-        return charts.heatmap(shown.view, shown.name, clickable=shown.stepwise, measure=self.view.matrix.unit)
+        return charts.heatmap(shown.heatmap, shown.title, clickable=shown.stepwise, measure=self.view.matrix.unit)
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,7 @@ import textwrap
 
 import altair as alt
 
-from models.analysis.attention_view import piece_label
+from models.analysis.heatmaps import piece_label
 from models.decoding.trace import Trace
 
 # Altair refuses inline data over 5,000 rows; the longest sentence's heatmap has 80 × 170 cells (13,600 records,

@@ -10,12 +10,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from models.analysis.attention_view import AttentionView
+from models.analysis.heatmaps import Heatmap
 
 from .base import FIT_WIDTH, ORANGE, ROW_PX, column_axis, marked, row_axis, title
 
 
-def _cells(view: AttentionView, weights: np.ndarray | None = None) -> pd.DataFrame:
+def _cells(view: Heatmap, weights: np.ndarray | None = None) -> pd.DataFrame:
     """One record per cell: its row ``t``, column ``s``, a ``cell`` label, ``weight`` (and ``energy``)."""
     weights = view.weights if weights is None else weights
     T, S = weights.shape
@@ -28,7 +28,7 @@ def _cells(view: AttentionView, weights: np.ndarray | None = None) -> pd.DataFra
     return frame
 
 
-def _rects(frame: pd.DataFrame, view: AttentionView, measure: str, scheme: str = "blues",
+def _rects(frame: pd.DataFrame, view: Heatmap, measure: str, scheme: str = "blues",
            domain: tuple[float, float] = (0, 1)) -> alt.Chart:
     tooltip = [alt.Tooltip("cell:N", title="cell"), alt.Tooltip("weight:Q", title=measure, format=".3f")]
     colour_bar = min(200, max(60, ROW_PX * len(view.rows) - 20))  # no longer than the plot it stands beside
@@ -43,7 +43,7 @@ def _rects(frame: pd.DataFrame, view: AttentionView, measure: str, scheme: str =
     ).properties(height=ROW_PX * len(view.rows))
 
 
-def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measure: str = "α") -> alt.Chart:
+def heatmap(view: Heatmap, text: str = "", clickable: bool = False, measure: str = "α") -> alt.Chart:
     """Attention (or an attribution, named ``measure``): rows = target tokens, columns = source tokens; the tooltip
     gives the weight (and the energy, per piece); ``clickable`` reports a clicked cell's row as ``cell``."""
     chart = _rects(_cells(view), view, measure)
@@ -52,7 +52,7 @@ def heatmap(view: AttentionView, text: str = "", clickable: bool = False, measur
     return chart.properties(title=title(text), autosize=FIT_WIDTH)
 
 
-def head_grid(views: list[AttentionView], titles: list[str], selected: int | None,
+def head_grid(views: list[Heatmap], titles: list[str], selected: int | None,
               columns: int = 4, measure: str = "α") -> alt.FacetChart:
     """One small heatmap per head (a layer's heads, or every layer × head: bertviz's model view), ``columns`` a
     row, the ``selected`` one marked ▶; a click reports its index in ``views`` as ``head``."""
@@ -68,7 +68,7 @@ def head_grid(views: list[AttentionView], titles: list[str], selected: int | Non
         orient="bottom")  # below the grid: beside it, a wide grid's legend was cut at a laptop's edge
 
 
-def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, possible: frozenset) -> alt.LayerChart:
+def gold_links(view: Heatmap, text: str, measure: str, sure: frozenset, possible: frozenset) -> alt.LayerChart:
     """A word heatmap (x = English word, y = French word) with people's links over it: Sure as open squares, links
     marked only Possible as small open circles."""
     T, S = view.weights.shape
@@ -87,15 +87,15 @@ def gold_links(view: AttentionView, text: str, measure: str, sure: frozenset, po
     return alt.layer(_rects(_cells(view), view, measure), people).properties(title=title(text), autosize=FIT_WIDTH)
 
 
-def difference_heatmap(diff: np.ndarray, view: AttentionView, names: tuple[str, str]) -> alt.Chart:
+def difference_heatmap(diff: np.ndarray, view: Heatmap, names: tuple[str, str]) -> alt.Chart:
     """``a − b`` per cell, red where ``a`` reads less, blue where more."""
-    frame = _cells(AttentionView(view.rows, view.columns, view.unknown, diff, None))
+    frame = _cells(Heatmap(view.rows, view.columns, view.unknown, diff, None))
     return _rects(frame, view, "Δα", scheme="redblue", domain=(-1, 1)).properties(
         title=title(f"{names[0]} minus {names[1]}"), autosize=FIT_WIDTH)
 
 
 def similarity(matrix: np.ndarray, labels: list[str], text: str) -> alt.Chart:
-    view = AttentionView(tuple(labels), tuple(labels), (False,) * len(labels), matrix, None)
+    view = Heatmap(tuple(labels), tuple(labels), (False,) * len(labels), matrix, None)
     return _rects(_cells(view), view, "cos", scheme="viridis", domain=(-1, 1)).properties(title=title(text),
                                                                                           autosize=FIT_WIDTH)
 

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from models.analysis.attention_view import AttentionView
+from models.analysis.heatmaps import Heatmap
 
 from .base import BLUE, FIT_WIDTH, GREY, ORANGE, lookup, marked, piece_text, title
 
@@ -32,7 +32,7 @@ def top_k(choices: tuple[tuple[str, float], ...], chosen: str) -> alt.Chart:
                 pieces.index(chosen) if chosen in pieces else None, "Most likely next subwords (written: orange)")
 
 
-def links(view: AttentionView, step: int, min_weight: float = 0.05, measure: str = "α") -> alt.LayerChart:
+def links(view: Heatmap, step: int, min_weight: float = 0.05, measure: str = "α") -> alt.LayerChart:
     """Source tokens above, target tokens below; a line per link, width ∝ weight (α or ``measure``), step ``step``
     in colour."""
     columns, rows = marked(view.columns, view.unknown), list(view.rows)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import torch
 
 from ..network.contract import Focus, GenerationRules, Step
@@ -53,13 +52,13 @@ def _run_steps(
     sources: Sequence[Encoded],
     max_len: int,
     forced: torch.Tensor | None = None,
-    overrides: Mapping[int, np.ndarray] | None = None,
+    overrides: Mapping[int, tuple[int, ...]] | None = None,
     layer: int = 0,
     keep_steps: bool = True,
 ) -> tuple[object, list[Step], torch.Tensor]:
     """Greedy (or ``forced`` [B, T] ids) decoding of a batch; returns the memory, the steps and the tokens [B, T].
 
-    ``overrides`` {t: weights [S]} make layer ``layer``'s heads read those weights at step t. Without
+    ``overrides`` {t: source pieces} make layer ``layer``'s heads read those pieces alone at step t. Without
     ``keep_steps`` no step is kept (an empty list): a batch of 128 news sentences kept every step's
     log-probabilities and attention, 1.2 GB, only for its tokens."""
     if forced is not None and len(sources) == 1 and not overrides:
@@ -74,10 +73,7 @@ def _run_steps(
     steps, tokens = [], []
     n_steps = forced.shape[1] if forced is not None else max_len
     for t in range(n_steps):
-        focus = None
-        if overrides and t in overrides:
-            weights = torch.as_tensor(overrides[t], dtype=torch.float32, device=model.device).expand(B, -1)
-            focus = Focus(layer, weights)
+        focus = Focus(layer, tuple(overrides[t])) if overrides and t in overrides else None
         step, cache = model.decode_step(prev, cache, memory, focus)
         prev = _next(step, None if forced is None else forced[:, t].to(prev.device), history, rules)
         prev = prev.masked_fill(done, specials.pad)
@@ -123,15 +119,15 @@ def greedy(
     model: Translator,
     tokenizers: TokenizerPair,
     text: str,
-    overrides: Mapping[int, np.ndarray] | None = None,
+    overrides: Mapping[int, tuple[int, ...]] | None = None,
     layer: int = 0,
 ) -> Trace:
-    """Greedy decoding of ``text``; ``overrides`` {t: weights [S]} replace the weights of layer ``layer``'s
-    heads at step t (the RNN's only layer is 0)."""
+    """Greedy decoding of ``text``; ``overrides`` {t: source pieces} make layer ``layer``'s heads read those pieces
+    alone, equally, at step t (the RNN's only layer is 0)."""
     source = tokenizers.source.encode(text, source_limit(model))
-    for t, w in (overrides or {}).items():
-        if len(w) != len(source.ids) or abs(float(np.sum(w)) - 1) > 1e-4 or np.min(w) < 0:
-            raise InputError(f"attention override at step {t} must be {len(source.ids)} weights ≥ 0 summing to 1")
+    for t, pieces in (overrides or {}).items():
+        if not pieces or not all(0 <= p < len(source.ids) for p in pieces):
+            raise InputError(f"attention override at step {t} must name source pieces 0…{len(source.ids) - 1}")
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], max_target_len(model, source), overrides=overrides, layer=layer)
     return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.ends)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..network.tokenization import TokenizerPair, word_groups
 from ..network.translator import Translator
@@ -23,12 +22,9 @@ class WhatIf:
     step: int  # 0-based, clamped to the base's length
 
 
-def focus_on_word(trace: Trace, word: int) -> np.ndarray:
-    """Attention weights [S] that put everything on source word ``word``, spread over its pieces."""
-    group = word_groups(trace.source.pieces)[word]
-    weights = np.zeros(len(trace.source.ids), dtype=np.float32)
-    weights[group] = 1 / len(group)
-    return weights
+def focus_on_word(trace: Trace, word: int) -> tuple[int, ...]:
+    """The source pieces of word ``word``: where a what-if puts every step's attention, spread over them."""
+    return tuple(word_groups(trace.source.pieces)[word])
 
 
 def what_if(model: Translator, tokenizers: TokenizerPair, text: str, step: int, word: int, layer: int) -> WhatIf:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
 
+import torch
 from torch import Tensor
 
 from ..nouns.attention_map import Kind, NamedKind
@@ -102,10 +103,17 @@ class Attentions:
 
 @dataclass(frozen=True)
 class Focus:
-    """A what-if: the weights one layer's heads must use at a step instead of their own."""
+    """A what-if: at a step, one layer's heads read the given source pieces alone, equally, instead of where they
+    would have looked. It names where to look; the weights are made where they are used (:meth:`weights`)."""
 
-    layer: int  # 0-based decoder layer; every head of it reads the same weights
-    weights: Tensor  # [B, S], rows sum to 1
+    layer: int  # 0-based decoder layer; every head of it reads the same pieces
+    pieces: tuple[int, ...]  # 0-based source positions, each read with weight 1 / len(pieces)
+
+    def weights(self, mask: Tensor) -> Tensor:
+        """The weights [B, S] it sets, for a batch whose source ``mask`` is [B, S]; rows sum to 1."""
+        weights = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)  # [B, S]
+        weights[:, list(self.pieces)] = 1 / len(self.pieces)
+        return weights
 
 
 def select_rows(x, index: Tensor):

@@ -149,12 +149,12 @@ class Seq2Seq(Translator):
     ) -> tuple[Step, Tensor]:
         """One step: previous tokens ``prev`` [B] and state ``s_{t-1}`` [B, H]; returns the step and ``s_t``.
 
-        ``focus`` (layer 0, the only one) replaces α_t with its weights [B, S] (what-if exploration).
+        ``focus`` (layer 0, the only one) replaces α_t with the weights it sets, [B, S] (what-if exploration).
         """
         if focus is not None and focus.layer != 0:
             raise ValueError(f"an RNN has one attention layer (0), not layer {focus.layer}")
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
-        new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights)
+        new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights(enc.mask))
         log_probs = self.read_out(new_state, context, emb).log_softmax(-1)  # [B, V]
         step = Step(log_probs, _one_head(weights), _one_head(energies), new_state, RNNStep(state, context))
         return step, new_state

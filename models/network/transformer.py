@@ -214,7 +214,7 @@ class TransformerTranslator(Translator):
         y = self._embed(self.tgt_embed, prev[:, None], start=cache.keys[0].shape[2])  # [B, 1, d]
         keys, values, weights, energies = [], [], [], []
         for n, layer in enumerate(self.decoder):
-            override = focus.weights if focus is not None and focus.layer == n else None
+            override = focus.weights(memory.mask) if focus is not None and focus.layer == n else None
             y, k, v, w, e = layer.step(y, cache.keys[n], cache.values[n], memory.keys[n], memory.values[n],
                                        memory.mask, override)
             keys.append(k), values.append(v), weights.append(w), energies.append(e)

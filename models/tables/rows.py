@@ -21,7 +21,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
 from ..analysis.aer import alignment_score
-from ..analysis.attention_view import word_view
+from ..analysis.heatmaps import word_heatmap
 from ..analysis.sentence_stats import agreement, attention_stats
 from ..analysis.word_links import word_matrix
 from ..datasets.sentences import Sentences
@@ -109,7 +109,7 @@ def _aer(side: Side, pair: GoldPair) -> float:
 
 
 def _view(trace: Trace, reading: Reading):
-    return word_view(trace, trace.read(reading))
+    return word_heatmap(trace, trace.read(reading))
 
 
 def batch_rows(sides: Sequence[Side], sentences: Sentences, start: int, stop: int) -> list[dict]:

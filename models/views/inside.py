@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..analysis.anatomy import scaling_curves, score_anatomy
-from ..analysis.attention_view import source_word_weights
+from ..analysis.heatmaps import source_word_weights
 from ..analysis.geometry import ContextGeometry, context_geometry, head_geometry
 from ..analysis.nearest_states import INDEX_FILE, IndexFileError, Neighbour, StateIndex, load_index, nearest
 from ..decoding.trace import Trace

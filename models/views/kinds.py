@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.attention_view import AttentionView, piece_label, reading_view
+from ..analysis.heatmaps import Heatmap, piece_label, reading_heatmap
 from ..analysis.bertviz_export import bertviz_html
 from ..analysis.head_removal import changed_words, every_head, head_key, parse_head, without_heads
 from ..decoding.every_attention import attention_kinds
@@ -45,20 +45,20 @@ def shown_map(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedK
     return trace.attention if kind.stepwise else kinds[kind.key]
 
 
-def shown_view(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
-               words: bool) -> AttentionView:
+def shown_heatmap(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedKind, reading: Reading,
+               words: bool) -> Heatmap:
     """What a heatmap draws of ``kind`` at ``reading``: the trace's own, step by step (words or pieces), else another
     attention piece by piece."""
     if kind.stepwise:
-        return reading_view(trace, reading, words)
-    return kind_view(kinds[kind.key], reading)
+        return reading_heatmap(trace, reading, words)
+    return kind_heatmap(kinds[kind.key], reading)
 
 
 @dataclass(frozen=True, eq=False)
 class HeadGrid:
     """Heads of one attention as small multiples (a layer's heads, or bertviz's model view: every layer × head)."""
 
-    views: tuple[AttentionView, ...]  # a head each, layer-major
+    views: tuple[Heatmap, ...]  # a head each, layer-major
     cells: tuple[Reading, ...]  # which head each view is
     titles: tuple[str, ...]  # "head 2", or "layer 1 · head 2" where several layers are drawn
     selected: int | None  # the index of the head shown above, marked ▶; None: not among them
@@ -73,13 +73,13 @@ def head_grid(trace: Trace, kinds: dict[Kind, AttentionMap] | None, kind: NamedK
     titles = tuple((f"layer {r.layer + 1} · " if len(layers) > 1 else "") + f"head {r.head + 1}" for r in cells)
     selected = next((i for i, r in enumerate(cells) if reading and (r.layer, r.head) == (reading.layer, reading.head)),
                     None)
-    return HeadGrid(tuple(shown_view(trace, kinds, kind, r, words) for r in cells), cells, titles, selected,
+    return HeadGrid(tuple(shown_heatmap(trace, kinds, kind, r, words) for r in cells), cells, titles, selected,
                     heads if len(layers) > 1 else 4)
 
 
-def kind_view(found: AttentionMap, reading: Reading) -> AttentionView:
+def kind_heatmap(found: AttentionMap, reading: Reading) -> Heatmap:
     """One reading of an attention, piece by piece, rows and columns labelled as the map labels them."""
-    return AttentionView(rows=tuple(piece_label(r) for r in found.rows),
+    return Heatmap(rows=tuple(piece_label(r) for r in found.rows),
                          columns=tuple(piece_label(c) for c in found.columns),
                          unknown=(False,) * len(found.columns), weights=found.read(reading), energies=None)
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.attention_view import AttentionView
+from ..analysis.heatmaps import Heatmap
 from ..analysis.sharpness import sharpness
 from ..network.tokenization import WORD_MARK, is_marker
 from ..nouns.attention_map import Reading
 from ..storage.examples import examples_file, load_examples
 from ..storage.records.timeline import Timeline, TimelinePoint, read_timeline, timeline_file
-from .kinds import kind_view
+from .kinds import kind_heatmap
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class LearningCurve:
 class LearnedAlignment:
     label: str  # when, as in :attr:`LearningCurve.labels`
     translation: str  # what greedy decoding wrote at this point
-    view: AttentionView | None  # pieces × source pieces; None for a model without attention
+    heatmap: Heatmap | None  # pieces × source pieces; None for a model without attention
 
 
 def point_label(point: TimelinePoint) -> str:
@@ -66,7 +66,7 @@ def alignment_at(timeline: Timeline, example: int, point: int, reading: Reading)
     translation = "".join(p for p in trace.target_pieces if not is_marker(p)).replace(WORD_MARK, " ").strip()
     if trace.attention is None:
         return LearnedAlignment(point_label(entry), translation, None)
-    return LearnedAlignment(point_label(entry), translation, kind_view(trace.attention, reading))
+    return LearnedAlignment(point_label(entry), translation, kind_heatmap(trace.attention, reading))
 
 
 @dataclass(frozen=True, eq=False)

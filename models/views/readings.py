@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.attention_view import AttentionView, reading_view, view_at
+from ..analysis.heatmaps import Heatmap, heatmap_at, reading_heatmap, steps_heatmap
 from ..analysis.attribution import ATTRIBUTIONS, contrast_seconds, contrastive
 from ..analysis.compare import Comparison, compare_views, same_cells
 from ..analysis.contributions import Layered, Sentence
@@ -44,9 +44,9 @@ class MatrixView:
 
     matrix: Matrix  # what is drawn: the one asked for, or the attention in its place (see ``instead``)
     reading: Reading | None  # as the matrix has it (a layer's whole for a layer-wise one); None: one matrix
-    weights: np.ndarray  # [T, S] piece by piece ([T − 1, S] shifted): what a step's bars read
-    view: AttentionView  # the same in words or pieces, labelled
-    name: str  # the chart's title: "Attention α (layer 1, head 4)"
+    steps: Heatmap  # [T, S] a row a step ([T − 1, S] shifted), a column a source piece: what a step's bars read
+    heatmap: Heatmap  # the same as drawn, in words or pieces
+    title: str  # the chart's: "Attention α (layer 1, head 4)"
     prefix: np.ndarray | None  # [T] the target prefix's share of each step at the reading's layer, where seen
     instead: str | None  # why the matrix asked for is not the one drawn, in a sentence; None when it is
 
@@ -67,11 +67,11 @@ def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Readin
     layers = of(found, sentence, progress)
     weights = read_layered(layers, at)  # [T, S]
     energies = trace.attention.read_energies(at) if found.own and not words else None
-    view = view_at(trace, weights, energies, words)
     several = at is not None and (not found.own or trace.attention.several_heads)
-    name = found.title + (f" ({found.label(at)})" if several else "")
+    title = found.title + (f" ({found.label(at)})" if several else "")
     prefix = None if at is None or layers.prefix is None else layers.prefix[at.layer]
-    return MatrixView(found, at, weights, view, name, prefix, instead)
+    return MatrixView(found, at, steps_heatmap(trace, weights), heatmap_at(trace, weights, energies, words), title,
+                      prefix, instead)
 
 
 def contrast(model: Translator, trace: Trace, matrix: Matrix, step: int, foil: int,
@@ -117,9 +117,9 @@ class EveryWay:
     links: tuple[dict | None, ...]  # a panel's URL parameters on the Translate page (matrix=, head=); None: the floor
     recorded: bool  # whether the model records any matrix's AER (``models.align --matrix all --save``)
 
-    def views(self, trace: Trace, words: bool) -> list[AttentionView]:
+    def heatmaps(self, trace: Trace, words: bool) -> list[Heatmap]:
         """Each panel labelled as the page draws it: between ``words``, else pieces."""
-        return [view_at(trace, p.weights, None, words) for p in self.panels]
+        return [heatmap_at(trace, p.steps.weights, None, words) for p in self.panels]
 
 
 def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | None], scored: bool) -> EveryWay:
@@ -153,7 +153,7 @@ def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | 
 class GoldView:
     """One human-aligned pair under one matrix: the word matrix labelled with the gold's words, and its scores."""
 
-    view: AttentionView  # [F, E] between the gold's own words
+    heatmap: Heatmap  # [F, E] between the gold's own words
     scores: tuple[dict, ...]  # a row per rule, by column title: AER, precision, recall, links
 
 
@@ -164,9 +164,8 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: Matrix, reading: Read
     weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix,
                           reading or loaded.reading)  # [F, E]
     F, E = weights.shape
-    view = AttentionView(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights,
-                         energies=None)
-    return GoldView(view, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, link_rule(loaded, matrix))))
+    heatmap = Heatmap(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights)
+    return GoldView(heatmap, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, link_rule(loaded, matrix))))
 
 
 def link_rule(loaded: LoadedModel, matrix: Matrix) -> LinkRule:
@@ -284,7 +283,7 @@ def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
 class Compared:
     """Two readings of one sentence forced to one target, set side by side cell by cell."""
 
-    views: tuple[AttentionView, AttentionView]
+    views: tuple[Heatmap, Heatmap]
     by_words: bool  # compared word by word, as asked or because the two cut the sentences into other pieces
     comparison: Comparison | None  # None: their words differ too, so no cell has a twin
 
@@ -293,8 +292,8 @@ def compared(traces: tuple[Trace, Trace], readings: tuple[Reading, Reading], wor
              names: tuple[str, str]) -> Compared:
     """``traces`` (one sentence forced to one target by two models) each at its reading, compared piece by piece
     where both cut the sentences alike and ``words`` is not asked for, else word by word."""
-    def views(by_words: bool) -> tuple[AttentionView, AttentionView]:
-        return tuple(reading_view(t, r, by_words) for t, r in zip(traces, readings))
+    def views(by_words: bool) -> tuple[Heatmap, Heatmap]:
+        return tuple(reading_heatmap(t, r, by_words) for t, r in zip(traces, readings))
 
     found, by_words = views(words), words
     if not same_cells(*found) and not words:  # e.g. a Hub model with tokenizers of its own

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.attention_view import AttentionView, piece_columns, piece_label, source_word_weights
+from ..analysis.heatmaps import Heatmap, piece_columns, piece_label, source_word_weights
 from ..decoding.beam import BeamNode, beam_search
 from ..decoding.greedy import forced, greedy
 from ..decoding.trace import Trace
@@ -19,7 +19,7 @@ from ..network.translator import Translator
 from ..nouns.matrix import Matrix
 from ..storage.loaded import LoadedModel
 from ..tables.doubts import Notices, notices
-from .kinds import kind_view
+from .kinds import kind_heatmap
 from .readings import MatrixView
 
 FORCED = ("Forced, not chosen: a many-to-many model is made to write the target language's tag first (as "
@@ -96,11 +96,11 @@ def beam(loaded: LoadedModel, text: str, width: int) -> BeamView | Refused:
 
 
 @dataclass(frozen=True, eq=False)
-class Heatmap:
+class MainHeatmap:
     """What the page's main heatmap draws, and how it behaves."""
 
-    view: AttentionView
-    name: str  # what is drawn, the chart's title: "Attention α (layer 1, head 4)", short enough for half a laptop's
+    heatmap: Heatmap
+    title: str  # what is drawn: "Attention α (layer 1, head 4)", short enough for half a laptop's
     # width (the one-step-later heatmap stands beside it); its rows and columns are the caption's
     kind: NamedKind  # the attention shown (an attribution follows the decoding steps)
     kinds: dict[Kind, AttentionMap] | None  # the sentence's attentions when another than the steps' own is shown
@@ -133,16 +133,17 @@ def no_attention(model: Translator) -> str | None:
 
 
 def heatmap(model: Translator, drawn: MatrixView, kind: NamedKind, reading: Reading | None,
-            kinds: dict[Kind, AttentionMap] | None) -> Heatmap:
+            kinds: dict[Kind, AttentionMap] | None) -> MainHeatmap:
     """The main heatmap: ``drawn`` (the steps' own attention, what it adds or an attribution, step by step) or
-    another attention, ``kind``, of the sentence's ``kinds``, with its name."""
+    another attention, ``kind``, of the sentence's ``kinds``, with its title."""
     several = reading is not None and (model.several_heads or not drawn.matrix.every_kind)
     head = f" ({drawn.matrix.label(reading)})" if several else ""
     stem = drawn.matrix.slug + ("" if kind.stepwise else f"-{kind.key}") + (f"-head-{reading.key}" if head else "")
     heads = drawn.matrix.every_kind and model.several_heads, drawn.matrix.every_kind and bool(model.switchable_heads)
     if kind.stepwise:
-        return Heatmap(drawn.view, drawn.name, kind, None, stem, drawn.matrix.later, *heads)
-    return Heatmap(kind_view(kinds[kind.key], reading), f"{kind.named} α{head}", kind, kinds, stem, False, *heads)
+        return MainHeatmap(drawn.heatmap, drawn.title, kind, None, stem, drawn.matrix.later, *heads)
+    return MainHeatmap(kind_heatmap(kinds[kind.key], reading), f"{kind.named} α{head}", kind, kinds, stem, False,
+                       *heads)
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,9 +154,7 @@ class StepView:
     step: int  # 0-based
     written: str  # the piece it wrote, without its word marker
     forced: str | None  # why the step's choices are not the model's own (a forced language tag)
-    columns: tuple[str, ...]  # the bars' source words or pieces
-    unknown: tuple[bool, ...]  # [S'] columns the model could not read
-    weights: np.ndarray  # [S'] the step's row of the shown matrix
+    bars: Heatmap  # [1, S'] the step's row of the shown matrix over the source's words or pieces
     over: str  # the bars' title
     shares: tuple[str, ...]  # where the step's attention went, a sentence each
     row: int  # the step's row in the word or piece heatmap
@@ -165,23 +164,25 @@ class StepView:
 
     @property
     def best(self) -> int:
-        return int(self.weights.argmax())
+        """The bar the step weighs most."""
+        return int(self.bars.weights.argmax())
 
 
 def step_view(model: Translator, trace: Trace, shown: MatrixView, step: int, words: bool,
               reading: Reading | None) -> StepView:
     """Step ``step`` (0-based) of ``trace`` under ``shown``, by word or piece; ``reading``: the one its what-if
     would force (None: the model has no attention, nothing to ask)."""
-    weights, matrix = shown.weights, shown.matrix
+    weights, matrix = shown.steps.weights, shown.matrix  # [T, S]
     source_words, by_word = source_word_weights(trace, weights)
+    written = piece_label(trace.target_pieces[step])
     if words:
-        columns, unknown, row_weights = shown.view.columns, shown.view.unknown, by_word[step]
+        columns, unknown, row = shown.heatmap.columns, shown.heatmap.unknown, by_word[step]
     else:
-        columns, unknown, row_weights = piece_columns(trace, weights[step])
+        columns, unknown, row = piece_columns(trace, weights[step])
+    bars = Heatmap((written,), tuple(columns), tuple(unknown), row[None])  # [1, S']
     forced = FORCED if is_language_tag(trace.target_pieces[step]) else None
     forceable = reading is not None and model.attention_can_be_forced  # without attention nothing to force
-    return StepView(step, piece_label(trace.target_pieces[step]), forced, tuple(columns), tuple(unknown), row_weights,
-                    f"{matrix.named} over the source", _shares(model, shown, step, reading),
+    return StepView(step, written, forced, bars, f"{matrix.named} over the source", _shares(model, shown, step, reading),
                     word_index(trace.target_pieces)[step] if words else step, source_words, forceable,
                     UNFORCEABLE if reading is not None and not forceable else None)
 
@@ -190,7 +191,7 @@ def _shares(model: Translator, shown: MatrixView, step: int, reading: Reading | 
     """How the step's attention divides between the sentence and what was written before it, where it does."""
     found = []
     if shown.matrix.weights and model.continues_prompt:  # a chat model's row: the rest went to what it had written
-        read = float(shown.weights[step].sum())
+        read = float(shown.steps.weights[step].sum())
         found.append(f"Of this step's attention, {read:.0%} went to the prompt (the sentence and the rest of it) and "
                      f"{1 - read:.0%} to the translation so far: a chat model reads both. The bars are not rescaled.")
     if shown.prefix is not None:
@@ -206,15 +207,15 @@ def foils(trace: Trace, step: int) -> dict[str, int]:
     return {p: i for (p, _), i in zip(trace.top_k[step], trace.top_ids[step]) if i != trace.target_ids[step]}
 
 
-def contrast_view(trace: Trace, step: int, foil: str, matrix: Matrix, weights: np.ndarray
-                  ) -> tuple[AttentionView, str]:
+def contrast_heatmap(trace: Trace, step: int, foil: str, matrix: Matrix, weights: np.ndarray
+                  ) -> tuple[Heatmap, str]:
     """A step's contrast ``weights`` [S] (by the attribution ``matrix``) as one heatmap row over the source pieces,
     and its title."""
     written = piece_label(trace.target_pieces[step])
     columns, unknown, weights = piece_columns(trace, weights[None])
-    view = AttentionView(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
-                         weights=weights, energies=None)
-    return view, f"{matrix.named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
+    heatmap = Heatmap(rows=(f"{written}, not {piece_label(foil)}",), columns=columns, unknown=unknown,
+                      weights=weights)
+    return heatmap, f"{matrix.named} of log p(“{written}”) − log p(“{piece_label(foil)}”)"
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,18 @@
-"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links (:mod:`models.analysis.attention_view` writes
+"""Download buttons for an attention matrix: CSV, JSON, Pharaoh links (:mod:`models.analysis.heatmaps` writes
 them), PNG and SVG."""
 from __future__ import annotations
 
 import altair as alt
 import streamlit as st
 
-from models.analysis.attention_view import AttentionView, hard_alignments, matrix_csv, matrix_json, pharaoh
+from models.analysis.heatmaps import Heatmap, hard_alignments, matrix_csv, matrix_json, pharaoh
 
 from . import cache
 
 IMAGE_COLUMN_PX = 28  # an exported heatmap's width per source token (a file has no page to stretch to)
 
 
-def download_buttons(view: AttentionView, chart: alt.TopLevelMixin, stem: str) -> None:
+def download_buttons(view: Heatmap, chart: alt.TopLevelMixin, stem: str) -> None:
     cols = st.columns(5)
     cols[0].download_button("Matrix (CSV)", matrix_csv(view), f"{stem}.csv", "text/csv")
     cols[1].download_button("Matrix (JSON)", matrix_json(view, stem), f"{stem}.json", "application/json")

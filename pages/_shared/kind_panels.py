@@ -94,7 +94,7 @@ def heads_off(settings: ui.Settings, loaded: LoadedModel, text: str, reading: Re
     right.markdown(f"**Without {len(off)} head{'s' * (len(off) > 1)}**  \n{marked or '(nothing)'}")
     steps = loaded.model.steps_kind
     for place, shown, name in ((left, trace, "as decoded"), (right, changed, "heads off")):
-        view = kinds_views.shown_view(shown, None, steps, reading.plain, words)
+        view = kinds_views.shown_heatmap(shown, None, steps, reading.plain, words)
         place.altair_chart(charts.heatmap(view, f"{steps.named} ({reading.plain.label}), {name}"), width="stretch", key=f"heads_off_{name}")
     st.caption(f"Orange: words the translation without those heads has that the original does not. Both heatmaps "
                f"show the same reading of the {steps.name}.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models import charts
-from models.analysis.attention_view import piece_label
+from models.analysis.heatmaps import piece_label
 from models.decoding.trace import Trace
 from models.nouns.attention_map import Reading
 from models.nouns.matrix import Matrix
@@ -35,12 +35,13 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     if found.forced:
         st.caption(found.forced)
     left, right = st.columns(2)
-    left.altair_chart(charts.bars(charts.marked(found.columns, found.unknown), found.weights, found.best,
-                                  found.over), width="stretch", key="step_bars")
+    bars = found.bars
+    left.altair_chart(charts.bars(charts.marked(bars.columns, bars.unknown), bars.weights[0], found.best, found.over),
+                      width="stretch", key="step_bars")
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     for share in found.shares:
         st.caption(share)
-    st.altair_chart(charts.links(shown.view, found.row, measure=shown.matrix.unit), width="stretch", key="step_links")
+    st.altair_chart(charts.links(shown.heatmap, found.row, measure=shown.matrix.unit), width="stretch", key="step_links")
     if not found.forced:
         contrast(trace, settings, text, step, shown.matrix)
     neighbours(trace, settings, step, found.written)
@@ -67,8 +68,8 @@ def contrast(trace: Trace, settings: ui.Settings, text: str, step: int, matrix: 
     st.query_params["foil"] = foil
     used, weights = ui.or_stop(cache.cached_contrast(settings.key, text, trace.target_ids, matrix, step,
                                                      options[foil]))
-    view, title = translation.contrast_view(trace, step, foil, used, weights)
-    st.altair_chart(charts.heatmap(view, title, measure="share"), width="stretch", key="contrast")
+    contrast, title = translation.contrast_heatmap(trace, step, foil, used, weights)
+    st.altair_chart(charts.heatmap(contrast, title, measure="share"), width="stretch", key="contrast")
     st.caption(prose.CONTRAST)
 
 

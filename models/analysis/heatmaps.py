@@ -1,7 +1,8 @@
-"""Attention matrices as alignments: subword → word merging and hard links.
+"""What a chart draws of a matrix: a :class:`Heatmap`, its weights with the labels of its rows and columns, at piece or
+word level — and its hard links, CSV and JSON.
 
-A view is built from a trace's pieces and one ``[T, S]`` matrix (:mod:`.views` makes a page's: a reading of its
-cross-attention, what it adds, or an attribution). Word-level attention sums a word's source pieces (how much of
+A heatmap is made from a trace's pieces and one ``[T, S]`` matrix (:mod:`models.views` makes a page's: a reading of
+its cross-attention, what it adds, or an attribution). Word-level attention sums a word's source pieces (how much of
 α_t fell on the word, so rows still sum to 1) and averages a word's target pieces (a word's typical step). Hard
 alignments link each target word to the source word it attends most, written in Pharaoh ``src-tgt`` format
 (0-based); the matrix itself as CSV or JSON.
@@ -22,14 +23,23 @@ from ..nouns.attention_map import Reading
 
 
 @dataclass(frozen=True, eq=False)
-class AttentionView:
-    """An attention-like matrix with its labels, at piece or word level."""
+class Heatmap:
+    """A matrix as a chart draws it: its weights with the labels of its rows and columns, at piece or word level —
+    the one form every page's matrix takes between the model's map (:class:`~models.nouns.attention_map.AttentionMap`)
+    and the chart. Its arrays are checked against its labels as it is made."""
 
-    rows: tuple[str, ...]  # [T] target labels
-    columns: tuple[str, ...]  # [S] source labels
-    unknown: tuple[bool, ...]  # [S] True where the source contains an unknown piece
-    weights: np.ndarray  # [T, S]
-    energies: np.ndarray | None  # [T, S], piece level only
+    rows: tuple[str, ...]  # [R] target labels (one row: a step's bars)
+    columns: tuple[str, ...]  # [C] source labels
+    unknown: tuple[bool, ...]  # [C] True where the source contains an unknown piece
+    weights: np.ndarray  # [R, C]
+    energies: np.ndarray | None = None  # [R, C] the scores before the softmax, piece level only
+
+    def __post_init__(self):
+        if self.weights.shape != (len(self.rows), len(self.columns)) or len(self.unknown) != len(self.columns):
+            raise ValueError(f"weights {self.weights.shape} do not fit {len(self.rows)} row and "
+                             f"{len(self.columns)} column labels ({len(self.unknown)} unknown flags)")
+        if self.energies is not None and self.energies.shape != self.weights.shape:
+            raise ValueError(f"energies {self.energies.shape} beside weights {self.weights.shape}")
 
 
 def piece_label(piece: str) -> str:
@@ -53,11 +63,18 @@ def piece_columns(trace: Trace, weights: np.ndarray) -> tuple[tuple[str, ...], t
             np.stack([weights[..., g].sum(-1) for g in groups], -1))
 
 
-def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = None) -> AttentionView:
+def steps_heatmap(trace: Trace, weights: np.ndarray) -> Heatmap:
+    """``weights`` [T, S] as read: a row a decoding step (the piece it wrote), a column a source piece as the model
+    read it (a prompt's pieces each one) — what a page's piece and word heatmaps and a step's bars are made from."""
+    return Heatmap(tuple(piece_label(p) for p in trace.target_pieces[: len(weights)]), trace.source.surfaces,
+                   trace.source.unknown, weights)
+
+
+def piece_heatmap(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = None) -> Heatmap:
     """``weights`` [T, S] (and the ``energies`` behind them, if any; none where a prompt's pieces are one column)
     labelled with the trace's pieces (a shifted reading's [T − 1, S] with all but the last)."""
     columns, unknown, folded = piece_columns(trace, weights)
-    return AttentionView(
+    return Heatmap(
         rows=tuple(piece_label(p) for p in trace.target_pieces[: len(weights)]),
         columns=columns,
         unknown=unknown,
@@ -66,14 +83,14 @@ def piece_view(trace: Trace, weights: np.ndarray, energies: np.ndarray | None = 
     )
 
 
-def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
+def word_heatmap(trace: Trace, weights: np.ndarray) -> Heatmap:
     """``weights`` [T, S] between whole words (pieces joined by the ``▁`` convention; a shifted reading's
     [T − 1, S] has no row for the last piece)."""
     columns, by_src = source_word_weights(trace, weights)  # [T, Sw]
     pieces = trace.target_pieces[: len(weights)]
     tgt_groups = word_groups(pieces)
     src_groups = word_groups(trace.source.pieces)
-    return AttentionView(
+    return Heatmap(
         rows=tuple(word_text(pieces, g) for g in tgt_groups),
         columns=columns,
         unknown=tuple(any(trace.source.unknown[i] for i in g) for g in src_groups),
@@ -82,18 +99,18 @@ def word_view(trace: Trace, weights: np.ndarray) -> AttentionView:
     )
 
 
-def view_at(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> AttentionView:
+def heatmap_at(trace: Trace, weights: np.ndarray, energies: np.ndarray | None, words: bool) -> Heatmap:
     """``weights`` [T, S] of ``trace`` at word level (``words``) or piece by piece, with the energies behind them
     (a word has no single energy)."""
-    return word_view(trace, weights) if words else piece_view(trace, weights, energies)
+    return word_heatmap(trace, weights) if words else piece_heatmap(trace, weights, energies)
 
 
-def reading_view(trace: Trace, reading: Reading, words: bool) -> AttentionView:
+def reading_heatmap(trace: Trace, reading: Reading, words: bool) -> Heatmap:
     """One reading of ``trace``'s attention (:meth:`Trace.read`) at word level or piece by piece."""
-    return view_at(trace, trace.read(reading), trace.attention.read_energies(reading), words)
+    return heatmap_at(trace, trace.read(reading), trace.attention.read_energies(reading), words)
 
 
-def hard_alignments(view: AttentionView) -> list[tuple[int, int]]:
+def hard_alignments(view: Heatmap) -> list[tuple[int, int]]:
     """``(source, target)`` word index pairs: each target word's most attended source word; markers (EOS, a language
     tag) are left out and not counted, so index k is the sentence's k-th word."""
     source = _word_numbers(view.columns)
@@ -120,7 +137,7 @@ def pharaoh(pairs: list[tuple[int, int]]) -> str:
     return " ".join(f"{s}-{t}" for s, t in pairs)
 
 
-def matrix_csv(view: AttentionView) -> str:
+def matrix_csv(view: Heatmap) -> str:
     """One row per target token, one column per source token (the csv module: no pandas import on the first page)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -129,7 +146,7 @@ def matrix_csv(view: AttentionView) -> str:
     return out.getvalue()
 
 
-def matrix_json(view: AttentionView, name: str = "attention") -> str:
+def matrix_json(view: Heatmap, name: str = "attention") -> str:
     """The matrix under ``name`` (``attention``, or the attribution shown in its place), with its labels."""
     data = {"target": view.rows, "source": view.columns, name: view.weights.round(6).tolist()}
     if view.energies is not None:
