@@ -12,13 +12,13 @@ import time
 
 from .kernels import ATTRIBUTION_SENTENCES
 
-def matrices(model) -> list:
-    """The matrices measured on ``model``: every one it has but those left to their own benches (the attention, the
+def matrices(loaded) -> list:
+    """The matrices measured on ``loaded``: every one it has but those left to their own benches (the attention, the
     baseline itself; integrated gradients, ``bench attribution``)."""
     from models.analysis.recipes import applicable
     from models.nouns.matrix import ATTENTION, INTEGRATED_GRADIENTS
 
-    return [m for m in applicable(model) if m not in (ATTENTION, INTEGRATED_GRADIENTS)]
+    return [m for m in applicable(loaded.model, loaded.fitted) if m not in (ATTENTION, INTEGRATED_GRADIENTS)]
 
 
 def _median_ms(run, repeats: int) -> float:
@@ -46,13 +46,14 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
     print("| source pieces × written | plain heatmap ms | matrix | its ms | (heatmap + it) / heatmap |\n"
           "|---|---|---|---|---|")
     rows = []
-    measured = matrices(loaded.model)
+    measured = matrices(loaded)
     for text in ATTRIBUTION_SENTENCES:
         trace = greedy(loaded.model, loaded.tokenizers, text)
         plain = _median_ms(lambda: greedy(loaded.model, loaded.tokenizers, text), repeats)
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
         for matrix in measured:  # each its own Sentence: the hooked pass is part of its cost
-            own = _median_ms(lambda: read(matrix, Sentence(loaded.model, trace), [loaded.reading]), repeats)
+            sentence = Sentence(loaded.model, trace, fitted=loaded.fitted)
+            own = _median_ms(lambda: read(matrix, sentence, [loaded.reading]), repeats)
             rows.append({"size": size, "plain": plain, "matrix": matrix.name, "own": own,
                          "ratio": (plain + own) / plain})
             print(f"| {size} | {plain:.1f} | {matrix.name} | {own:.1f} | {(plain + own) / plain:.2f} |", flush=True)
@@ -87,9 +88,9 @@ def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
         trace = greedy(loaded.model, loaded.tokenizers, text)
         chosen, slow = panel_readings(loaded, trace)
         passes.clear()
-        side_by_side(loaded.model, trace, chosen, scored=True)
+        side_by_side(loaded.model, trace, chosen, True, loaded.fitted)
         whole = sum(zeroed is None for zeroed in passes)
-        seconds = _median_ms(lambda: side_by_side(loaded.model, trace, chosen, scored=True), repeats) / 1000
+        seconds = _median_ms(lambda: side_by_side(loaded.model, trace, chosen, True, loaded.fitted), repeats) / 1000
         size = f"{len(trace.source.ids)} × {len(trace.target_ids)}"
         rows.append({"size": size, "matrices": len(chosen), "seconds": seconds, "passes": whole})
         print(f"| {size} | {len(chosen)} | {seconds:.3f} | {slow or ''} | {whole} |", flush=True)

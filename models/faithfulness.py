@@ -39,12 +39,12 @@ def rows_of(loaded: LoadedModel, matrices: list[Matrix] | None = None) -> dict[M
     whole, and the model's own head of a head-wise matrix."""
     own = loaded.reading.plain if loaded.reading else None
     return {m: [r for r in m.readings(loaded.model.attention_shape) if r is None or r.head is None or r == own]
-            for m in applicable(loaded.model) if matrices is None or m in matrices}
+            for m in applicable(loaded.model, loaded.fitted) if matrices is None or m in matrices}
 
 
 def sentence_rows(loaded: LoadedModel, trace, seed: int, matrices: list[Matrix] | None = None) -> dict:
     """Every row's scores on one translation, ``{row name: Faithfulness}``."""
-    weights, sentence = {}, Sentence(loaded.model, trace)
+    weights, sentence = {}, Sentence(loaded.model, trace, fitted=loaded.fitted)
     for matrix, chosen in rows_of(loaded, matrices).items():
         for reading, w in zip(chosen, read(matrix, sentence, chosen)):
             weights[matrix.row_name(reading)] = (matrix, reading, w)
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"error: {e}") from e
     args.matrix = [MATRICES[name] for name in args.matrix] if args.matrix else None
     for matrix in args.matrix or ():
-        if reason := why_not(matrix, loaded.model):
+        if reason := why_not(matrix, loaded.model, loaded.fitted):
             raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
     record = measured(loaded, args, greedy_batch(loaded.model, loaded.tokenizers, sources), argv)
     for row in record_json(record)["rows"]:

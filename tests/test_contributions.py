@@ -11,6 +11,7 @@ from models.analysis.contributions import Sentence, alti_terms, attention_norm, 
 from models.analysis.recipes import of, read, why_not
 from models.decoding.greedy import greedy
 from models.network.parts import Sublayer, Zeroed, recording
+from models.network.translator import Fitted
 from models.nouns.attention_map import KINDS
 
 from .helpers import make_model, make_transformer
@@ -140,17 +141,17 @@ def test_the_rnns_norm_weighs_alpha_by_what_each_annotation_adds(tiny_tokenizers
     np.testing.assert_allclose(attention_norm(Sentence(model, trace)).heads.weights[0, 0],
                                expected / expected.sum(-1, keepdims=True),
                                atol=1e-5)
-    assert names(recipes.applicable(model)) == ("attention", "attention norm", "gradient×input",
+    assert names(recipes.applicable(model, Fitted())) == ("attention", "attention norm", "gradient×input",
                                                 "integrated gradients")
-    assert "no residual stream" in why_not(recipes.MATRICES["ALTI"], model)
+    assert "no residual stream" in why_not(recipes.MATRICES["ALTI"], model, Fitted())
     with pytest.raises(ValueError, match="no such layers"):
         value_zeroing(Sentence(model, trace))
 
 
 def test_a_model_without_attention_has_only_attributions(tiny_tokenizers):
     model = make_model(tiny_tokenizers, "none")
-    assert names(recipes.applicable(model)) == ("gradient×input", "integrated gradients")
-    assert "no attention" in why_not(recipes.MATRICES["attention norm"], model)
+    assert names(recipes.applicable(model, Fitted())) == ("gradient×input", "integrated gradients")
+    assert "no attention" in why_not(recipes.MATRICES["attention norm"], model, Fitted())
 
 
 def test_alti_of_a_sublayer_worked_by_hand():
@@ -243,10 +244,11 @@ def test_every_matrix_reads_a_hugging_face_marian(tmp_path):
     loaded = load_model(str(tiny_marian(tmp_path, steps=10)))
     trace = greedy(loaded.model, loaded.tokenizers, "a dog runs on the beach")
     lacked = (recipes.FULL_CONTEXT.name, recipes.FITTED.name)
-    assert names(recipes.applicable(loaded.model)) == tuple(m for m in recipes.MATRICES if m not in lacked)
-    assert "future mask" in why_not(recipes.FULL_CONTEXT, loaded.model)  # the library's decoder
-    assert "fit to human links" in why_not(recipes.FITTED, loaded.model)  # none fit for it yet
-    for matrix in recipes.applicable(loaded.model):
+    found = recipes.applicable(loaded.model, loaded.fitted)
+    assert names(found) == tuple(m for m in recipes.MATRICES if m not in lacked)
+    assert "future mask" in why_not(recipes.FULL_CONTEXT, loaded.model, loaded.fitted)  # the library's decoder
+    assert "fit to human links" in why_not(recipes.FITTED, loaded.model, loaded.fitted)  # none fit for it yet
+    for matrix in recipes.applicable(loaded.model, loaded.fitted):
         if matrix.per == "sentence":
             continue
         found = of(matrix, Sentence(loaded.model, trace))
@@ -286,7 +288,7 @@ def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transform
 
     model, trace = transformer
     passes = counted_passes(model, monkeypatch)
-    chosen = {m: m.at(Reading(1, None)) for m in recipes.applicable(model)}
+    chosen = {m: m.at(Reading(1, None)) for m in recipes.applicable(model, Fitted())}
     panels = side_by_side(model, trace, chosen, scored=False)
     assert len(panels) == len(chosen) + 1 and "value zeroing" in names(chosen)  # every matrix, then the random floor
     assert sum(zeroed is None for zeroed in passes) == 1

@@ -279,14 +279,14 @@ def test_every_other_page_draws_a_chat_model_or_says_why_not(qwen, name):
 
 
 def test_what_the_attention_adds_is_read_over_the_prompt_and_the_rest_say_why_not(qwen, family):
-    model = qwen[0].model
-    assert tuple(m.name for m in applicable(model)) == (ATTENTION.name, "attention norm", "ALTI", "attention rollout",
-                                                        "gradient×input", "integrated gradients",
-                                                        "position floor")  # the floor: every loaded model's
+    model, fitted = qwen[0].model, qwen[0].fitted
+    assert tuple(m.name for m in applicable(model, fitted)) == (
+        ATTENTION.name, "attention norm", "ALTI", "attention rollout", "gradient×input", "integrated gradients",
+        "position floor")  # the floor: every loaded model's
     for matrix in ("ALTI+ rollout", "value zeroing"):
-        assert "decoder-only model's one stack" in why_not(MATRICES[matrix], model)
+        assert "decoder-only model's one stack" in why_not(MATRICES[matrix], model, fitted)
     if family[0].variant == "gemma2":  # its attention's output is normalised before the residual sum
-        assert "Gemma2's post-attention norm" in why_not(MATRICES["ALTI"], family[0].model)
+        assert "Gemma2's post-attention norm" in why_not(MATRICES["ALTI"], family[0].model, family[0].fitted)
 
 
 def test_attention_rolls_out_through_the_one_stack_as_the_librarys_own_weights_multiply(family):

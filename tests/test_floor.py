@@ -48,12 +48,12 @@ def test_on_diagonal_links_the_floor_alone_reaches_them_and_reads_no_test_pair(t
 def test_every_model_carries_the_bundled_floor_as_a_matrix_and_no_probe_reads_it(tiny_tokenizers, tmp_path):
     assert read_probe(BUNDLED_FLOOR.parent, BUNDLED_FLOOR.name).data.split == "trial"
     for name in ("none", "additive"):
-        model = load_model(name).model
-        assert model.position_floor is not None and FLOOR in applicable(model)
+        loaded = load_model(name)
+        assert loaded.fitted.floor is not None and FLOOR in applicable(loaded.model, loaded.fitted)
     save_checkpoint(tmp_path / "m", make_transformer(tiny_tokenizers), tiny_tokenizers)
-    transformer = load_model(str(tmp_path / "m")).model
-    assert FLOOR in applicable(transformer) and FLOOR.per == "sentence"
-    assert not any(f.source == FLOOR.name for f in features_of(transformer))  # a probe reads positions, not the floor
+    transformer = load_model(str(tmp_path / "m"))
+    assert FLOOR in applicable(transformer.model, transformer.fitted) and FLOOR.per == "sentence"
+    assert not any(f.source == FLOOR.name for f in features_of(transformer.model))  # a probe reads positions only
 
 
 def test_models_align_scores_the_floor_on_a_models_own_words_and_its_links_rescore(tmp_path, capsys):

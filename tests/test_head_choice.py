@@ -51,7 +51,7 @@ def test_the_matrix_picker_offers_what_the_model_has_and_opens_on_a_links_or_the
 
     loaded = load_model("transformer")
     choices, opened = matrix_choice(loaded, None)
-    assert choices == list(applicable(loaded.model)) and len(choices) > 1
+    assert choices == list(applicable(loaded.model, loaded.fitted)) and len(choices) > 1
     assert opened == next((m for m in choices if m is loaded.card.aligning_matrix), choices[0])
     other = next(m for m in choices if m != opened)
     assert matrix_choice(loaded, other) == (choices, other)

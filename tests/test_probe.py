@@ -14,6 +14,7 @@ from models.analysis.probe_fit import Example, features_of, fit_probe, folds, ou
 from models.analysis.recipes import applicable, of
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
+from models.network.translator import Fitted
 from models.nouns.attention_map import Reading
 from models.nouns.link_rule import rows_argmax
 from models.nouns.matrix import ATTENTION, FITTED, matrix_named
@@ -124,7 +125,7 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
     for ext in ("en", "fr", "gold"):
         (gold / f"test.{ext}").write_text((tmp_path / "later" / f"test.{ext}").read_text())
     loaded = load_model(str(tmp_path / "m"))
-    assert FITTED in applicable(loaded.model)
+    assert FITTED in applicable(loaded.model, loaded.fitted)
     out = tmp_path / "links.txt"
     assert align.main(["--model", str(tmp_path / "m"), "--data", str(gold), "--matrix", FITTED.name, "--out",
                        str(out)]) == 0
@@ -137,13 +138,13 @@ def test_fitting_on_trial_reads_no_test_pair_and_the_matrix_it_saves_rescores_to
 def test_the_fitted_matrix_reads_back_as_the_probes_own_word_grid(tiny_tokenizers):
     model = make_transformer(tiny_tokenizers, seed=2)
     pairs = synthetic_pairs(10, 4)
-    model.probe = fit_probe(examples(model, tiny_tokenizers, pairs, rows_argmax), features_of(model),
-                                     "planted", "trial")
+    probe = fit_probe(examples(model, tiny_tokenizers, pairs, rows_argmax), features_of(model), "planted", "trial")
     english, french = pairs[0]
     sentence = Sentence(model, forced(model, tiny_tokenizers, english, french))
-    grid = word_grid(sentence, lambda name: of(matrix_named(name), sentence), model.probe.features)
-    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
-    assert np.allclose(read, model.probe.probability(grid.x), atol=1e-6)
+    grid = word_grid(sentence, lambda name: of(matrix_named(name), sentence), probe.features)
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]},
+                         fitted=Fitted(probe))[FITTED][0]
+    assert np.allclose(read, probe.probability(grid.x), atol=1e-6)
     assert ((read > 0) & (read < 1)).all()
 
 
@@ -160,7 +161,7 @@ def test_a_hub_models_probe_is_cross_fitted_on_a_set_with_no_trial_split_and_say
     assert align.main(["--model", str(folder), "--data", "gold:en-fr", "--fit-on", "folds", "--save"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert "cross-fitted AER" in printed[0]
-    probe = load_model(str(folder)).model.probe
+    probe = load_model(str(folder)).fitted.probe
     assert probe.data.cross_fitted and probe.data.split == "test" and probe.data.gold == "gold:en-fr"
     assert {f.source for f in probe.features} >= {"attention", "attention norm", "ALTI"}
     at = run_page(page("Human_links"), model=str(folder), read="fit-to-human-links")
@@ -210,9 +211,9 @@ def test_the_fitted_matrix_reads_only_the_matrices_its_probe_weighs(tiny_tokeniz
     x = word_grid(sentence, lambda name: of(matrix_named(name), sentence), features).x
     probe = Probe(features, (0.0,) * 3, (1.0,) * 3, (2.0, 0.0, -1.0), 0.5, Tried("sure", 1.0, "argmax", 0.0), (),
                   FitData("toy", "trial", 1, 5, False), 0.0)
-    model.probe = probe
-    fresh = Sentence(model, sentence.trace)
-    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
+    fresh = Sentence(model, sentence.trace, fitted=Fitted(probe))
+    read = word_matrices(model, tiny_tokenizers, english.split(), french.split(), {FITTED: [None]},
+                         fitted=Fitted(probe))[FITTED][0]
     assert np.allclose(read, probe.probability(x), atol=1e-6)  # the zero-weighted ALTI changes nothing …
     of(FITTED, fresh)
     assert set(fresh.found) == {ATTENTION, FITTED}  # … and is never computed

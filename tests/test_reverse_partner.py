@@ -15,7 +15,7 @@ from models.analysis.recipes import applicable, of
 from models.analysis.word_links import word_matrices
 from models.decoding.greedy import forced
 from models.network.tokenization import TokenizerPair
-from models.network.translator import ReversePartner
+from models.network.translator import Fitted, ReversePartner
 from models.nouns.attention_map import Reading
 from models.nouns.link_rule import rows_argmax
 from models.nouns.matrix import ATTENTION, FITTED, matrix_named
@@ -83,17 +83,14 @@ def test_the_app_reads_the_two_way_probe_as_it_was_fit(two_ways):
     applied to the features the fit read."""
     (model, tokenizers), (other, reverse) = two_ways
     pairs = synthetic_pairs(10, 4)
-    model.probe = fit_probe(two_way_examples(two_ways, pairs), features_of(model, other), "planted",
-                                     "trial", partner="reverse")
-    try:
-        assert FITTED not in applicable(model)  # no partner loaded: the matrix says why instead of failing
-        model.reverse_partner = ReversePartner(other, reverse, "reverse")
-        english, french = pairs[0]
-        x = two_way_examples(two_ways, [pairs[0]])[0].x
-        read = word_matrices(model, tokenizers, english.split(), french.split(), {FITTED: [None]})[FITTED][0]
-        assert np.allclose(read, model.probe.probability(x), atol=1e-6)
-    finally:
-        model.probe = model.reverse_partner = None
+    probe = fit_probe(two_way_examples(two_ways, pairs), features_of(model, other), "planted", "trial",
+                      partner="reverse")
+    assert FITTED not in applicable(model, Fitted(probe))  # no partner loaded: the matrix says why instead of failing
+    fitted = Fitted(probe, partner=ReversePartner(other, reverse, "reverse"))
+    english, french = pairs[0]
+    x = two_way_examples(two_ways, [pairs[0]])[0].x
+    read = word_matrices(model, tokenizers, english.split(), french.split(), {FITTED: [None]}, fitted=fitted)[FITTED][0]
+    assert np.allclose(read, probe.probability(x), atol=1e-6)
 
 
 def test_the_loader_loads_the_partner_a_saved_probe_names_and_align_refuses_one_of_the_same_way(
@@ -108,8 +105,8 @@ def test_the_loader_loads_the_partner_a_saved_probe_names_and_align_refuses_one_
         fit_probe(two_way_examples(two_ways, synthetic_pairs(12, 6)), features_of(model, other), "planted",
                   "trial", partner=str(tmp_path / "fwd")))))
     loaded = load_model(str(tmp_path / "fwd"))
-    assert loaded.model.reverse_partner is not None and loaded.model.reverse_partner.model.reverse_partner is None
-    assert FITTED in applicable(loaded.model)
+    assert loaded.fitted.partner is not None and loaded.fitted.partner.name == str(tmp_path / "rev")
+    assert FITTED in applicable(loaded.model, loaded.fitted)
     with pytest.raises(SystemExit, match="not the other way"):
         align.main(["--model", "transformer", "--data", str(gold_folder(tmp_path / "gold", {"trial": 3})),
                     "--fit-on", "trial", "--partner", "transformer-align"])  # both English→French

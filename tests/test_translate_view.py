@@ -23,7 +23,7 @@ def transformer():
 
 def test_the_steps_own_attention_is_drawn_clickable_with_its_later_reading_and_every_head(transformer):
     loaded, trace = transformer
-    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
+    drawn = matrix_view(loaded, trace, ATTENTION, loaded.reading.plain, words=True)
     shown = translation.heatmap(loaded.model, drawn, loaded.model.steps_kind, loaded.reading.plain, None)
     assert shown.heatmap is drawn.heatmap and shown.stepwise and shown.later and shown.heads and shown.heads_off
     assert shown.kinds is None and loaded.reading.plain.label in shown.title
@@ -35,7 +35,7 @@ def test_another_attention_is_drawn_piece_by_piece_from_the_sentences_attentions
     source = next(k for k in loaded.model.named_kinds if not k.stepwise)
     kinds = sentence_kinds(loaded.model, trace, len(trace.target_ids))
     reading = loaded.reading.plain
-    drawn = matrix_view(loaded.model, trace, ATTENTION, reading, words=True)
+    drawn = matrix_view(loaded, trace, ATTENTION, reading, words=True)
     shown = translation.heatmap(loaded.model, drawn, source, reading, kinds)
     rows, columns = kinds[source.key].rows, kinds[source.key].columns
     assert shown.heatmap.weights.shape == (len(rows), len(columns))
@@ -56,7 +56,7 @@ def test_an_attribution_follows_the_models_own_reading_and_a_model_without_atten
 @pytest.mark.parametrize("words", [True, False])
 def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(transformer, words):
     loaded, trace = transformer
-    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=words)
+    drawn = matrix_view(loaded, trace, ATTENTION, loaded.reading.plain, words=words)
     last = len(trace.target_pieces) - 1
     step = translation.step_view(loaded.model, trace, drawn, last, words, loaded.reading.plain)
     assert step.bars.columns == drawn.heatmap.columns and step.bars.weights.shape == (1, len(step.bars.columns))
@@ -69,7 +69,7 @@ def test_a_step_shows_its_row_over_the_columns_of_the_heatmap_it_sits_under(tran
 def test_a_chat_models_step_says_how_its_attention_divides_and_why_it_has_no_what_if():
     loaded = load_model("decoder-only")
     trace = greedy(loaded.model, loaded.tokenizers, TEXT)
-    drawn = matrix_view(loaded.model, trace, ATTENTION, loaded.reading.plain, words=True)
+    drawn = matrix_view(loaded, trace, ATTENTION, loaded.reading.plain, words=True)
     step = translation.step_view(loaded.model, trace, drawn, 1, True, loaded.reading.plain)
     read = float(drawn.steps.weights[1].sum())
     assert 0 < read < 1  # the rest went to the prompt's other pieces and the translation so far

@@ -56,7 +56,7 @@ def forbidden(ref: str) -> tuple[list[re.Pattern], set[str]]:
     """Patterns that betray a key of ``ref``'s readings or matrices, and cells that are keys whole."""
     loaded = load_model(ref)
     keys, slugs = set(), set()
-    for matrix in applicable(loaded.model):
+    for matrix in applicable(loaded.model, loaded.fitted):
         keys |= {r.key for r in matrix.readings(loaded.model.attention_shape, shifted=True) if r is not None}
         slugs |= {matrix.slug} - {matrix.name}
     rules = "|".join(map(re.escape, METHODS))

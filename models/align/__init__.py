@@ -104,7 +104,7 @@ def default_rule(args: argparse.Namespace, loaded) -> str:
     if args.matrix not in MATRICES:  # all: each row's rule is chosen on the trial set
         return "argmax"
     matrix = MATRICES[args.matrix]
-    if fitted := own_rule(matrix, loaded.model):  # a probe's, on trial
+    if fitted := own_rule(matrix, loaded.fitted):  # a probe's, on trial
         return str(fitted)
     best = trial_best(loaded.path, loaded.model.attention_shape, matrix)
     own = loaded.reading and loaded.reading.key
@@ -124,7 +124,7 @@ def rules(args: argparse.Namespace) -> list[LinkRule]:
 def chosen_readings(args: argparse.Namespace, loaded) -> list[Reading | None]:
     """The readings of the matrix to score (None: an attribution, which has one matrix)."""
     matrix = matrix_named(args.matrix)
-    if reason := why_not(matrix, loaded.model):
+    if reason := why_not(matrix, loaded.model, loaded.fitted):
         raise SystemExit(f"error: --matrix {args.matrix}: {reason} (--matrix gradient×input or integrated gradients)")
     if matrix.per == "sentence":
         return [None]
@@ -195,9 +195,9 @@ def one_matrix(args: argparse.Namespace, loaded, pairs: list, command: str) -> l
     if args.out and len(chosen) > 1:  # known once the model says how many readings it has
         raise SystemExit("error: --out writes the links of one reading; --reading all scores many")
     per_pair = [word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, {matrix: chosen},
-                              written=args.french == "written")[matrix]
+                              args.french == "written", loaded.fitted)[matrix]
                 for pair in tqdm(pairs, desc=args.split, leave=False)]  # [pair][reading] → [F, E]
-    results, own = [], own_choice(matrix, loaded.model)  # a probe's rule, chosen on its trial pairs
+    results, own = [], own_choice(matrix, loaded.fitted)  # a probe's rule, chosen on its trial pairs
     for n, reading in enumerate(chosen):
         for rule in rules(args):
             chosen_on_trial = own is not None and rule == own.rule and args.split == "test"

@@ -35,9 +35,10 @@ SWEPT = [*METHODS.values(), *(LinkRule.at_least(t) for t in SWEEP)]
 
 def rows_of(loaded: LoadedModel, matrices: list[str]) -> dict[Matrix, list[Reading | None]]:
     """``{matrix: readings}`` of ``matrices`` named (``["all"]``: every one the model has); exits on one it lacks."""
-    chosen = applicable(loaded.model) if matrices == ["all"] else [matrix_named(m) for m in dict.fromkeys(matrices)]
+    chosen = (applicable(loaded.model, loaded.fitted) if matrices == ["all"]
+              else [matrix_named(m) for m in dict.fromkeys(matrices)])
     for matrix in chosen:
-        if reason := why_not(matrix, loaded.model):
+        if reason := why_not(matrix, loaded.model, loaded.fitted):
             raise SystemExit(f"error: --matrix {matrix.name}: {reason}")
     return {m: m.readings(loaded.model.attention_shape, shifted=True) for m in chosen}
 
@@ -47,7 +48,7 @@ def matrices_of(loaded: LoadedModel, rows: dict[Matrix, list[Reading | None]], p
     """Every row's word matrix [F, E] for each pair, ``{row name: [pair]}``, each pair read from one pass."""
     found: dict[str, list[np.ndarray]] = {}
     for pair in tqdm(pairs, desc=desc, leave=False):
-        weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, rows, written=written)
+        weights = word_matrices(loaded.model, loaded.tokenizers, pair.source, pair.target, rows, written, loaded.fitted)
         for matrix, chosen in rows.items():
             for reading, w in zip(chosen, weights[matrix]):
                 found.setdefault(matrix.row_name(reading), []).append(w)
@@ -76,7 +77,7 @@ def every_row(args: argparse.Namespace, loaded: LoadedModel, matrices: list[str]
         scored = []  # (row, its per-pair counts) of each reading
         for reading in chosen:
             name = matrix.row_name(reading)
-            own = own_choice(matrix, loaded.model)  # chosen with the matrix itself (a probe's)
+            own = own_choice(matrix, loaded.fitted)  # chosen with the matrix itself (a probe's)
             tried = ({own.rule: own.aer} if own else
                      {rule: _score(on_trial[name], rule, trial)[0].aer for rule in SWEPT})
             rule = min(tried, key=tried.get)

@@ -29,7 +29,7 @@ from torch import Tensor
 
 from ..decoding.trace import Trace
 from ..network.parts import AttentionParts, Sublayer, Zeroed
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.attention_map import AttentionMap, Kind, Reading
 from ..nouns.matrix import Matrix
 
@@ -73,11 +73,12 @@ def sentence_parts(model: Translator, trace: Trace, zeroed: Zeroed | None = None
 class Sentence:
     """One translation to read: the model, its trace, and the hooked pass over its own translation, recorded once
     however many matrices read it (Which reading? reads every one); each matrix read of it is kept in ``found``
-    (:func:`.recipes.layered`), so a page that redraws it at another head computes nothing."""
+    (:func:`.recipes.of`), so a page that redraws it at another head computes nothing."""
 
     model: Translator
     trace: Trace
     found: dict[Matrix, Layered] = field(default_factory=dict, repr=False)  # by matrix
+    fitted: Fitted = Fitted()  # what was fit to people's links beside the model: none, unless the loader found some
 
     @cached_property
     def parts(self) -> AttentionParts:

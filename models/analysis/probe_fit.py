@@ -22,7 +22,7 @@ from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.link_rule import METHODS, LinkRule
 from ..nouns.matrix import matrix_named
 from ..nouns.probe import POSITIONS, SCALES, Feature, FitData, Probe, SecondLook, Tried, looks
@@ -55,7 +55,7 @@ def features_of(model: Translator, partner: Translator | None = None) -> tuple[F
 
 
 def _cells(model: Translator) -> tuple[Feature, ...]:
-    found = [m for m in applicable(model) if cheap(m) and not m.fit]  # a probe reads no reading fit to people
+    found = [m for m in applicable(model, Fitted()) if cheap(m) and not m.fit]  # a probe reads none fit to people
     cells = [Feature(m.name, r and r.key, scale) for m in found for r in m.readings(model.attention_shape, True)
              for scale in SCALES]
     return (*cells, *(Feature(f.source, f.reading, f.scale, at) for f in cells if matrix_named(f.source).own

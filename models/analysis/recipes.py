@@ -16,7 +16,7 @@ import numpy as np
 
 from ..decoding.greedy import forced
 from ..decoding.trace import Trace
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.attention_map import Reading
 from ..nouns.link_rule import LinkRule
 from ..nouns.matrix import (
@@ -48,36 +48,37 @@ ZEROING_CELLS_PER_SECOND = 12_000
 
 @dataclass(frozen=True)
 class Need:
-    """What a model must have for a matrix to be read on it, and why one without it cannot be, in a sentence."""
+    """What a model (and what was fit beside it) must have for a matrix to be read on it, and why one without it
+    cannot be, in a sentence."""
 
-    has: Callable[[Translator], bool]
+    has: Callable[[Translator, Fitted], bool]
     why_not: str
 
 
-WEIGHTS = Need(lambda model: model.has_attention, "this model has no attention: its decoder reads one fixed summary "
+WEIGHTS = Need(lambda model, _: model.has_attention, "this model has no attention: its decoder reads one fixed summary "
                "of the sentence, so there are no weights, values or layers to read; an attribution asks the model "
                "itself")
-STACK = Need(lambda model: bool(model.sublayer_sites()) or model.continues_prompt, "the attentional RNN has one "
+STACK = Need(lambda model, _: bool(model.sublayer_sites()) or model.continues_prompt, "the attentional RNN has one "
              "attention and no residual stream: nothing for ALTI to weigh a source piece against, no stack of layers "
              "to roll out, and no layer output a zeroed value alone changes (its context enters a recurrence that "
              "carries it into every later step)")
-ONE_STACK = Need(lambda model: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
+ONE_STACK = Need(lambda model, _: not model.continues_prompt, "a decoder-only model's one stack mixes prompt and "
                  "translation in every layer: its ALTI terms are read at the written tokens' rows only, so not rolled "
                  "out through the prompt's, and zeroing a prompt token's values in it is not read here")
-PARTS = Need(lambda model: model.parts_readable, "this model normalises what its attention adds before adding it "
+PARTS = Need(lambda model, _: model.parts_readable, "this model normalises what its attention adds before adding it "
              "(Gemma2's post-attention norm), which is not taken apart term by term here")
 
-PROBED = Need(lambda model: model.probe is not None, "no reading of this model's heads has been fit to "
+PROBED = Need(lambda _, fitted: fitted.probe is not None, "no reading of this model's heads has been fit to "
               "human links yet (its maker can fit one in seconds: the README's command-line tools say how)")
-PARTNERED = Need(lambda model: model.probe is None or not model.probe.reads_partner
-                 or model.reverse_partner is not None, "its reading fit to people reads a model translating the "
+PARTNERED = Need(lambda _, fitted: fitted.probe is None or not fitted.probe.reads_partner
+                 or fitted.partner is not None, "its reading fit to people reads a model translating the "
                  "other way too, which was not loaded beside it")
 
-FLOORED = Need(lambda model: model.position_floor is not None, "no position floor is bundled with this app (its "
+FLOORED = Need(lambda _, fitted: fitted.floor is not None, "no position floor is bundled with this app (its "
                "maker can fit one in seconds: the README says how)")
 
-WHOLE_TRANSLATION = Need(lambda model: model.reads_full_context, "this model's decoder reads its translation only up "
-                         "to each step here; only our Transformer's runs with the future mask lifted")
+WHOLE_TRANSLATION = Need(lambda model, _: model.reads_full_context, "this model's decoder reads its translation only "
+                         "up to each step here; only our Transformer's runs with the future mask lifted")
 
 
 def one_pass(model: Translator, trace: Trace) -> float:
@@ -96,23 +97,24 @@ class Recipe:
     cheaper: str = ""  # what to read instead where a server cannot afford it, in a sentence
     # the rule chosen with the matrix itself on a model's trial pairs, with that choice's cross-validated AER (a
     # probe fit there: a row of the trial set would score it on the pairs it was fit on); None: chosen like any other
-    own_choice: Callable[[Translator], Tried | None] = lambda model: None
+    own_choice: Callable[[Fitted], Tried | None] = lambda fitted: None
 
 
-def why_not(matrix: Matrix, model: Translator) -> str | None:
-    """Why ``matrix`` cannot be read on ``model``, in a sentence; None when it can."""
-    return next((need.why_not for need in RECIPES[matrix].needs if not need.has(model)), None)
+def why_not(matrix: Matrix, model: Translator, fitted: Fitted) -> str | None:
+    """Why ``matrix`` cannot be read on ``model`` with what was ``fitted`` beside it, in a sentence; None when it
+    can."""
+    return next((need.why_not for need in RECIPES[matrix].needs if not need.has(model, fitted)), None)
 
 
-def own_choice(matrix: Matrix, model: Translator) -> Tried | None:
-    """The link rule chosen with ``matrix`` itself on ``model``'s trial pairs, with its cross-validated AER (a
-    probe's), or None: its rule is chosen like any other matrix's."""
-    return RECIPES[matrix].own_choice(model)
+def own_choice(matrix: Matrix, fitted: Fitted) -> Tried | None:
+    """The link rule chosen with ``matrix`` itself on a model's trial pairs (what was ``fitted`` beside it), with
+    its cross-validated AER (a probe's), or None: its rule is chosen like any other matrix's."""
+    return RECIPES[matrix].own_choice(fitted)
 
 
-def own_rule(matrix: Matrix, model: Translator) -> LinkRule | None:
-    """The link rule chosen with ``matrix`` itself on ``model``'s trial pairs (a probe's), or None."""
-    choice = own_choice(matrix, model)
+def own_rule(matrix: Matrix, fitted: Fitted) -> LinkRule | None:
+    """The link rule chosen with ``matrix`` itself on a model's trial pairs (a probe's), or None."""
+    choice = own_choice(matrix, fitted)
     return choice.rule if choice else None
 
 
@@ -134,7 +136,7 @@ def cheaper(matrix: Matrix) -> str:
 def of(matrix: Matrix, sentence: Sentence, progress: Progress = None) -> Layered:
     """``matrix`` of one sentence, every layer, computed once a sentence (kept in :attr:`Sentence.found`);
     ValueError when the model has no such matrix. ``progress`` hears the share done of one that takes a while."""
-    if reason := why_not(matrix, sentence.model):
+    if reason := why_not(matrix, sentence.model, sentence.fitted):
         raise ValueError(f"{matrix.name}: {reason}")
     if matrix not in sentence.found:
         sentence.found[matrix] = RECIPES[matrix].compute(sentence, progress)
@@ -161,7 +163,7 @@ def _zeroing_seconds(model: Translator, trace: Trace) -> float:
 
 
 def _fitted(sentence: Sentence, progress: Progress) -> Layered:
-    probe = sentence.model.probe
+    probe = sentence.fitted.probe
     return fitted_matrix(sentence, probe, lambda name: of(matrix_named(name), sentence),
                          _reverse_pass(sentence) if probe.reads_partner else None)
 
@@ -169,14 +171,14 @@ def _fitted(sentence: Sentence, progress: Progress) -> Layered:
 def _reverse_pass(sentence: Sentence) -> Pass:
     """The reverse partner's pass over ``sentence``'s two sides swapped: its target words given as the source, its
     source words forced as the translation (the words as the grid reads them, so each side's words are the other's)."""
-    partner = sentence.model.reverse_partner
+    partner = sentence.fitted.partner
     target, source = sentence_words(sentence.trace)
     turned = Sentence(partner.model, forced(partner.model, partner.tokenizers, " ".join(target), " ".join(source)))
     return turned, lambda name: of(matrix_named(name), turned)
 
 
 def _floor(sentence: Sentence, progress: Progress) -> Layered:
-    return fitted_matrix(sentence, sentence.model.position_floor, lambda name: of(matrix_named(name), sentence))
+    return fitted_matrix(sentence, sentence.fitted.floor, lambda name: of(matrix_named(name), sentence))
 
 
 #: How each matrix of the registry is computed, by the matrix (``register`` adds one).
@@ -191,10 +193,9 @@ RECIPES: dict[Matrix, Recipe] = {
                                       "ALTI and the attention norm cost one pass"),
     GRADIENT_X_INPUT: _attributed(GRADIENT_X_INPUT),
     INTEGRATED_GRADIENTS: replace(_attributed(INTEGRATED_GRADIENTS), cheaper="Gradient×input is far cheaper"),
-    FITTED: Recipe(_fitted, (WEIGHTS, PROBED, PARTNERED), own_choice=lambda model: model.probe.final if model.probe
-                   else None),
-    FLOOR: Recipe(_floor, (FLOORED,), own_choice=lambda model: model.position_floor.final if model.position_floor
-                  else None),
+    FITTED: Recipe(_fitted, (WEIGHTS, PROBED, PARTNERED),
+                   own_choice=lambda fitted: fitted.probe and fitted.probe.final),
+    FLOOR: Recipe(_floor, (FLOORED,), own_choice=lambda fitted: fitted.floor and fitted.floor.final),
 }
 
 
@@ -204,9 +205,10 @@ def register(matrix: Matrix, recipe: Recipe) -> None:
     RECIPES[matrix] = recipe
 
 
-def applicable(model: Translator) -> tuple[Matrix, ...]:
-    """The matrices ``model`` has, in :data:`~models.nouns.matrix.MATRICES` order."""
-    return tuple(m for m in MATRICES.values() if why_not(m, model) is None)
+def applicable(model: Translator, fitted: Fitted) -> tuple[Matrix, ...]:
+    """The matrices ``model`` has with what was ``fitted`` beside it, in :data:`~models.nouns.matrix.MATRICES`
+    order."""
+    return tuple(m for m in MATRICES.values() if why_not(m, model, fitted) is None)
 
 
 def read_layered(found: Layered, reading: Reading | None) -> np.ndarray:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 
 from ..decoding.trace import Trace
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.attention_map import Reading
 from ..nouns.matrix import RANDOM, Matrix
 from .contributions import Sentence
@@ -27,11 +27,11 @@ class Panel:
 
 
 def side_by_side(model: Translator, trace: Trace, chosen: Mapping[Matrix, Reading | None],
-                 scored: bool = True) -> list[Panel]:
+                 scored: bool = True, fitted: Fitted = Fitted()) -> list[Panel]:
     """Each matrix of ``chosen`` at its reading (read at the step that writes each piece, so deleting by row t
     scores step t), then the random floor, all scored on ``trace``'s own translation unless not ``scored`` (a
     server that cannot afford the masked passes). The hooked pass is made once, whatever the matrices."""
-    sentence = Sentence(model, trace)
+    sentence = Sentence(model, trace, fitted=fitted)
     weights = {m: read(m, sentence, [r])[0] for m, r in chosen.items()}
     weights[RANDOM] = random_matrix(trace, seed=0)
     scores = faithfulness(model, trace, weights) if scored else {}

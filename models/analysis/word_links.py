@@ -13,7 +13,7 @@ import numpy as np
 
 from ..decoding.greedy import forced
 from ..network.tokenization import TokenizerPair, is_marker
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.attention_map import RNN_READING, Reading
 from ..nouns.link_rule import LinkRule, Links, rows_argmax
 from ..nouns.matrix import ATTENTION, Matrix
@@ -59,21 +59,21 @@ WRITTEN = False
 
 def word_matrices(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
                   rows: Mapping[Matrix, Sequence[Reading | None]],
-                  written: bool = WRITTEN) -> dict[Matrix, list[np.ndarray]]:
+                  written: bool = WRITTEN, fitted: Fitted = Fitted()) -> dict[Matrix, list[np.ndarray]]:
     """Weights [F, E] between given words under forced decoding of ``french``: for each matrix of ``rows``, one
     matrix per reading of it (None: a one-matrix reading), all from one pass. End of sentence left out; a sentence
     cut at the model's length limit has fewer rows or columns than it has words.
 
     The words are joined by spaces, so each is one word of the app's word view (subwords joined by ``▁``). With
     ``written``, the French is forced as it is written (:func:`written_french`) and each written word's row is
-    given to every token it stands for.
+    given to every token it stands for. ``fitted``: what was fit beside the model (its probe, the floor).
     """
     if written:
         words, groups = written_french(tuple(french))
-        found = word_matrices(model, tokenizers, english, words, rows, written=False)  # [F', E] each
+        found = word_matrices(model, tokenizers, english, words, rows, False, fitted)  # [F', E] each
         return {m: [w[[k for k, group in enumerate(groups[: len(w)]) for _ in group]] for w in ws]  # [F, E]
                 for m, ws in found.items()}
-    sentence = Sentence(model, forced(model, tokenizers, " ".join(english), " ".join(french)))
+    sentence = Sentence(model, forced(model, tokenizers, " ".join(english), " ".join(french)), fitted=fitted)
     found = {}
     for matrix, chosen in rows.items():
         layers = of(matrix, sentence)
@@ -92,9 +92,9 @@ def _words(sentence: Sentence, weights: np.ndarray, E: int, F: int) -> np.ndarra
 
 def word_matrix(model: Translator, tokenizers: TokenizerPair, english: Sequence[str], french: Sequence[str],
                 matrix: Matrix = ATTENTION, reading: Reading | None = RNN_READING,
-                written: bool = WRITTEN) -> np.ndarray:
+                written: bool = WRITTEN, fitted: Fitted = Fitted()) -> np.ndarray:
     """The [F, E] word matrix of one reading (or of a one-matrix reading): :func:`word_matrices` for one."""
-    return word_matrices(model, tokenizers, english, french, {matrix: [reading]}, written)[matrix][0]
+    return word_matrices(model, tokenizers, english, french, {matrix: [reading]}, written, fitted)[matrix][0]
 
 
 def pair_scores(weights: np.ndarray, sure: Links, possible: Links, matrix: Matrix,

@@ -95,7 +95,7 @@ class Model:
     @property
     def matrices(self) -> tuple[Matrix, ...]:
         """Every matrix it can be read as (:data:`models.nouns.matrix.MATRICES` it has), in the app's order."""
-        return applicable(self.loaded.model)
+        return applicable(self.loaded.model, self.loaded.fitted)
 
     def translate(self, text: str, beam: int = 1) -> Seen:
         """``text`` translated greedily, or the best of a beam ``beam`` wide (both as ``generate`` would for a Hub
@@ -121,7 +121,7 @@ class Model:
         """``pair``'s target forced through the model, read as ``matrix`` at ``reading`` (each None: as the
         Translate page opens) between the pair's words, and scored against people's links."""
         matrix = as_matrix(self.loaded, matrix)
-        if why := why_not(matrix, self.loaded.model):
+        if why := why_not(matrix, self.loaded.model, self.loaded.fitted):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         view = gold_view(self.loaded, pair, matrix, as_reading(self.loaded, reading))
         return Aligned(pair, matrix, view, link_rule(self.loaded, matrix))

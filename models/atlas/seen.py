@@ -114,10 +114,10 @@ class Seen:
         ``reading``, between words or pieces (each None: as the Translate page opens); ValueError, in a sentence, for
         a matrix or reading it has not."""
         matrix = as_matrix(self.loaded, matrix)
-        if why := why_not(matrix, self.loaded.model):
+        if why := why_not(matrix, self.loaded.model, self.loaded.fitted):
             raise ValueError(f"{matrix.named} cannot be read on {self.name}: {why}.")
         chosen = as_reading(self.loaded, reading)
-        view = matrix_view(self.loaded.model, self.trace, matrix, chosen, words, found=self.found)
+        view = matrix_view(self.loaded, self.trace, matrix, chosen, words, found=self.found)
         return Read(self.loaded, view, link_rule(self.loaded, view.matrix))
 
     def heatmap(self, matrix: MatrixLike | None = None, reading: ReadingLike = None, words: bool = True

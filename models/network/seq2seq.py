@@ -154,7 +154,8 @@ class Seq2Seq(Translator):
         if focus is not None and focus.layer != 0:
             raise ValueError(f"an RNN has one attention layer (0), not layer {focus.layer}")
         emb = self.dropout(self.tgt_embed(prev))  # [B, E]
-        new_state, context, weights, energies = self.advance(emb, state, enc, None if focus is None else focus.weights(enc.mask))
+        override = None if focus is None else focus.weights(enc.mask)  # [B, S]
+        new_state, context, weights, energies = self.advance(emb, state, enc, override)
         log_probs = self.read_out(new_state, context, emb).log_softmax(-1)  # [B, V]
         step = Step(log_probs, _one_head(weights), _one_head(energies), new_state, RNNStep(state, context))
         return step, new_state

@@ -35,6 +35,7 @@ import torch
 from torch import Tensor, nn
 
 from ..nouns.attention_map import KINDS, Kind, NamedKind
+from ..nouns.probe import Probe
 from .contract import (
     ENCODER_DECODER_KINDS,
     OWN_SPECIALS,
@@ -68,6 +69,16 @@ class ReversePartner:
     model: Translator
     tokenizers: TokenizerPair
     name: str  # as it was asked for: a bundled name, a folder
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What was fit to people's links beside a model's weights and is read with them — not part of the network, so
+    the loader keeps it beside the model (``LoadedModel.fitted``) and passes it wherever a matrix is read."""
+
+    probe: Probe | None = None  # its heads weighed as human links taught (the matrix "fit to human links")
+    floor: Probe | None = None  # where the words sit alone, fit on the same links: read beside every reading
+    partner: ReversePartner | None = None  # the model its probe reads the other way, where the probe weighs any
 
 
 class Translator(nn.Module, ABC):
@@ -153,17 +164,6 @@ class Translator(nn.Module, ABC):
 
     #: Whether :meth:`full_context_attention` reads anything: a decoder that can run with its future mask lifted.
     reads_full_context: bool = False
-
-    #: Its probe: its heads weighed as human links taught (:class:`models.nouns.probe.Probe`), where the loader
-    #: found one beside its weights; None otherwise. Kept on the model so every copy of it (a many-to-many pair)
-    #: reads it too. What it reads is the matrix "fit to human links"; a :class:`Reading` is one head or layer.
-    probe: object | None = None
-    #: The position floor (a :class:`models.nouns.probe.Probe` of where the words sit alone, fit on the same human
-    #: links), which the loader gives every model so it is read beside each reading; None where none is bundled.
-    position_floor: object | None = None
-    #: The model translating the other way whose heads :attr:`probe` reads too (:class:`ReversePartner`), set
-    #: by the loader where the probe weighs any; None otherwise.
-    reverse_partner: ReversePartner | None = None
 
     def full_context_attention(self, src: Tensor, mask: Tensor, tgt_in: Tensor) -> Tensor | None:
         """The cross-attention [B, L, heads, T, S] of one teacher-forced pass over ``tgt_in`` [B, T] with the

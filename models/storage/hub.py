@@ -30,7 +30,7 @@ from ..network.architectures import build_model, check_config
 from ..network.family import variant_of
 from ..network.hardware import pick_device
 from ..network.tokenization import TokenizerPair
-from ..network.translator import ReversePartner, Translator
+from ..network.translator import Fitted, ReversePartner, Translator
 from .cards.metadata import CardFacts, read_card
 from .languages import Languages, own_languages
 from .loaded import BUNDLED, FOLDER, HUB, CheckpointError, LoadedModel, Origin
@@ -259,18 +259,17 @@ def _read(path: Path, ref: str, device: str | None, policy: LoadPolicy, partner:
         own = variant_of(config.architecture, getattr(config, "score", None))  # only an RNN's config has a score
     target, card = pick_device(device), read_card(path)
     try:
-        model.probe = read_probe(path)  # its heads' reading fit to people, where one was fit
-        model.position_floor = bundled_floor()  # where the words sit alone: the floor every reading is read beside
+        probe = read_probe(path)  # its heads' reading fit to people, where one was fit
+        floor = bundled_floor()  # where the words sit alone: the floor every reading is read beside
         trained = trained_variant(path)
     except (ValueError, KeyError, TypeError) as e:  # a record beside the weights that is not one
         raise CheckpointError(f"{path.name}: {e}") from e
-    if partner and model.probe is not None and model.probe.reads_partner:
-        model.reverse_partner = _partner(model.probe.data.partner, device, policy)
+    reverse = _partner(probe.data.partner, device, policy) if partner and probe and probe.reads_partner else None
     return LoadedModel(model.to(target).eval(), tokenizers, path, target,
                        default_reading(path, model.attention_shape, card.supervised_head(model.attention_shape),
                                        card.aligning_matrix),
                        Origin(origin_of(ref, policy), ref.strip(), trained is not None), trained or own, found, card,
-                       many)
+                       many, Fitted(probe, floor, reverse))
 
 
 def _partner(ref: str, device: str | None, policy: LoadPolicy) -> ReversePartner | None:

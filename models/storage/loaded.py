@@ -10,7 +10,7 @@ import torch
 
 from ..network.family import Family, family
 from ..network.tokenization import TokenizerPair
-from ..network.translator import Translator
+from ..network.translator import Fitted, Translator
 from ..nouns.attention_map import Reading
 from .cards.metadata import CardFacts
 from .languages import Asking, Languages, may_translate, pair_name
@@ -60,6 +60,7 @@ class LoadedModel:
     card: CardFacts = CardFacts(None, None)  # what its model card says (licence, guided alignment)
     pairs: ManyToMany | T5Tasks | Prompted | None = None  # what sets a many-to-many, T5 or chat model to another
     # pair; None: a model of one pair
+    fitted: Fitted = Fitted()  # what was fit to people's links beside its weights: a probe, the floor, a partner
 
     @property
     def codes(self) -> tuple[str, ...]:

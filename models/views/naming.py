@@ -159,7 +159,7 @@ def matrix_choice(loaded: LoadedModel, linked: Matrix | None) -> tuple[list[Matr
     """The matrices a picker offers for ``loaded`` (every one it has: :func:`applicable`) and the one it opens on:
     the one a link names where the model has it, else the model's own (the one its head trained to align is read
     under)."""
-    choices = list(applicable(loaded.model))
+    choices = list(applicable(loaded.model, loaded.fitted))
     own = next((m for m in choices if m is loaded.card.aligning_matrix), choices[0])
     return choices, linked if linked in choices else own
 
@@ -170,18 +170,18 @@ def matrix_name(matrix: Matrix) -> str:
     return matrix.name
 
 
-def show_help(model: Translator) -> str:
-    """What the Show picker offers, each in a sentence, and each matrix ``model`` lacks with the reason, grouped by
+def show_help(loaded: LoadedModel) -> str:
+    """What the Show picker offers, each in a sentence, and each matrix ``loaded`` lacks with the reason, grouped by
     reason."""
     lacking: dict[str, list[str]] = {}
     for m in MATRICES.values():
-        if (reason := why_not(m, model)) is not None:
+        if (reason := why_not(m, loaded.model, loaded.fitted)) is not None:
             lacking.setdefault(reason, []).append(m.name)
     return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
             "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
             "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
             "Which of them to believe: the Which reading? page.\n\n"
-            + "\n".join(f"- {m.name}: {m.about}" for m in applicable(model))
+            + "\n".join(f"- {m.name}: {m.about}" for m in applicable(loaded.model, loaded.fitted))
             + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
 
 

@@ -51,14 +51,15 @@ class MatrixView:
     instead: str | None  # why the matrix asked for is not the one drawn, in a sentence; None when it is
 
 
-def matrix_view(model: Translator, trace: Trace, matrix: Matrix, reading: Reading | None, words: bool,
+def matrix_view(loaded: LoadedModel, trace: Trace, matrix: Matrix, reading: Reading | None, words: bool,
                 limit_s: float | None = None, progress: Progress = None,
                 found: dict[Matrix, Layered] | None = None) -> MatrixView:
     """``matrix`` of ``trace`` at ``reading`` (the model's own reading; ignored by a one-matrix reading), between
     words or pieces. One the server cannot afford (:func:`.deployment.affordable`) gives way to the attention at the same
     reading; :class:`Unaffordable` where the model has none. ``progress`` hears a slow matrix's share done;
     ``found`` keeps each matrix read of this sentence (:attr:`Sentence.found`) across calls."""
-    sentence = Sentence(model, trace, {} if found is None else found)
+    model = loaded.model
+    sentence = Sentence(model, trace, {} if found is None else found, loaded.fitted)
     instead = affordable(model, trace, matrix, limit_s)
     if instead and (reading is None or not model.has_attention):
         raise Unaffordable(instead)
@@ -96,7 +97,7 @@ def panel_readings(loaded: LoadedModel, trace: Trace,
     ``trace``, at the reading it aligns best with (its ``--matrix all`` row chosen on the trial set, read at the
     writing step), else at the model's own layer; and which were left out, in a sentence (None: none)."""
     best, chosen, slow = aligned(loaded.path), {}, []
-    for matrix in applicable(loaded.model):
+    for matrix in applicable(loaded.model, loaded.fitted):
         if affordable(loaded.model, trace, matrix, min(PANEL_S, limit_s or PANEL_S)):
             slow.append(f"{matrix.name} (about {seconds(matrix, loaded.model, trace):.0f} s)")
             continue
@@ -125,7 +126,7 @@ class EveryWay:
 def every_way(loaded: LoadedModel, trace: Trace, chosen: dict[Matrix, Reading | None], scored: bool) -> EveryWay:
     """``trace`` read at each of the ``chosen`` readings (:func:`models.analysis.side_by_side.side_by_side`: one
     hooked pass), each beside the AER its best ``--matrix all`` row recorded; deletion scores when ``scored``."""
-    panels = side_by_side(loaded.model, trace, chosen, scored)
+    panels = side_by_side(loaded.model, trace, chosen, scored, loaded.fitted)
     recorded = aligned(loaded.path)
 
     def at(p: Panel) -> str:
@@ -162,7 +163,7 @@ def gold_view(loaded: LoadedModel, pair: GoldPair, matrix: Matrix, reading: Read
     its words, scored against people's links under each rule people compare — the attention's chosen on the trial
     set where the model records one."""
     weights = word_matrix(loaded.model, loaded.tokenizers, pair.source, pair.target, matrix,
-                          reading or loaded.reading)  # [F, E]
+                          reading or loaded.reading, fitted=loaded.fitted)  # [F, E]
     F, E = weights.shape
     heatmap = Heatmap(rows=pair.target[:F], columns=pair.source[:E], unknown=(False,) * E, weights=weights)
     return GoldView(heatmap, tuple(pair_scores(weights, pair.sure, pair.possible, matrix, link_rule(loaded, matrix))))
@@ -172,7 +173,7 @@ def link_rule(loaded: LoadedModel, matrix: Matrix) -> LinkRule:
     """How ``matrix``'s word links are read on ``loaded``: the rule chosen with it on the trial pairs (a probe's
     own, or the attention's best recorded beside the model), else the matrix's default."""
     best = trial_best(loaded.path, loaded.model.attention_shape) if matrix.own else None
-    return own_rule(matrix, loaded.model) or (best.method if best else None) or matrix.rule
+    return own_rule(matrix, loaded.fitted) or (best.method if best else None) or matrix.rule
 
 
 def gold_source(languages: Languages, folder: Path | None) -> tuple[str, list[str]] | str:
@@ -259,11 +260,11 @@ FITTED_ABOUT = ("Red: more of that head's attention makes a link likelier; blue:
 
 def fitted_heads(loaded: LoadedModel) -> FittedHeads | None:
     """The grids of ``loaded``'s fitted probe; None where it has none, or no heads to grid."""
-    probe: Probe | None = loaded.model.probe
+    probe: Probe | None = loaded.fitted.probe
     layers, heads = loaded.model.attention_shape
     if probe is None or not layers:
         return None
-    results, partner = recorded(loaded.path), loaded.model.reverse_partner if probe.reads_partner else None
+    results, partner = recorded(loaded.path), loaded.fitted.partner if probe.reads_partner else None
     weights, aer = {}, {}
     for reverse, model in ((False, loaded.model), *(((True, partner.model),) if partner else ())):
         L, H = model.attention_shape

@@ -182,7 +182,8 @@ def step_view(model: Translator, trace: Trace, shown: MatrixView, step: int, wor
     bars = Heatmap((written,), tuple(columns), tuple(unknown), row[None])  # [1, S']
     forced = FORCED if is_language_tag(trace.target_pieces[step]) else None
     forceable = reading is not None and model.attention_can_be_forced  # without attention nothing to force
-    return StepView(step, written, forced, bars, f"{matrix.named} over the source", _shares(model, shown, step, reading),
+    return StepView(step, written, forced, bars, f"{matrix.named} over the source",
+                    _shares(model, shown, step, reading),
                     word_index(trace.target_pieces)[step] if words else step, source_words, forceable,
                     UNFORCEABLE if reading is not None and not forceable else None)
 

@@ -28,7 +28,7 @@ def matrix_picker(loaded: LoadedModel, key: str = "matrix") -> Matrix:
     its own (the one its head trained to align is read under)."""
     choices, wanted = naming.matrix_choice(loaded, ui.read_url().matrix)
     matrix = st.selectbox("Show", choices, index=choices.index(wanted), key=key, format_func=naming.matrix_name,
-                          help=naming.show_help(loaded.model))
+                          help=naming.show_help(loaded))
     st.query_params["matrix"] = matrix.slug
     st.query_params.pop("read", None)  # an old link's name for it (query_string.RENAMED)
     return matrix
@@ -86,7 +86,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: Matrix,
         bar.progress(done, text=f"Computing {matrix.name}: {done:.0%}")
 
     try:
-        drawn = views.matrix_view(loaded.model, trace, matrix, reading, settings.words,
+        drawn = views.matrix_view(loaded, trace, matrix, reading, settings.words,
                                   deploy.now().attribution_limit_s, progress, found)
     except views.Unaffordable as e:
         st.warning(str(e))

@@ -41,7 +41,8 @@ def step_explorer(trace: Trace, shown: MatrixView, settings: ui.Settings, text: 
     right.altair_chart(charts.top_k(trace.top_k[step], trace.target_pieces[step]), width="stretch", key="step_top")
     for share in found.shares:
         st.caption(share)
-    st.altair_chart(charts.links(shown.heatmap, found.row, measure=shown.matrix.unit), width="stretch", key="step_links")
+    st.altair_chart(charts.links(shown.heatmap, found.row, measure=shown.matrix.unit), width="stretch",
+                    key="step_links")
     if not found.forced:
         contrast(trace, settings, text, step, shown.matrix)
     neighbours(trace, settings, step, found.written)
