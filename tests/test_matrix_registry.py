@@ -29,7 +29,7 @@ def first_piece(sentence, progress) -> Layered:
 
 TOY = Matrix("toy first piece", "Toy: all on the first source piece", "share", "a test's matrix, every step on the "
              "first source piece", "layer")
-HEADLESS = Need(lambda model: model.attention_shape[1] > 8, "the toy wants more than eight heads")
+HEADLESS = Need(lambda model, _: model.attention_shape[1] > 8, "the toy wants more than eight heads")
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""What a visitor reads, on every page and every bundled model (AppTest): no reading's key (``1.4.shifted``,
-``2.mean``, a matrix's slug), no ``None`` or ``nan``, no command, flag, setting or server path, no notice for whoever
-installed the app — outside expanders, where the makers' details belong. The forbidden words come from the objects
-that would have leaked them: each matrix's readings of the model and their keys, each matrix's slug, the server's
-settings as ``models/views/deployment.py`` reads them, the model's own folder."""
+"""What a visitor reads, on every page and every bundled model (AppTest): no exception and no error; no reading's
+key (``1.4.shifted``, ``2.mean``, a matrix's slug), no ``None`` or ``nan``, no command, flag, setting or server path,
+no notice for whoever installed the app — outside expanders, where the makers' details belong. The forbidden words
+come from the objects that would have leaked them: each matrix's readings of the model and their keys, each matrix's
+slug, the server's settings as ``models/views/deployment.py`` reads them, the model's own folder."""
 import re
 import pytest
 
@@ -82,6 +82,7 @@ def test_a_visitor_reads_no_key_none_command_setting_path_or_makers_notice(name,
         "A small white dog is sleeping on the couch."
     at = run_page(page(name), model=ref, text=text)
     assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]  # every page works on every bundled model
     patterns, whole = forbidden(ref)
     said = visible(at)
     assert said  # the page says something: the sweep reads it
