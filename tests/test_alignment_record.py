@@ -47,6 +47,16 @@ def test_a_record_with_a_field_no_row_has_is_refused(tmp_path):
         read_alignment(tmp_path / ALIGNMENT_FILE)
 
 
+@pytest.mark.parametrize("field, value", [("aer", "sixty"), ("per pair", "3-4 0/2"), ("french", "spoken"),
+                                          ("matrix", "no such matrix"), ("trained to align", "yes")])
+def test_a_value_of_the_wrong_kind_is_refused_naming_the_file(tmp_path, field, value):
+    """One reader for every record (records/strict.py): a row's values are read as its fields' types say, its
+    pairs' counts by their own codec, and whatever does not read is refused with the file's name."""
+    (tmp_path / ALIGNMENT_FILE).write_text(json.dumps([{**result("test", "1.1", 60.0).to_json(), field: value}]))
+    with pytest.raises(ValueError, match=ALIGNMENT_FILE):
+        read_alignment(tmp_path / ALIGNMENT_FILE)
+
+
 def test_every_bundled_record_reads_as_rows():
     from models import ROOT
 
@@ -99,7 +109,7 @@ def test_the_grid_lays_each_layers_heads_then_its_mean():
 
 def test_the_table_names_each_row_and_ends_with_the_published_figures():
     rnn = result("test", None, 58.0)
-    eflomal = dataclasses.replace(result("test", None, 11.0, method="grow-diag"), matrix="eflomal")
+    eflomal = dataclasses.replace(result("test", None, 11.0, method="grow-diag"), matrix=ALIGNER)
     rows = alignment_table({"Additive": [rnn], "Transformer": [result("test", "2.mean", 45.0),
                                                                 result("trial", "2.1", 40.0)]}, [eflomal])
     assert [r["links from"] for r in rows] == ["Additive: attention",

@@ -4,23 +4,34 @@ and ``models.align.statistical --save`` write them; the card, the tables and the
 """
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from ... import ASSETS
 from ...nouns.attention_map import RNN_READING, WHOLES, Reading, readings
 from ...nouns.link_rule import LinkRule
-from ...nouns.matrix import ATTENTION, Matrix, matrix_named
+from ...nouns.matrix import ATTENTION, Matrix
+from .strict import CODEC, JSON, read_json_file, read_record, record_json
 
 ALIGNMENT_FILE = "alignment.json"  # beside a checkpoint: its AER by matrix and method, written by models.align
 BUNDLED_BASELINE = ASSETS / "eflomal.json"  # the statistical aligner's, by models.align.statistical
 #: Published AER of statistical aligners on the same gold, one direction (Och & Ney 2003; Mihalcea & Pedersen 2003).
 PUBLISHED = {"fast_align, same direction (published)": 16.4, "GIZA++ (Mgiza), same direction (published)": 8.0}
-#: Fields the file spells with a space, as the commands have always printed them.
-_SPELLED = {"trial_aer": "trial aer", "trained_to_align": "trained to align", "per_pair": "per pair"}
 PerPair = tuple[tuple[int, int], ...]  # each pair's share of AER's sums, (|A ∩ S| + |A ∩ P|, |A| + |S|), in order
+
+
+def _shares(written: str) -> PerPair:
+    """Each pair's share as the file writes them: ``"agreed/total agreed/total …"``, one pair after another."""
+    if not isinstance(written, str):
+        raise ValueError("expected agreed/total pairs")
+    return tuple((int(a), int(t)) for a, t in (p.split("/") for p in written.split()))
+
+
+def _spelled(name: str, codec: tuple | None = None) -> dict:
+    """A field the file spells with a space, as the commands have always printed it (and its codec)."""
+    return {"metadata": {JSON: name, **({CODEC: codec} if codec else {})}}
 
 
 @dataclass(frozen=True)
@@ -38,15 +49,24 @@ class AlignmentRow:
     links: int
     reading: str | None = None  # a Reading's key; None: an attribution, an aligner, or an RNN recorded before
     row: str | None = None  # a --matrix all row's name: MATRIX.READING
-    trial_aer: float | None = None  # a --matrix all row: its rule was chosen on the trial set, at this AER there
-    french: str | None = None  # "written" or "tokens": how the gold's French was forced
-    trained_to_align: bool = False  # the model's card marks this reading's head as trained to align
+    # a --matrix all row: its rule was chosen on the trial set, at this AER there
+    trial_aer: float | None = field(default=None, **_spelled("trial aer"))
+    french: Literal["written", "tokens"] | None = None  # how the gold's French was forced
+    # the model's card marks this reading's head as trained to align
+    trained_to_align: bool = field(default=False, **_spelled("trained to align"))
     training_pairs: int | None = None  # a statistical aligner's: the pairs it was trained on
     data: str | None = None  # the human links scored against: a set by name (gold:en-fr) or a folder's name
     command: str | None = None
     #: each pair's share of the AER (models.analysis.aer), for a paired test against another row on the same pairs:
     #: kept on the rows the answer compares (each matrix's trial-best, the floor's, the aligner's), None elsewhere
-    per_pair: PerPair | None = None
+    per_pair: PerPair | None = field(default=None, **_spelled("per pair", (_shares, lambda found: " ".join(
+        f"{a}/{t}" for a, t in found))))
+
+    def __post_init__(self):
+        if self.matrix.aligner:  # the aligner's method is its direction or symmetrisation, in words
+            object.__setattr__(self, "method", str(self.method))
+        elif not isinstance(self.method, LinkRule):
+            raise ValueError(f"{self.matrix.name}'s links are read by a link rule, not {self.method!r}")
 
     @property
     def chosen_on_trial(self) -> bool:
@@ -60,25 +80,13 @@ class AlignmentRow:
         return Reading.from_key(self.reading) if self.reading else None
 
     @classmethod
-    def from_json(cls, found: dict) -> AlignmentRow:
-        names = {_SPELLED.get(f.name, f.name): f.name for f in dataclasses.fields(cls)}
-        unknown = set(found) - set(names)
-        if unknown:
-            raise ValueError(f"an alignment result with unknown fields {sorted(unknown)}")
-        row = cls(**{names[k]: v for k, v in found.items()})
-        matrix = matrix_named(row.matrix)
-        rule = row.method if matrix.aligner else LinkRule.parse(row.method)  # the aligner's: its direction, in words
-        row = dataclasses.replace(row, matrix=matrix, method=rule)
-        if row.per_pair is not None:  # written "agreed/total agreed/total …", one pair after another
-            row = dataclasses.replace(row, per_pair=tuple(tuple(map(int, p.split("/"))) for p in row.per_pair.split()))
-        return row
+    def from_json(cls, found: dict, where: str = ALIGNMENT_FILE) -> AlignmentRow:
+        """A row as the file and the commands' printed lines have it, read strictly (:mod:`.strict`)."""
+        return read_record(cls, found, where)
 
     def to_json(self) -> dict:
         """As the file and the commands' printed lines have it: fields left at their defaults left out."""
-        written = {"matrix": lambda matrix: matrix.name, "method": str,
-                   "per_pair": lambda found: " ".join(f"{a}/{t}" for a, t in found)}
-        return {_SPELLED.get(f.name, f.name): written.get(f.name, lambda v: v)(v) for f in dataclasses.fields(self)
-                if (v := getattr(self, f.name)) != f.default}
+        return record_json(self)
 
     def _key(self) -> tuple:
         return self.data, self.split, self.matrix, str(self.method), self.reading, self.chosen_on_trial
@@ -97,7 +105,10 @@ def record_alignment(path: str | Path, results: list[AlignmentRow]) -> None:
 def read_alignment(path: str | Path) -> list[AlignmentRow]:
     """The results recorded at ``path`` (none when the file is missing)."""
     path = Path(path)
-    return [AlignmentRow.from_json(r) for r in json.loads(path.read_text(encoding="utf-8"))] if path.exists() else []
+    found = read_json_file(path)
+    if found is not None and not isinstance(found, list):
+        raise ValueError(f"{path.name}: expected a list of results")
+    return [AlignmentRow.from_json(r, path.name) for r in found or ()]
 
 
 def recorded(directory: str | Path) -> list[AlignmentRow]:
@@ -136,7 +147,7 @@ def trial_best(directory: str | Path, shape: tuple[int, int], matrix: Matrix = A
     (an RNN's rows from before readings were recorded name none: :func:`default_reading` reads its one head)."""
     options = {r.key for r in readings(shape, shifted=True)}
     read = {r: r.head_reading for r in recorded(directory) if r.split == "trial" and r.matrix == matrix}
-    scored = [dataclasses.replace(r, reading=reading.key) for r, reading in read.items()
+    scored = [replace(r, reading=reading.key) for r, reading in read.items()
               if reading and reading.key in options and not (heads and reading.head is None)]
     return min(scored, key=lambda r: r.aer) if scored else None
 

@@ -4,9 +4,11 @@ were read.
 
 A record class declares its fields with types this reader knows: ``str``, ``int``, ``float``, ``bool``, an ``Enum``
 (by its value), a ``Literal`` (one of its values), a noun written by its name (:data:`NAMED`: a link rule, a
-matrix), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | None``. A
-field with a default may be absent (a record from before it existed, or a run that did not do what it records); it
-is written back absent when it holds its default.
+matrix), another record class, ``tuple[X, ...]`` and ``dict[str, X]`` of one of them, and ``X | Y | None`` (the
+first of them the value reads as). A field with a default may be absent (a record from before it existed, or a run
+that did not do what it records); it is written back absent when it holds its default. A field's metadata may give
+the name the file spells it with (``JSON``: ``"trial aer"``) and a pair of functions that read and write a value the
+file writes in a form of its own (``CODEC``).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ...nouns.link_rule import LinkRule
 from ...nouns.matrix import Matrix, matrix_named
 
 R = TypeVar("R")
+JSON, CODEC = "json", "codec"  # a field's metadata: its name in the file; (read, write) for a form of its own
 #: The nouns a record writes by name, each with what reads the name back and what writes it.
 NAMED = {LinkRule: (LinkRule.parse, str), Matrix: (matrix_named, lambda matrix: matrix.name)}
 
@@ -29,10 +32,16 @@ NAMED = {LinkRule: (LinkRule.parse, str), Matrix: (matrix_named, lambda matrix: 
 def _read(kind: Any, found: Any, where: str) -> Any:
     """``found`` (parsed JSON) as ``kind`` (a resolved type hint)."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin in (types.UnionType, typing.Union):  # X | None
+    if origin in (types.UnionType, typing.Union):  # X | Y | None: the first that reads it
         if found is None and type(None) in args:
             return None
-        return _read(next(a for a in args if a is not type(None)), found, where)
+        kinds = [a for a in args if a is not type(None)]
+        for kind in kinds[:-1]:
+            try:
+                return _read(kind, found, where)
+            except ValueError:
+                continue
+        return _read(kinds[-1], found, where)
     if origin is typing.Literal:
         if found not in args:
             raise ValueError(f"{where}: expected one of {list(args)}, got {found!r:.60}")
@@ -66,16 +75,37 @@ def _read(kind: Any, found: Any, where: str) -> Any:
     return found
 
 
+def _spelled(field: dataclasses.Field) -> str:
+    """A field's name in the file."""
+    return field.metadata.get(JSON, field.name)
+
+
+def _field(field: dataclasses.Field, kind: Any, found: Any, where: str) -> Any:
+    """One field's value: through its codec where it has one (refused as any other value is), else as ``kind``."""
+    if CODEC not in field.metadata:
+        return _read(kind, found, where)
+    try:
+        return field.metadata[CODEC][0](found)
+    except (ValueError, TypeError, AttributeError) as e:
+        raise ValueError(f"{where}: {_spelled(field)} {found!r:.60} does not read ({e})") from None
+
+
 def read_record(cls: type[R], found: Any, where: str) -> R:
     """The record of class ``cls`` that JSON ``found`` holds; ValueError naming ``where`` for anything else."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    needed = {f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING}
-    if not isinstance(found, dict) or not needed <= set(found) <= names:
+    fields = {_spelled(f): f for f in dataclasses.fields(cls)}
+    needed = {name for name, f in fields.items() if f.default is dataclasses.MISSING}
+    if not isinstance(found, dict) or not needed <= set(found) <= set(fields):
         given = sorted(found) if isinstance(found, dict) else type(found).__name__
-        optional = f" (optional: {sorted(names - needed)})" if names - needed else ""
+        optional = f" (optional: {sorted(set(fields) - needed)})" if set(fields) - needed else ""
         raise ValueError(f"{where}: a {cls.__name__} has the fields {sorted(needed)}{optional}, not {given}")
     hints = typing.get_type_hints(cls)
-    return cls(**{name: _read(hints[name], found[name], where) for name in names & set(found)})
+    try:
+        return cls(**{f.name: _field(f, hints[f.name], found[name], where) for name, f in fields.items()
+                      if name in found})
+    except ValueError as e:  # a field's, said where already, or the record's own check (__post_init__)
+        if str(e).startswith(where):
+            raise
+        raise ValueError(f"{where}: {e}") from None
 
 
 def _json(value: Any) -> Any:
@@ -83,8 +113,12 @@ def _json(value: Any) -> Any:
     if type(value) in NAMED:
         return NAMED[type(value)][1](value)
     if dataclasses.is_dataclass(value):
-        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.default is dataclasses.MISSING or getattr(value, f.name) != f.default}
+        written = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if f.default is dataclasses.MISSING or v != f.default:
+                written[_spelled(f)] = f.metadata[CODEC][1](v) if CODEC in f.metadata else _json(v)
+        return written
     if isinstance(value, (tuple, list)):
         return [_json(v) for v in value]
     if isinstance(value, dict):
