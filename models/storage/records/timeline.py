@@ -7,13 +7,15 @@
 without attention). Binary float16 is about a sixth of the JSON text the first records used
 (``alignment_timeline.json``, attention rounded to 3 decimals, an RNN's one ``[T, S]`` matrix under
 ``attention`` in the oldest): :func:`read_timeline` still reads those, so readers see one form, with
-``attention`` an :class:`~models.nouns.attention_map.AttentionMap` or None. The training CLI appends a point as
-it validates, so a resumed run keeps the points before the interruption.
+``attention`` an :class:`~models.nouns.attention_map.AttentionMap` or None; both are read by the one strict reader
+(:mod:`.strict`). The training CLI appends a point as it validates, so a resumed run keeps the points before the
+interruption.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,7 @@ from safetensors.numpy import load_file, save_file
 
 from ...decoding.trace import Trace
 from ...nouns.attention_map import AttentionMap, Kind
+from .strict import CODEC, read_record, record_json
 
 TIMELINE_FILE = "alignment_timeline.safetensors"
 LEGACY_FILE = "alignment_timeline.json"  # what checkpoints trained before the binary record hold
@@ -59,6 +62,59 @@ class Timeline:
     points: tuple[TimelinePoint, ...]  # in the order of training
 
 
+@dataclass(frozen=True)
+class _Trace:
+    """A trace as the binary record's metadata writes it: its pieces, and whether a tensor holds its attention."""
+
+    target_pieces: tuple[str, ...]
+    attention: bool  # the tensor "{point}/{example}" holds its cross-attention
+
+
+#: An attention written inline as nested lists (the JSON records): read as an array, written back as lists.
+_INLINE = {"metadata": {CODEC: (lambda found: None if found is None else np.asarray(found, dtype=np.float32),
+                                lambda weights: None if weights is None else weights.tolist())}}
+
+
+@dataclass(frozen=True)
+class _JsonTrace:
+    """A trace as the JSON records wrote it, its attention inline: ``cross_attention`` [L, heads, T, S], or, in
+    the oldest, an RNN's ``attention`` [T, S]; neither for a model without attention."""
+
+    target_pieces: tuple[str, ...]
+    cross_attention: np.ndarray | None = field(default=None, **_INLINE)
+    attention: np.ndarray | None = field(default=None, **_INLINE)
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A point as the file writes it (the fields of :class:`TimelinePoint`, each trace as :class:`_Trace`)."""
+
+    epoch: float
+    val_bleu: float
+    val_loss: float
+    traces: tuple[_Trace, ...]
+    step: int | None = None
+    minutes: float | None = None
+
+
+@dataclass(frozen=True)
+class _JsonPoint(_Point):
+    traces: tuple[_JsonTrace, ...]
+
+
+@dataclass(frozen=True)
+class _Record:
+    """The record as the file writes it: the examples once, then each point."""
+
+    examples: tuple[TimelineExample, ...]
+    epochs: tuple[_Point, ...]
+
+
+@dataclass(frozen=True)
+class _JsonRecord(_Record):
+    epochs: tuple[_JsonPoint, ...]
+
+
 def timeline_file(directory: str | Path) -> Path | None:
     """The timeline file beside a checkpoint (the binary one first), None without one."""
     return next((p for p in (Path(directory) / TIMELINE_FILE, Path(directory) / LEGACY_FILE) if p.exists()), None)
@@ -86,12 +142,11 @@ def _write(directory: Path, timeline: Timeline) -> None:
         for e, trace in enumerate(entry.traces):
             if trace.attention is not None:
                 tensors[f"{p}/{e}"] = np.ascontiguousarray(trace.attention.weights, dtype=np.float16)
-        when = {k: v for k, v in (("step", entry.step), ("minutes", entry.minutes)) if v is not None}
-        points.append({"epoch": entry.epoch, **when, "val_bleu": entry.val_bleu, "val_loss": entry.val_loss,
-                       "traces": [{"target_pieces": list(t.target_pieces), "attention": t.attention is not None}
-                                  for t in entry.traces]})
-    examples = [{"text": e.text, "source_pieces": list(e.source_pieces)} for e in timeline.examples]
-    meta = json.dumps({"examples": examples, "epochs": points}, ensure_ascii=False, separators=(",", ":"))
+        points.append(_Point(entry.epoch, entry.val_bleu, entry.val_loss,
+                             tuple(_Trace(t.target_pieces, t.attention is not None) for t in entry.traces),
+                             entry.step, entry.minutes))
+    meta = json.dumps(record_json(_Record(timeline.examples, tuple(points))), ensure_ascii=False,
+                      separators=(",", ":"))
     save_file(tensors, directory / TIMELINE_FILE, metadata={"timeline": meta})
     (directory / LEGACY_FILE).unlink(missing_ok=True)  # one record: the binary one now holds every point
 
@@ -100,27 +155,20 @@ class TimelineError(ValueError):
     """A timeline file that cannot be read or does not have the shape above; the message is for users."""
 
 
-def _read_binary(path: Path) -> dict:
-    """The file's JSON, each trace's ``cross_attention`` its tensor (None where it has none)."""
+def _read_binary(path: Path) -> Timeline:
+    """The binary record: its metadata read strictly, each trace's attention from its tensor."""
     with safe_open(path, framework="numpy") as f:
-        timeline = json.loads(f.metadata()["timeline"])
+        found = read_record(_Record, json.loads(f.metadata()["timeline"]), path.name)
     tensors = load_file(path)
-    for p, entry in enumerate(timeline["epochs"]):
-        entry["traces"] = [{"target_pieces": t["target_pieces"],
-                            "cross_attention": tensors[f"{p}/{e}"] if t["attention"] else None}
-                           for e, t in enumerate(entry["traces"])]
-    return timeline
+    return _timeline(found, lambda p, e, trace: tensors[f"{p}/{e}"] if trace.attention else None)
 
 
-def _read_json(path: Path) -> dict:
-    """A JSON record's, its oldest files' ``attention`` [T, S] read as ``cross_attention`` [1, 1, T, S]."""
-    timeline = json.loads(path.read_text(encoding="utf-8"))
-    for entry in timeline["epochs"]:
-        for trace in entry["traces"]:
-            if "cross_attention" not in trace:
-                rows = trace.pop("attention")
-                trace["cross_attention"] = None if rows is None else [[rows]]
-    return timeline
+def _read_json(path: Path) -> Timeline:
+    """A JSON record's, each trace's attention inline; its oldest files' ``attention`` [T, S] read as a
+    ``cross_attention`` [1, 1, T, S]."""
+    found = read_record(_JsonRecord, json.loads(path.read_text(encoding="utf-8")), path.name)
+    return _timeline(found, lambda p, e, trace: trace.cross_attention if trace.attention is None
+                     else trace.attention[None, None])
 
 
 def read_timeline(directory: str | Path) -> Timeline | None:
@@ -129,30 +177,23 @@ def read_timeline(directory: str | Path) -> Timeline | None:
     if path is None:
         return None
     try:
-        return _typed(_read_binary(path) if path.name == TIMELINE_FILE else _read_json(path))
+        return _read_binary(path) if path.name == TIMELINE_FILE else _read_json(path)
     except (ValueError, TypeError, KeyError, AttributeError, SafetensorError) as e:  # JSON, Unicode: ValueErrors
         raise TimelineError(f"{path.name} is unreadable or malformed ({type(e).__name__}: {e}).") from e
 
 
-def _typed(found: dict) -> Timeline:
-    """The record read, checked: a numeric epoch and scores at every point and, per example, pieces and an
-    attention matrix of the right shape."""
-    examples = tuple(TimelineExample(e["text"], tuple(e["source_pieces"])) for e in found["examples"])
-    if not all(isinstance(e.text, str) for e in examples):
-        raise ValueError("an example's text is not a string")
-    return Timeline(examples, tuple(_point(entry, examples) for entry in found["epochs"]))
-
-
-def _point(entry: dict, examples: tuple[TimelineExample, ...]) -> TimelinePoint:
-    if not isinstance(entry["epoch"], (int, float)) or len(entry["traces"]) != len(examples):
-        raise ValueError(f"point {entry.get('epoch')!r} does not hold one trace per example")
-    if not all(isinstance(entry[k], (int, float)) for k in ("val_bleu", "val_loss")):
-        raise ValueError(f"point {entry['epoch']} has no numeric validation scores")
-    traces = []
-    for example, trace in zip(examples, entry["traces"]):
-        heads = None if trace["cross_attention"] is None else np.asarray(trace["cross_attention"], dtype=np.float32)
-        pieces = tuple(trace["target_pieces"])
-        traces.append(TimelineTrace(pieces, None if heads is None else  # a map checks its shape against its pieces
-                                    AttentionMap(Kind.CROSS, heads, pieces, example.source_pieces)))
-    return TimelinePoint(entry["epoch"], entry["val_bleu"], entry["val_loss"], tuple(traces), entry.get("step"),
-                         entry.get("minutes"))
+def _timeline(found: _Record, weights: Callable) -> Timeline:
+    """The record read, each trace's cross-attention [L, heads, T, S] from ``weights(point, example, trace)``
+    (None: a model without attention), checked: one trace per example, and a map of its pieces' shape."""
+    points = []
+    for p, entry in enumerate(found.epochs):
+        if len(entry.traces) != len(found.examples):
+            raise ValueError(f"point {entry.epoch} does not hold one trace per example")
+        traces = []
+        for e, (example, trace) in enumerate(zip(found.examples, entry.traces)):
+            heads = weights(p, e, trace)
+            traces.append(TimelineTrace(trace.target_pieces, None if heads is None else AttentionMap(  # shape checked
+                Kind.CROSS, np.asarray(heads, dtype=np.float32), trace.target_pieces, example.source_pieces)))
+        points.append(TimelinePoint(entry.epoch, entry.val_bleu, entry.val_loss, tuple(traces), entry.step,
+                                    entry.minutes))
+    return Timeline(found.examples, tuple(points))
