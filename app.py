@@ -26,9 +26,12 @@ page = st.navigation([
     st.Page("pages/Score_anatomy.py", title="Score anatomy", icon=":material/functions:", url_path="Score_anatomy"),
     st.Page("pages/Learning.py", title="Alignment as it is learned", icon=":material/movie:", url_path="Learning"),
     st.Page("pages/Human_links.py", title="Against human links", icon=":material/fact_check:", url_path="Human_links"),
-    st.Page("pages/Which_reading.py", title="Which reading?", icon=":material/rule:", url_path="Which_reading"),
+    st.Page("pages/Which_matrix.py", title="Which matrix to believe?", icon=":material/rule:",
+            url_path="Which_matrix"),
     st.Page("pages/Models_and_results.py", title="Models & results", icon=":material/leaderboard:",
             url_path="Models_and_results"),
+    # an old link's name for Which matrix to believe? ("reading" now means one head or layer only): it opens that page
+    st.Page("pages/Which_reading.py", title="Which matrix to believe?", url_path="Which_reading", visibility="hidden"),
 ])
 ui.sidebar()
 page.run()

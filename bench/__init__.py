@@ -4,7 +4,7 @@
     python -m bench translate --model additive  # a full greedy trace by sentence length   (kernels)
     python -m bench attribution --model additive  # Captum's attributions by sentence length  (kernels)
     python -m bench readings --model transformer  # the norm, ALTI, rollouts, value zeroing beside a heatmap (readings)
-    python -m bench which --model transformer     # one sentence read every way, as Which reading? does (readings)
+    python -m bench which --model transformer     # one sentence read every way, as "Which matrix to believe?" does
     python -m bench prompt-share --model decoder-only --data ../shared/data/multi30k --sentences 1000
                                            # a chat model's attention: sentence, rest of prompt, translation so far
     python -m bench probe-seeds --model transformer --partner fr-en-transformer  # a probe's test AER over CV seeds,

@@ -61,7 +61,8 @@ def bench_readings(model_ref: str, device: str | None, repeats: int) -> list[dic
 
 
 def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
-    """One sentence read every way, as the Which reading? page reads it (:func:`models.views.readings.panel_readings`:
+    """One sentence read every way, as the “Which matrix to believe?” page reads it
+    (:func:`models.views.matrix_views.panel_readings`:
     each matrix its time budget affords, at its chosen reading; :func:`models.analysis.side_by_side.side_by_side`
     with the deletion scores): the median seconds against the page's budget of about 10 s, the matrices left out, and
     the hooked passes over the whole sentence (value zeroing's zeroed passes apart), per sentence length."""
@@ -70,7 +71,7 @@ def bench_which(model_ref: str, device: str | None, repeats: int) -> list[dict]:
     from models.analysis.side_by_side import side_by_side
     from models.decoding.greedy import greedy
     from models.storage.hub import load_model
-    from models.views.readings import panel_readings
+    from models.views.matrix_views import panel_readings
 
     loaded = load_model(model_ref, device=device)
     passes, real = [], loaded.model.attention_parts

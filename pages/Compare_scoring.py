@@ -7,7 +7,7 @@ from models.analysis.heatmaps import reading_heatmap
 from models.storage.languages import language_name
 from models.views import naming, prose
 from models.views.prose import for_markdown
-from models.views.readings import compared
+from models.views.matrix_views import compared
 from pages._shared import cache, evidence, ui
 
 st.title("Comparing attention")

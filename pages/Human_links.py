@@ -4,8 +4,8 @@ import streamlit as st
 from models import charts
 from models.views import prose
 from models.views.prose import for_markdown
-from models.views.readings import fitted_heads, unavailable, unavailable_said
-from pages._shared import cache, evidence, reading_panels, ui
+from models.views.matrix_views import fitted_heads, unavailable, unavailable_said
+from pages._shared import cache, evidence, matrix_panels, ui
 
 st.title("Attention against human links")
 st.caption("Where the model looked, under the links people drew (squares) between the words of a sentence pair.")
@@ -26,7 +26,7 @@ except (OSError, ValueError) as e:
         st.stop()
     st.info(for_markdown(unavailable_said(spec, e)))  # not to be had here (offline, say): no fault of the page's
     if heads := fitted_heads(loaded):  # the model's own files still say which heads people's links single out
-        reading_panels.fitted_heads(heads, columns=2)
+        matrix_panels.fitted_heads(heads, columns=2)
     st.stop()
 number = pair_at.number_input(f"Sentence pair (1–{len(pairs)})", 1, len(pairs),
                               min(ui.read_url().pair, len(pairs)))
@@ -49,7 +49,7 @@ chart_at.altair_chart(charts.gold_links(gold.heatmap, shown.title, shown.unit, p
                       width="stretch", key="gold_heatmap")
 if heads:
     with heads_at:
-        reading_panels.fitted_heads(heads)
+        matrix_panels.fitted_heads(heads)
 
 with st.expander("How to read this"):
     st.markdown(prose.HUMAN_LINKS + (f"\n\n{prose.STEP_NOTE}" if reading is not None else ""))

@@ -10,11 +10,13 @@ APP = str(ROOT / "app.py")
 
 
 def _navigation() -> list[str]:
-    """Each page's URL name in the order ``app.py``'s ``st.navigation`` lists them, "" for the default page."""
+    """Each listed page's URL name in the order ``app.py``'s ``st.navigation`` lists them, "" for the default page."""
     found = []
     for node in ast.walk(ast.parse(Path(APP).read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Page":
             given = {k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)}
+            if given.get("visibility") == "hidden":  # an old link's name, opening a listed page
+                continue
             found.append("" if given.get("default") else given.get("url_path", Path(node.args[0].value).stem))
     return found
 

@@ -32,7 +32,7 @@ def test_each_bar_is_its_models_row_chosen_on_trial_and_all_three_generations_ar
     for bar in found.bars:
         row = chosen_on_trial(bar["model"], bar["matrix"])
         assert row is not None and bar["AER"] == row["aer"] and bar["head"] == row.get("reading", "")
-    assert {b["reading"] for b in found.bars} == {"raw attention", "best other reading", "fit to human links"}
+    assert {b["which"] for b in found.bars} == {"raw attention", "best other matrix", "fit to human links"}
     floors = sorted(chosen_on_trial(name, "position floor")["aer"] for name in bundled_models())
     assert found.references[0] == {"what": "position floor", "AER": floors[0], "line": 0,
                                    "label": f"floor: positions alone {floors[0]:.1f}–{floors[-1]:.1f}"}
@@ -94,8 +94,8 @@ def test_every_better_said_of_a_bundled_model_holds_on_an_independent_resampling
     aligner = {r.method: r for r in read_alignment(BUNDLED_BASELINE)}["grow-diag"]
     for name in bundled_models():
         found = answers.measured(name, "G")
-        for reading, r in found.rows.items():
-            if reading == "best other reading" or found.floor is None:
+        for which, r in found.rows.items():
+            if which == "best other matrix" or found.floor is None:
                 continue
             for other in (found.floor, aligner):
                 low, high = resampled_difference(r.per_pair, other.per_pair)
@@ -128,7 +128,7 @@ def test_a_verdict_changes_when_a_records_number_changes(monkeypatch):
 
 def test_a_bar_opens_its_model_and_reading_on_the_translate_page():
     found = answer(bundled_models())
-    bar = next(b for b in found.bars if b["model"] == "transformer" and b["reading"] == "raw attention")
+    bar = next(b for b in found.bars if b["model"] == "transformer" and b["which"] == "raw attention")
     assert found.link({"model": "transformer", "matrix": "attention"}) == {
         "model": "transformer", "matrix": "attention", "head": bar["head"]}
     assert found.link({"model": "nowhere", "matrix": "attention"}) is None
@@ -145,7 +145,7 @@ def test_the_page_draws_both_charts_with_every_generation_and_no_key_or_shell_li
     assert "python -m" not in above and ".shifted" not in above and str(BUNDLED_DIR) not in above
 
 
-@pytest.mark.parametrize("name", ["Answer", "Models_and_results", "Human_links", "Which_reading"])
+@pytest.mark.parametrize("name", ["Answer", "Models_and_results", "Human_links", "Which_matrix"])
 def test_no_page_shows_a_server_path(name):
     """A data folder is named as what it is (gold:en-fr, multi30k), never by the server's folders."""
     from models import ROOT

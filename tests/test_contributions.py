@@ -82,8 +82,8 @@ def test_the_hooks_leave_the_model_as_it_was(transformer):
 
 def test_a_pass_in_another_thread_is_neither_recorded_nor_zeroed(transformer):
     """A server shares one model between visitors: a translation another thread runs while the hooks are on keeps
-    its own output, and the recording keeps this thread's pass (the Which reading? page once met a decoding step's
-    [1, d] residual in place of the sentence's [T, d])."""
+    its own output, and the recording keeps this thread's pass (the “Which matrix to believe?” page once met a
+    decoding step's [1, d] residual in place of the sentence's [T, d])."""
     model, trace = transformer
     src = torch.tensor([trace.source.ids])
     tgt_in = torch.tensor([[model.specials.start, *trace.target_ids[:-1]]])  # [1, T]
@@ -280,9 +280,9 @@ def test_one_sentence_is_recorded_once_however_many_matrices_read_it(transformer
     assert all(of(m, sentence) is first[m] for m in LAYERED) and len(passes) == again  # kept
 
 
-def test_which_reading_reads_a_sentence_every_way_from_one_hooked_pass(transformer, monkeypatch):
-    """Issue 64: the Which reading? page's call (side_by_side) records the sentence once for every matrix it sets
-    side by side; value zeroing's own passes zero something."""
+def test_which_matrix_reads_a_sentence_every_way_from_one_hooked_pass(transformer, monkeypatch):
+    """Issue 64: the “Which matrix to believe?” page's call (side_by_side) records the sentence once for every
+    matrix it sets side by side; value zeroing's own passes zero something."""
     from models.analysis.side_by_side import side_by_side
     from models.nouns.attention_map import Reading
 

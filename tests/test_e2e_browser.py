@@ -169,7 +169,7 @@ def test_every_page_draws_the_french_to_english_model_or_says_why_not(server, vi
         if not why:
             settled(screen)
         assert_no_exception(screen)
-        if path in ("", "Which_reading"):
+        if path in ("", "Which_matrix"):
             assert screen.get_by_text("French sentence").count()  # its box asks for the model's language
         if not why and width > 390:
             found = screen.evaluate(FIRST_VIEW)
@@ -195,7 +195,7 @@ CUT_OFF = """() => {
 
 
 #: The pages whose titles name a head and a model.
-NAMED_PAGES = ("", "Compare_scoring", "Human_links", "Which_reading")
+NAMED_PAGES = ("", "Compare_scoring", "Human_links", "Which_matrix")
 
 
 def test_nothing_is_cut_off_at_1366_by_768(server, visitors):
@@ -346,8 +346,9 @@ def test_navigation_lists_the_ten_views_and_keeps_the_sentence(server, page):
     wait_idle(page)
     titles = page.locator("[data-testid=stSidebarNav] a [data-testid=stMarkdownContainer]").all_inner_texts()
     assert [t.strip() for t in titles] == [
-        "Translate & align", "Is attention an alignment?", "Compare scoring", "A corpus at a time", "Context vectors", "Score anatomy", "Alignment as it is learned",
-        "Against human links", "Which reading?", "Models & results"]
+        "Translate & align", "Is attention an alignment?", "Compare scoring", "A corpus at a time", "Context vectors",
+        "Score anatomy", "Alignment as it is learned", "Against human links", "Which matrix to believe?",
+        "Models & results"]
     page.get_by_role("link", name="Context vectors").click()
     page.wait_for_function("document.body.innerText.includes('Context vectors')")
     wait_idle(page)

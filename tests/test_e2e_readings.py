@@ -1,5 +1,5 @@
-"""The readings in a real browser (Debian's Chromium, as tests/test_e2e_browser.py): the Which reading? page's panels
-open the Translate page, and a contrastive step draws its heatmap."""
+"""The matrices in a real browser (Debian's Chromium, as tests/test_e2e_browser.py): the “Which matrix to believe?”
+page's panels open the Translate page, and a contrastive step draws its heatmap."""
 import urllib.parse
 
 from models.decoding.greedy import greedy
@@ -15,7 +15,7 @@ PANELS = ("[...document.querySelectorAll('.vega-embed svg')[0].querySelectorAll(
 def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     page.goto(server)  # first the home page: straight to a page's URL can meet Streamlit's "Page not found" notice
     page.wait_for_selector(CHART)
-    page.goto(f"{server}/Which_reading?model=transformer&text={urllib.parse.quote(TEXT)}")
+    page.goto(f"{server}/Which_matrix?model=transformer&text={urllib.parse.quote(TEXT)}")
     page.wait_for_selector(CHART)
     wait_idle(page)
     assert_no_exception(page)
@@ -30,7 +30,7 @@ def test_which_reading_draws_each_matrix_and_a_click_opens_it(server, page):
     page.wait_for_function(f"location.search.includes('matrix=ALTI') && document.querySelector('.vega-embed svg') "
                            f"&& ({TITLE.format(n=0)}).startsWith('ALTI:')", timeout=90_000)
     wait_idle(page)
-    assert "matrix=ALTI" in page.url and "/Which_reading" not in page.url
+    assert "matrix=ALTI" in page.url and "/Which_matrix" not in page.url
     assert_no_exception(page)
 
 

@@ -178,7 +178,7 @@ def test_a_heads_scores_mark_the_head_its_card_says_was_trained_to_align(mirror,
 
 def test_a_hansards_folder_serves_a_french_to_english_model_each_pair_turned_round(tmp_path):
     from models.datasets.gold_sets import load_gold
-    from models.views.readings import gold_source
+    from models.views.matrix_views import gold_source
 
     (tmp_path / "test.en").write_text("the cat .\n")
     (tmp_path / "test.fr").write_text("le chat .\n")

@@ -1,7 +1,7 @@
 """The matrix registry (models/nouns/matrix.py for what a matrix is, models/analysis/recipes.py for how it is
 computed): a matrix registered with its recipe, with no other edit, is offered by the Show
 picker and drawn under its own title, scored by ``models.align --matrix all`` and ``models.faithfulness``, and
-drawn on the Which reading? page; a model it needs more of is told why in the picker's help."""
+drawn on the “Which matrix to believe?” page; a model it needs more of is told why in the picker's help."""
 import json
 
 import numpy as np
@@ -81,6 +81,6 @@ def test_the_faithfulness_table_scores_a_registered_matrix(registered, tiny_toke
 
 
 def test_which_reading_draws_a_registered_matrix(registered):
-    at = run_page(page("Which_reading"), model="transformer", text="A dog runs.")
+    at = run_page(page("Which_matrix"), model="transformer", text="A dog runs.")
     assert not at.exception and not at.error
     assert TOY.name in list(at.dataframe[0].value["matrix"])

@@ -152,9 +152,9 @@ HOSTILE_QUERIES = [
 
 @pytest.mark.parametrize("name", ["app", *OTHER_PAGES])
 def test_no_query_string_raises(name, monkeypatch):
-    # Bounded tighter than a public server (10 s): unbounded, Which reading? reads and masks a 500-character sentence
-    # every way in over 120 s on a 2-core machine (146 s measured), AppTest's limit. At 1 s the costly readings are
-    # refused with their message (a path of its own) and the cheap ones drawn (22 s → 9 s for the eleven links); the
+    # Bounded tighter than a public server (10 s): unbounded, "Which matrix to believe?" reads and masks a 500-character
+    # sentence every way in over 120 s on a 2-core machine (146 s measured), AppTest's limit. At 1 s the costly readings
+    # are refused with their message (a path of its own) and the cheap ones drawn (22 s → 9 s for the eleven links); the
     # point here is that nothing raises.
     monkeypatch.setenv("ATLAS_ATTRIBUTION_LIMIT_S", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

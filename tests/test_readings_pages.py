@@ -1,5 +1,5 @@
-"""The readings in the app: every matrix on the Translate page, the contrastive step (``foil=``), the Which reading?
-page, the Models page's table, and a public server refusing what it cannot afford."""
+"""The matrices in the app: every matrix on the Translate page, the contrastive step (``foil=``), the “Which matrix to
+believe?” page, the Models page's table, and a public server refusing what it cannot afford."""
 import pytest
 
 from models.decoding.greedy import greedy
@@ -38,6 +38,12 @@ def test_a_contrastive_step_draws_why_this_piece_and_not_the_foil():
     assert at.query_params["foil"] == foil
 
 
+def test_an_old_link_to_which_reading_opens_which_matrix_to_believe_with_its_query_string():
+    at = run_page("pages/Which_reading.py", model="additive", text=TEXT)
+    assert not at.exception and at.title[0].value == "Which matrix to believe?"
+    assert at.query_params["model"] == "additive" and at.query_params["text"] == TEXT
+
+
 def test_a_foil_that_is_no_candidate_is_dropped():
     at = run_page(APP, model="transformer", text=TEXT, step="2", foil="<script>x</script>")
     assert not at.exception and not [f for f in figures(at) if "log p(" in title_of(f)]
@@ -45,8 +51,8 @@ def test_a_foil_that_is_no_candidate_is_dropped():
 
 
 @pytest.mark.parametrize(("model", "panels"), [("transformer", 12), ("additive", 7), ("none", 4)])
-def test_which_reading_sets_every_matrix_beside_the_position_and_random_floors_in_plain_words(model, panels):
-    at = run_page(page("Which_reading"), model=model, text=TEXT)
+def test_which_matrix_sets_every_matrix_beside_the_position_and_random_floors_in_plain_words(model, panels):
+    at = run_page(page("Which_matrix"), model=model, text=TEXT)
     assert not at.exception and not at.error
     grid = figures(at)[0]
     assert len({c["head"] for c in cells(grid)}) == panels
@@ -98,7 +104,7 @@ def test_a_public_server_contrasts_by_gradient_x_input_where_integrated_gradient
 def test_a_public_server_draws_the_readings_without_deletion_scores_it_cannot_afford(monkeypatch):
     monkeypatch.setenv("ATLAS_PUBLIC", "1")
     monkeypatch.setattr("models.analysis.deletion.CELLS_PER_SECOND", 1)
-    at = run_page(page("Which_reading"), model="additive", text=TEXT)
+    at = run_page(page("Which_matrix"), model="additive", text=TEXT)
     assert not at.exception
     assert any("without their deletion scores" in i.value for i in at.info)
     assert at.dataframe[0].value["comprehensiveness"].isna().all()
@@ -107,7 +113,7 @@ def test_a_public_server_draws_the_readings_without_deletion_scores_it_cannot_af
 def test_which_reading_leaves_out_a_matrix_over_its_budget_and_says_so(monkeypatch):
     """The page reads a sentence every way in about 10 s: a matrix estimated over ``PANEL_S`` (the decoder-only's
     integrated gradients, which re-read its whole prompt at every path point) is left out, and said so."""
-    from models.views import readings as views
+    from models.views import matrix_views as views
 
     text = "The little girl in the red dress is playing with her dog."
     loaded, transformer = load_model("decoder-only"), load_model("transformer")

@@ -10,7 +10,7 @@ from models.nouns.matrix import ATTENTION, GRADIENT_X_INPUT
 from models.storage.hub import load_model
 from models.views import inside, translation
 from models.views.kinds import sentence_kinds
-from models.views.readings import matrix_view
+from models.views.matrix_views import matrix_view
 
 TEXT = "A man is riding a red bicycle down the street."
 

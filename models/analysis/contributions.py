@@ -72,8 +72,8 @@ def sentence_parts(model: Translator, trace: Trace, zeroed: Zeroed | None = None
 @dataclass(frozen=True, eq=False)
 class Sentence:
     """One translation to read: the model, its trace, and the hooked pass over its own translation, recorded once
-    however many matrices read it (Which reading? reads every one); each matrix read of it is kept in ``found``
-    (:func:`.recipes.of`), so a page that redraws it at another head computes nothing."""
+    however many matrices read it (“Which matrix to believe?” reads every one); each matrix read of it is kept in
+    ``found`` (:func:`.recipes.of`), so a page that redraws it at another head computes nothing."""
 
     model: Translator
     trace: Trace

@@ -1,8 +1,7 @@
-"""How each matrix (:class:`~models.nouns.matrix.Matrix`, what it *is*) is computed on a model, what the model
-must have for it and about what it costs — one :class:`Recipe` a matrix in one table (:data:`RECIPES`): the app's
-"Show", its charts, ``models.align --matrix``, ``models.faithfulness``, the Which reading? page and the bench all
-read the registry through it, so a matrix registered here (:func:`register`) is offered everywhere with no other
-edit.
+"""How each matrix (:class:`~models.nouns.matrix.Matrix`, what it *is*) is computed on a model, what the model must have
+for it and about what it costs — one :class:`Recipe` a matrix in one table (:data:`RECIPES`): the app's "Show", its
+charts, ``models.align --matrix``, ``models.faithfulness``, the “Which matrix to believe?” page and the bench all read
+the registry through it, so a matrix registered here (:func:`register`) is offered everywhere with no other edit.
 
 Most are read layer by layer (:class:`~.contributions.Layered`; the attention and its norm head by head too); an
 attribution, a probe and the floor are one matrix a sentence.

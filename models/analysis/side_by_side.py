@@ -1,5 +1,5 @@
 """One sentence's matrices side by side, each with how far this translation depends on what it points at — what the
-"Which reading?" view draws (:mod:`.recipes` for the matrices, :mod:`.deletion` for the scores)."""
+"Which matrix to believe?" view draws (:mod:`.recipes` for the matrices, :mod:`.deletion` for the scores)."""
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -7,7 +7,7 @@
     seen.read("fit to human links").links()            # any registered matrix: its word links
 
 The objects are the app's own — a :class:`~models.decoding.trace.Trace`, an
-:class:`~models.nouns.attention_map.AttentionMap`, a :class:`~models.views.readings.MatrixView` — and every chart
+:class:`~models.nouns.attention_map.AttentionMap`, a :class:`~models.views.matrix_views.MatrixView` — and every chart
 comes from :mod:`models.charts`, the functions the pages draw with. Nothing here imports Streamlit: in an app of
 your own, ``st.altair_chart(seen.heatmap())`` draws it (``docs/embedding.py``).
 

@@ -20,7 +20,7 @@ from ..storage.hub import DEFAULT_MODEL, load_model
 from ..storage.languages import Languages
 from ..storage.loaded import LoadedModel
 from ..views import naming, translation as translate_view
-from ..views.readings import GoldView, gold_pairs, gold_source, gold_view, link_rule
+from ..views.matrix_views import GoldView, gold_pairs, gold_source, gold_view, link_rule
 from .seen import MatrixLike, ReadingLike, Seen, as_matrix, as_reading
 
 if TYPE_CHECKING:  # a chart is drawn by Altair, imported with the first chart (models.charts)

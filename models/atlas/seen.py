@@ -21,7 +21,7 @@ from ..storage.loaded import LoadedModel
 from ..views import inside, kinds as kind_views, naming, translation as translate_view
 from ..views.naming import matrix_choice
 from ..views.prose import NOT_COMPARABLE
-from ..views.readings import MatrixView, compared, link_rule, matrix_view
+from ..views.matrix_views import MatrixView, compared, link_rule, matrix_view
 
 if TYPE_CHECKING:  # a chart is drawn by Altair, imported with the first chart (models.charts)
     import altair as alt

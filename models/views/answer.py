@@ -1,5 +1,5 @@
 """Is attention an alignment? What the answer page shows of the bundled translators, read from the records beside
-each checkpoint: each model's bars (its raw attention, its best other reading, its heads fit to people), the floor
+each checkpoint: each model's bars (its raw attention, its best other matrix, its heads fit to people), the floor
 and the statistical aligners beside them, and one verdict a generation, each "better" held by a paired test over the
 gold's test pairs (:func:`~models.analysis.aer.paired_difference`)."""
 from __future__ import annotations
@@ -27,10 +27,10 @@ SYMMETRISED = "grow-diag"  # the statistical aligner's links a verdict compares 
 @dataclass(frozen=True)
 class Answer:
     """Is attention an alignment? Is it an explanation? Each bundled model's test AER on the Hansards gold at its
-    raw attention, its best other reading and fit to people (each chosen on the trial pairs), beside the floor and
-    the statistical aligners, with each reading's deletion score beside random: rows by column title."""
+    raw attention, its best other matrix and fit to people (each chosen on the trial pairs), beside the floor and
+    the statistical aligners, with each matrix's deletion score beside random: rows by column title."""
 
-    bars: tuple[dict, ...]  # generation, model, bar (its label), reading, matrix, AER, at, head, comprehensiveness
+    bars: tuple[dict, ...]  # generation, model, bar (its label), which, matrix, AER, at, head, comprehensiveness
     references: tuple[dict, ...]  # what, AER, label, line (of the names above the chart): the position floor,
     # eflomal's links, GIZA++ (published)
     random: tuple[dict, ...]  # bar, comprehensiveness: each model's random ranking
@@ -38,7 +38,8 @@ class Answer:
     commands: tuple[str, ...]
 
     def link(self, picked: dict) -> dict | None:
-        """The Translate page's URL parameters of a clicked bar (``model``, ``matrix``): that model, that reading."""
+        """The Translate page's URL parameters of a clicked bar (``model``, ``matrix``): that model, that matrix at
+        its head."""
         bar = next((b for b in self.bars if (b["model"], b["matrix"]) == (picked.get("model"), picked.get("matrix"))),
                    None)
         return bar and {"model": bar["model"], "matrix": matrix_named(bar["matrix"]).slug,
@@ -47,12 +48,12 @@ class Answer:
 
 @dataclass(frozen=True)
 class Measured:
-    """One bundled model's rows the answer reads: each bar's (by its reading's name), its floor's, and its probe
+    """One bundled model's rows the answer reads: each bar's (by which matrix it is), its floor's, and its probe
     (its heads fit to people's links)."""
 
     name: str
     generation: str
-    rows: dict[str, AlignmentRow]  # "raw attention", "best other reading", "fit to human links": where measured
+    rows: dict[str, AlignmentRow]  # "raw attention", "best other matrix", "fit to human links": where measured
     floor: AlignmentRow | None
     probe: Probe | None
 
@@ -62,9 +63,9 @@ def measured(name: str, generation: str) -> Measured:
     row chosen on the trial pairs)."""
     path = resolve(name)
     best, probe = aligned(path), read_probe(path)
-    # its best other reading: neither the weights themselves nor a reading fit to people
+    # its best other matrix: neither the weights themselves nor the matrix fit to people
     others = sorted((r for m, r in best.items() if not (m.weights or m.fit)), key=lambda r: r.trial_aer)[:1]
-    picked = {"raw attention": best.get(ATTENTION), "best other reading": others[0] if others else None,
+    picked = {"raw attention": best.get(ATTENTION), "best other matrix": others[0] if others else None,
               "fit to human links": best.get(FITTED)}
     return Measured(name, generation, {k: r for k, r in picked.items() if r is not None}, best.get(FLOOR), probe)
 
@@ -75,10 +76,10 @@ def _bars(found: Measured) -> tuple[list[dict], list[dict]]:
     said, probe = explained(read_faithfulness(path)), found.probe
     label = label if label.lower().startswith(generation.lower()) else f"{generation}: {label}"
     both = probe and probe.reads_partner and f"its heads and the {pair_name(bundled_pairs()[found.name][::-1])} model's"
-    bars = [{"generation": generation, "model": found.name, "bar": label, "reading": reading, "matrix": r.matrix.name,
+    bars = [{"generation": generation, "model": found.name, "bar": label, "which": which, "matrix": r.matrix.name,
              "AER": r.aer, "head": r.reading or "", "at": r.reading and r.matrix.label(
                  Reading.from_key(r.reading)) or (r.matrix is FITTED and both or ""), "comprehensiveness":
-             said[r.matrix].comprehensiveness if r.matrix in said else None} for reading, r in found.rows.items()]
+             said[r.matrix].comprehensiveness if r.matrix in said else None} for which, r in found.rows.items()]
     noise = said.get(RANDOM) if bars else None
     return bars, [{"bar": label, "comprehensiveness": noise.comprehensiveness}] if noise else []
 
@@ -90,7 +91,7 @@ def _test(row: AlignmentRow, other: AlignmentRow | None) -> Difference | None:
 
 
 def compared(tests: list[Difference | None], name: str, aer: float) -> str:
-    """How a generation's readings (one paired test a model) stand against ``name`` at ``aer``, in words: better
+    """How a generation's matrices (one paired test a model) stand against ``name`` at ``aer``, in words: better
     or worse only where the tests say so, "no better than" where none does."""
     found = [t for t in tests if t is not None]
     better, worse, done = sum(t.lower for t in found), sum(t.higher for t in found), len(found)
@@ -116,8 +117,8 @@ def verdict(generation: str, models: list[Measured], aligner: AlignmentRow | Non
     words' positions alone, read on the same pairs) and none worse than the statistical aligner; partly where some
     or all are better than the floor but not that; no where none is. Then its heads fit to people, said for what
     they are (fit to a few pairs of people's links: weakly supervised)."""
-    def against(reading: str) -> tuple[list[AlignmentRow], str] | None:
-        rows = [(m.rows[reading], m.floor) for m in models if reading in m.rows]
+    def against(which: str) -> tuple[list[AlignmentRow], str] | None:
+        rows = [(m.rows[which], m.floor) for m in models if which in m.rows]
         if not rows:
             return None
         floors = [floor for _, floor in rows if floor is not None]

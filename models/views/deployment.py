@@ -130,6 +130,6 @@ def deletions_refused(trace: Trace, matrices: int, limit_s: float | None) -> str
     of ``trace``, in a sentence; None when it affords them."""
     if limit_s is None or (needed := deletion_seconds(trace, matrices)) <= limit_s:
         return None
-    return (f"Masking this sentence's words for every reading would take about {needed:.0f} s on this shared server, "
-            f"which gives one request at most {limit_s:.0f} s: the readings are drawn without their deletion scores. "
+    return (f"Masking this sentence's words for every matrix would take about {needed:.0f} s on this shared server, "
+            f"which gives one request at most {limit_s:.0f} s: the matrices are drawn without their deletion scores. "
             "A shorter sentence, or the app on your own machine, has them.")

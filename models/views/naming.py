@@ -180,7 +180,7 @@ def show_help(loaded: LoadedModel) -> str:
     return ("The attention, what it adds (its norm, ALTI, value zeroing), a rollout through the layers, or an "
             "attribution (Captum), which works on any model. Integrated gradients take a pass per point along their "
             "path and value zeroing one pass per source token: seconds for a short sentence, longer for a long one. "
-            "Which of them to believe: the Which reading? page.\n\n"
+            "Which of them to believe: the “Which matrix to believe?” page.\n\n"
             + "\n".join(f"- {m.name}: {m.about}" for m in applicable(loaded.model, loaded.fitted))
             + "".join(f"\n\nNot for this model — {', '.join(names)}: {reason}." for reason, names in lacking.items()))
 

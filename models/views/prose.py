@@ -94,9 +94,9 @@ HUMAN_LINKS = ("Sentences aligned word by word by people (English–French: the 
 PAIR_SCORES = ("AER (alignment error rate, Och & Ney 2003; lower is better), precision and recall of this one pair. "
                "The whole set's figures are on the Models & results page.")
 
-# Which reading?
-#: What the Which reading? page sets side by side, and how each is scored.
-EVERY_WAY = ("The readings: its attention weights, what the attention adds (its norm, ALTI, value zeroing), what every "
+# Which matrix to believe?
+#: What the “Which matrix to believe?” page sets side by side, and how each is scored.
+EVERY_WAY = ("The matrices: its attention weights, what the attention adds (its norm, ALTI, value zeroing), what every "
              "layer so far adds up to (rollouts) and gradient attributions. Is it an alignment? Its AER against "
              "people's links on the gold test set, measured once for the model. Is it an explanation? Mask the source "
              f"words it ranks highest (1 to {DELETIONS}) and see how far the written word's log-probability falls "
@@ -131,7 +131,7 @@ BELIEVE = ("Each matrix a step can be read as, scored two ways. Against people: 
            "reading and rule chosen on the trial set. Against the model: mask the "
            f"1–{DELETIONS} source words it ranks highest and see how far the written word's log-probability falls "
            "(comprehensiveness, nats: higher is better), or keep only them (sufficiency: lower is better), at its best "
-           "layer; random is the floor. The Which reading? page does both for one sentence.")
+           "layer; random is the floor. The “Which matrix to believe?” page does both for one sentence.")
 AER_GRID = ("Each cell: links read from one head's attention (or a layer's mean of heads), the lowest AER of the rules "
             "scored. The reading a model aligns with was chosen on the trial set only.")
 OWN_MODEL = ("Train one with the project's training command, which can put it on the Hub, or upload a folder "
@@ -142,18 +142,18 @@ OWN_MODEL = ("Train one with the project's training command, which can put it on
 # Is attention an alignment?
 #: The app's question, as the home page asks it (a link to its answer).
 QUESTION = "Is attention an alignment? The answer"
-ANSWER_READING = ("Each model read three ways: its raw attention (dark blue), its best other reading (light blue), "
+ANSWER_READING = ("Each model read three ways: its raw attention (dark blue), its best other matrix (light blue), "
                   "every head fit to people's links (orange). First against people (AER, lower is better), then on "
                   "the same rows against the model (deletion, higher is better; black: a random ranking). Click a bar "
                   "to open it.")
 #: What the answer measures, in words (the page's help).
 ANSWER = ("Each bar is one model's test AER against the 447 Hansards sentence pairs people aligned word by word (Och & "
-          "Ney 2000): its raw attention, its best other reading (what the attention adds, a rollout, an attribution) "
-          "and every head read at once, fit to the people's links of 37 trial pairs; each reading, layer, head and "
+          "Ney 2000): its raw attention, its best other matrix (what the attention adds, a rollout, an attribution) "
+          "and every head read at once, fit to the people's links of 37 trial pairs; each matrix, layer, head and "
           "link rule chosen on those trial pairs, never on the test pairs. The floor reads nothing of a model: only "
           "where the words sit (how far from the diagonal, whether they are the same). eflomal is a statistical "
           "aligner trained on the same text; GIZA++'s figure is published. On the right, how far the written word's "
-          "log-probability falls when the source words a reading ranks highest are masked, beside a random ranking. "
+          "log-probability falls when the source words a matrix ranks highest are masked, beside a random ranking. "
           "Below the charts, one answer a generation: better or worse is said only where a paired bootstrap over "
-          f"the 447 pairs (both readings scored on the same resampled pairs, {RESAMPLES:,} times) puts the whole "
+          f"the 447 pairs (both matrices scored on the same resampled pairs, {RESAMPLES:,} times) puts the whole "
           f"{CONFIDENCE:.0%} interval of the AER difference on one side of zero; otherwise no better than.")

@@ -20,7 +20,7 @@ from ..nouns.matrix import Matrix
 from ..storage.loaded import LoadedModel
 from ..tables.doubts import Notices, notices
 from .kinds import kind_heatmap
-from .readings import MatrixView
+from .matrix_views import MatrixView
 
 FORCED = ("Forced, not chosen: a many-to-many model is made to write the target language's tag first (as "
           "generate's forced_bos_token_id does). The attention is the step's own; its choices are not.")

@@ -16,7 +16,7 @@ from models.nouns.attention_map import AttentionMap, Kind, Reading
 from models.nouns.matrix import Matrix
 from models.storage.hub import LoadedModel, LoadPolicy, load_model, stays_loaded
 from models.storage.languages import Asking, Languages, language_key
-from models.views import corpus, inside, kinds as kinds_views, readings as reading_views, translation
+from models.views import corpus, inside, kinds as kinds_views, matrix_views, translation
 from models.views.learning import Replay, record_stamp, replay as replay_of
 
 from .deploy import now
@@ -140,14 +140,14 @@ def found_matrices(key: ModelKey, text: str, target: tuple[int, ...]) -> dict:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_gold(spec: str, languages: Languages, split: str) -> list:
-    """The human-linked pairs of ``split`` (:func:`models.views.readings.gold_pairs`)."""
-    return reading_views.gold_pairs(spec, languages, split)
+    """The human-linked pairs of ``split`` (:func:`models.views.matrix_views.gold_pairs`)."""
+    return matrix_views.gold_pairs(spec, languages, split)
 
 
 @st.cache_data(max_entries=128, show_spinner="Reading the model…", hash_funcs=BY_NAME)
-def cached_gold_view(key: ModelKey, pair, matrix: Matrix, reading: Reading | None) -> reading_views.GoldView:
-    """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.readings.gold_view`)."""
-    return reading_views.gold_view(load(key), pair, matrix, reading)
+def cached_gold_view(key: ModelKey, pair, matrix: Matrix, reading: Reading | None) -> matrix_views.GoldView:
+    """``pair`` under ``matrix`` at ``reading``, scored (:func:`models.views.matrix_views.gold_view`)."""
+    return matrix_views.gold_view(load(key), pair, matrix, reading)
 
 
 @st.cache_data(max_entries=64, show_spinner="Reading every attention…")
@@ -177,24 +177,24 @@ def cached_bertviz(key: ModelKey, text: str, target: tuple[int, ...]) -> str | t
 def cached_contrast(key: ModelKey, text: str, target: tuple[int, ...], matrix: Matrix, step: int,
                     foil: int) -> tuple[Matrix, np.ndarray] | translation.Refused:
     """The attribution used and its shares [S]: why step ``step`` of ``text`` written as ``target`` wrote its piece
-    and not ``foil`` (:func:`models.views.readings.contrast`)."""
+    and not ``foil`` (:func:`models.views.matrix_views.contrast`)."""
     trace = cached_forced(key, text, target)
     if isinstance(trace, translation.Refused):
         return trace
-    return reading_views.contrast(load(key).model, trace, matrix, step, foil, now().attribution_limit_s)
+    return matrix_views.contrast(load(key).model, trace, matrix, step, foil, now().attribution_limit_s)
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the sentence every way and masking its words…",
                hash_funcs=BY_NAME)
 def cached_every_way(key: ModelKey, text: str, target: tuple[int, ...],
                      chosen: tuple[tuple[Matrix, Reading | None], ...],
-                     scored: bool) -> reading_views.EveryWay | translation.Refused:
+                     scored: bool) -> matrix_views.EveryWay | translation.Refused:
     """``text`` written as ``target`` read as each of the ``chosen`` matrices at its reading, deletion-scored
-    where ``scored`` (:func:`models.views.readings.every_way`)."""
+    where ``scored`` (:func:`models.views.matrix_views.every_way`)."""
     trace = cached_forced(key, text, target)
     if isinstance(trace, translation.Refused):
         return trace
-    return reading_views.every_way(load(key), trace, dict(chosen), scored)
+    return matrix_views.every_way(load(key), trace, dict(chosen), scored)
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the test set…")

@@ -18,7 +18,7 @@ from models.nouns.attention_map import Reading
 from models.nouns.matrix import ATTENTION, Matrix
 from models.storage.hub import LoadedModel
 from models.storage.languages import Languages
-from models.views import deployment, naming, readings as views
+from models.views import deployment, matrix_views as views, naming
 
 from . import cache, deploy, ui
 
@@ -73,7 +73,7 @@ def affordable(loaded: LoadedModel, trace: Trace, matrix: Matrix) -> bool:
 
 def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: Matrix,
                 reading: Reading | None) -> views.MatrixView:
-    """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.views.readings.matrix_view`), each
+    """``matrix`` of ``trace`` at ``reading`` as a page draws it (:func:`models.views.matrix_views.matrix_view`), each
     matrix of a sentence computed once a server and kept; a bar while a slow one runs; a warning where the
     attention stands in for a matrix this server cannot afford, and the page's end where nothing can."""
     loaded = cache.load(settings.key)
@@ -99,7 +99,7 @@ def matrix_view(settings: ui.Settings, text: str, trace: Trace, matrix: Matrix,
 
 
 def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
-    """Where this model's human links come from and their splits (:func:`models.views.readings.gold_source`: the
+    """Where this model's human links come from and their splits (:func:`models.views.matrix_views.gold_source`: the
     Hansards folder, ``ATLAS_GOLD`` else the data folder's, for an English→French model; else its pair's set by
     name); None, said in a sentence, when no set links its languages."""
     found = views.gold_source(loaded.languages, deploy.now().gold_folder)
@@ -110,7 +110,7 @@ def gold_source(loaded: LoadedModel) -> tuple[str, list[str]] | None:
 
 
 def gold_pairs(spec: str, languages: Languages, split: str) -> list:
-    """The pairs of ``split`` (:func:`models.views.readings.gold_pairs`), fetched under a status the first time."""
+    """The pairs of ``split`` (:func:`models.views.matrix_views.gold_pairs`), fetched under a status the first time."""
     gold_set = views.to_fetch(spec)
     if gold_set is None:
         return cache.cached_gold(spec, languages, split)

@@ -12,7 +12,7 @@ from models.nouns.matrix import Matrix
 from models.storage.loaded import LoadedModel
 from models.views import inside, prose, translation
 from models.views.prose import for_markdown, plain
-from models.views.readings import MatrixView
+from models.views.matrix_views import MatrixView
 
 from . import cache, ui
 

@@ -1,11 +1,12 @@
-"""The readings' own widgets' work: the step explorer's contrast (``foil=``) and the Which reading? page's
-sentence read every way, under this server's time limit — cached, no math here (:mod:`models.views.readings`)."""
+"""The matrices' own widgets' work: the step explorer's contrast (``foil=``) and the “Which matrix to believe?”
+page's sentence read every way, under this server's time limit — cached, no math here
+(:mod:`models.views.matrix_views`)."""
 from __future__ import annotations
 
 import streamlit as st
 
 from models import charts
-from models.views import deployment, readings as views
+from models.views import deployment, matrix_views as views
 
 from . import cache, deploy, ui
 
@@ -25,7 +26,7 @@ def every_way(key: cache.ModelKey, text: str, target: tuple[int, ...]) -> views.
 
 
 def fitted_heads(found: views.FittedHeads, columns: int = 1) -> None:
-    """Draw which heads people's links single out (:func:`models.views.readings.fitted_heads`): the probe's weight a
+    """Draw which heads people's links single out (:func:`models.views.matrix_views.fitted_heads`): the probe's weight a
     layer × head, at the writing step and one step later (and the reverse model's, where it reads one), each head's
     own AER in its tooltip, in ``columns``."""
     st.markdown("**Heads fit to people**", help=found.about)

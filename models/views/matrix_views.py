@@ -1,8 +1,8 @@
-"""What the pages draw of one sentence's readings, each whole from one call: a matrix at one reading, in words or
-pieces, labelled and titled, with the target prefix's share and what was drawn in its place and why (Translate);
-why the model wrote one piece and not another (the step's contrast); every matrix side by side with its scores
-(Which reading?); a human-aligned pair under one matrix, scored (Human links); which heads a reading fit to people
-singles out. :mod:`models.analysis.recipes` holds every matrix's record; the server's time limit is passed in,
+"""What the pages draw of one sentence's matrices, each whole from one call: a matrix at one reading, in words or
+pieces, labelled and titled, with the target prefix's share and what was drawn in its place and why (Translate); why
+the model wrote one piece and not another (the step's contrast); every matrix side by side with its scores (“Which
+matrix to believe?”); a human-aligned pair under one matrix, scored (Human links); which heads the matrix fit to
+people singles out. :mod:`models.analysis.recipes` holds every matrix's record; the server's time limit is passed in,
 never read here.
 """
 from __future__ import annotations
@@ -86,8 +86,8 @@ def contrast(model: Translator, trace: Trace, matrix: Matrix, step: int, foil: i
     return used, contrastive(model, trace, used, step, foil)
 
 
-#: The most one matrix may take on the Which reading? page, so that a sentence is read every way in about 10 s: a
-#: slower one (the decoder-only's integrated gradients: 12 of its 18 s) is left out there, and said so.
+#: The most one matrix may take on the “Which matrix to believe?” page, so that a sentence is read every way in
+#: about 10 s: a slower one (the decoder-only's integrated gradients: 12 of its 18 s) is left out there, and said so.
 PANEL_S = 5.0
 
 
@@ -110,7 +110,7 @@ def panel_readings(loaded: LoadedModel, trace: Trace,
 
 @dataclass(frozen=True, eq=False)
 class EveryWay:
-    """One sentence read as every matrix chosen, side by side (Which reading?)."""
+    """One sentence read as every matrix chosen, side by side (Which matrix to believe?)."""
 
     panels: tuple[Panel, ...]  # each matrix at its reading, then the random floor
     titles: tuple[str, ...]  # a panel's: the matrix and its layer (and head)
