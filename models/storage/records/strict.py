@@ -36,9 +36,9 @@ def _read(kind: Any, found: Any, where: str) -> Any:
         if found is None and type(None) in args:
             return None
         kinds = [a for a in args if a is not type(None)]
-        for kind in kinds[:-1]:
+        for each in kinds[:-1]:
             try:
-                return _read(kind, found, where)
+                return _read(each, found, where)
             except ValueError:
                 continue
         return _read(kinds[-1], found, where)
@@ -108,6 +108,13 @@ def read_record(cls: type[R], found: Any, where: str) -> R:
         raise ValueError(f"{where}: {e}") from None
 
 
+def _at_default(field: dataclasses.Field, value: Any) -> bool:
+    """Whether ``value`` is ``field``'s default: None by identity (an array's ``==`` compares cell by cell)."""
+    if field.default is dataclasses.MISSING:
+        return False
+    return value is None if field.default is None else value == field.default
+
+
 def _json(value: Any) -> Any:
     """A record's value as JSON: a record's fields at their default left out."""
     if type(value) in NAMED:
@@ -116,7 +123,7 @@ def _json(value: Any) -> Any:
         written = {}
         for f in dataclasses.fields(value):
             v = getattr(value, f.name)
-            if f.default is dataclasses.MISSING or v != f.default:
+            if not _at_default(f, v):
                 written[_spelled(f)] = f.metadata[CODEC][1](v) if CODEC in f.metadata else _json(v)
         return written
     if isinstance(value, (tuple, list)):
