@@ -23,6 +23,7 @@ from models.network.seq2seq import Seq2Seq  # noqa: E402
 from models.network.tokenization import SubwordTokenizer, TokenizerPair, train_tokenizer  # noqa: E402
 
 from .helpers import make_model, make_transformer, synthetic_pairs, two_examples  # noqa: E402
+from .mirrors import mirror, multi30k, opus  # noqa: E402, F401  (fixtures: data by name from a loopback server)
 
 
 def threads_per_worker(cpus: int, workers: int) -> int:
@@ -305,3 +306,10 @@ def page(browser):
     tab.set_default_timeout(90_000)
     yield tab
     tab.close()
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    """A CPU without AVX512-BF16 or AMX, whatever this one has."""
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)

@@ -102,11 +102,11 @@ def test_every_better_said_of_a_bundled_model_holds_on_an_independent_resampling
                 said = answers.compared([answers._test(r, other)], "x", other.aer)
                 margin = 0.3  # the two resamplings' interval ends agree to about 0.1 point
                 if said.startswith("better"):
-                    assert high < margin, (name, reading, other.matrix, low, high)
+                    assert high < margin, (name, which, other.matrix, low, high)
                 elif said.startswith("worse"):
-                    assert low > -margin, (name, reading, other.matrix, low, high)
+                    assert low > -margin, (name, which, other.matrix, low, high)
                 else:
-                    assert low < margin and high > -margin, (name, reading, other.matrix, low, high)
+                    assert low < margin and high > -margin, (name, which, other.matrix, low, high)
 
 
 def test_a_verdict_changes_when_a_records_number_changes(monkeypatch):

@@ -3,7 +3,6 @@ same products as float32 over the same bfloat16 values, a slice of the weight at
 alone, and nothing changed where the weights are float32 or the device multiplies bfloat16 itself."""
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
@@ -24,13 +23,6 @@ class Products(TorchFunctionMode):
             self.rows += [args[1].shape[0]] if func is F.linear else []
             self.dtypes.add(args[1].dtype)
         return func(*args, **(kwargs or {}))
-
-
-@pytest.fixture
-def emulated(monkeypatch):
-    """A CPU without AVX512-BF16 or AMX, whatever this one has."""
-    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
-    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
 
 
 def test_bfloat16_products_are_float32_products_of_the_same_values_a_slice_at_a_time(emulated, monkeypatch):

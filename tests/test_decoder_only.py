@@ -30,9 +30,8 @@ from models.storage.hub import CheckpointError, LoadPolicy, load_model
 from .hf_helpers import ENGLISH, FRENCH, assert_one_pass_is_the_steps
 from .llm_helpers import ENGLISH_FRENCH, tiny_llm
 from .pages_helpers import APP, MODEL_PAGES, figures, page, run_page
-from .test_arithmetic import Products, emulated  # noqa: F401  (a fixture: a CPU without bfloat16 units)
+from .test_arithmetic import Products
 from .test_contributions import assert_adds_up
-from .test_gold_sets import mirror  # noqa: F401  (a fixture: human links by name from a loopback server)
 
 TEXTS = [*ENGLISH, "the man runs in the park", "a black dog"]
 FAMILIES = ("qwen2", "llama", "gemma2")

@@ -2,10 +2,7 @@
 server standing in for OPUS's storage, in OPUS's Moses layout; ``multi30k`` from a pinned mirror; each laid out as
 a data folder with a held-out val split, read offline the second time, and trained on by ``models.train``."""
 import gzip
-import hashlib
-import io
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,32 +11,10 @@ from models import train
 from models.datasets import named_corpora
 from models.datasets.named_corpora import NamedCorpusError, resolve
 
-from .helpers import synthetic_pairs
+from .mirrors import TATOEBA
 from .test_train import SMALL
 
 pytestmark = pytest.mark.usefixtures("few_examples")  # two curated examples, not 40, a point
-
-TATOEBA = "/OPUS-Tatoeba/v2022-03-03/moses/en-fr.txt.zip"  # what OpusTools' index names for en-fr
-
-
-def moses_zip(pairs) -> bytes:
-    """OPUS's Moses archive of a corpus: ``Tatoeba.en-fr.en`` and ``Tatoeba.en-fr.fr``, a sentence a line."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        z.writestr("Tatoeba.en-fr.en", "".join(s + "\n" for s, _ in pairs))
-        z.writestr("Tatoeba.en-fr.fr", "".join(t + "\n" for _, t in pairs))
-        z.writestr("README", "OPUS")
-    return out.getvalue()
-
-
-@pytest.fixture
-def opus(http_files, monkeypatch, tmp_path):
-    pairs = synthetic_pairs(400, 11) + [("a dog runs .", "un chien court ."), ("a dog runs .", "un chien court !")]
-    http_files.files[TATOEBA] = moses_zip(pairs)
-    monkeypatch.setenv("ATLAS_OPUS_URL", http_files.base)
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(named_corpora, "VAL_SOURCES", 20)
-    return pairs, http_files
 
 
 def read(folder, split, lang):
@@ -83,21 +58,6 @@ def test_an_unreachable_opus_is_a_sentence_and_a_broken_archive_is_not_kept(opus
     server.files[TATOEBA] = b"not a zip"
     with pytest.raises(NamedCorpusError, match="is not the Moses archive expected .* it was deleted"):
         resolve("opus:Tatoeba", ("en", "fr"))
-
-
-@pytest.fixture
-def multi30k(http_files, monkeypatch, tmp_path):
-    """The four task-1 files of a stand-in Multi30k on a loopback mirror, the pins set to them."""
-    files = {}
-    for split, n in (("train", 200), ("val", 20)):
-        pairs = synthetic_pairs(n, 3)
-        for lang, column in (("en", 0), ("fr", 1)):
-            files[f"{split}.{lang}.gz"] = gzip.compress("".join(p[column] + "\n" for p in pairs).encode())
-    http_files.files.update({f"/raw/{name}": data for name, data in files.items()})
-    monkeypatch.setattr(named_corpora, "MULTI30K_FILES", {n: hashlib.sha256(d).hexdigest() for n, d in files.items()})
-    monkeypatch.setenv("ATLAS_MULTI30K_URL", f"{http_files.base}/raw")
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    return files
 
 
 def test_multi30k_comes_from_its_pinned_files_and_only_for_english_french(multi30k):

@@ -24,7 +24,6 @@ from models.storage.records.probe_file import PROBE_FILE, probe_from_json, probe
 
 from .helpers import make_transformer, synthetic_pairs
 from .test_align import file_aer
-from .test_gold_sets import mirror  # noqa: F401  (a fixture: gold:en-fr from a loopback server)
 
 PLANTED = Reading(1, 0)  # layer 2, head 1
 

@@ -18,8 +18,6 @@ import pytest
 from models.storage.hub import BUNDLED_DIR
 
 from .helpers import synthetic_pairs
-from .test_gold_sets import mirror  # noqa: F401  (a fixture: the gold by name)
-from .test_named_corpora import multi30k, opus  # noqa: F401  (fixtures: the corpora by name)
 from .test_test_sets import sgml_tarball
 from .test_train import SMALL
 
