@@ -84,7 +84,7 @@ def test_a_transformer_what_if_sets_one_layers_heads_only(tiny_tokenizers):
 
 
 def test_bad_override_is_refused(tiny_model, tiny_tokenizers):
-    for pieces in ((), (99,), (-1,)):
+    for pieces in ((), (99,), (-1,), (1, 1)):  # a piece named twice would leave the weights short of 1
         with pytest.raises(InputError, match="must name source pieces"):
             greedy(tiny_model, tiny_tokenizers, TEXTS[0], overrides={0: pieces})
 

@@ -126,8 +126,9 @@ def greedy(
     alone, equally, at step t (the RNN's only layer is 0)."""
     source = tokenizers.source.encode(text, source_limit(model))
     for t, pieces in (overrides or {}).items():
-        if not pieces or not all(0 <= p < len(source.ids) for p in pieces):
-            raise InputError(f"attention override at step {t} must name source pieces 0…{len(source.ids) - 1}")
+        if not pieces or len(set(pieces)) < len(pieces) or not all(0 <= p < len(source.ids) for p in pieces):
+            raise InputError(f"attention override at step {t} must name source pieces 0…{len(source.ids) - 1}, "
+                             "each once")
     model.eval()
     memory, steps, tokens = _run_steps(model, [source], max_target_len(model, source), overrides=overrides, layer=layer)
     return trace_row(tokenizers, source, steps, tokens, 0, memory, model.specials.ends)
